@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the dwq character device: registration, naming,
+ * permissions and teardown.
+ */
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <kunit/test.h>
+
+#include "dwq_internal.h"
+
+#define TEST_NAME "dwq-kunit"
+#define TEST_PATH "/dev/" TEST_NAME
+
+static struct file *open_node(const char *path)
+{
+	return filp_open(path, O_RDWR, 0);
+}
+
+/* A registered device appears under /dev and disappears on destroy. */
+static void dwq_dev_test_register_unregister(struct kunit *test)
+{
+	struct dwq_dev *dev;
+	struct file *f;
+
+	dev = dwq_dev_create(TEST_NAME, 0600);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_EXPECT_NE(test, dev->misc.minor, MISC_DYNAMIC_MINOR);
+
+	f = open_node(TEST_PATH);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "open %s: %ld", TEST_PATH,
+			       PTR_ERR(f));
+	KUNIT_EXPECT_TRUE(test, S_ISCHR(file_inode(f)->i_mode));
+	KUNIT_EXPECT_EQ(test, imajor(file_inode(f)), MISC_MAJOR);
+	KUNIT_EXPECT_EQ(test, iminor(file_inode(f)), dev->misc.minor);
+	filp_close(f, NULL);
+
+	dwq_dev_destroy(dev);
+	f = open_node(TEST_PATH);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(f), -ENOENT);
+	if (!IS_ERR(f))
+		filp_close(f, NULL);
+}
+
+/* The mode asked for is the mode the node gets. */
+static void dwq_dev_test_mode(struct kunit *test)
+{
+	struct dwq_dev *dev;
+	struct file *f;
+
+	dev = dwq_dev_create(TEST_NAME, 0640);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	f = open_node(TEST_PATH);
+	if (IS_ERR(f)) {
+		dwq_dev_destroy(dev);
+		KUNIT_FAIL(test, "open %s: %ld", TEST_PATH, PTR_ERR(f));
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, file_inode(f)->i_mode & 0777, 0640);
+	filp_close(f, NULL);
+	dwq_dev_destroy(dev);
+}
+
+/* A name in use is refused with -EBUSY and the holder is left alone. */
+static void dwq_dev_test_name_in_use(struct kunit *test)
+{
+	struct dwq_dev *dev, *dup;
+	struct file *f;
+
+	dev = dwq_dev_create(TEST_NAME, 0600);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	dup = dwq_dev_create(TEST_NAME, 0600);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(dup), -EBUSY);
+	if (!IS_ERR(dup))
+		dwq_dev_destroy(dup);
+
+	f = open_node(TEST_PATH);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(f));
+	if (!IS_ERR(f))
+		filp_close(f, NULL);
+	dwq_dev_destroy(dev);
+}
+
+/* An ioctl the device does not know is -ENOTTY, as for any file. */
+static void dwq_dev_test_unknown_ioctl(struct kunit *test)
+{
+	struct dwq_dev *dev;
+	struct file *f;
+
+	dev = dwq_dev_create(TEST_NAME, 0600);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	f = open_node(TEST_PATH);
+	if (IS_ERR(f)) {
+		dwq_dev_destroy(dev);
+		KUNIT_FAIL(test, "open %s: %ld", TEST_PATH, PTR_ERR(f));
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, f->f_op->unlocked_ioctl(f, 0xdeadbeef, 0),
+			(long)-ENOTTY);
+	filp_close(f, NULL);
+	dwq_dev_destroy(dev);
+}
+
+static struct kunit_case dwq_dev_test_cases[] = {
+	KUNIT_CASE(dwq_dev_test_register_unregister),
+	KUNIT_CASE(dwq_dev_test_mode),
+	KUNIT_CASE(dwq_dev_test_name_in_use),
+	KUNIT_CASE(dwq_dev_test_unknown_ioctl),
+	{}
+};
+
+static struct kunit_suite dwq_dev_test_suite = {
+	.name = "dwq_dev",
+	.test_cases = dwq_dev_test_cases,
+};
+
+kunit_test_suite(dwq_dev_test_suite);

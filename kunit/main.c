@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwq_kunit: KUnit suites for dwq. Each suite lives in its own file and
+ * registers itself with kunit_test_suite(); loading this module runs them
+ * all and leaves their KTAP under /sys/kernel/debug/kunit/<suite>/results.
+ */
+#include <linux/module.h>
+#include <kunit/test.h>
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for dwq");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

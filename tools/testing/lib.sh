@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for dwq's test scripts. Source it; do not run it.
+#
+# Everything expensive (kernel trees, stock kernel packages) lives in
+# $DWQ_CACHE, outside the repository, keyed by its inputs.
+
+DWQ_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+DWQ_CACHE=${DWQ_CACHE:-${HOME:-/root}/.cache/dwq}
+DWQ_BUILD=${DWQ_BUILD:-$DWQ_ROOT/build}
+# The Debian source package the debug kernel is built from.
+DWQ_SRC_PKG=linux-source-6.12
+
+msg()  { printf '%s\n' "$*" >&2; }
+die()  { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+
+# Run as root, or through sudo when that is available.
+as_root()
+{
+	if [ "$(id -u)" = 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		die "need root for: $*"
+	fi
+}
+
+# The installed version of a Debian package, or nothing.
+pkg_version()
+{
+	dpkg-query -W -f='${db:Status-Abbrev} ${Version}\n' "$1" 2>/dev/null |
+		awk '$1 == "ii" { print $2 }'
+}
+
+# The kernel source tree extracted from $DWQ_SRC_PKG, extracting it on
+# first use. Prints its path.
+kernel_src()
+{
+	local ver dir tarball
+
+	ver=$(pkg_version "$DWQ_SRC_PKG")
+	[ -n "$ver" ] || die "$DWQ_SRC_PKG is not installed (run tools/testing/deps)"
+	dir=$DWQ_CACHE/src/$DWQ_SRC_PKG-$ver
+	if [ ! -e "$dir/.extracted" ]; then
+		tarball=$(ls /usr/src/$DWQ_SRC_PKG.tar.* 2>/dev/null | head -n 1)
+		[ -n "$tarball" ] || die "no /usr/src/$DWQ_SRC_PKG.tar.*"
+		msg "extracting $tarball into $dir"
+		rm -rf "$dir" "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		tar -C "$dir.tmp" --strip-components=1 -xf "$tarball"
+		mv "$dir.tmp" "$dir"
+		touch "$dir/.extracted"
+	fi
+	printf '%s\n' "$dir"
+}
+
+# The newest ABI name (e.g. 6.12.117+deb12-amd64) of a Debian stock
+# kernel series (6.12 or 6.1) for which both an image and headers exist.
+stock_abi()
+{
+	local series=$1 re abi
+
+	case $series in
+	6.12) re='6\.12\.[0-9]+\+deb12-amd64' ;;
+	6.1)  re='6\.1\.0-[0-9]+-amd64' ;;
+	*) die "unknown stock kernel series '$series' (6.12 or 6.1)" ;;
+	esac
+	abi=$(apt-cache search --names-only "^linux-headers-$re\$" 2>/dev/null |
+		awk '{ sub("^linux-headers-", "", $1); print $1 }' |
+		while read -r a; do
+			apt-cache show "linux-image-$a-unsigned" >/dev/null 2>&1 &&
+				echo "$a"
+		done | sort -V | tail -n 1)
+	[ -n "$abi" ] || die "no linux-image/headers for $series in the apt lists (apt-get update?)"
+	printf '%s\n' "$abi"
+}
