@@ -61,24 +61,34 @@ static void dwq_dev_test_mode(struct kunit *test)
 	dwq_dev_destroy(dev);
 }
 
-/* A name in use is refused with -EBUSY and the holder is left alone. */
-static void dwq_dev_test_name_in_use(struct kunit *test)
+/* Two devices coexist, and destroying one leaves the other working. */
+static void dwq_dev_test_two_devices(struct kunit *test)
 {
-	struct dwq_dev *dev, *dup;
+	struct dwq_dev *a, *b;
 	struct file *f;
 
-	dev = dwq_dev_create(TEST_NAME, 0600);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
-	dup = dwq_dev_create(TEST_NAME, 0600);
-	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(dup), -EBUSY);
-	if (!IS_ERR(dup))
-		dwq_dev_destroy(dup);
+	a = dwq_dev_create(TEST_NAME, 0600);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	b = dwq_dev_create(TEST_NAME "-b", 0600);
+	if (IS_ERR(b)) {
+		dwq_dev_destroy(a);
+		KUNIT_FAIL(test, "second device: %ld", PTR_ERR(b));
+		return;
+	}
+	KUNIT_EXPECT_NE(test, a->misc.minor, b->misc.minor);
 
-	f = open_node(TEST_PATH);
+	dwq_dev_destroy(a);
+	f = open_node(TEST_PATH "-b");
 	KUNIT_EXPECT_FALSE(test, IS_ERR(f));
+	if (!IS_ERR(f)) {
+		KUNIT_EXPECT_EQ(test, iminor(file_inode(f)), b->misc.minor);
+		filp_close(f, NULL);
+	}
+	f = open_node(TEST_PATH);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(f), -ENOENT);
 	if (!IS_ERR(f))
 		filp_close(f, NULL);
-	dwq_dev_destroy(dev);
+	dwq_dev_destroy(b);
 }
 
 /* An ioctl the device does not know is -ENOTTY, as for any file. */
@@ -104,7 +114,7 @@ static void dwq_dev_test_unknown_ioctl(struct kunit *test)
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_mode),
-	KUNIT_CASE(dwq_dev_test_name_in_use),
+	KUNIT_CASE(dwq_dev_test_two_devices),
 	KUNIT_CASE(dwq_dev_test_unknown_ioctl),
 	{}
 };
