@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dwq indexed min-heap: a pure data structure.
+ *
+ * The heap orders nodes by (deadline, seq): the earliest deadline first,
+ * and nodes with equal deadlines in the order they were inserted (FIFO).
+ * Every node records the slot it occupies (@index, -1 when not queued), so
+ * removing or re-keying any node is O(log n) with no search: this is the
+ * heapIndex of Java's ScheduledFutureTask.
+ *
+ * Slots hold the key inline next to the node pointer, so sifting compares
+ * keys without dereferencing nodes (one cache miss fewer per level).
+ *
+ * Nothing here locks, sleeps or allocates. The caller serialises all
+ * access and owns the slot array: it allocates a bigger (or smaller) array
+ * outside its lock when dwq_heap_want_capacity() asks for one, and hands it
+ * over with dwq_heap_adopt(), which returns the old array for the caller to
+ * free, again outside its lock.
+ */
+#ifndef _DWQ_HEAP_H
+#define _DWQ_HEAP_H
+
+#include <linux/limits.h>
+#include <linux/types.h>
+
+/* Children per node: 2 (binary) or 4. Chosen by the F1 benchmark. */
+#ifndef DWQ_HEAP_ARITY
+#define DWQ_HEAP_ARITY 4
+#endif
+
+/* Capacity never goes below this; growth is by half (16, 24, 36, 54...). */
+#define DWQ_HEAP_MIN_CAPACITY 16U
+
+/* Nor above this: a slot number must fit in &dwq_heap_node.index. */
+#define DWQ_HEAP_MAX_CAPACITY ((unsigned int)INT_MAX)
+
+/**
+ * struct dwq_heap_node - a member of a &struct dwq_heap
+ * @deadline: the primary key (ns, any monotonic clock the caller uses)
+ * @seq: the tie-breaker, assigned on insert and update from the heap
+ * @index: the slot the node occupies, or -1 when it is not in a heap
+ *
+ * Embed it in the object being ordered. All fields are owned by the heap
+ * functions while the node is queued: read them, do not write them.
+ */
+struct dwq_heap_node {
+	u64 deadline;
+	u64 seq;
+	int index;
+};
+
+/**
+ * struct dwq_heap_slot - one array slot: the key inline, then the node
+ * @deadline: copy of @node->deadline
+ * @seq: copy of @node->seq
+ * @node: the node in this slot
+ */
+struct dwq_heap_slot {
+	u64 deadline;
+	u64 seq;
+	struct dwq_heap_node *node;
+};
+
+/**
+ * struct dwq_heap - an array min-heap of &struct dwq_heap_node
+ * @slots: the array, root at slot 0; owned by the caller's allocator
+ * @nr: nodes in the heap
+ * @cap: slots in @slots
+ * @next_seq: the next tie-breaker to hand out
+ * @compares: key comparisons made so far (for tests and benchmarks)
+ */
+struct dwq_heap {
+	struct dwq_heap_slot *slots;
+	unsigned int nr;
+	unsigned int cap;
+	u64 next_seq;
+	u64 compares;
+};
+
+void dwq_heap_init(struct dwq_heap *heap, struct dwq_heap_slot *slots,
+		   unsigned int cap);
+
+static inline void dwq_heap_node_init(struct dwq_heap_node *node)
+{
+	node->deadline = 0;
+	node->seq = 0;
+	node->index = -1;
+}
+
+static inline bool dwq_heap_node_queued(const struct dwq_heap_node *node)
+{
+	return node->index >= 0;
+}
+
+static inline unsigned int dwq_heap_size(const struct dwq_heap *heap)
+{
+	return heap->nr;
+}
+
+static inline struct dwq_heap_node *dwq_heap_peek(const struct dwq_heap *heap)
+{
+	return heap->nr ? heap->slots[0].node : NULL;
+}
+
+int dwq_heap_insert(struct dwq_heap *heap, struct dwq_heap_node *node,
+		    u64 deadline);
+struct dwq_heap_node *dwq_heap_pop(struct dwq_heap *heap);
+void dwq_heap_remove(struct dwq_heap *heap, struct dwq_heap_node *node);
+void dwq_heap_update(struct dwq_heap *heap, struct dwq_heap_node *node,
+		     u64 deadline);
+
+unsigned int dwq_heap_want_capacity(const struct dwq_heap *heap,
+				    unsigned int extra);
+struct dwq_heap_slot *dwq_heap_adopt(struct dwq_heap *heap,
+				     struct dwq_heap_slot *slots,
+				     unsigned int cap);
+
+#endif /* _DWQ_HEAP_H */
