@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers of dwq-test for /dev/dwq.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "dwqt.h"
+
+const char *dwqt_dev = "/dev/dwq";
+
+int dwqt_open(int flags)
+{
+	int fd = open(dwqt_dev, O_RDWR | O_CLOEXEC | flags);
+
+	if (fd < 0)
+		t_fail("open %s: %s", dwqt_dev, t_errname(errno));
+	return fd;
+}
+
+long dwqt_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	long r = ioctl(fd, cmd, arg);
+
+	return r < 0 ? -errno : r;
+}
+
+struct dwq_schedule dwqt_sched_arg(uint64_t time_ns, uint64_t period_ns,
+				   uint32_t mode, uint32_t flags,
+				   uint64_t cookie)
+{
+	struct dwq_schedule s = {
+		.time_ns = time_ns,
+		.period_ns = period_ns,
+		.cookie = cookie,
+		.mode = mode,
+		.flags = flags,
+	};
+
+	return s;
+}
+
+long dwqt_sched(int fd, uint64_t time_ns, uint64_t period_ns, uint32_t mode,
+		uint32_t flags, uint64_t cookie, uint64_t *id)
+{
+	struct dwq_schedule s = dwqt_sched_arg(time_ns, period_ns, mode, flags,
+					       cookie);
+	long r;
+
+	r = dwqt_ioctl(fd, DWQ_IOC_SCHEDULE, &s);
+	if (id)
+		*id = s.id;
+	return r;
+}
+
+uint64_t dwqt_sched_ok(int fd, uint64_t time_ns, uint64_t period_ns,
+		       uint32_t mode, uint32_t flags, uint64_t cookie)
+{
+	uint64_t id;
+	long r;
+
+	r = dwqt_sched(fd, time_ns, period_ns, mode, flags, cookie, &id);
+	if (r)
+		t_fail("SCHEDULE time %llu period %llu mode %u flags %#x: %s",
+		       (unsigned long long)time_ns,
+		       (unsigned long long)period_ns, mode, flags,
+		       t_errname(-r));
+	if (!id)
+		t_fail("SCHEDULE succeeded with id 0");
+	return id;
+}
+
+long dwqt_batch(int fd, struct dwq_schedule *e, uint32_t count,
+		uint32_t *error_index)
+{
+	struct dwq_schedule_batch b = {
+		.entries = (uintptr_t)e,
+		.count = count,
+		.error_index = 0xdeadbeef,
+	};
+	long r;
+
+	r = dwqt_ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &b);
+	if (error_index)
+		*error_index = b.error_index;
+	return r;
+}
+
+long dwqt_cancel(int fd, uint64_t id, uint32_t *result)
+{
+	struct dwq_cancel c = { .id = id };
+	long r;
+
+	r = dwqt_ioctl(fd, DWQ_IOC_CANCEL, &c);
+	if (result)
+		*result = c.result;
+	return r;
+}
+
+long dwqt_resched(int fd, uint64_t id, uint64_t time_ns, uint64_t period_ns,
+		  uint32_t mode, uint32_t flags)
+{
+	struct dwq_reschedule r = {
+		.id = id,
+		.time_ns = time_ns,
+		.period_ns = period_ns,
+		.mode = mode,
+		.flags = flags,
+	};
+
+	return dwqt_ioctl(fd, DWQ_IOC_RESCHEDULE, &r);
+}
+
+long dwqt_query(int fd, uint64_t id, struct dwq_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->id = id;
+	return dwqt_ioctl(fd, DWQ_IOC_QUERY, q);
+}
+
+struct dwq_query dwqt_query_ok(int fd, uint64_t id)
+{
+	struct dwq_query q;
+	long r;
+
+	r = dwqt_query(fd, id, &q);
+	if (r)
+		t_fail("QUERY id %llu: %s", (unsigned long long)id,
+		       t_errname(-r));
+	return q;
+}
+
+struct dwq_stats dwqt_stats_ok(int fd)
+{
+	struct dwq_stats st;
+	long r;
+
+	memset(&st, 0, sizeof(st));
+	r = dwqt_ioctl(fd, DWQ_IOC_STATS, &st);
+	if (r)
+		t_fail("STATS: %s", t_errname(-r));
+	return st;
+}
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+uint64_t dwqt_now(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t dwqt_now_boot(void)
+{
+	return clock_ns(CLOCK_BOOTTIME);
+}
+
+void dwqt_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (ms % 1000) * NSEC_PER_MSEC,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int dwqt_read_events(int fd, struct dwq_event *ev, int max, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+	int r;
+
+	do {
+		r = poll(&p, 1, timeout_ms);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		t_fail("poll: %s", t_errname(errno));
+	if (!r)
+		return 0;
+	if (!(p.revents & POLLIN))
+		t_fail("poll: revents %#x without POLLIN", p.revents);
+	n = read(fd, ev, max * sizeof(*ev));
+	if (n < 0)
+		t_fail("read %zu bytes after POLLIN: %s", max * sizeof(*ev),
+		       t_errname(errno));
+	if (!n || n % sizeof(*ev))
+		t_fail("read returned %zd bytes, not a multiple of %zu > 0", n,
+		       sizeof(*ev));
+	return n / sizeof(*ev);
+}
+
+struct dwq_event dwqt_read_one(int fd)
+{
+	struct dwq_event ev;
+
+	if (dwqt_read_events(fd, &ev, 1, DWQT_WAIT_MS) != 1)
+		t_fail("no event within %d ms", DWQT_WAIT_MS);
+	return ev;
+}
+
+void dwqt_expect_no_event(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct dwq_event ev;
+	int r;
+
+	r = poll(&p, 1, ms);
+	if (r < 0)
+		t_fail("poll: %s", t_errname(errno));
+	if (!r)
+		return;
+	if (!(p.revents & POLLIN))
+		t_fail("poll: revents %#x", p.revents);
+	if (read(fd, &ev, sizeof(ev)) == sizeof(ev))
+		t_fail("unexpected event: id %llu cookie %llu deadline %llu flags %#x",
+		       (unsigned long long)ev.id,
+		       (unsigned long long)ev.cookie,
+		       (unsigned long long)ev.deadline_ns, ev.flags);
+	t_fail("POLLIN without an event to read: %s", t_errname(errno));
+}
+
+void dwqt_check_event(const struct dwq_event *ev)
+{
+	unsigned int workers = dwqt_workers();
+
+	T_EXPECT(ev->id != 0, "an event with id 0");
+	T_EXPECT(ev->fired_ns >= ev->deadline_ns,
+		 "event of id %llu fired %lld ns before its deadline %llu",
+		 (unsigned long long)ev->id,
+		 (long long)(ev->deadline_ns - ev->fired_ns),
+		 (unsigned long long)ev->deadline_ns);
+	T_EXPECT(ev->worker < workers, "worker %u of %u workers", ev->worker,
+		 workers);
+	T_EXPECT(!(ev->flags & ~(DWQ_EVENT_LAST | DWQ_EVENT_COALESCED)),
+		 "unknown event flags %#x", ev->flags);
+	T_EXPECT(!(ev->flags & DWQ_EVENT_COALESCED) || ev->overruns,
+		 "flags %#x (COALESCED) but overruns 0", ev->flags);
+}
+
+int dwqt_param(const char *name, unsigned long long *val)
+{
+	char path[256], buf[64], *end;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/dwq/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	errno = 0;
+	*val = strtoull(buf, &end, 0);
+	if (errno || end == buf)
+		t_fail("%s: cannot parse '%s'", path, buf);
+	return 0;
+}
+
+unsigned int dwqt_workers(void)
+{
+	unsigned long long n;
+
+	if (dwqt_param("workers", &n))
+		return 4;
+	return n;
+}
+
+void *dwqt_unmapped(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	/* Two pages, the second one inaccessible but kept, so not reused. */
+	p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		t_fail("mmap: %s", t_errname(errno));
+	if (mprotect((char *)p + page, page, PROT_NONE))
+		t_fail("mprotect: %s", t_errname(errno));
+	return (char *)p + page;
+}
+
+void *dwqt_ro_copy(const void *src, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (len > (size_t)page)
+		t_fail("a read-only copy of %zu bytes", len);
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		t_fail("mmap: %s", t_errname(errno));
+	memcpy(p, src, len);
+	if (mprotect(p, page, PROT_READ))
+		t_fail("mprotect: %s", t_errname(errno));
+	return p;
+}
+
+void *dwqt_at_end_of_mapping(size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t size = (len + 2 * page - 1) / page * page;
+	char *p;
+
+	p = mmap(NULL, size + page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		t_fail("mmap: %s", t_errname(errno));
+	if (mprotect(p + size, page, PROT_NONE))
+		t_fail("mprotect: %s", t_errname(errno));
+	return p + size - len;
+}
+
+bool dwqt_fdinfo(int fd, const char *key, char *val, size_t size)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		t_fail("%s: %s", path, t_errname(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *v;
+
+		if (strncmp(line, key, klen))
+			continue;
+		v = line + klen;
+		v += strspn(v, " \t");
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(val, size, "%s", v);
+		found = true;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void dwqt_check_ids(const uint64_t *ids, size_t n)
+{
+	uint64_t *s = malloc(n * sizeof(*s));
+	size_t i;
+
+	if (!s)
+		t_fail("out of memory");
+	memcpy(s, ids, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_u64);
+	for (i = 0; i < n; i++) {
+		T_EXPECT(s[i] != 0, "an id is 0");
+		T_EXPECT(!i || s[i] != s[i - 1], "id %llu given twice",
+			 (unsigned long long)s[i]);
+	}
+	free(s);
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of dwq-test for /dev/dwq: thin ioctl wrappers that return 0 or
+ * -errno, and "_ok" variants that fail the case on any error.
+ */
+#ifndef DWQT_DWQT_H
+#define DWQT_DWQT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/dwq.h>
+
+#include "harness.h"
+
+#define NSEC_PER_MSEC	1000000ULL
+#define NSEC_PER_SEC	1000000000ULL
+#define U64_MAX		UINT64_MAX
+#define S64_MAX		INT64_MAX
+
+/* How long an event may take to come, at most; TCG guests are slow. */
+#define DWQT_WAIT_MS	10000
+/* The latest an event may be read after its deadline. */
+#define DWQT_LATE_NS	(5 * NSEC_PER_SEC)
+/* Far enough ahead that a task does not fire during a case. */
+#define DWQT_FAR_NS	(3600 * NSEC_PER_SEC)
+
+/* The device, --dev; /dev/dwq by default. */
+extern const char *dwqt_dev;
+
+/* Open the device O_RDWR | O_CLOEXEC | @flags; fail the case on error. */
+int dwqt_open(int flags);
+/* ioctl() that returns 0 or -errno (a positive value as is). */
+long dwqt_ioctl(int fd, unsigned long cmd, void *arg);
+
+/* A struct dwq_schedule with these fields, the others zero. */
+struct dwq_schedule dwqt_sched_arg(uint64_t time_ns, uint64_t period_ns,
+				   uint32_t mode, uint32_t flags,
+				   uint64_t cookie);
+long dwqt_sched(int fd, uint64_t time_ns, uint64_t period_ns, uint32_t mode,
+		uint32_t flags, uint64_t cookie, uint64_t *id);
+uint64_t dwqt_sched_ok(int fd, uint64_t time_ns, uint64_t period_ns,
+		       uint32_t mode, uint32_t flags, uint64_t cookie);
+long dwqt_batch(int fd, struct dwq_schedule *e, uint32_t count,
+		uint32_t *error_index);
+long dwqt_cancel(int fd, uint64_t id, uint32_t *result);
+long dwqt_resched(int fd, uint64_t id, uint64_t time_ns, uint64_t period_ns,
+		  uint32_t mode, uint32_t flags);
+long dwqt_query(int fd, uint64_t id, struct dwq_query *q);
+struct dwq_query dwqt_query_ok(int fd, uint64_t id);
+struct dwq_stats dwqt_stats_ok(int fd);
+
+/* Monotonic and boottime clocks, ns. */
+uint64_t dwqt_now(void);
+uint64_t dwqt_now_boot(void);
+void dwqt_sleep_ms(unsigned int ms);
+
+/*
+ * Wait up to @timeout_ms for events with poll(), then read() up to @max
+ * of them. Return how many were read (0: none came).
+ */
+int dwqt_read_events(int fd, struct dwq_event *ev, int max, int timeout_ms);
+/* One event within DWQT_WAIT_MS, or fail. */
+struct dwq_event dwqt_read_one(int fd);
+/* Fail if an event becomes readable within @ms. */
+void dwqt_expect_no_event(int fd, int ms);
+/* Check the fields every event must have right. */
+void dwqt_check_event(const struct dwq_event *ev);
+
+/* A module parameter from /sys/module/dwq/parameters; -errno if none. */
+int dwqt_param(const char *name, unsigned long long *val);
+/* The number of workers: the parameter, or 4 (the guest's setting). */
+unsigned int dwqt_workers(void);
+
+/* An address nothing may access: a PROT_NONE page. */
+void *dwqt_unmapped(void);
+/* A read-only copy of @len bytes (at most a page). */
+void *dwqt_ro_copy(const void *src, size_t len);
+/* @len bytes that end where the mapping ends: the next byte is unmapped. */
+void *dwqt_at_end_of_mapping(size_t len);
+
+/* The value of "key:" in /proc/self/fdinfo/@fd; false if absent. */
+bool dwqt_fdinfo(int fd, const char *key, char *val, size_t size);
+
+/* Fail unless the ids are non-zero and distinct. */
+void dwqt_check_ids(const uint64_t *ids, size_t n);
+
+#endif /* DWQT_DWQT_H */

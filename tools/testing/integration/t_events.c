@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Events: read(), poll(), epoll, their order, and periodic tasks.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/wait.h>
+
+#include "dwqt.h"
+
+/* Wait until STATS says @n events are waiting; fail after DWQT_WAIT_MS. */
+static void wait_events(int fd, uint64_t n)
+{
+	struct dwq_stats st;
+	int i;
+
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		st = dwqt_stats_ok(fd);
+		if (st.events >= n)
+			break;
+		dwqt_sleep_ms(10);
+	}
+	T_EQ(st.events, n);
+}
+
+/* A one-shot's event: its id, cookie, deadline, never early, LAST. */
+static void t_oneshot_event(void)
+{
+	int fd = dwqt_open(0);
+	uint64_t t0, t1, deadline, id;
+	struct dwq_event ev;
+
+	t0 = dwqt_now();
+	deadline = t0 + 20 * NSEC_PER_MSEC;
+	id = dwqt_sched_ok(fd, deadline, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS,
+			   0xc0ffee);
+	ev = dwqt_read_one(fd);
+	t1 = dwqt_now();
+	dwqt_check_event(&ev);
+	T_EQ(ev.id, id);
+	T_EQ(ev.cookie, 0xc0ffee);
+	T_EQ(ev.deadline_ns, deadline);
+	T_EQ(ev.flags, DWQ_EVENT_LAST);
+	T_EQ(ev.overruns, 0);
+	T_EXPECT(t1 >= deadline, "read %llu ns before the deadline",
+		 (unsigned long long)(deadline - t1));
+	T_EXPECT(ev.fired_ns <= t1, "fired_ns %llu after the read at %llu",
+		 (unsigned long long)ev.fired_ns, (unsigned long long)t1);
+	T_EXPECT(t1 - deadline <= DWQT_LATE_NS, "read %llu ms late",
+		 (unsigned long long)((t1 - deadline) / NSEC_PER_MSEC));
+
+	/* The same with a relative delay of 20 ms. */
+	t0 = dwqt_now();
+	id = dwqt_sched_ok(fd, 20 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 2);
+	ev = dwqt_read_one(fd);
+	t1 = dwqt_now();
+	dwqt_check_event(&ev);
+	T_EQ(ev.id, id);
+	T_EXPECT(t1 - t0 >= 20 * NSEC_PER_MSEC, "read after %llu us",
+		 (unsigned long long)((t1 - t0) / 1000));
+	T_EXPECT(ev.deadline_ns >= t0 + 20 * NSEC_PER_MSEC,
+		 "deadline %llu before schedule time + 20 ms %llu",
+		 (unsigned long long)ev.deadline_ns,
+		 (unsigned long long)(t0 + 20 * NSEC_PER_MSEC));
+	T_EQ(dwqt_stats_ok(fd).pending, 0);
+}
+
+/* O_NONBLOCK: an empty file's read() is -EAGAIN, set at open or fcntl. */
+static void t_nonblock(void)
+{
+	int fd = dwqt_open(O_NONBLOCK);
+	struct dwq_event ev;
+	uint64_t id;
+
+	T_EXPECT(read(fd, &ev, sizeof(ev)) < 0 && errno == EAGAIN,
+		 "read of an empty O_NONBLOCK file: %s, expected EAGAIN",
+		 t_errname(errno));
+	dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	T_EXPECT(read(fd, &ev, sizeof(ev)) < 0 && errno == EAGAIN,
+		 "read with only a far task: %s, expected EAGAIN",
+		 t_errname(errno));
+	/* Blocking again: the read waits for the event. */
+	T_EXPECT(!fcntl(fd, F_SETFL, 0), "fcntl: %s", t_errname(errno));
+	id = dwqt_sched_ok(fd, 30 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 1);
+	T_EXPECT(read(fd, &ev, sizeof(ev)) == sizeof(ev), "blocking read: %s",
+		 t_errname(errno));
+	T_EQ(ev.id, id);
+	T_EXPECT(!fcntl(fd, F_SETFL, O_NONBLOCK), "fcntl: %s",
+		 t_errname(errno));
+	T_EXPECT(read(fd, &ev, sizeof(ev)) < 0 && errno == EAGAIN,
+		 "read after fcntl(O_NONBLOCK): %s, expected EAGAIN",
+		 t_errname(errno));
+}
+
+/* A buffer smaller than one event is -EINVAL, and loses nothing. */
+static void t_small_buffer(void)
+{
+	static const size_t sizes[] = { 1, 8, sizeof(struct dwq_event) - 1 };
+	int fd = dwqt_open(0), status;
+	struct dwq_event ev;
+	uint64_t id;
+	pid_t pid;
+	size_t i;
+	int k;
+
+	/* With no event, a blocking read() must refuse, not wait. */
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", t_errname(errno));
+	if (!pid)
+		_exit(read(fd, &ev, 1) < 0 && errno == EINVAL ? 0 : 1);
+	for (k = 0; k < 300; k++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		dwqt_sleep_ms(10);
+	}
+	if (k == 300) {
+		kill(pid, SIGKILL);
+		t_fail("a 1-byte read() of an empty file blocks");
+	}
+	T_EXPECT(WIFEXITED(status) && !WEXITSTATUS(status),
+		 "a 1-byte read() of an empty file did not fail with EINVAL");
+
+	id = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 1);
+	wait_events(fd, 1);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		ssize_t n = read(fd, &ev, sizes[i]);
+
+		T_EXPECT(n < 0 && errno == EINVAL,
+			 "read of %zu bytes: %zd (%s), expected EINVAL",
+			 sizes[i], n, n < 0 ? t_errname(errno) : "-");
+	}
+	T_EQ(dwqt_stats_ok(fd).events, 1);
+	ev = dwqt_read_one(fd);
+	T_EQ(ev.id, id);
+}
+
+/* A buffer of 2.5 events returns 2 whole events, the third comes next. */
+static void t_whole_events(void)
+{
+	struct dwq_event ev[4];
+	int fd = dwqt_open(O_NONBLOCK), i;
+	uint64_t ids[3];
+	ssize_t n;
+
+	for (i = 0; i < 3; i++)
+		ids[i] = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, i);
+	wait_events(fd, 3);
+	n = read(fd, ev, 2 * sizeof(ev[0]) + sizeof(ev[0]) / 2);
+	T_EXPECT(n == 2 * sizeof(ev[0]), "read of 2.5 events: %zd (%s)", n,
+		 n < 0 ? t_errname(errno) : "bytes");
+	n = read(fd, &ev[2], 2 * sizeof(ev[0]));
+	T_EXPECT(n == sizeof(ev[0]), "read of the rest: %zd (%s)", n,
+		 n < 0 ? t_errname(errno) : "bytes");
+	for (i = 0; i < 3; i++) {
+		dwqt_check_event(&ev[i]);
+		T_EXPECT(ev[i].id == ids[0] || ev[i].id == ids[1] ||
+			 ev[i].id == ids[2], "unknown id %llu",
+			 (unsigned long long)ev[i].id);
+	}
+	T_EXPECT(ev[0].id != ev[1].id && ev[1].id != ev[2].id &&
+		 ev[0].id != ev[2].id, "an event came twice");
+	T_EXPECT(read(fd, ev, sizeof(ev)) < 0 && errno == EAGAIN,
+		 "read after all events: %s, expected EAGAIN",
+		 t_errname(errno));
+}
+
+/* A bad buffer is -EFAULT. */
+static void t_read_efault(void)
+{
+	int fd = dwqt_open(O_NONBLOCK), i;
+	struct dwq_event ev = { 0 };
+	void *bufs[3];
+	ssize_t n;
+
+	bufs[0] = NULL;
+	bufs[1] = dwqt_unmapped();
+	bufs[2] = dwqt_ro_copy(&ev, sizeof(ev));
+	for (i = 0; i < 3; i++) {
+		dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, i);
+		wait_events(fd, 1);
+		n = read(fd, bufs[i], sizeof(ev));
+		T_EXPECT(n < 0 && errno == EFAULT,
+			 "read into %p: %zd (%s), expected EFAULT", bufs[i], n,
+			 n < 0 ? t_errname(errno) : "bytes");
+		/* Drain whatever the failed read left. */
+		while (read(fd, &ev, sizeof(ev)) > 0)
+			;
+	}
+}
+
+struct reader {
+	int fd;
+	ssize_t n;
+	int err;
+	uint64_t t;
+	struct dwq_event ev;
+	pid_t tid;
+};
+
+static void *reader_fn(void *arg)
+{
+	struct reader *r = arg;
+
+	__atomic_store_n(&r->tid, gettid(), __ATOMIC_SEQ_CST);
+	r->n = read(r->fd, &r->ev, sizeof(r->ev));
+	r->err = errno;
+	r->t = dwqt_now();
+	return NULL;
+}
+
+/* Wait until thread @tid sleeps (state S), so it is in read(). */
+static void wait_sleeping(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	for (i = 0; i < 500; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			t_fail("%s: %s", path, t_errname(errno));
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		dwqt_sleep_ms(10);
+	}
+	t_fail("the reader thread never slept: %s", buf);
+}
+
+static void start_reader(pthread_t *th, struct reader *r)
+{
+	int i;
+
+	if (pthread_create(th, NULL, reader_fn, r))
+		t_fail("pthread_create failed");
+	for (i = 0; i < 500 && !__atomic_load_n(&r->tid, __ATOMIC_SEQ_CST);
+	     i++)
+		dwqt_sleep_ms(10);
+	wait_sleeping(r->tid);
+	/* Asleep in read() now, most likely; let it settle anyway. */
+	dwqt_sleep_ms(100);
+}
+
+static void join_reader(pthread_t th)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += DWQT_WAIT_MS / 1000;
+	if (pthread_timedjoin_np(th, NULL, &ts))
+		t_fail("the blocked read() did not return within %d ms",
+		       DWQT_WAIT_MS);
+}
+
+/* A read() that blocks before the timer fires gets its event. */
+static void t_blocking_read(void)
+{
+	struct reader r = { .fd = dwqt_open(0) };
+	uint64_t id, t;
+	pthread_t th;
+
+	start_reader(&th, &r);
+	t = dwqt_now();
+	id = dwqt_sched_ok(r.fd, 50 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0,
+			   77);
+	join_reader(th);
+	T_EXPECT(r.n == sizeof(r.ev), "read: %zd (%s)", r.n,
+		 t_errname(r.err));
+	T_EQ(r.ev.id, id);
+	T_EQ(r.ev.cookie, 77);
+	T_EXPECT(r.t >= t + 50 * NSEC_PER_MSEC,
+		 "read returned %llu us after a 50 ms schedule",
+		 (unsigned long long)((r.t - t) / 1000));
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* A blocked read() is interrupted by a signal: -EINTR. */
+static void t_read_eintr(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct reader r = { .fd = dwqt_open(0) };
+	pthread_t th;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	dwqt_sched_ok(r.fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	start_reader(&th, &r);
+	pthread_kill(th, SIGUSR1);
+	join_reader(th);
+	T_EXPECT(r.n < 0 && r.err == EINTR, "read: %zd (%s), expected EINTR",
+		 r.n, r.n < 0 ? t_errname(r.err) : "bytes");
+}
+
+/*
+ * Events waiting together come out in deadline order, whatever the order
+ * of scheduling: future deadlines, and past ones that all fire at once.
+ */
+static void deadline_order(uint64_t base, uint64_t step)
+{
+	static const uint32_t perm[] = { 5, 2, 7, 0, 3, 6, 1, 4 };
+	struct dwq_schedule e[ARRAY_SIZE(perm)];
+	struct dwq_event ev[ARRAY_SIZE(perm)];
+	int fd = dwqt_open(0), n = 0;
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(perm); i++)
+		e[i] = dwqt_sched_arg(base + perm[i] * step, 0,
+				      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, perm[i]);
+	T_OK(dwqt_batch(fd, e, ARRAY_SIZE(e), NULL));
+	wait_events(fd, ARRAY_SIZE(perm));
+	while (n < (int)ARRAY_SIZE(perm)) {
+		int got = dwqt_read_events(fd, ev + n, ARRAY_SIZE(perm) - n,
+					   DWQT_WAIT_MS);
+
+		if (!got)
+			t_fail("%d events of %zu", n, ARRAY_SIZE(perm));
+		n += got;
+	}
+	for (i = 0; i < ARRAY_SIZE(perm); i++) {
+		dwqt_check_event(&ev[i]);
+		T_EXPECT(ev[i].cookie == i,
+			 "event %zu has cookie %llu (deadline base + %llu ms)",
+			 i, (unsigned long long)ev[i].cookie,
+			 (unsigned long long)((ev[i].deadline_ns - base) /
+					      NSEC_PER_MSEC));
+		T_EQ(ev[i].deadline_ns, base + i * step);
+		for (j = 0; perm[j] != i; j++)
+			;
+		T_EQ(ev[i].id, e[j].id);
+	}
+}
+
+static void t_deadline_order(void)
+{
+	deadline_order(dwqt_now() + 300 * NSEC_PER_MSEC, 40 * NSEC_PER_MSEC);
+}
+
+static void t_deadline_order_past(void)
+{
+	deadline_order(dwqt_now() - 8 * NSEC_PER_MSEC, NSEC_PER_MSEC);
+}
+
+/* Equal deadlines: first scheduled, first out, singles and batch alike. */
+static void t_fifo_ties(void)
+{
+	struct dwq_event ev[12];
+	struct dwq_schedule e[6];
+	int fd = dwqt_open(0), n = 0;
+	uint64_t deadline, ids[12];
+	int i;
+
+	deadline = dwqt_now() + 300 * NSEC_PER_MSEC;
+	for (i = 0; i < 6; i++)
+		ids[i] = dwqt_sched_ok(fd, deadline, 0, DWQ_MODE_ONESHOT,
+				       DWQ_SCHED_ABS, i);
+	for (i = 0; i < 6; i++)
+		e[i] = dwqt_sched_arg(deadline, 0, DWQ_MODE_ONESHOT,
+				      DWQ_SCHED_ABS, 6 + i);
+	T_OK(dwqt_batch(fd, e, 6, NULL));
+	for (i = 0; i < 6; i++)
+		ids[6 + i] = e[i].id;
+	wait_events(fd, 12);
+	while (n < 12) {
+		int got = dwqt_read_events(fd, ev + n, 12 - n, DWQT_WAIT_MS);
+
+		if (!got)
+			t_fail("%d events of 12", n);
+		n += got;
+	}
+	for (i = 0; i < 12; i++) {
+		dwqt_check_event(&ev[i]);
+		T_EXPECT(ev[i].cookie == (uint64_t)i && ev[i].id == ids[i],
+			 "event %d: cookie %llu id %llu, expected cookie %d id %llu",
+			 i, (unsigned long long)ev[i].cookie,
+			 (unsigned long long)ev[i].id, i,
+			 (unsigned long long)ids[i]);
+		T_EQ(ev[i].deadline_ns, deadline);
+	}
+}
+
+/* Every event: fired_ns >= deadline_ns, worker < workers, exact deadline. */
+static void t_never_early(void)
+{
+	const uint64_t step = 3 * NSEC_PER_MSEC;
+	struct dwq_schedule e[32];
+	struct dwq_event ev[32];
+	int fd = dwqt_open(0), n = 0, i;
+	uint32_t seen = 0, workers = 0;
+	uint64_t base;
+
+	base = dwqt_now() + 50 * NSEC_PER_MSEC;
+	for (i = 0; i < 32; i++)
+		e[i] = dwqt_sched_arg(base + (31 - i) * step, 0,
+				      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 31 - i);
+	T_OK(dwqt_batch(fd, e, 32, NULL));
+	while (n < 32) {
+		int got = dwqt_read_events(fd, ev + n, 32 - n, DWQT_WAIT_MS);
+
+		if (!got)
+			t_fail("%d events of 32", n);
+		n += got;
+	}
+	for (i = 0; i < 32; i++) {
+		dwqt_check_event(&ev[i]);
+		T_EXPECT(ev[i].cookie < 32, "cookie %llu",
+			 (unsigned long long)ev[i].cookie);
+		T_EXPECT(!(seen & (1U << ev[i].cookie)), "cookie %llu twice",
+			 (unsigned long long)ev[i].cookie);
+		seen |= 1U << ev[i].cookie;
+		T_EQ(ev[i].id, e[31 - ev[i].cookie].id);
+		T_EQ(ev[i].deadline_ns, base + ev[i].cookie * step);
+		T_EQ(ev[i].flags, DWQ_EVENT_LAST);
+		T_EQ(ev[i].overruns, 0);
+		workers |= 1U << ev[i].worker;
+	}
+	t_note("workers that ran the 32 tasks: mask %#x", workers);
+}
+
+/* poll() reports POLLIN exactly while events wait. */
+static void t_poll(void)
+{
+	struct pollfd p;
+	int fd = dwqt_open(0);
+	uint64_t t0, t1, deadline;
+	struct dwq_event ev;
+	int r;
+
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	T_EQ(poll(&p, 1, 0), 0);
+	dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	T_EQ(poll(&p, 1, 0), 0);
+	t0 = dwqt_now();
+	deadline = t0 + 100 * NSEC_PER_MSEC;
+	dwqt_sched_ok(fd, deadline, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 1);
+	r = poll(&p, 1, 0);
+	T_EXPECT(r == 0 || dwqt_now() >= deadline,
+		 "POLLIN (revents %#x) before the deadline", p.revents);
+	r = poll(&p, 1, DWQT_WAIT_MS);
+	t1 = dwqt_now();
+	T_EQ(r, 1);
+	T_EQ(p.revents, POLLIN);
+	T_EXPECT(t1 >= deadline, "POLLIN %llu us before the deadline",
+		 (unsigned long long)((deadline - t1) / 1000));
+	T_EQ(dwqt_stats_ok(fd).events, 1);
+	/* Still there until read. */
+	T_EQ(poll(&p, 1, 0), 1);
+	T_EQ(p.revents, POLLIN);
+	T_EXPECT(read(fd, &ev, sizeof(ev)) == sizeof(ev), "read: %s",
+		 t_errname(errno));
+	T_EQ(ev.cookie, 1);
+	T_EQ(poll(&p, 1, 0), 0);
+	T_EQ(p.revents, 0);
+}
+
+static int epoll_one(int ep, int timeout_ms, uint32_t *events)
+{
+	struct epoll_event e;
+	int r;
+
+	do {
+		r = epoll_wait(ep, &e, 1, timeout_ms);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		t_fail("epoll_wait: %s", t_errname(errno));
+	*events = r ? e.events : 0;
+	return r;
+}
+
+/* epoll, level-triggered: EPOLLIN while events wait. */
+static void t_epoll_level(void)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	int fd = dwqt_open(0), ep = epoll_create1(EPOLL_CLOEXEC);
+	struct dwq_event ev;
+	uint32_t events;
+
+	T_EXPECT(!epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e), "epoll_ctl: %s",
+		 t_errname(errno));
+	T_EQ(epoll_one(ep, 0, &events), 0);
+	dwqt_sched_ok(fd, 50 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 1);
+	T_EQ(epoll_one(ep, DWQT_WAIT_MS, &events), 1);
+	T_EQ(events, EPOLLIN);
+	T_EQ(epoll_one(ep, 0, &events), 1);
+	T_EQ(events, EPOLLIN);
+	ev = dwqt_read_one(fd);
+	T_EQ(ev.cookie, 1);
+	T_EQ(epoll_one(ep, 0, &events), 0);
+}
+
+/* epoll, edge-triggered: each new event is an edge. */
+static void t_epoll_edge(void)
+{
+	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
+	int fd = dwqt_open(O_NONBLOCK), ep = epoll_create1(EPOLL_CLOEXEC);
+	struct dwq_event ev[2];
+	uint32_t events;
+
+	T_EXPECT(!epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e), "epoll_ctl: %s",
+		 t_errname(errno));
+	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 1);
+	T_EQ(epoll_one(ep, DWQT_WAIT_MS, &events), 1);
+	T_EQ(events, EPOLLIN);
+	T_EQ(epoll_one(ep, 100, &events), 0);
+	/* A second event, the first still unread: a new edge. */
+	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 2);
+	T_EQ(epoll_one(ep, DWQT_WAIT_MS, &events), 1);
+	T_EQ(events, EPOLLIN);
+	T_EXPECT(read(fd, ev, sizeof(ev)) == sizeof(ev), "read: %s",
+		 t_errname(errno));
+	T_EQ(ev[0].cookie, 1);
+	T_EQ(ev[1].cookie, 2);
+	T_EQ(epoll_one(ep, 0, &events), 0);
+}
+
+/* Stop a periodic task without cancelling it; wait for its firing. */
+static struct dwq_query park(int fd, uint64_t id)
+{
+	struct dwq_query q;
+	int i;
+
+	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, 0));
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		q = dwqt_query_ok(fd, id);
+		if (q.state == DWQ_STATE_QUEUED)
+			return q;
+		dwqt_sleep_ms(10);
+	}
+	t_fail("task %llu still in state %u after its reschedule",
+	       (unsigned long long)id, q.state);
+}
+
+/*
+ * Unread, a periodic task's firings fold into one event whose overruns
+ * grow; nothing is lost: 1 + overruns is the number of firings.
+ */
+static void coalesce(uint32_t mode)
+{
+	int fd = dwqt_open(O_NONBLOCK);
+	struct dwq_query q1, q2, q;
+	struct dwq_event ev[4];
+	struct dwq_stats st;
+	uint64_t id;
+	int n;
+
+	id = dwqt_sched_ok(fd, 10 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC, mode,
+			   0, 42);
+	dwqt_sleep_ms(300);
+	q1 = dwqt_query_ok(fd, id);
+	T_EQ(dwqt_stats_ok(fd).events, 1);
+	dwqt_sleep_ms(300);
+	q2 = dwqt_query_ok(fd, id);
+	T_EXPECT(q1.runs >= 2 && q2.runs > q1.runs,
+		 "runs %llu, then %llu 300 ms later",
+		 (unsigned long long)q1.runs, (unsigned long long)q2.runs);
+	T_EQ(dwqt_stats_ok(fd).events, 1);
+	q = park(fd, id);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.events, 1);
+	n = read(fd, ev, sizeof(ev));
+	T_EXPECT(n == sizeof(ev[0]), "read %d bytes (%s), expected 1 event",
+		 n, n < 0 ? t_errname(errno) : "bytes");
+	dwqt_check_event(&ev[0]);
+	T_EQ(ev[0].id, id);
+	T_EQ(ev[0].cookie, 42);
+	T_EQ(ev[0].flags, DWQ_EVENT_COALESCED);
+	t_note("runs %llu, overruns %llu, event overruns %llu",
+	       (unsigned long long)q.runs, (unsigned long long)q.overruns,
+	       (unsigned long long)ev[0].overruns);
+	T_EQ(st.fired, q.runs);
+	if (mode == DWQ_MODE_FIXED_DELAY) {
+		T_EQ(1 + ev[0].overruns, q.runs);
+		T_EQ(st.coalesced, q.runs - 1);
+	} else {
+		/* Missed periods count too: periods it missed. */
+		T_EQ(1 + ev[0].overruns, q.runs + q.overruns);
+		T_EXPECT(st.coalesced >= q.runs - 1 &&
+			 st.coalesced <= ev[0].overruns,
+			 "coalesced %llu, runs %llu, event overruns %llu",
+			 (unsigned long long)st.coalesced,
+			 (unsigned long long)q.runs,
+			 (unsigned long long)ev[0].overruns);
+	}
+	T_EQ(dwqt_stats_ok(fd).events, 0);
+}
+
+static void t_coalesce_fixed_delay(void)
+{
+	coalesce(DWQ_MODE_FIXED_DELAY);
+}
+
+static void t_coalesce_fixed_rate(void)
+{
+	coalesce(DWQ_MODE_FIXED_RATE);
+}
+
+/* Fixed-rate keeps its phase: every deadline is first + k * period. */
+static void t_fixed_rate_phase(void)
+{
+	const uint64_t period = 40 * NSEC_PER_MSEC;
+	int fd = dwqt_open(0), i;
+	uint64_t first, id, last = 0;
+	struct dwq_event ev;
+
+	first = dwqt_now() + 50 * NSEC_PER_MSEC;
+	id = dwqt_sched_ok(fd, first, period, DWQ_MODE_FIXED_RATE,
+			   DWQ_SCHED_ABS, 5);
+	for (i = 0; i < 6; i++) {
+		ev = dwqt_read_one(fd);
+		dwqt_check_event(&ev);
+		T_EQ(ev.id, id);
+		T_EXPECT(!(ev.flags & DWQ_EVENT_LAST), "flags %#x", ev.flags);
+		T_EXPECT(ev.deadline_ns >= first &&
+			 (ev.deadline_ns - first) % period == 0,
+			 "deadline %llu is not first %llu + k * %llu",
+			 (unsigned long long)ev.deadline_ns,
+			 (unsigned long long)first,
+			 (unsigned long long)period);
+		T_EXPECT(ev.deadline_ns > last || !i,
+			 "deadline %llu after %llu",
+			 (unsigned long long)ev.deadline_ns,
+			 (unsigned long long)last);
+		if (!i && !ev.overruns)
+			T_EQ(ev.deadline_ns, first);
+		last = ev.deadline_ns;
+	}
+	T_EQ(dwqt_query_ok(fd, id).mode, DWQ_MODE_FIXED_RATE);
+}
+
+/* Fixed-delay: the next deadline is a period after the last firing. */
+static void t_fixed_delay(void)
+{
+	const uint64_t period = 40 * NSEC_PER_MSEC;
+	int fd = dwqt_open(0), i;
+	struct dwq_event ev, prev = { 0 };
+	uint64_t id;
+
+	id = dwqt_sched_ok(fd, 0, period, DWQ_MODE_FIXED_DELAY, 0, 6);
+	for (i = 0; i < 5; i++) {
+		ev = dwqt_read_one(fd);
+		dwqt_check_event(&ev);
+		T_EQ(ev.id, id);
+		T_EXPECT(!(ev.flags & DWQ_EVENT_LAST), "flags %#x", ev.flags);
+		T_EXPECT(!i || ev.deadline_ns >= prev.fired_ns + period,
+			 "deadline %llu, but the previous firing was at %llu + period %llu",
+			 (unsigned long long)ev.deadline_ns,
+			 (unsigned long long)prev.fired_ns,
+			 (unsigned long long)period);
+		prev = ev;
+	}
+}
+
+const struct t_case event_cases[] = {
+	T_CASE("read/oneshot_event", t_oneshot_event),
+	T_CASE("read/nonblock_eagain", t_nonblock),
+	T_CASE("read/small_buffer_einval", t_small_buffer),
+	T_CASE("read/whole_events_only", t_whole_events),
+	T_CASE("read/bad_buffer_efault", t_read_efault),
+	T_CASE("read/blocking", t_blocking_read),
+	T_CASE("read/blocking_eintr", t_read_eintr),
+	T_CASE("order/deadline", t_deadline_order),
+	T_CASE("order/deadline_past", t_deadline_order_past),
+	T_CASE("order/fifo_ties", t_fifo_ties),
+	T_CASE("event/never_early", t_never_early),
+	T_CASE("poll/pollin", t_poll),
+	T_CASE("epoll/level_triggered", t_epoll_level),
+	T_CASE("epoll/edge_triggered", t_epoll_edge),
+	T_CASE("periodic/coalesce_fixed_delay", t_coalesce_fixed_delay),
+	T_CASE("periodic/coalesce_fixed_rate", t_coalesce_fixed_rate),
+	T_CASE("periodic/fixed_rate_phase", t_fixed_rate_phase),
+	T_CASE("periodic/fixed_delay", t_fixed_delay),
+	{ }
+};

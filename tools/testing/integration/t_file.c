@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Files: close() cancels, files are isolated, dup() and fork() share,
+ * fdinfo.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "dwqt.h"
+
+/* close() of a file with 1000 tasks takes them all out of the queue. */
+static void t_close_cancels(void)
+{
+	static struct dwq_schedule e[1000];
+	int a = dwqt_open(0), b = dwqt_open(0);
+	unsigned int base = dwqt_stats_ok(a).queue_size;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS + i * NSEC_PER_MSEC,
+				      i % 2 ? NSEC_PER_SEC : 0, i % 2, 0, i);
+	T_OK(dwqt_batch(b, e, ARRAY_SIZE(e), NULL));
+	T_EQ(dwqt_stats_ok(b).pending, ARRAY_SIZE(e));
+	T_EQ(dwqt_stats_ok(a).queue_size, base + ARRAY_SIZE(e));
+	T_EXPECT(!close(b), "close: %s", t_errname(errno));
+	T_EQ(dwqt_stats_ok(a).queue_size, base);
+}
+
+/* close() while periodic tasks fire and events wait unread. */
+static void t_close_while_firing(void)
+{
+	int a = dwqt_open(0), b, round, i;
+	unsigned int base = dwqt_stats_ok(a).queue_size;
+
+	for (round = 0; round < 4; round++) {
+		b = dwqt_open(0);
+		for (i = 0; i < 8; i++) {
+			dwqt_sched_ok(b, 0, 2 * NSEC_PER_MSEC,
+				      DWQ_MODE_FIXED_RATE, 0, i);
+			dwqt_sched_ok(b, 0, 2 * NSEC_PER_MSEC,
+				      DWQ_MODE_FIXED_DELAY, 0, i);
+			dwqt_sched_ok(b, 0, 0, DWQ_MODE_ONESHOT, 0, i);
+			dwqt_sched_ok(b, i * NSEC_PER_MSEC, 0,
+				      DWQ_MODE_ONESHOT, 0, i);
+		}
+		/* Round 0 closes at once, the others after some firings. */
+		dwqt_sleep_ms(round * 50);
+		T_EXPECT(!close(b), "close: %s", t_errname(errno));
+		T_EQ(dwqt_stats_ok(a).queue_size, base);
+	}
+}
+
+/* File B cannot see, cancel, reschedule or query file A's tasks. */
+static void t_isolation(void)
+{
+	int a = dwqt_open(0), b = dwqt_open(0);
+	uint64_t id, now_id, deadline, bid;
+	struct dwq_query q;
+	struct dwq_event ev;
+	struct dwq_stats st;
+
+	deadline = dwqt_now() + DWQT_FAR_NS;
+	id = dwqt_sched_ok(a, deadline, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 1);
+	now_id = dwqt_sched_ok(a, 0, 0, DWQ_MODE_ONESHOT, 0, 2);
+	T_ERR(dwqt_cancel(b, id, NULL), ENOENT);
+	T_ERR(dwqt_resched(b, id, 0, 0, 0, 0), ENOENT);
+	T_ERR(dwqt_query(b, id, &q), ENOENT);
+	T_ERR(dwqt_cancel(b, now_id, NULL), ENOENT);
+	st = dwqt_stats_ok(b);
+	T_EQ(st.pending, 0);
+	T_EQ(st.fired, 0);
+	T_EQ(st.events, 0);
+	/* A's event is A's only. */
+	dwqt_expect_no_event(b, 300);
+	ev = dwqt_read_one(a);
+	T_EQ(ev.id, now_id);
+	q = dwqt_query_ok(a, id);
+	T_EQ(q.state, DWQ_STATE_QUEUED);
+	T_EQ(q.deadline_ns, deadline);
+	/* B's own ids may have the same values: they are B's. */
+	bid = dwqt_sched_ok(b, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 3);
+	T_OK(dwqt_cancel(b, bid, NULL));
+	bid = dwqt_sched_ok(b, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 4);
+	T_OK(dwqt_resched(b, bid, 0, 0, 0, 0));
+	T_EQ(dwqt_read_one(b).id, bid);
+	q = dwqt_query_ok(a, id);
+	T_EQ(q.state, DWQ_STATE_QUEUED);
+	T_EQ(q.deadline_ns, deadline);
+	T_EQ(dwqt_stats_ok(a).pending, 1);
+	T_EQ(dwqt_stats_ok(a).cancelled, 0);
+}
+
+/* dup() shares the file: its tasks, its events, until the last close. */
+static void t_dup(void)
+{
+	int fd = dwqt_open(0), fd2 = dup(fd), o = dwqt_open(0);
+	unsigned int base = dwqt_stats_ok(o).queue_size;
+	uint64_t far, soon, kept;
+	uint32_t result;
+	struct dwq_query q;
+
+	T_EXPECT(fd2 >= 0, "dup: %s", t_errname(errno));
+	far = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	T_EQ(dwqt_query_ok(fd2, far).cookie, 1);
+	soon = dwqt_sched_ok(fd2, 50 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0,
+			     2);
+	T_EQ(dwqt_read_one(fd).id, soon);
+	T_OK(dwqt_cancel(fd2, far, &result));
+	T_EQ(result, DWQ_RESULT_REMOVED);
+	T_ERR(dwqt_query(fd, far, &q), ENOENT);
+	kept = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 3);
+	soon = dwqt_sched_ok(fd, 200 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0,
+			     4);
+	T_EXPECT(!close(fd), "close: %s", t_errname(errno));
+	T_EQ(dwqt_stats_ok(o).queue_size, base + 2);
+	T_EQ(dwqt_query_ok(fd2, kept).state, DWQ_STATE_QUEUED);
+	T_EQ(dwqt_read_one(fd2).id, soon);
+	T_EQ(dwqt_stats_ok(fd2).pending, 1);
+	T_EXPECT(!close(fd2), "close: %s", t_errname(errno));
+	T_EQ(dwqt_stats_ok(o).queue_size, base);
+}
+
+/*
+ * fork() shares the file: the parent schedules and closes its copy, the
+ * child still gets the event.
+ */
+static void t_fork_child_reads(void)
+{
+	int fd = dwqt_open(0), o = dwqt_open(0), p[2], status;
+	unsigned int base = dwqt_stats_ok(o).queue_size;
+	struct pollfd pfd;
+	struct dwq_event ev;
+	uint64_t id;
+	pid_t pid;
+
+	if (pipe(p))
+		t_fail("pipe: %s", t_errname(errno));
+	id = dwqt_sched_ok(fd, 300 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0,
+			   55);
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", t_errname(errno));
+	if (!pid) {
+		ev = dwqt_read_one(fd);
+		if (write(p[1], &ev, sizeof(ev)) != sizeof(ev))
+			t_fail("child: write: %s", t_errname(errno));
+		_exit(0);
+	}
+	close(p[1]);
+	T_EXPECT(!close(fd), "close: %s", t_errname(errno));
+	/* The child's reference keeps the task. */
+	T_EQ(dwqt_stats_ok(o).queue_size, base + 1);
+	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	T_EQ(poll(&pfd, 1, DWQT_WAIT_MS + 1000), 1);
+	T_EXPECT(read(p[0], &ev, sizeof(ev)) == sizeof(ev),
+		 "the child sent no event");
+	T_EQ(ev.id, id);
+	T_EQ(ev.cookie, 55);
+	T_EQ(ev.flags, DWQ_EVENT_LAST);
+	T_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFEXITED(status) && !WEXITSTATUS(status), "child status %#x",
+		 status);
+	T_EQ(dwqt_stats_ok(o).queue_size, base);
+}
+
+/* The tasks of a file shared with a child go when the child closes last. */
+static void t_fork_last_close(void)
+{
+	static struct dwq_schedule e[100];
+	int fd = dwqt_open(0), o = dwqt_open(0), p[2], status;
+	unsigned int base = dwqt_stats_ok(o).queue_size;
+	pid_t pid;
+	size_t i;
+	char c;
+
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
+	T_OK(dwqt_batch(fd, e, ARRAY_SIZE(e), NULL));
+	if (pipe(p))
+		t_fail("pipe: %s", t_errname(errno));
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", t_errname(errno));
+	if (!pid) {
+		close(p[1]);
+		/* Wait for the parent, then exit: the last close. */
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		T_EQ(dwqt_stats_ok(fd).pending, ARRAY_SIZE(e));
+		_exit(0);
+	}
+	close(p[0]);
+	T_EXPECT(!close(fd), "close: %s", t_errname(errno));
+	T_EQ(dwqt_stats_ok(o).queue_size, base + ARRAY_SIZE(e));
+	T_EQ(write(p[1], "x", 1), 1);
+	T_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFEXITED(status) && !WEXITSTATUS(status), "child status %#x",
+		 status);
+	T_EQ(dwqt_stats_ok(o).queue_size, base);
+}
+
+static uint64_t fdinfo_u64(int fd, const char *key)
+{
+	char val[128], *end;
+	uint64_t v;
+
+	if (!dwqt_fdinfo(fd, key, val, sizeof(val)))
+		t_fail("no '%s' line in /proc/self/fdinfo/%d", key, fd);
+	errno = 0;
+	v = strtoull(val, &end, 0);
+	if (errno || end == val || *end)
+		t_fail("'%s' has the value '%s', not a number", key, val);
+	return v;
+}
+
+/* fdinfo shows the pending count and the next deadline. */
+static void t_fdinfo(void)
+{
+	int fd = dwqt_open(0);
+	uint64_t d, id[3];
+	char val[128];
+
+	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 0);
+	T_EXPECT(dwqt_fdinfo(fd, "dwq-next-deadline-ns:", val, sizeof(val)),
+		 "no 'dwq-next-deadline-ns:' line with no task");
+	t_note("with no task: dwq-next-deadline-ns: %s", val);
+	d = dwqt_now() + DWQT_FAR_NS;
+	id[1] = dwqt_sched_ok(fd, d + NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT,
+			      DWQ_SCHED_ABS, 1);
+	id[0] = dwqt_sched_ok(fd, d, NSEC_PER_SEC, DWQ_MODE_FIXED_RATE,
+			      DWQ_SCHED_ABS, 0);
+	id[2] = dwqt_sched_ok(fd, d + 2 * NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT,
+			      DWQ_SCHED_ABS, 2);
+	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 3);
+	T_EQ(fdinfo_u64(fd, "dwq-next-deadline-ns:"), d);
+	T_OK(dwqt_cancel(fd, id[0], NULL));
+	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 2);
+	T_EQ(fdinfo_u64(fd, "dwq-next-deadline-ns:"), d + NSEC_PER_SEC);
+	T_OK(dwqt_resched(fd, id[2], d - NSEC_PER_SEC, 0, 0, DWQ_SCHED_ABS));
+	T_EQ(fdinfo_u64(fd, "dwq-next-deadline-ns:"), d - NSEC_PER_SEC);
+	T_OK(dwqt_cancel(fd, id[1], NULL));
+	T_OK(dwqt_cancel(fd, id[2], NULL));
+	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 0);
+}
+
+const struct t_case file_cases[] = {
+	T_CASE("close/cancels_everything", t_close_cancels),
+	T_CASE("close/while_firing", t_close_while_firing),
+	T_CASE("file/isolation", t_isolation),
+	T_CASE("file/dup_shares", t_dup),
+	T_CASE("file/fork_child_reads", t_fork_child_reads),
+	T_CASE("file/fork_last_close", t_fork_last_close),
+	T_CASE("file/fdinfo", t_fdinfo),
+	{ }
+};

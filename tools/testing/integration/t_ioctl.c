@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ioctl numbers and user pointers: what every command must refuse.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#include "dwqt.h"
+
+/* The six commands, with their payload sizes. */
+static const struct {
+	const char *name;
+	unsigned long cmd;
+} cmds[] = {
+	{ "SCHEDULE", DWQ_IOC_SCHEDULE },
+	{ "SCHEDULE_BATCH", DWQ_IOC_SCHEDULE_BATCH },
+	{ "CANCEL", DWQ_IOC_CANCEL },
+	{ "RESCHEDULE", DWQ_IOC_RESCHEDULE },
+	{ "QUERY", DWQ_IOC_QUERY },
+	{ "STATS", DWQ_IOC_STATS },
+};
+
+/* A zeroed buffer larger than any payload, so a wrong size cannot fault. */
+static char zeroes[4096];
+
+/* Nothing was scheduled by the commands the device should have refused. */
+static void expect_nothing_scheduled(int fd)
+{
+	struct dwq_stats st = dwqt_stats_ok(fd);
+
+	T_EQ(st.pending, 0);
+	T_EQ(st.fired, 0);
+	T_EQ(st.events, 0);
+}
+
+static void expect_enotty(int fd, const char *what, unsigned long cmd)
+{
+	long r;
+
+	memset(zeroes, 0, sizeof(zeroes));
+	r = dwqt_ioctl(fd, cmd, zeroes);
+	T_EXPECT(r == -ENOTTY, "%s (cmd %#lx): got %s, expected ENOTTY", what,
+		 cmd, r ? t_errname(-r) : "success");
+}
+
+/* Commands the device does not have are -ENOTTY. */
+static void t_unknown_command(void)
+{
+	int fd = dwqt_open(0);
+
+	expect_enotty(fd, "_IO(DWQ, 0)", _IO(DWQ_IOC_MAGIC, 0));
+	expect_enotty(fd, "_IOWR(DWQ, 7, dwq_schedule)",
+		      _IOWR(DWQ_IOC_MAGIC, 7, struct dwq_schedule));
+	expect_enotty(fd, "_IOR(DWQ, 0xff, dwq_stats)",
+		      _IOR(DWQ_IOC_MAGIC, 0xff, struct dwq_stats));
+	expect_enotty(fd, "_IOWR('x', 1, dwq_schedule)",
+		      _IOWR('x', 1, struct dwq_schedule));
+	expect_enotty(fd, "_IOR(DWQ ^ 1, 6, dwq_stats)",
+		      _IOR(DWQ_IOC_MAGIC ^ 1, 6, struct dwq_stats));
+	expect_enotty(fd, "TCGETS", 0x5401);
+	expect_enotty(fd, "FIONREAD", 0x541B);
+	expect_nothing_scheduled(fd);
+}
+
+/* A dwq command number with the wrong payload size is -ENOTTY. */
+static void t_wrong_size(void)
+{
+	static const int deltas[] = { -8, -1, 1, 8 };
+	int fd = dwqt_open(0);
+	char what[96];
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		unsigned long c = cmds[i].cmd;
+
+		for (j = 0; j < ARRAY_SIZE(deltas); j++) {
+			unsigned int size = _IOC_SIZE(c) + deltas[j];
+
+			snprintf(what, sizeof(what), "%s with size %u",
+				 cmds[i].name, size);
+			expect_enotty(fd, what, _IOC(_IOC_DIR(c), _IOC_TYPE(c),
+						     _IOC_NR(c), size));
+		}
+		snprintf(what, sizeof(what), "%s with size 0", cmds[i].name);
+		expect_enotty(fd, what, _IOC(_IOC_DIR(c), _IOC_TYPE(c),
+					     _IOC_NR(c), 0));
+	}
+	expect_nothing_scheduled(fd);
+}
+
+/* A dwq command number with the wrong direction bits is -ENOTTY. */
+static void t_wrong_direction(void)
+{
+	static const unsigned int dirs[] = {
+		_IOC_NONE, _IOC_READ, _IOC_WRITE, _IOC_READ | _IOC_WRITE,
+	};
+	int fd = dwqt_open(0);
+	char what[96];
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		unsigned long c = cmds[i].cmd;
+
+		for (j = 0; j < ARRAY_SIZE(dirs); j++) {
+			if (dirs[j] == _IOC_DIR(c))
+				continue;
+			snprintf(what, sizeof(what), "%s with direction %u",
+				 cmds[i].name, dirs[j]);
+			expect_enotty(fd, what, _IOC(dirs[j], _IOC_TYPE(c),
+						     _IOC_NR(c),
+						     _IOC_SIZE(c)));
+		}
+	}
+	expect_nothing_scheduled(fd);
+}
+
+/*
+ * A payload that is valid for every command: a far one-shot for SCHEDULE,
+ * a batch of one such entry, and @id for CANCEL, RESCHEDULE and QUERY.
+ */
+static void valid_payload(unsigned long cmd, void *buf, uint64_t id,
+			  struct dwq_schedule *entry)
+{
+	memset(buf, 0, _IOC_SIZE(cmd));
+	*entry = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	switch (cmd) {
+	case DWQ_IOC_SCHEDULE:
+		*(struct dwq_schedule *)buf = *entry;
+		break;
+	case DWQ_IOC_SCHEDULE_BATCH:
+		((struct dwq_schedule_batch *)buf)->entries = (uintptr_t)entry;
+		((struct dwq_schedule_batch *)buf)->count = 1;
+		break;
+	case DWQ_IOC_CANCEL:
+		((struct dwq_cancel *)buf)->id = id;
+		break;
+	case DWQ_IOC_RESCHEDULE:
+		((struct dwq_reschedule *)buf)->id = id;
+		((struct dwq_reschedule *)buf)->time_ns = DWQT_FAR_NS;
+		break;
+	case DWQ_IOC_QUERY:
+		((struct dwq_query *)buf)->id = id;
+		break;
+	}
+}
+
+static void expect_efault(int fd, const char *what, unsigned long cmd,
+			  void *arg)
+{
+	long r = dwqt_ioctl(fd, cmd, arg);
+
+	T_EXPECT(r == -EFAULT, "%s at %p: got %s, expected EFAULT", what, arg,
+		 r ? t_errname(-r) : "success");
+}
+
+/* The task @id still waits and is the only one: nothing was scheduled. */
+static void expect_only(int fd, uint64_t id)
+{
+	struct dwq_stats st = dwqt_stats_ok(fd);
+	struct dwq_query q = dwqt_query_ok(fd, id);
+
+	T_EQ(st.pending, 1);
+	T_EQ(q.state, DWQ_STATE_QUEUED);
+}
+
+/* Every command with a NULL argument is -EFAULT. */
+static void t_efault_null(void)
+{
+	int fd = dwqt_open(0);
+	uint64_t id;
+	size_t i;
+
+	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		expect_efault(fd, cmds[i].name, cmds[i].cmd, NULL);
+	expect_only(fd, id);
+}
+
+/* Every command with an inaccessible argument is -EFAULT. */
+static void t_efault_unmapped(void)
+{
+	int fd = dwqt_open(0);
+	void *bad = dwqt_unmapped();
+	uint64_t id;
+	size_t i;
+
+	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		expect_efault(fd, cmds[i].name, cmds[i].cmd, bad);
+	expect_only(fd, id);
+}
+
+/* A payload whose last 8 bytes are inaccessible is -EFAULT. */
+static void t_efault_straddling(void)
+{
+	int fd = dwqt_open(0);
+	struct dwq_schedule entry;
+	uint64_t id;
+	size_t i;
+
+	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		unsigned long c = cmds[i].cmd;
+		char *p = dwqt_at_end_of_mapping(_IOC_SIZE(c) - 8);
+
+		/* Everything the device can read is a valid payload. */
+		valid_payload(c, zeroes, id, &entry);
+		memcpy(p, zeroes, _IOC_SIZE(c) - 8);
+		expect_efault(fd, cmds[i].name, c, p);
+	}
+	expect_only(fd, id);
+}
+
+/* The commands that write back fault on a read-only payload. */
+static void t_efault_readonly(void)
+{
+	int fd = dwqt_open(0);
+	struct dwq_schedule entry;
+	uint64_t id;
+	size_t i;
+
+	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		unsigned long c = cmds[i].cmd;
+
+		if (!(_IOC_DIR(c) & _IOC_READ))
+			continue;
+		/* CANCEL might act before it faults: it comes last. */
+		if (c == DWQ_IOC_CANCEL)
+			continue;
+		valid_payload(c, zeroes, id, &entry);
+		expect_efault(fd, cmds[i].name, c,
+			      dwqt_ro_copy(zeroes, _IOC_SIZE(c)));
+	}
+	/* The SCHEDULEs that faulted left no task behind. */
+	expect_only(fd, id);
+	valid_payload(DWQ_IOC_CANCEL, zeroes, id, &entry);
+	expect_efault(fd, "CANCEL", DWQ_IOC_CANCEL,
+		      dwqt_ro_copy(zeroes, sizeof(struct dwq_cancel)));
+}
+
+/* RESCHEDULE writes nothing back: a read-only payload is fine. */
+static void t_readonly_reschedule(void)
+{
+	int fd = dwqt_open(0);
+	struct dwq_reschedule r = { 0 };
+	struct dwq_query q;
+	uint64_t deadline = dwqt_now() + DWQT_FAR_NS / 2;
+
+	r.id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	r.time_ns = deadline;
+	r.flags = DWQ_SCHED_ABS;
+	T_OK(dwqt_ioctl(fd, DWQ_IOC_RESCHEDULE, dwqt_ro_copy(&r, sizeof(r))));
+	q = dwqt_query_ok(fd, r.id);
+	T_EQ(q.deadline_ns, deadline);
+}
+
+const struct t_case ioctl_cases[] = {
+	T_CASE("ioctl/unknown_command_enotty", t_unknown_command),
+	T_CASE("ioctl/wrong_size_enotty", t_wrong_size),
+	T_CASE("ioctl/wrong_direction_enotty", t_wrong_direction),
+	T_CASE("ioctl/null_pointer_efault", t_efault_null),
+	T_CASE("ioctl/unmapped_pointer_efault", t_efault_unmapped),
+	T_CASE("ioctl/straddling_pointer_efault", t_efault_straddling),
+	T_CASE("ioctl/readonly_pointer_efault", t_efault_readonly),
+	T_CASE("ioctl/readonly_reschedule_ok", t_readonly_reschedule),
+	{ }
+};

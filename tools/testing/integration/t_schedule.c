@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHEDULE and SCHEDULE_BATCH: what they accept, what they refuse, and the
+ * per-file and global limits.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwqt.h"
+
+/* No task and no event came from the refused calls. */
+static void expect_none(int fd)
+{
+	struct dwq_stats st = dwqt_stats_ok(fd);
+
+	T_EQ(st.pending, 0);
+	T_EQ(st.fired, 0);
+	T_EQ(st.events, 0);
+}
+
+static void expect_sched_err(int fd, struct dwq_schedule s, int err1,
+			     int err2, const char *what)
+{
+	long r = dwqt_ioctl(fd, DWQ_IOC_SCHEDULE, &s);
+
+	if (r == -err1 || r == -err2)
+		return;
+	t_fail("%s (time %llu period %llu mode %u flags %#x): got %s, expected %s%s%s",
+	       what, (unsigned long long)s.time_ns,
+	       (unsigned long long)s.period_ns, s.mode, s.flags,
+	       r ? t_errname(-r) : "success", t_errname(err1),
+	       err1 == err2 ? "" : " or ", err1 == err2 ? "" : t_errname(err2));
+}
+
+/* Ids are non-zero and distinct; each task has the cookie it was given. */
+static void t_ids_unique(void)
+{
+	static const uint32_t modes[] = {
+		DWQ_MODE_ONESHOT, DWQ_MODE_FIXED_RATE, DWQ_MODE_FIXED_DELAY,
+	};
+	uint64_t ids[300];
+	int fd = dwqt_open(0);
+	struct dwq_stats st;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		uint32_t m = modes[i % 3];
+
+		ids[i] = dwqt_sched_ok(fd, DWQT_FAR_NS + i,
+				       m ? NSEC_PER_SEC : 0, m, 0, 1000 + i);
+	}
+	dwqt_check_ids(ids, ARRAY_SIZE(ids));
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, ARRAY_SIZE(ids));
+	for (i = 0; i < ARRAY_SIZE(ids); i += 7) {
+		struct dwq_query q = dwqt_query_ok(fd, ids[i]);
+
+		T_EQ(q.cookie, 1000 + i);
+		T_EQ(q.mode, modes[i % 3]);
+	}
+}
+
+/* An id is never given again, not after cancel nor after firing. */
+static void t_ids_not_reused(void)
+{
+	uint64_t ids[120];
+	int fd = dwqt_open(0);
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		ids[n] = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT,
+				       0, i);
+		T_OK(dwqt_cancel(fd, ids[n++], NULL));
+	}
+	for (i = 0; i < 10; i++) {
+		struct dwq_event ev;
+
+		ids[n] = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, i);
+		ev = dwqt_read_one(fd);
+		T_EQ(ev.id, ids[n++]);
+	}
+	for (i = 0; i < 10; i++)
+		ids[n++] = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT,
+					 0, i);
+	dwqt_check_ids(ids, n);
+}
+
+/* Each reserved word, non-zero, is -EINVAL. */
+static void t_reserved(void)
+{
+	int fd = dwqt_open(0);
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		struct dwq_schedule s = dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT,
+						       0, 0);
+
+		s.reserved[i] = 1;
+		expect_sched_err(fd, s, EINVAL, EINVAL, "reserved[i] = 1");
+		s.reserved[i] = 1ULL << 63;
+		expect_sched_err(fd, s, EINVAL, EINVAL, "reserved[i] = 1 << 63");
+	}
+	expect_none(fd);
+}
+
+/* Flags other than ABS and BOOTTIME are -EINVAL, RESCHED_PERIOD too. */
+static void t_unknown_flags(void)
+{
+	static const uint32_t bad[] = {
+		DWQ_RESCHED_PERIOD, 1U << 3, 1U << 31, ~0U,
+		DWQ_SCHED_ABS | (1U << 8),
+	};
+	int fd = dwqt_open(0);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		expect_sched_err(fd, dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT,
+						    bad[i], 0),
+				 EINVAL, EINVAL, "unknown flag");
+	expect_none(fd);
+}
+
+/* Modes other than the three are -EINVAL. */
+static void t_unknown_mode(void)
+{
+	static const uint32_t bad[] = { 3, 4, 1U << 31, ~0U };
+	int fd = dwqt_open(0);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		expect_sched_err(fd, dwqt_sched_arg(0, 0, bad[i], 0, 0),
+				 EINVAL, EINVAL, "unknown mode, period 0");
+		expect_sched_err(fd, dwqt_sched_arg(0, NSEC_PER_SEC, bad[i],
+						    0, 0),
+				 EINVAL, EINVAL, "unknown mode, period 1 s");
+	}
+	expect_none(fd);
+}
+
+/* A one-shot with a period, a periodic task without one: -EINVAL. */
+static void t_period_mode_mismatch(void)
+{
+	int fd = dwqt_open(0);
+
+	expect_sched_err(fd, dwqt_sched_arg(0, NSEC_PER_SEC, DWQ_MODE_ONESHOT,
+					    0, 0),
+			 EINVAL, EINVAL, "one-shot with a period");
+	expect_sched_err(fd, dwqt_sched_arg(0, 1, DWQ_MODE_ONESHOT, 0, 0),
+			 EINVAL, EINVAL, "one-shot with a period");
+	expect_sched_err(fd, dwqt_sched_arg(0, 0, DWQ_MODE_FIXED_RATE, 0, 0),
+			 EINVAL, EINVAL, "fixed-rate with period 0");
+	expect_sched_err(fd, dwqt_sched_arg(0, 0, DWQ_MODE_FIXED_DELAY, 0, 0),
+			 EINVAL, EINVAL, "fixed-delay with period 0");
+	expect_none(fd);
+}
+
+/* A period below min_period_ns is -EINVAL; min_period_ns itself is fine. */
+static void t_min_period(void)
+{
+	unsigned long long min;
+	int fd = dwqt_open(0);
+	uint32_t m, result;
+	uint64_t id;
+
+	if (dwqt_param("min_period_ns", &min))
+		t_skip("no /sys/module/dwq/parameters/min_period_ns");
+	t_note("min_period_ns = %llu", min);
+	T_EXPECT(min > 1, "min_period_ns is %llu", min);
+	for (m = DWQ_MODE_FIXED_RATE; m <= DWQ_MODE_FIXED_DELAY; m++) {
+		expect_sched_err(fd, dwqt_sched_arg(DWQT_FAR_NS, min - 1, m,
+						    0, 0),
+				 EINVAL, EINVAL, "period min_period_ns - 1");
+		expect_sched_err(fd, dwqt_sched_arg(DWQT_FAR_NS, 1, m, 0, 0),
+				 EINVAL, EINVAL, "period 1 ns");
+	}
+	expect_none(fd);
+	for (m = DWQ_MODE_FIXED_RATE; m <= DWQ_MODE_FIXED_DELAY; m++) {
+		id = dwqt_sched_ok(fd, DWQT_FAR_NS, min, m, 0, 0);
+		T_EQ(dwqt_query_ok(fd, id).period_ns, min);
+		T_OK(dwqt_cancel(fd, id, &result));
+		T_EQ(result, DWQ_RESULT_REMOVED);
+	}
+}
+
+/* A delay beyond max_delay_ns is -EINVAL; max_delay_ns itself is fine. */
+static void t_max_delay(void)
+{
+	unsigned long long max;
+	int fd = dwqt_open(0);
+
+	if (dwqt_param("max_delay_ns", &max))
+		t_skip("no /sys/module/dwq/parameters/max_delay_ns");
+	t_note("max_delay_ns = %llu", max);
+	if (!max || max >= (unsigned long long)S64_MAX)
+		t_skip("max_delay_ns is %llu: no limit to test", max);
+	expect_sched_err(fd, dwqt_sched_arg(max + 1, 0, DWQ_MODE_ONESHOT, 0,
+					    0),
+			 EINVAL, EINVAL, "delay max_delay_ns + 1");
+	expect_none(fd);
+	if (max > (unsigned long long)S64_MAX - dwqt_now() - DWQT_FAR_NS)
+		return;
+	dwqt_sched_ok(fd, max, 0, DWQ_MODE_ONESHOT, 0, 0);
+	T_EQ(dwqt_stats_ok(fd).pending, 1);
+}
+
+/* Deadlines that do not fit: -EINVAL or -ERANGE, and no task. */
+static void t_overflow(void)
+{
+	uint64_t now = dwqt_now(), boot = dwqt_now_boot();
+	int fd = dwqt_open(0), other = dwqt_open(0);
+	const struct {
+		uint64_t time, period;
+		uint32_t mode, flags;
+		const char *what;
+	} bad[] = {
+		{ U64_MAX, 0, DWQ_MODE_ONESHOT, 0, "delay U64_MAX" },
+		{ S64_MAX, 0, DWQ_MODE_ONESHOT, 0, "delay S64_MAX" },
+		{ (uint64_t)S64_MAX + 1, 0, DWQ_MODE_ONESHOT, 0,
+		  "delay S64_MAX + 1" },
+		{ S64_MAX - now + 1000 * NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT, 0,
+		  "delay ending 1000 s after S64_MAX" },
+		{ U64_MAX - now + 1, 0, DWQ_MODE_ONESHOT, 0,
+		  "delay wrapping to 0" },
+		{ U64_MAX, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS,
+		  "deadline U64_MAX" },
+		{ (uint64_t)S64_MAX + 1, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS,
+		  "deadline S64_MAX + 1" },
+		{ U64_MAX, 0, DWQ_MODE_ONESHOT,
+		  DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME,
+		  "boottime deadline U64_MAX" },
+		{ S64_MAX - boot + 1000 * NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT,
+		  DWQ_SCHED_BOOTTIME, "boottime delay past S64_MAX" },
+		{ U64_MAX, NSEC_PER_SEC, DWQ_MODE_FIXED_RATE, 0,
+		  "fixed-rate delay U64_MAX" },
+		{ 0, U64_MAX, DWQ_MODE_FIXED_RATE, 0,
+		  "fixed-rate period U64_MAX" },
+		{ 0, (uint64_t)S64_MAX + 1, DWQ_MODE_FIXED_DELAY, 0,
+		  "fixed-delay period S64_MAX + 1" },
+	};
+	unsigned int before = dwqt_stats_ok(other).queue_size;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		expect_sched_err(fd, dwqt_sched_arg(bad[i].time, bad[i].period,
+						    bad[i].mode, bad[i].flags,
+						    0),
+				 EINVAL, ERANGE, bad[i].what);
+	expect_none(fd);
+	T_EQ(dwqt_stats_ok(other).queue_size, before);
+}
+
+/* A relative delay: QUERY shows now + delay, counting down. */
+static void t_relative(void)
+{
+	int fd = dwqt_open(0);
+	uint64_t t0, t1, t2, id, delay = 100 * NSEC_PER_SEC;
+	struct dwq_query q;
+
+	t0 = dwqt_now();
+	id = dwqt_sched_ok(fd, delay, 0, DWQ_MODE_ONESHOT, 0, 7);
+	t1 = dwqt_now();
+	q = dwqt_query_ok(fd, id);
+	t2 = dwqt_now();
+	T_EXPECT(q.deadline_ns >= t0 + delay && q.deadline_ns <= t1 + delay,
+		 "deadline %llu outside [%llu, %llu]",
+		 (unsigned long long)q.deadline_ns,
+		 (unsigned long long)(t0 + delay),
+		 (unsigned long long)(t1 + delay));
+	T_EXPECT(q.remaining_ns <= q.deadline_ns - t0 &&
+		 q.remaining_ns >= q.deadline_ns - t2,
+		 "remaining %llu outside [%llu, %llu]",
+		 (unsigned long long)q.remaining_ns,
+		 (unsigned long long)(q.deadline_ns - t2),
+		 (unsigned long long)(q.deadline_ns - t0));
+	T_EQ(q.flags, 0);
+}
+
+/* A deadline in the past fires at once, with that deadline. */
+static void t_past_deadline(void)
+{
+	static const uint64_t ago[] = { 1, NSEC_PER_SEC, 0 };
+	int fd = dwqt_open(0);
+	struct dwq_event ev;
+	uint64_t id, t;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ago); i++) {
+		uint64_t deadline = ago[i] ? dwqt_now() - ago[i] : 1;
+
+		id = dwqt_sched_ok(fd, deadline, 0, DWQ_MODE_ONESHOT,
+				   DWQ_SCHED_ABS, i);
+		ev = dwqt_read_one(fd);
+		t = dwqt_now();
+		dwqt_check_event(&ev);
+		T_EQ(ev.id, id);
+		T_EQ(ev.cookie, i);
+		T_EQ(ev.deadline_ns, deadline);
+		T_EQ(ev.flags, DWQ_EVENT_LAST);
+		T_EXPECT(ev.fired_ns <= t, "fired_ns %llu after now %llu",
+			 (unsigned long long)ev.fired_ns,
+			 (unsigned long long)t);
+	}
+}
+
+/* CLOCK_BOOTTIME tasks: deadlines and events on that clock. */
+static void t_boottime(void)
+{
+	int fd = dwqt_open(0);
+	uint64_t deadline, id, mono, t;
+	struct dwq_event ev;
+	struct dwq_query q;
+
+	mono = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	T_EQ(dwqt_query_ok(fd, mono).flags, 0);
+
+	deadline = dwqt_now_boot() + 200 * NSEC_PER_MSEC;
+	id = dwqt_sched_ok(fd, deadline, 0, DWQ_MODE_ONESHOT,
+			   DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME, 1);
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.flags, DWQ_SCHED_BOOTTIME);
+	T_EQ(q.deadline_ns, deadline);
+	ev = dwqt_read_one(fd);
+	t = dwqt_now_boot();
+	dwqt_check_event(&ev);
+	T_EQ(ev.id, id);
+	T_EQ(ev.deadline_ns, deadline);
+	T_EXPECT(t >= deadline, "read at %llu, before the deadline %llu",
+		 (unsigned long long)t, (unsigned long long)deadline);
+	T_EXPECT(ev.fired_ns <= t, "fired_ns %llu after boottime now %llu",
+		 (unsigned long long)ev.fired_ns, (unsigned long long)t);
+
+	t = dwqt_now_boot();
+	id = dwqt_sched_ok(fd, 50 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT,
+			   DWQ_SCHED_BOOTTIME, 2);
+	ev = dwqt_read_one(fd);
+	dwqt_check_event(&ev);
+	T_EQ(ev.id, id);
+	T_EXPECT(ev.deadline_ns >= t + 50 * NSEC_PER_MSEC,
+		 "deadline %llu, scheduled at boottime %llu + 50 ms",
+		 (unsigned long long)ev.deadline_ns, (unsigned long long)t);
+}
+
+/* A batch: every entry scheduled, ids written back, error_index = count. */
+static void t_batch(void)
+{
+	struct dwq_schedule e[16];
+	uint64_t ids[ARRAY_SIZE(e) + 1];
+	int fd = dwqt_open(0);
+	uint32_t idx, i;
+
+	for (i = 0; i < ARRAY_SIZE(e); i++) {
+		uint32_t m = i % 3;
+
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS + i, m ? NSEC_PER_SEC : 0,
+				      m, 0, 100 + i);
+		e[i].id = U64_MAX;
+	}
+	T_OK(dwqt_batch(fd, e, ARRAY_SIZE(e), &idx));
+	T_EQ(idx, ARRAY_SIZE(e));
+	for (i = 0; i < ARRAY_SIZE(e); i++) {
+		struct dwq_query q;
+
+		ids[i] = e[i].id;
+		q = dwqt_query_ok(fd, ids[i]);
+		T_EQ(q.cookie, 100 + i);
+		T_EQ(q.mode, i % 3);
+		T_EQ(q.period_ns, i % 3 ? NSEC_PER_SEC : 0);
+	}
+	ids[i] = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	dwqt_check_ids(ids, ARRAY_SIZE(ids));
+	T_EQ(dwqt_stats_ok(fd).pending, ARRAY_SIZE(ids));
+}
+
+/* A batch of DWQ_SCHEDULE_BATCH_MAX entries. */
+static void t_batch_max(void)
+{
+	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	static uint64_t ids[DWQ_SCHEDULE_BATCH_MAX];
+	int fd = dwqt_open(0), other = dwqt_open(0);
+	unsigned int before;
+	uint32_t idx, i;
+
+	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
+	before = dwqt_stats_ok(other).queue_size;
+	T_OK(dwqt_batch(fd, e, DWQ_SCHEDULE_BATCH_MAX, &idx));
+	T_EQ(idx, DWQ_SCHEDULE_BATCH_MAX);
+	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
+		ids[i] = e[i].id;
+	dwqt_check_ids(ids, DWQ_SCHEDULE_BATCH_MAX);
+	T_EQ(dwqt_stats_ok(fd).pending, DWQ_SCHEDULE_BATCH_MAX);
+	T_EQ(dwqt_stats_ok(other).queue_size, before + DWQ_SCHEDULE_BATCH_MAX);
+}
+
+/* count 0 and count > DWQ_SCHEDULE_BATCH_MAX are -EINVAL. */
+static void t_batch_count(void)
+{
+	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX + 1];
+	static const uint32_t bad[] = {
+		0, DWQ_SCHEDULE_BATCH_MAX + 1, 1U << 31, ~0U,
+	};
+	int fd = dwqt_open(0);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		e[i] = dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, 0, i);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		long r = dwqt_batch(fd, e, bad[i], NULL);
+
+		T_EXPECT(r == -EINVAL, "count %u: got %s, expected EINVAL",
+			 bad[i], r ? t_errname(-r) : "success");
+	}
+	expect_none(fd);
+	dwqt_expect_no_event(fd, 200);
+}
+
+/* Non-zero flags or reserved of the batch itself are -EINVAL. */
+static void t_batch_flags(void)
+{
+	struct dwq_schedule e = dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, 0, 0);
+	struct dwq_schedule_batch b = {
+		.entries = (uintptr_t)&e,
+		.count = 1,
+	};
+	int fd = dwqt_open(0);
+
+	b.flags = 1;
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &b), EINVAL);
+	b.flags = 1U << 31;
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &b), EINVAL);
+	b.flags = 0;
+	b.reserved = 1;
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &b), EINVAL);
+	expect_none(fd);
+	dwqt_expect_no_event(fd, 200);
+}
+
+/* One bad entry: the whole batch fails, error_index names it. */
+static void t_batch_all_or_nothing(void)
+{
+	static const uint32_t where[] = { 0, 3, 7 };
+	struct dwq_schedule e[8];
+	int fd = dwqt_open(0);
+	size_t w, kind, i;
+	uint32_t idx;
+
+	for (w = 0; w < ARRAY_SIZE(where); w++) {
+		for (kind = 0; kind < 6; kind++) {
+			struct dwq_schedule *b = &e[where[w]];
+			int err2 = EINVAL;
+			long r;
+
+			/* The good entries would fire at once. */
+			for (i = 0; i < ARRAY_SIZE(e); i++)
+				e[i] = dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT,
+						      0, i);
+			switch (kind) {
+			case 0:
+				b->period_ns = NSEC_PER_SEC;
+				break;
+			case 1:
+				b->reserved[1] = 1;
+				break;
+			case 2:
+				b->mode = 3;
+				break;
+			case 3:
+				b->flags = 1U << 5;
+				break;
+			case 4:
+				b->mode = DWQ_MODE_FIXED_DELAY;
+				break;
+			case 5:
+				b->time_ns = U64_MAX;
+				err2 = ERANGE;
+				break;
+			}
+			r = dwqt_batch(fd, e, ARRAY_SIZE(e), &idx);
+			T_EXPECT(r == -EINVAL || r == -err2,
+				 "bad entry %u (kind %zu): got %s, expected EINVAL%s",
+				 where[w], kind, r ? t_errname(-r) : "success",
+				 err2 == EINVAL ? "" : " or ERANGE");
+			T_EXPECT(idx == where[w],
+				 "bad entry %u (kind %zu): error_index %u",
+				 where[w], kind, idx);
+			expect_none(fd);
+		}
+	}
+	dwqt_expect_no_event(fd, 300);
+	expect_none(fd);
+}
+
+/* Bad entries pointers fault, and schedule nothing. */
+static void t_batch_efault(void)
+{
+	struct dwq_schedule e[4], *p;
+	int fd = dwqt_open(0);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		e[i] = dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, 0, i);
+	T_ERR(dwqt_batch(fd, NULL, 1, NULL), EFAULT);
+	T_ERR(dwqt_batch(fd, dwqt_unmapped(), 1, NULL), EFAULT);
+	T_ERR(dwqt_batch(fd, (void *)(uintptr_t)U64_MAX, 1, NULL), EFAULT);
+	/* The first two entries readable, the other two not. */
+	p = dwqt_at_end_of_mapping(2 * sizeof(e[0]));
+	memcpy(p, e, 2 * sizeof(e[0]));
+	T_ERR(dwqt_batch(fd, p, 4, NULL), EFAULT);
+	/* Readable but not writable: the ids cannot be written back. */
+	T_ERR(dwqt_batch(fd, dwqt_ro_copy(e, sizeof(e)), 4, NULL), EFAULT);
+	expect_none(fd);
+	dwqt_expect_no_event(fd, 300);
+	expect_none(fd);
+}
+
+/*
+ * Fill this file up to max_tasks_per_file with batches: the next SCHEDULE
+ * is -ENOSPC, a batch crossing the limit schedules nothing, and a cancel
+ * makes room for exactly one more.
+ */
+static void t_per_file_limit(void)
+{
+	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	unsigned long long max, global;
+	int fd, other = dwqt_open(0);
+	unsigned int base;
+	uint64_t n = 0, first = 0;
+	uint32_t i, c;
+
+	if (dwqt_param("max_tasks_per_file", &max))
+		t_skip("no /sys/module/dwq/parameters/max_tasks_per_file");
+	t_note("max_tasks_per_file = %llu", max);
+	if (max > 1 << 20)
+		t_skip("max_tasks_per_file = %llu: too many for the guest",
+		       max);
+	base = dwqt_stats_ok(other).queue_size;
+	if (!dwqt_param("max_tasks", &global) && global < base + max + 1)
+		t_skip("max_tasks = %llu is below the per-file limit", global);
+
+	fd = dwqt_open(0);
+	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
+	/* Up to 10 short of the limit, then one batch crossing it. */
+	while (n < max) {
+		c = max - n > 10 ? max - n - 10 : max - n;
+		if (c > DWQ_SCHEDULE_BATCH_MAX)
+			c = DWQ_SCHEDULE_BATCH_MAX;
+		if (c == max - n) {
+			T_ERR(dwqt_batch(fd, e, c + 1, NULL), ENOSPC);
+			T_EQ(dwqt_stats_ok(fd).pending, n);
+		}
+		T_OK(dwqt_batch(fd, e, c, NULL));
+		if (!first)
+			first = e[0].id;
+		n += c;
+	}
+	T_EQ(dwqt_stats_ok(fd).pending, max);
+	T_EQ(dwqt_stats_ok(other).queue_size, base + max);
+	T_ERR(dwqt_sched(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),
+	      ENOSPC);
+	T_ERR(dwqt_batch(fd, e, 1, NULL), ENOSPC);
+	T_EQ(dwqt_stats_ok(fd).pending, max);
+	/* Another file is not limited by this one. */
+	dwqt_sched_ok(other, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	/* Cancel one, and there is room for one. */
+	T_OK(dwqt_cancel(fd, first, NULL));
+	dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	T_ERR(dwqt_sched(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),
+	      ENOSPC);
+	close(fd);
+	T_EQ(dwqt_stats_ok(other).queue_size, base + 1);
+}
+
+/* The global limit max_tasks, over several files, when it is reachable. */
+static void t_global_limit(void)
+{
+	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	unsigned long long global, per_file;
+	int fd = -1, other = dwqt_open(0);
+	uint64_t room, n = 0, in_file = 0;
+	unsigned int base;
+	uint32_t i, c;
+
+	if (dwqt_param("max_tasks", &global))
+		t_skip("no /sys/module/dwq/parameters/max_tasks");
+	if (dwqt_param("max_tasks_per_file", &per_file))
+		t_skip("no /sys/module/dwq/parameters/max_tasks_per_file");
+	t_note("max_tasks = %llu, max_tasks_per_file = %llu", global,
+	       per_file);
+	base = dwqt_stats_ok(other).queue_size;
+	if (global > 1 << 18)
+		t_skip("max_tasks = %llu: too many for the guest", global);
+	if (global <= base)
+		t_fail("max_tasks %llu, but %u tasks are queued", global, base);
+	room = global - base;
+	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
+	while (n < room) {
+		if (fd < 0 || in_file == per_file) {
+			fd = dwqt_open(0);
+			in_file = 0;
+		}
+		c = DWQ_SCHEDULE_BATCH_MAX;
+		if (c > room - n)
+			c = room - n;
+		if (c > per_file - in_file)
+			c = per_file - in_file;
+		T_OK(dwqt_batch(fd, e, c, NULL));
+		n += c;
+		in_file += c;
+	}
+	T_EQ(dwqt_stats_ok(other).queue_size, global);
+	T_ERR(dwqt_sched(other, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0,
+			 NULL), ENOSPC);
+	T_EQ(dwqt_stats_ok(other).pending, 0);
+}
+
+const struct t_case schedule_cases[] = {
+	T_CASE("schedule/ids_nonzero_unique", t_ids_unique),
+	T_CASE("schedule/ids_never_reused", t_ids_not_reused),
+	T_CASE("schedule/reserved_einval", t_reserved),
+	T_CASE("schedule/unknown_flags_einval", t_unknown_flags),
+	T_CASE("schedule/unknown_mode_einval", t_unknown_mode),
+	T_CASE("schedule/period_mode_mismatch_einval", t_period_mode_mismatch),
+	T_CASE("schedule/min_period", t_min_period),
+	T_CASE("schedule/max_delay", t_max_delay),
+	T_CASE("schedule/overflow_no_task", t_overflow),
+	T_CASE("schedule/relative_deadline", t_relative),
+	T_CASE("schedule/past_deadline_fires", t_past_deadline),
+	T_CASE("schedule/boottime", t_boottime),
+	T_CASE("batch/ok", t_batch),
+	T_CASE("batch/max_entries", t_batch_max),
+	T_CASE("batch/count_einval", t_batch_count),
+	T_CASE("batch/flags_reserved_einval", t_batch_flags),
+	T_CASE("batch/all_or_nothing", t_batch_all_or_nothing),
+	T_CASE("batch/entries_efault", t_batch_efault),
+	T_CASE_SLOW("limits/per_file_enospc", t_per_file_limit, 240),
+	T_CASE_SLOW("limits/global_enospc", t_global_limit, 240),
+	{ }
+};

@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CANCEL, RESCHEDULE, QUERY and STATS.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwqt.h"
+
+/* A queued task is removed at once and never fires; its id is gone. */
+static void t_cancel_queued(void)
+{
+	int fd = dwqt_open(0);
+	struct dwq_query q;
+	struct dwq_stats st;
+	uint64_t id, keep;
+	uint32_t result = 0;
+
+	keep = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	id = dwqt_sched_ok(fd, 300 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 2);
+	T_OK(dwqt_cancel(fd, id, &result));
+	T_EQ(result, DWQ_RESULT_REMOVED);
+	T_ERR(dwqt_query(fd, id, &q), ENOENT);
+	T_ERR(dwqt_cancel(fd, id, NULL), ENOENT);
+	T_ERR(dwqt_resched(fd, id, 0, 0, 0, 0), ENOENT);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, 1);
+	T_EQ(st.cancelled, 1);
+	dwqt_expect_no_event(fd, 800);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.fired, 0);
+	T_EQ(dwqt_query_ok(fd, keep).state, DWQ_STATE_QUEUED);
+}
+
+/* A queued periodic task is removed too. */
+static void t_cancel_periodic_queued(void)
+{
+	int fd = dwqt_open(0);
+	uint32_t m, result;
+	struct dwq_query q;
+	uint64_t id;
+
+	for (m = DWQ_MODE_FIXED_RATE; m <= DWQ_MODE_FIXED_DELAY; m++) {
+		id = dwqt_sched_ok(fd, DWQT_FAR_NS, 10 * NSEC_PER_MSEC, m, 0,
+				   m);
+		T_OK(dwqt_cancel(fd, id, &result));
+		T_EQ(result, DWQ_RESULT_REMOVED);
+		T_ERR(dwqt_query(fd, id, &q), ENOENT);
+	}
+	T_EQ(dwqt_stats_ok(fd).pending, 0);
+	T_EQ(dwqt_stats_ok(fd).cancelled, 2);
+}
+
+/* Ids the file never had are -ENOENT. */
+static void t_cancel_unknown(void)
+{
+	int fd = dwqt_open(0);
+	struct dwq_query q;
+	uint64_t id;
+
+	T_ERR(dwqt_cancel(fd, 0, NULL), ENOENT);
+	T_ERR(dwqt_cancel(fd, 1, NULL), ENOENT);
+	T_ERR(dwqt_cancel(fd, U64_MAX, NULL), ENOENT);
+	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	T_ERR(dwqt_cancel(fd, id + 1, NULL), ENOENT);
+	T_ERR(dwqt_cancel(fd, 0, NULL), ENOENT);
+	T_ERR(dwqt_query(fd, id + 1, &q), ENOENT);
+	T_ERR(dwqt_query(fd, 0, &q), ENOENT);
+	T_ERR(dwqt_resched(fd, id + 1, DWQT_FAR_NS, 0, 0, 0), ENOENT);
+	T_ERR(dwqt_resched(fd, 0, DWQT_FAR_NS, 0, 0, 0), ENOENT);
+	T_EQ(dwqt_query_ok(fd, id).state, DWQ_STATE_QUEUED);
+	T_EQ(dwqt_stats_ok(fd).cancelled, 0);
+}
+
+/*
+ * A one-shot whose event is queued is gone: CANCEL, QUERY, RESCHEDULE are
+ * -ENOENT, before and after the event is read.
+ */
+static void t_cancel_fired_oneshot(void)
+{
+	int fd = dwqt_open(0);
+	struct dwq_event ev;
+	struct dwq_query q;
+	uint64_t id;
+	int i;
+
+	id = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 5);
+	for (i = 0; i < DWQT_WAIT_MS / 10 && !dwqt_stats_ok(fd).events; i++)
+		dwqt_sleep_ms(10);
+	T_EQ(dwqt_stats_ok(fd).events, 1);
+	T_ERR(dwqt_cancel(fd, id, NULL), ENOENT);
+	T_ERR(dwqt_query(fd, id, &q), ENOENT);
+	T_ERR(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, 0), ENOENT);
+	ev = dwqt_read_one(fd);
+	T_EQ(ev.id, id);
+	T_EQ(ev.flags, DWQ_EVENT_LAST);
+	T_ERR(dwqt_cancel(fd, id, NULL), ENOENT);
+	T_ERR(dwqt_query(fd, id, &q), ENOENT);
+	T_ERR(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, 0), ENOENT);
+	T_EQ(dwqt_stats_ok(fd).pending, 0);
+	T_EQ(dwqt_stats_ok(fd).cancelled, 0);
+}
+
+/* CANCEL with reserved non-zero is -EINVAL and cancels nothing. */
+static void t_cancel_reserved(void)
+{
+	int fd = dwqt_open(0);
+	struct dwq_cancel c = { 0 };
+
+	c.id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	c.reserved = 1;
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_CANCEL, &c), EINVAL);
+	c.reserved = 1U << 31;
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_CANCEL, &c), EINVAL);
+	T_EQ(dwqt_query_ok(fd, c.id).state, DWQ_STATE_QUEUED);
+	T_EQ(dwqt_stats_ok(fd).cancelled, 0);
+}
+
+/*
+ * A running periodic task, cancelled: no firing starts after CANCEL
+ * returned, and its id is gone.
+ */
+static void t_cancel_periodic_stops(void)
+{
+	struct dwq_event ev[8];
+	int fd = dwqt_open(0), n, i;
+	uint64_t id, t;
+	uint32_t result;
+	struct dwq_query q;
+
+	id = dwqt_sched_ok(fd, 0, 20 * NSEC_PER_MSEC, DWQ_MODE_FIXED_RATE, 0,
+			   9);
+	for (i = 0; i < 3; i++) {
+		ev[0] = dwqt_read_one(fd);
+		T_EQ(ev[0].id, id);
+		T_EXPECT(!(ev[0].flags & DWQ_EVENT_LAST), "flags %#x",
+			 ev[0].flags);
+	}
+	T_OK(dwqt_cancel(fd, id, &result));
+	t = dwqt_now();
+	T_EXPECT(result == DWQ_RESULT_REMOVED || result == DWQ_RESULT_RUNNING,
+		 "result %u", result);
+	if (result == DWQ_RESULT_REMOVED) {
+		T_ERR(dwqt_query(fd, id, &q), ENOENT);
+	} else if (!dwqt_query(fd, id, &q)) {
+		/* Cancelled while firing: no longer queued. */
+		T_EXPECT(q.state != DWQ_STATE_QUEUED, "state %u", q.state);
+	}
+	dwqt_sleep_ms(300);
+	n = dwqt_read_events(fd, ev, ARRAY_SIZE(ev), 0);
+	for (i = 0; i < n; i++) {
+		T_EQ(ev[i].id, id);
+		T_EXPECT(ev[i].fired_ns < t,
+			 "fired at %llu, after CANCEL returned at %llu (%s)",
+			 (unsigned long long)ev[i].fired_ns,
+			 (unsigned long long)t,
+			 result == DWQ_RESULT_REMOVED ? "REMOVED" : "RUNNING");
+	}
+	dwqt_expect_no_event(fd, 200);
+	T_EQ(dwqt_stats_ok(fd).pending, 0);
+}
+
+/* Events of three rescheduled tasks come in the new order, same ids. */
+static void t_resched_order(void)
+{
+	uint64_t id[3], deadline[3], base, want[3];
+	int fd = dwqt_open(0), i;
+	struct dwq_event ev;
+
+	base = dwqt_now() + 500 * NSEC_PER_MSEC;
+	for (i = 0; i < 3; i++) {
+		id[i] = dwqt_sched_ok(fd, base + i * 200 * NSEC_PER_MSEC, 0,
+				      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 10 + i);
+	}
+	/* a: 0 -> 3 (later), c: 2 -> -1 (earlier); b stays. */
+	deadline[0] = base + 600 * NSEC_PER_MSEC;
+	deadline[1] = base + 200 * NSEC_PER_MSEC;
+	deadline[2] = base - 200 * NSEC_PER_MSEC;
+	T_OK(dwqt_resched(fd, id[0], deadline[0], 0, 0, DWQ_SCHED_ABS));
+	T_OK(dwqt_resched(fd, id[2], deadline[2], 0, 0, DWQ_SCHED_ABS));
+	T_EQ(dwqt_query_ok(fd, id[0]).deadline_ns, deadline[0]);
+	T_EQ(dwqt_query_ok(fd, id[2]).deadline_ns, deadline[2]);
+	want[0] = 2;
+	want[1] = 1;
+	want[2] = 0;
+	for (i = 0; i < 3; i++) {
+		int w = want[i];
+
+		ev = dwqt_read_one(fd);
+		dwqt_check_event(&ev);
+		T_EXPECT(ev.id == id[w],
+			 "event %d is id %llu (cookie %llu), expected id %llu",
+			 i, (unsigned long long)ev.id,
+			 (unsigned long long)ev.cookie,
+			 (unsigned long long)id[w]);
+		T_EQ(ev.cookie, 10 + w);
+		T_EQ(ev.deadline_ns, deadline[w]);
+		T_EQ(ev.flags, DWQ_EVENT_LAST);
+	}
+	T_EQ(dwqt_stats_ok(fd).pending, 0);
+}
+
+/* A relative RESCHEDULE counts from now. */
+static void t_resched_relative(void)
+{
+	int fd = dwqt_open(0);
+	uint64_t id, t0, t1, d = 50 * NSEC_PER_SEC;
+	struct dwq_query q;
+
+	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 3);
+	t0 = dwqt_now();
+	T_OK(dwqt_resched(fd, id, d, 0, 0, 0));
+	t1 = dwqt_now();
+	q = dwqt_query_ok(fd, id);
+	T_EXPECT(q.deadline_ns >= t0 + d && q.deadline_ns <= t1 + d,
+		 "deadline %llu outside [%llu, %llu]",
+		 (unsigned long long)q.deadline_ns,
+		 (unsigned long long)(t0 + d), (unsigned long long)(t1 + d));
+	T_EQ(q.cookie, 3);
+	T_EQ(q.state, DWQ_STATE_QUEUED);
+	/* To CLOCK_BOOTTIME, with an absolute deadline on that clock. */
+	d = dwqt_now_boot() + DWQT_FAR_NS;
+	T_OK(dwqt_resched(fd, id, d, 0, 0,
+			  DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME));
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.deadline_ns, d);
+	T_EQ(q.flags, DWQ_SCHED_BOOTTIME);
+	/* A delay of 0 fires at once. */
+	T_OK(dwqt_resched(fd, id, 0, 0, 0, 0));
+	T_EQ(dwqt_read_one(fd).id, id);
+}
+
+/* DWQ_RESCHED_PERIOD changes mode and period; without it they stay. */
+static void t_resched_period(void)
+{
+	int fd = dwqt_open(0), i;
+	struct dwq_event ev;
+	struct dwq_query q;
+	uint64_t id;
+
+	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 4);
+	T_OK(dwqt_resched(fd, id, 0, 30 * NSEC_PER_MSEC, DWQ_MODE_FIXED_RATE,
+			  DWQ_RESCHED_PERIOD));
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.mode, DWQ_MODE_FIXED_RATE);
+	T_EQ(q.period_ns, 30 * NSEC_PER_MSEC);
+	for (i = 0; i < 3; i++) {
+		ev = dwqt_read_one(fd);
+		dwqt_check_event(&ev);
+		T_EQ(ev.id, id);
+		T_EQ(ev.cookie, 4);
+		T_EXPECT(!(ev.flags & DWQ_EVENT_LAST), "flags %#x", ev.flags);
+	}
+	/* Without the flag, mode and period are kept. */
+	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, 0));
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.mode, DWQ_MODE_FIXED_RATE);
+	T_EQ(q.period_ns, 30 * NSEC_PER_MSEC);
+	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 40 * NSEC_PER_MSEC,
+			  DWQ_MODE_FIXED_DELAY, DWQ_RESCHED_PERIOD));
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.mode, DWQ_MODE_FIXED_DELAY);
+	T_EQ(q.period_ns, 40 * NSEC_PER_MSEC);
+	/* Back to a one-shot: its next event is the last. */
+	T_OK(dwqt_resched(fd, id, 20 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT,
+			  DWQ_RESCHED_PERIOD));
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.mode, DWQ_MODE_ONESHOT);
+	T_EQ(q.period_ns, 0);
+	/* Drain what the periodic task left, up to the one-shot's event. */
+	for (i = 0; i < 10; i++) {
+		ev = dwqt_read_one(fd);
+		T_EQ(ev.id, id);
+		if (ev.flags & DWQ_EVENT_LAST)
+			break;
+	}
+	T_EXPECT(ev.flags & DWQ_EVENT_LAST, "no DWQ_EVENT_LAST event");
+	T_ERR(dwqt_query(fd, id, &q), ENOENT);
+	dwqt_expect_no_event(fd, 200);
+}
+
+static void expect_resched_err(int fd, struct dwq_reschedule r, int err1,
+			       int err2, const char *what)
+{
+	long e = dwqt_ioctl(fd, DWQ_IOC_RESCHEDULE, &r);
+
+	if (e == -err1 || e == -err2)
+		return;
+	t_fail("%s: got %s, expected %s%s%s", what,
+	       e ? t_errname(-e) : "success", t_errname(err1),
+	       err1 == err2 ? "" : " or ", err1 == err2 ? "" : t_errname(err2));
+}
+
+/* Every refused RESCHEDULE leaves the task as it was. */
+static void t_resched_errors(void)
+{
+	unsigned long long min;
+	int fd = dwqt_open(0);
+	uint64_t deadline = dwqt_now() + DWQT_FAR_NS, id;
+	struct dwq_reschedule r, ok = {
+		.time_ns = DWQT_FAR_NS / 2,
+	};
+	struct dwq_query q0, q;
+	int i;
+
+	id = dwqt_sched_ok(fd, deadline, NSEC_PER_SEC, DWQ_MODE_FIXED_RATE,
+			   DWQ_SCHED_ABS, 6);
+	ok.id = id;
+	q0 = dwqt_query_ok(fd, id);
+	for (i = 0; i < 2; i++) {
+		r = ok;
+		r.reserved[i] = 1;
+		expect_resched_err(fd, r, EINVAL, EINVAL, "reserved non-zero");
+	}
+	r = ok;
+	r.flags = 1U << 3;
+	expect_resched_err(fd, r, EINVAL, EINVAL, "flag 1 << 3");
+	r.flags = ~0U;
+	expect_resched_err(fd, r, EINVAL, EINVAL, "flags ~0");
+	r = ok;
+	r.flags = DWQ_RESCHED_PERIOD;
+	r.mode = DWQ_MODE_ONESHOT;
+	r.period_ns = NSEC_PER_SEC;
+	expect_resched_err(fd, r, EINVAL, EINVAL, "one-shot with a period");
+	r.mode = DWQ_MODE_FIXED_RATE;
+	r.period_ns = 0;
+	expect_resched_err(fd, r, EINVAL, EINVAL, "fixed-rate, period 0");
+	r.mode = DWQ_MODE_FIXED_DELAY;
+	expect_resched_err(fd, r, EINVAL, EINVAL, "fixed-delay, period 0");
+	r.mode = 3;
+	r.period_ns = NSEC_PER_SEC;
+	expect_resched_err(fd, r, EINVAL, EINVAL, "mode 3");
+	if (!dwqt_param("min_period_ns", &min)) {
+		r.mode = DWQ_MODE_FIXED_RATE;
+		r.period_ns = min - 1;
+		expect_resched_err(fd, r, EINVAL, EINVAL,
+				   "period min_period_ns - 1");
+	}
+	r = ok;
+	r.time_ns = U64_MAX;
+	expect_resched_err(fd, r, EINVAL, ERANGE, "delay U64_MAX");
+	r.time_ns = S64_MAX;
+	expect_resched_err(fd, r, EINVAL, ERANGE, "delay S64_MAX");
+	r.flags = DWQ_SCHED_ABS;
+	r.time_ns = U64_MAX;
+	expect_resched_err(fd, r, EINVAL, ERANGE, "deadline U64_MAX");
+	r.time_ns = (uint64_t)S64_MAX + 1;
+	expect_resched_err(fd, r, EINVAL, ERANGE, "deadline S64_MAX + 1");
+	r = ok;
+	r.flags = DWQ_RESCHED_PERIOD;
+	r.mode = DWQ_MODE_FIXED_RATE;
+	r.period_ns = U64_MAX;
+	expect_resched_err(fd, r, EINVAL, ERANGE, "period U64_MAX");
+
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.deadline_ns, q0.deadline_ns);
+	T_EQ(q.deadline_ns, deadline);
+	T_EQ(q.mode, DWQ_MODE_FIXED_RATE);
+	T_EQ(q.period_ns, NSEC_PER_SEC);
+	T_EQ(q.state, DWQ_STATE_QUEUED);
+	T_EQ(q.cookie, 6);
+	T_EQ(dwqt_stats_ok(fd).pending, 1);
+}
+
+/* QUERY reports what was scheduled, and a falling remaining_ns. */
+static void t_query_fields(void)
+{
+	int fd = dwqt_open(0);
+	uint64_t deadline, id, t0, t1;
+	struct dwq_query q, q2;
+
+	deadline = dwqt_now() + 60 * NSEC_PER_SEC;
+	id = dwqt_sched_ok(fd, deadline, 2 * NSEC_PER_SEC,
+			   DWQ_MODE_FIXED_DELAY, DWQ_SCHED_ABS,
+			   0x0123456789abcdefULL);
+	t0 = dwqt_now();
+	q = dwqt_query_ok(fd, id);
+	t1 = dwqt_now();
+	T_EQ(q.id, id);
+	T_EQ(q.deadline_ns, deadline);
+	T_EQ(q.period_ns, 2 * NSEC_PER_SEC);
+	T_EQ(q.cookie, 0x0123456789abcdefULL);
+	T_EQ(q.runs, 0);
+	T_EQ(q.overruns, 0);
+	T_EQ(q.state, DWQ_STATE_QUEUED);
+	T_EQ(q.mode, DWQ_MODE_FIXED_DELAY);
+	T_EQ(q.flags, 0);
+	T_EXPECT(q.remaining_ns <= deadline - t0 &&
+		 q.remaining_ns >= deadline - t1,
+		 "remaining_ns %llu outside [%llu, %llu]",
+		 (unsigned long long)q.remaining_ns,
+		 (unsigned long long)(deadline - t1),
+		 (unsigned long long)(deadline - t0));
+	dwqt_sleep_ms(20);
+	q2 = dwqt_query_ok(fd, id);
+	T_EXPECT(q2.remaining_ns + 20 * NSEC_PER_MSEC <= q.remaining_ns,
+		 "remaining_ns %llu, 20 ms after %llu",
+		 (unsigned long long)q2.remaining_ns,
+		 (unsigned long long)q.remaining_ns);
+	T_EQ(q2.deadline_ns, deadline);
+}
+
+/* A periodic task's runs count its firings; deadline_ns moves on. */
+static void t_query_runs(void)
+{
+	int fd = dwqt_open(0), i;
+	struct dwq_event ev;
+	struct dwq_query q;
+	uint64_t id, last = 0;
+
+	id = dwqt_sched_ok(fd, 0, 30 * NSEC_PER_MSEC, DWQ_MODE_FIXED_DELAY, 0,
+			   1);
+	for (i = 0; i < 3; i++) {
+		ev = dwqt_read_one(fd);
+		T_EQ(ev.id, id);
+		T_EXPECT(ev.deadline_ns > last || !i,
+			 "deadline %llu after %llu",
+			 (unsigned long long)ev.deadline_ns,
+			 (unsigned long long)last);
+		last = ev.deadline_ns;
+	}
+	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, 0));
+	/* A firing in progress finishes; then the task waits. */
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		q = dwqt_query_ok(fd, id);
+		if (q.state == DWQ_STATE_QUEUED)
+			break;
+		dwqt_sleep_ms(10);
+	}
+	T_EQ(q.state, DWQ_STATE_QUEUED);
+	T_EXPECT(q.runs >= 3, "runs %llu after 3 events",
+		 (unsigned long long)q.runs);
+	T_EXPECT(q.deadline_ns > last, "deadline_ns %llu, last event's %llu",
+		 (unsigned long long)q.deadline_ns, (unsigned long long)last);
+	T_EQ(dwqt_stats_ok(fd).fired, q.runs);
+}
+
+/* QUERY refuses reserved non-zero, unknown ids and ids of others. */
+static void t_query_errors(void)
+{
+	int fd = dwqt_open(0), i;
+	struct dwq_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	for (i = 0; i < 3; i++) {
+		struct dwq_query bad = q;
+
+		bad.reserved[i] = 1;
+		T_ERR(dwqt_ioctl(fd, DWQ_IOC_QUERY, &bad), EINVAL);
+	}
+	T_ERR(dwqt_query(fd, q.id + 1, &q), ENOENT);
+	T_ERR(dwqt_query(fd, U64_MAX, &q), ENOENT);
+}
+
+/* A fresh file's STATS: zero counts, sane queue fields. */
+static void t_stats_fresh(void)
+{
+	int fd = dwqt_open(0);
+	struct dwq_stats st = dwqt_stats_ok(fd);
+	unsigned long long workers = 4;
+	size_t i;
+
+	if (dwqt_param("workers", &workers))
+		t_note("no workers parameter: expecting 4");
+	T_EQ(st.pending, 0);
+	T_EQ(st.fired, 0);
+	T_EQ(st.cancelled, 0);
+	T_EQ(st.coalesced, 0);
+	T_EQ(st.events, 0);
+	T_EQ(st.workers, workers);
+	T_EXPECT(st.queue_capacity >= st.queue_size,
+		 "capacity %u < size %u", st.queue_capacity, st.queue_size);
+	T_EXPECT(st.leader >= -1 && st.leader < (int)st.workers,
+		 "leader %d with %u workers", st.leader, st.workers);
+	for (i = 0; i < ARRAY_SIZE(st.reserved); i++)
+		T_EQ(st.reserved[i], 0);
+}
+
+/* pending, fired, cancelled and events count this file's tasks. */
+static void t_stats_counts(void)
+{
+	int fd = dwqt_open(0), other = dwqt_open(0), i;
+	struct dwq_stats st, st0, o;
+	struct dwq_event ev;
+	uint64_t a;
+
+	st0 = dwqt_stats_ok(fd);
+	a = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 2);
+	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 3);
+	for (i = 0; i < DWQT_WAIT_MS / 10 && !dwqt_stats_ok(fd).events; i++)
+		dwqt_sleep_ms(10);
+	T_OK(dwqt_cancel(fd, a, NULL));
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, 1);
+	T_EQ(st.fired, 1);
+	T_EQ(st.cancelled, 1);
+	T_EQ(st.events, 1);
+	T_EQ(st.coalesced, 0);
+	T_EQ(st.queue_size, st0.queue_size + 1);
+	T_EXPECT(st.tasks_run > st0.tasks_run, "tasks_run %llu, was %llu",
+		 (unsigned long long)st.tasks_run,
+		 (unsigned long long)st0.tasks_run);
+	T_EXPECT(st.wakeups > st0.wakeups, "wakeups %llu, was %llu",
+		 (unsigned long long)st.wakeups,
+		 (unsigned long long)st0.wakeups);
+	/* The other file's counters are its own. */
+	o = dwqt_stats_ok(other);
+	T_EQ(o.pending, 0);
+	T_EQ(o.fired, 0);
+	T_EQ(o.cancelled, 0);
+	T_EQ(o.events, 0);
+	T_EQ(o.queue_size, st.queue_size);
+	ev = dwqt_read_one(fd);
+	T_EQ(ev.cookie, 3);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.events, 0);
+	T_EQ(st.pending, 1);
+	T_EQ(st.fired, 1);
+}
+
+/* queue_size follows the tasks of every file. */
+static void t_stats_queue_size(void)
+{
+	static struct dwq_schedule e[100];
+	int a = dwqt_open(0), b = dwqt_open(0);
+	unsigned int base = dwqt_stats_ok(a).queue_size;
+	struct dwq_stats st;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
+	T_OK(dwqt_batch(b, e, ARRAY_SIZE(e), NULL));
+	st = dwqt_stats_ok(a);
+	T_EQ(st.queue_size, base + ARRAY_SIZE(e));
+	T_EXPECT(st.queue_capacity >= st.queue_size, "capacity %u < size %u",
+		 st.queue_capacity, st.queue_size);
+	for (i = 0; i < 40; i++)
+		T_OK(dwqt_cancel(b, e[i].id, NULL));
+	T_EQ(dwqt_stats_ok(a).queue_size, base + ARRAY_SIZE(e) - 40);
+	T_EQ(dwqt_stats_ok(b).pending, ARRAY_SIZE(e) - 40);
+	T_EQ(dwqt_stats_ok(b).cancelled, 40);
+}
+
+/* With a task waiting, one worker is the leader, sleeping until it. */
+static void t_stats_leader(void)
+{
+	int fd = dwqt_open(0), i;
+	struct dwq_stats st, st0;
+
+	st0 = dwqt_stats_ok(fd);
+	dwqt_sched_ok(fd, 10 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 1);
+	dwqt_read_one(fd);
+	dwqt_sched_ok(fd, DWQT_FAR_NS / 2, 0, DWQ_MODE_ONESHOT, 0, 2);
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		st = dwqt_stats_ok(fd);
+		if (st.leader >= 0)
+			break;
+		dwqt_sleep_ms(10);
+	}
+	T_EXPECT(st.leader >= 0 && st.leader < (int)st.workers,
+		 "leader %d with %u workers and a task queued", st.leader,
+		 st.workers);
+	T_EXPECT(st.timed_waits > st0.timed_waits,
+		 "timed_waits %llu, was %llu", (unsigned long long)st.timed_waits,
+		 (unsigned long long)st0.timed_waits);
+	T_EXPECT(st.leader_changes > st0.leader_changes,
+		 "leader_changes %llu, was %llu",
+		 (unsigned long long)st.leader_changes,
+		 (unsigned long long)st0.leader_changes);
+}
+
+const struct t_case task_cases[] = {
+	T_CASE("cancel/queued_removed", t_cancel_queued),
+	T_CASE("cancel/periodic_queued_removed", t_cancel_periodic_queued),
+	T_CASE("cancel/unknown_enoent", t_cancel_unknown),
+	T_CASE("cancel/fired_oneshot_enoent", t_cancel_fired_oneshot),
+	T_CASE("cancel/reserved_einval", t_cancel_reserved),
+	T_CASE("cancel/periodic_stops", t_cancel_periodic_stops),
+	T_CASE("reschedule/order_keeps_id_cookie", t_resched_order),
+	T_CASE("reschedule/relative_abs_boottime", t_resched_relative),
+	T_CASE("reschedule/period_mode", t_resched_period),
+	T_CASE("reschedule/errors_leave_task", t_resched_errors),
+	T_CASE("query/fields", t_query_fields),
+	T_CASE("query/runs", t_query_runs),
+	T_CASE("query/errors", t_query_errors),
+	T_CASE("stats/fresh_file", t_stats_fresh),
+	T_CASE("stats/counts", t_stats_counts),
+	T_CASE("stats/queue_size", t_stats_queue_size),
+	T_CASE("stats/leader", t_stats_leader),
+	{ }
+};
