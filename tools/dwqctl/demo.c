@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwqctl demo: the experiment of Java's DelayedWorkQueue that dwq starts
+ * from (/work/shared/reference/000_*, "QueueProbe"), run through /dev/dwq
+ * and explained for a newcomer:
+ *
+ *   1. four idle workers, no leader
+ *   2. a task 300 ms ahead: one worker becomes the leader, the task runs on
+ *      it, and the others never wake
+ *   3. three tasks due at once: each runs exactly once
+ *   4. the heap array grows by half: 16 -> 24 -> 36 -> 54
+ *   5. cancel removes a task at once
+ *   6. close cancels the rest
+ *
+ * Every claim printed is checked; the exit status is 1 if one fails, so a
+ * test can rely on the demo. STATS has the workers' totals only, not
+ * per-worker counts: "the idle workers did not wake" is measured as "the
+ * total grew by exactly the leader's one wakeup".
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "dwqctl.h"
+
+#define DEMO_WORKERS	4
+#define FAR_AHEAD	(60 * NSEC_PER_SEC)
+#define GROW_TASKS	40
+#define EVENT_TIMEOUT	(10 * NSEC_PER_SEC)
+
+struct demo {
+	int fd;			/* the demo's file: its tasks */
+	int obs;		/* another file, to watch the queue */
+	int step;
+	int checks;
+	int failed;
+};
+
+/* Text for a person; nothing with --json. */
+static void __printf(1, 2) say(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (opt.json)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+static void __printf(4, 5) check(struct demo *d, int ok, const char *name,
+				 const char *fmt, ...)
+{
+	char detail[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	d->checks++;
+	if (!ok)
+		d->failed++;
+	if (opt.json) {
+		json_begin("check");
+		json_u64("step", d->step);
+		json_str("name", name);
+		json_bool("ok", ok);
+		json_str("detail", detail);
+		json_end();
+		return;
+	}
+	printf("   %s %s\n", ok ? "[ok]" : "[FAILED]", detail);
+	fflush(stdout);
+}
+
+static void step(struct demo *d, const char *title)
+{
+	d->step++;
+	if (opt.json) {
+		json_begin("step");
+		json_u64("step", d->step);
+		json_str("title", title);
+		json_end();
+		return;
+	}
+	printf("\n%d. %s\n", d->step, title);
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (ms % 1000) * NSEC_PER_MSEC,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int demo_stats(struct demo *d, int fd, struct dwq_stats *st)
+{
+	int err = dev_stats(fd, st);
+
+	if (err)
+		errorf(-err, err_cause(OP_STATS, -err), "demo: step %d: stats",
+		       d->step);
+	return err;
+}
+
+static int demo_schedule(struct demo *d, __u64 delay, __u64 cookie,
+			 __u64 *id)
+{
+	struct dwq_schedule s = { .time_ns = delay, .cookie = cookie };
+	int err = dev_schedule(d->fd, &s);
+
+	if (err) {
+		errorf(-err, err_cause(OP_SCHEDULE, -err),
+		       "demo: step %d: schedule", d->step);
+		return err;
+	}
+	*id = s.id;
+	return 0;
+}
+
+static char *dur(char *buf, size_t len, __s64 ns)
+{
+	return fmt_duration(buf, len, ns);
+}
+
+/* The workers parameter, or -1 if it cannot be read. */
+static long long workers_param(void)
+{
+	__u64 v;
+
+	return param_u64("workers", &v) ? -1 : (long long)v;
+}
+
+static int intro(struct demo *d, struct dwq_stats *st)
+{
+	long long w = workers_param();
+	struct stat sb;
+
+	say("dwqctl demo: Java's DelayedWorkQueue experiment, through %s\n\n",
+	    opt.dev);
+	say("dwq keeps timed tasks in one heap and runs them on a pool of worker\n"
+	    "threads. Of the idle workers at most one, the leader, sleeps with a\n"
+	    "timeout: until the first deadline. The others sleep until woken. So a\n"
+	    "task that comes due wakes one thread, not all of them.\n\n");
+	if (!stat(opt.dev, &sb))
+		say("%s is character device %u:%u; ", opt.dev,
+		    major(sb.st_rdev), minor(sb.st_rdev));
+	if (demo_stats(d, d->obs, st))
+		return -1;
+	if (w >= 0 && w != DEMO_WORKERS) {
+		say("\n");
+		errorf(0, NULL,
+		       "demo: dwq.ko has workers=%lld; the demo needs workers=%d: rmmod dwq; insmod dwq.ko workers=%d",
+		       w, DEMO_WORKERS, DEMO_WORKERS);
+		return -1;
+	}
+	if (st->workers != DEMO_WORKERS) {
+		say("\n");
+		errorf(0, NULL,
+		       "demo: the queue has %u workers; the demo needs %d: load dwq.ko with workers=%d",
+		       st->workers, DEMO_WORKERS, DEMO_WORKERS);
+		return -1;
+	}
+	say("dwq.ko runs %d workers (workers=%d).\n", DEMO_WORKERS,
+	    DEMO_WORKERS);
+	return 0;
+}
+
+/* 1. Four idle workers, no leader. */
+static int step_idle(struct demo *d, struct dwq_stats *st)
+{
+	char l[16];
+
+	step(d, "Four idle workers, no leader");
+	/* Like QueueProbe's sleep(200): let the workers reach their wait. */
+	sleep_ms(200);
+	if (demo_stats(d, d->obs, st))
+		return -1;
+	snprintf(l, sizeof(l), "%d", st->leader);
+	say("   %-24s %10u\n", "workers", st->workers);
+	say("   %-24s %10s   (STATS.leader: none is -1)\n", "leader",
+	    st->leader < 0 ? "none" : l);
+	say("   %-24s %10u\n", "tasks queued", st->queue_size);
+	say("   %-24s %10llu   (all workers together: STATS has totals)\n",
+	    "wakeups so far", st->wakeups);
+	check(d, st->leader < 0, "idle_no_leader",
+	      "%u workers wait for work and none is the leader",
+	      st->workers);
+	if (st->queue_size)
+		check(d, 0, "idle_queue_empty",
+		      "the queue is not idle: %u tasks of someone else, and the counts below assume nobody else uses dwq",
+		      st->queue_size);
+	else
+		check(d, 1, "idle_queue_empty",
+		      "nothing is queued, so the counts below are ours alone");
+	return 0;
+}
+
+/* 2. One task 300 ms ahead: the leader, and who wakes. */
+static int step_leader(struct demo *d, struct dwq_stats *s0)
+{
+	struct dwq_stats s1, s2;
+	struct dwq_event ev;
+	__u64 id, t0, t1, waited, left;
+	char a[32], b[32];
+	int n;
+
+	step(d, "One task, 300 ms ahead");
+	if (demo_schedule(d, 300 * NSEC_PER_MSEC, 1, &id))
+		return -1;
+	t0 = clock_now(0);
+	say("   %-24s %10s   id %llu\n", "schedule 300ms", "", id);
+	/* The leader shows within 20-50 ms; allow a slow (TCG) guest more. */
+	sleep_ms(30);
+	for (;;) {
+		if (demo_stats(d, d->obs, &s1))
+			return -1;
+		t1 = clock_now(0);
+		if (s1.leader >= 0 || t1 - t0 > 250 * NSEC_PER_MSEC)
+			break;
+		sleep_ms(10);
+	}
+	waited = t1 - t0;
+	left = 300 * NSEC_PER_MSEC > waited ? 300 * NSEC_PER_MSEC - waited : 0;
+	if (s1.leader >= 0)
+		say("   %-24s %10s   it sleeps until the deadline, %s away\n",
+		    dur(a, sizeof(a), waited), "", dur(b, sizeof(b), left));
+	say("   %-24s %10d\n", "leader", s1.leader);
+	check(d, s1.leader >= 0, "leader_chosen",
+	      "a worker became the leader: worker %d, seen %s after the schedule",
+	      s1.leader, dur(a, sizeof(a), waited));
+	say("   %-24s %4llu -> %-4llu   +%lld: the schedule woke one sleeping worker,\n"
+	    "   %-24s %10s   which found no leader and took the role\n",
+	    "wakeups", s0->wakeups, s1.wakeups,
+	    (long long)(s1.wakeups - s0->wakeups), "", "");
+	check(d, s1.wakeups - s0->wakeups == 1, "one_wakeup_to_lead",
+	      "one worker woke for the new task, not %u (%llu wakeups)",
+	      s1.workers, s1.wakeups - s0->wakeups);
+
+	n = dev_wait_events(d->fd, &ev, 1, EVENT_TIMEOUT);
+	if (n <= 0) {
+		errorf(n ? -n : ETIMEDOUT, n ? err_cause(OP_READ, -n) :
+		       "no event within 10s", "demo: step 2: read");
+		return -1;
+	}
+	if (demo_stats(d, d->obs, &s2))
+		return -1;
+	if (opt.json)
+		print_event(&ev);
+	say("   %-24s %10s   id %llu on worker %u, %s late\n", "the task fired",
+	    "", ev.id, ev.worker,
+	    dur(a, sizeof(a), (__s64)(ev.fired_ns - ev.deadline_ns)));
+	check(d, ev.id == id && ev.worker == (__u32)s1.leader, "ran_on_leader",
+	      "the task ran on the leader, worker %d (the event says worker %u)",
+	      s1.leader, ev.worker);
+	check(d, ev.fired_ns >= ev.deadline_ns, "not_early",
+	      "it was not early: fired - deadline = %s",
+	      dur(a, sizeof(a), (__s64)(ev.fired_ns - ev.deadline_ns)));
+	say("   %-24s %4llu -> %-4llu   +%lld: the leader's own timer, at the deadline\n",
+	    "wakeups", s1.wakeups, s2.wakeups,
+	    (long long)(s2.wakeups - s1.wakeups));
+	say("   %-24s %4llu -> %-4llu\n", "spurious wakeups",
+	    s1.spurious_wakeups, s2.spurious_wakeups);
+	check(d, s2.wakeups - s1.wakeups == 1 &&
+	      s2.spurious_wakeups == s1.spurious_wakeups, "idle_did_not_wake",
+	      "the other %u workers never woke: the total grew by the leader's one wakeup only",
+	      s1.workers - 1);
+	*s0 = s2;
+	return 0;
+}
+
+/* 3. Three tasks due now: each runs exactly once. */
+static int step_three(struct demo *d, struct dwq_stats *s0)
+{
+	struct dwq_event ev[8];
+	struct dwq_stats s1;
+	__u64 ids[3];
+	int seen[3] = { 0 }, got = 0, once = 1, n, i, j;
+	char a[32];
+
+	step(d, "Three tasks due at once");
+	for (i = 0; i < 3; i++)
+		if (demo_schedule(d, 0, 2 + i, &ids[i]))
+			return -1;
+	say("   %-24s %10s   ids %llu, %llu, %llu\n", "schedule 0 (three times)",
+	    "", ids[0], ids[1], ids[2]);
+	while (got < 3) {
+		n = dev_wait_events(d->fd, ev + got, 3 - got, EVENT_TIMEOUT);
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	/* Anything more would be a task run twice. */
+	n = dev_wait_events(d->fd, ev + got, ARRAY_SIZE(ev) - got,
+			    50 * NSEC_PER_MSEC);
+	if (n > 0)
+		got += n;
+	if (demo_stats(d, d->obs, &s1))
+		return -1;
+	for (i = 0; i < got; i++) {
+		if (opt.json)
+			print_event(&ev[i]);
+		say("   id %-4llu ran on worker %u %12s late\n", ev[i].id,
+		    ev[i].worker,
+		    dur(a, sizeof(a), (__s64)(ev[i].fired_ns - ev[i].deadline_ns)));
+		for (j = 0; j < 3; j++)
+			if (ev[i].id == ids[j])
+				seen[j]++;
+		if (ev[i].overruns || !(ev[i].flags & DWQ_EVENT_LAST))
+			once = 0;
+	}
+	for (j = 0; j < 3; j++)
+		if (seen[j] != 1)
+			once = 0;
+	check(d, once && got == 3, "each_once",
+	      "each ran exactly once: %d events for 3 tasks, no overruns",
+	      got);
+	check(d, s1.tasks_run - s0->tasks_run == 3, "three_runs",
+	      "the workers ran %llu callbacks for them",
+	      s1.tasks_run - s0->tasks_run);
+	say("   Which worker takes which follows the order they were woken in, and\n"
+	    "   may change from run to run; that each task runs once does not.\n");
+	return 0;
+}
+
+/* 4. The heap array grows by half: 16 -> 24 -> 36 -> 54. */
+static int step_grow(struct demo *d, unsigned int *base)
+{
+	static const unsigned int want[] = { 16, 24, 36, 54 };
+	unsigned int caps[16], sizes[16], ncap = 0, last = 0, i;
+	struct dwq_stats st;
+	int by_half = 1, exact;
+	__u64 id;
+
+	step(d, "The heap array grows by half when full");
+	say("   adding %d tasks 60 s ahead, one at a time; a line per change:\n",
+	    GROW_TASKS);
+	say("   %14s %10s\n", "tasks queued", "capacity");
+	if (demo_stats(d, d->obs, &st))
+		return -1;
+	*base = st.queue_size;
+	for (i = 0; i < GROW_TASKS; i++) {
+		if (demo_schedule(d, FAR_AHEAD, 100 + i, &id) ||
+		    demo_stats(d, d->obs, &st))
+			return -1;
+		if (st.queue_capacity == last)
+			continue;
+		if (last && st.queue_capacity != last + last / 2)
+			by_half = 0;
+		last = st.queue_capacity;
+		if (ncap < ARRAY_SIZE(caps)) {
+			caps[ncap] = last;
+			sizes[ncap++] = st.queue_size;
+		}
+		if (opt.json) {
+			json_begin("capacity");
+			json_u64("queue_size", st.queue_size);
+			json_u64("queue_capacity", st.queue_capacity);
+			json_end();
+		}
+		say("   %14u %10u\n", st.queue_size, st.queue_capacity);
+	}
+	exact = ncap == ARRAY_SIZE(want);
+	for (i = 0; exact && i < ncap; i++)
+		exact = caps[i] == want[i] && sizes[i] == (i ? want[i - 1] + 1 : 1);
+	if (*base == 0)
+		check(d, exact, "grow_16_24_36_54",
+		      "capacity went 16 -> 24 -> 36 -> 54, growing when the 17th, 25th and 37th task came");
+	else
+		check(d, by_half, "grow_by_half",
+		      "capacity grew by half each time (the queue was not empty: the steps start elsewhere)");
+	say("   This is DelayedWorkQueue.grow(): oldCapacity + (oldCapacity >> 1).\n"
+	    "   dwq also shrinks the array again when it is three quarters empty.\n");
+	return 0;
+}
+
+/* 5. Cancel removes at once. */
+static int step_cancel(struct demo *d)
+{
+	struct dwq_cancel c = { 0 };
+	struct dwq_query q = { 0 };
+	struct dwq_stats s0, s1;
+	__u64 ids[3];
+	int i, err, gone;
+	char nb[32];
+
+	step(d, "Cancel removes a task at once");
+	for (i = 0; i < 3; i++)
+		if (demo_schedule(d, FAR_AHEAD, 200 + i, &ids[i]))
+			return -1;
+	if (demo_stats(d, d->obs, &s0))
+		return -1;
+	say("   %-24s %10s   ids %llu, %llu, %llu\n", "three more, 60 s ahead",
+	    "", ids[0], ids[1], ids[2]);
+	say("   %-24s %10u\n", "tasks queued", s0.queue_size);
+	c.id = ids[1];
+	err = dev_cancel(d->fd, &c);
+	if (err) {
+		errorf(-err, err_cause(OP_CANCEL, -err), "demo: cancel %llu",
+		       c.id);
+		return -1;
+	}
+	if (demo_stats(d, d->obs, &s1))
+		return -1;
+	say("   %-24s %10s\n", "cancel the middle one",
+	    c.result == DWQ_RESULT_REMOVED ? "removed" :
+	    c.result == DWQ_RESULT_RUNNING ? "running" : "?");
+	say("   %-24s %4u -> %-4u\n", "tasks queued", s0.queue_size,
+	    s1.queue_size);
+	q.id = ids[1];
+	err = dev_query(d->fd, &q);
+	gone = err == -ENOENT || (!err && q.state != DWQ_STATE_QUEUED);
+	if (err)
+		say("   %-24s %10s   not queued: the id is gone\n", "query it",
+		    errno_name(-err, nb, sizeof(nb)));
+	else
+		say("   %-24s %10s\n", "query it", state_name(q.state));
+	check(d, c.result == DWQ_RESULT_REMOVED &&
+	      s1.queue_size + 1 == s0.queue_size && gone, "cancel_removes",
+	      "the cancelled task left the heap at once: size %u -> %u",
+	      s0.queue_size, s1.queue_size);
+	say("   Java's default (removeOnCancel=false) leaves a cancelled task in\n"
+	    "   the heap until its deadline; dwq always removes it.\n");
+	return 0;
+}
+
+/* 6. Close cancels everything the file still owns. */
+static int step_close(struct demo *d, unsigned int base)
+{
+	struct dwq_stats s0, s1;
+
+	step(d, "Cleanup by close");
+	if (demo_stats(d, d->fd, &s0))
+		return -1;
+	close(d->fd);
+	d->fd = -1;
+	if (demo_stats(d, d->obs, &s1))
+		return -1;
+	say("   close the demo's file: its %llu tasks are cancelled with it\n",
+	    s0.pending);
+	say("   %-24s %4u -> %-4u (seen from another open file)\n",
+	    "tasks queued", s0.queue_size, s1.queue_size);
+	check(d, s1.queue_size == base, "close_cancels",
+	      "the queue is back to %u tasks", base);
+	sleep_ms(200);
+	if (demo_stats(d, d->obs, &s1))
+		return -1;
+	say("   %-24s %4u -> %-4u after 200ms: the array shrinks back in the background\n",
+	    "capacity", s0.queue_capacity, s1.queue_capacity);
+	return 0;
+}
+
+/**
+ * cmd_demo() - dwqctl demo [--json]
+ * @argc: arguments, argv[0] being "demo"
+ * @argv: the arguments
+ *
+ * Return: 0 if every check held, 1 otherwise or on an error, 2 for usage.
+ */
+int cmd_demo(int argc, char **argv)
+{
+	struct demo d = { .fd = -1, .obs = -1 };
+	struct dwq_stats st;
+	unsigned int base = 0;
+	int i, ret = 1;
+
+	for (i = 1; i < argc; i++) {
+		if (common_opt("demo", argv, &i))
+			continue;
+		return usage_error("demo", "unexpected '%s'", argv[i]);
+	}
+	d.obs = dev_open(1);
+	if (d.obs < 0)
+		return 1;
+	d.fd = dev_open(1);
+	if (d.fd < 0)
+		goto out;
+	if (intro(&d, &st) || step_idle(&d, &st) || step_leader(&d, &st) ||
+	    step_three(&d, &st) || step_grow(&d, &base) || step_cancel(&d) ||
+	    step_close(&d, base))
+		goto out;
+	ret = d.failed ? 1 : 0;
+	if (opt.json) {
+		json_begin("demo");
+		json_bool("ok", !d.failed);
+		json_u64("checks", d.checks);
+		json_u64("failed", d.failed);
+		json_end();
+	} else if (d.failed) {
+		printf("\n%d of %d checks FAILED: dwq did not behave as described.\n",
+		       d.failed, d.checks);
+	} else {
+		printf("\nAll %d checks held.\n", d.checks);
+	}
+out:
+	if (d.fd >= 0)
+		close(d.fd);
+	close(d.obs);
+	return ret;
+}

@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwqctl run: the run language (see parse.c) on one open file of /dev/dwq,
+ * so that tasks live across commands: they belong to the file and die
+ * with it. The one-off commands (schedule, cancel, query) are one-line
+ * runs of the same code.
+ *
+ * Each command prints one line: the id of a schedule, the result of a
+ * cancel or reschedule, the fields of a query or stats. `wait` prints the
+ * events as they arrive, then a summary line.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "dwqctl.h"
+
+#define EVENT_BATCH	64
+
+/**
+ * run_open() - open the device for a run
+ * @st: the run's state, zeroed by the caller apart from its options
+ *
+ * Return: 0, or -1 after printing why.
+ */
+int run_open(struct run_state *st)
+{
+	st->fd = dev_open(1);
+	return st->fd < 0 ? -1 : 0;
+}
+
+/**
+ * run_close() - close the file: the device cancels every task it owns
+ * @st: the run's state
+ */
+void run_close(struct run_state *st)
+{
+	if (st->fd >= 0)
+		close(st->fd);
+	st->fd = -1;
+	free(st->tasks);
+	st->tasks = NULL;
+	st->ntasks = 0;
+}
+
+/* Error report for a command: "FILE:LINE: WHAT: ENAME: CAUSE". */
+static void run_error(struct run_state *st, int err, const char *cause,
+		      const char *what)
+{
+	if (st->file)
+		errorf(err, cause, "%s:%d: %s", st->file, opt.line, what);
+	else
+		errorf(err, cause, "%s", what);
+	if (err == ENOENT && st->hint)
+		fprintf(stderr, "dwqctl: %s\n", st->hint);
+}
+
+static int remember(struct run_state *st, __u64 id, __u32 mode)
+{
+	struct run_task *t;
+
+	if (st->ntasks == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 16;
+
+		t = realloc(st->tasks, cap * sizeof(*t));
+		if (!t)
+			return -1;
+		st->tasks = t;
+		st->cap = cap;
+	}
+	st->tasks[st->ntasks].id = id;
+	st->tasks[st->ntasks].mode = mode;
+	st->ntasks++;
+	return 0;
+}
+
+static const struct run_task *find_task(const struct run_state *st, __u64 id)
+{
+	size_t i;
+
+	for (i = st->ntasks; i-- > 0;)
+		if (st->tasks[i].id == id)
+			return &st->tasks[i];
+	return NULL;
+}
+
+/* The id a command names, or -1 after an error. */
+static int resolve(struct run_state *st, const struct run_cmd *cmd,
+		   const char *verb, __u64 *id)
+{
+	char what[64];
+
+	switch (cmd->ref) {
+	case REF_ID:
+		*id = cmd->id;
+		return 0;
+	case REF_LAST:
+		if (st->ntasks) {
+			*id = st->tasks[st->ntasks - 1].id;
+			return 0;
+		}
+		snprintf(what, sizeof(what), "%s $last", verb);
+		run_error(st, 0, "nothing was scheduled yet", what);
+		return -1;
+	case REF_NTH:
+		if (cmd->id <= st->ntasks) {
+			*id = st->tasks[cmd->id - 1].id;
+			return 0;
+		}
+		snprintf(what, sizeof(what), "%s $%llu", verb, cmd->id);
+		run_error(st, 0, st->ntasks ? "not that many schedules yet" :
+			  "nothing was scheduled yet", what);
+		return -1;
+	}
+	return -1;
+}
+
+/* The deadline of a now, now+D or now-D time. */
+static __u64 now_time(const struct run_cmd *cmd)
+{
+	__u64 now = clock_now(cmd->flags);
+
+	if (cmd->now_off < 0 && (__u64)-cmd->now_off > now)
+		return 0;
+	return now + cmd->now_off;
+}
+
+/*
+ * EINVAL from SCHEDULE or RESCHEDULE: say which value the module refuses,
+ * when its parameters tell.
+ */
+static const char *einval_cause(__u64 time_ns, __u64 period_ns, __u32 flags,
+				char *buf, size_t len)
+{
+	char a[32], b[32];
+	__u64 lim;
+
+	if (period_ns && !param_u64("min_period_ns", &lim) && period_ns < lim) {
+		snprintf(buf, len,
+			 "the period %s is below the module's minimum, min_period_ns=%llu (%s)",
+			 fmt_duration(a, sizeof(a), period_ns), lim,
+			 fmt_duration(b, sizeof(b), lim));
+		return buf;
+	}
+	if (!(flags & DWQ_SCHED_ABS) && !param_u64("max_delay_ns", &lim) &&
+	    time_ns > lim) {
+		snprintf(buf, len,
+			 "the delay %s is beyond the module's maximum, max_delay_ns=%llu (%s)",
+			 fmt_duration(a, sizeof(a), time_ns), lim,
+			 fmt_duration(b, sizeof(b), lim));
+		return buf;
+	}
+	return err_cause(OP_SCHEDULE, EINVAL);
+}
+
+static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
+		       const char *text)
+{
+	struct dwq_schedule s = {
+		.time_ns = cmd->now ? now_time(cmd) : cmd->time_ns,
+		.period_ns = cmd->period_ns,
+		.cookie = cmd->cookie,
+		.mode = cmd->mode,
+		.flags = cmd->flags & (DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME),
+	};
+	const char *cause;
+	char buf[160];
+	int err;
+
+	err = dev_schedule(st->fd, &s);
+	if (err) {
+		cause = err == -EINVAL ?
+			einval_cause(s.time_ns, s.period_ns, s.flags, buf,
+				     sizeof(buf)) :
+			err_cause(OP_SCHEDULE, -err);
+		run_error(st, -err, cause, text);
+		return -1;
+	}
+	if (remember(st, s.id, s.mode)) {
+		run_error(st, ENOMEM, NULL, text);
+		return -1;
+	}
+	if (opt.json) {
+		json_begin("schedule");
+		json_u64("id", s.id);
+		json_str("mode", mode_name(s.mode));
+		json_u64("cookie", s.cookie);
+		json_end();
+	} else {
+		printf("schedule: id %llu\n", s.id);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static int do_cancel(struct run_state *st, const struct run_cmd *cmd)
+{
+	struct dwq_cancel c = { 0 };
+	const struct run_task *t;
+	const char *res, *why;
+	char what[64];
+	int err;
+
+	if (resolve(st, cmd, "cancel", &c.id))
+		return -1;
+	snprintf(what, sizeof(what), "cancel %llu", c.id);
+	err = dev_cancel(st->fd, &c);
+	if (err) {
+		run_error(st, -err, err_cause(OP_CANCEL, -err), what);
+		return -1;
+	}
+	t = find_task(st, c.id);
+	if (c.result == DWQ_RESULT_REMOVED) {
+		res = "removed";
+		why = "it will not fire";
+		if (t && t->mode != DWQ_MODE_ONESHOT)
+			why = "it will not fire again";
+	} else if (c.result == DWQ_RESULT_RUNNING) {
+		res = "running";
+		why = "too late: it is firing and this firing's event still comes";
+		if (t && t->mode != DWQ_MODE_ONESHOT)
+			why = "this firing's event still comes, then no more";
+	} else {
+		res = "unknown";
+		why = "the device answered a result dwqctl does not know";
+	}
+	if (opt.json) {
+		json_begin("cancel");
+		json_u64("id", c.id);
+		json_str("result", res);
+		json_end();
+	} else {
+		printf("%s: %s: %s\n", what, res, why);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static int do_reschedule(struct run_state *st, const struct run_cmd *cmd)
+{
+	struct dwq_reschedule r = { 0 };
+	const char *cause;
+	char what[64], buf[160], d[32];
+	int err;
+
+	if (resolve(st, cmd, "reschedule", &r.id))
+		return -1;
+	r.time_ns = cmd->now ? now_time(cmd) : cmd->time_ns;
+	r.period_ns = cmd->period_ns;
+	r.mode = cmd->mode;
+	r.flags = cmd->flags;
+	snprintf(what, sizeof(what), "reschedule %llu", r.id);
+	err = dev_reschedule(st->fd, &r);
+	if (err) {
+		cause = err == -EINVAL ?
+			einval_cause(r.time_ns, r.period_ns, r.flags, buf,
+				     sizeof(buf)) :
+			err_cause(OP_RESCHEDULE, -err);
+		run_error(st, -err, cause, what);
+		return -1;
+	}
+	if (opt.json) {
+		json_begin("reschedule");
+		json_u64("id", r.id);
+		json_str("result", "moved");
+		json_end();
+		return 0;
+	}
+	if (r.flags & DWQ_SCHED_ABS)
+		printf("%s: moved: deadline %s\n", what,
+		       fmt_clock(d, sizeof(d), r.time_ns));
+	else
+		printf("%s: moved: due in %s\n", what,
+		       fmt_duration(d, sizeof(d), r.time_ns));
+	fflush(stdout);
+	return 0;
+}
+
+static int do_query(struct run_state *st, const struct run_cmd *cmd)
+{
+	struct dwq_query q = { 0 };
+	char what[64];
+	int err;
+
+	if (resolve(st, cmd, "query", &q.id))
+		return -1;
+	snprintf(what, sizeof(what), "query %llu", q.id);
+	err = dev_query(st->fd, &q);
+	if (err) {
+		run_error(st, -err, err_cause(OP_QUERY, -err), what);
+		return -1;
+	}
+	print_query(&q);
+	return 0;
+}
+
+static int do_stats(struct run_state *st)
+{
+	struct dwq_stats s;
+	int err;
+
+	err = dev_stats(st->fd, &s);
+	if (err) {
+		run_error(st, -err, err_cause(OP_STATS, -err), "stats");
+		return -1;
+	}
+	print_stats_line(&s);
+	return 0;
+}
+
+static void sleep_ns(__u64 ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / NSEC_PER_SEC,
+		.tv_nsec = ns % NSEC_PER_SEC,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void wait_summary(__u64 got, __u64 t0, const char *end)
+{
+	char d[32];
+
+	if (opt.json) {
+		json_begin("wait");
+		json_u64("events", got);
+		json_u64("waited_ns", clock_now(0) - t0);
+		json_str("end", end);
+		json_end();
+		return;
+	}
+	printf("wait: %llu event%s in %s\n", got, got == 1 ? "" : "s",
+	       fmt_duration(d, sizeof(d), clock_now(0) - t0));
+	fflush(stdout);
+}
+
+/*
+ * wait               until the file has nothing pending and nothing unread
+ * wait N events      until N events came (or the timeout passed: an error)
+ * wait D             for D, printing what comes
+ */
+static int do_wait(struct run_state *st, const struct run_cmd *cmd,
+		   const char *text)
+{
+	struct dwq_event ev[EVENT_BATCH];
+	__u64 t0 = clock_now(0), got = 0, end = 0;
+	__s64 left = -1;
+	struct dwq_stats s;
+	size_t max;
+	int i, n, err;
+
+	if (cmd->wait == WAIT_TIME)
+		end = t0 + cmd->time_ns;
+	else if (cmd->wait == WAIT_EVENTS && cmd->timeout_ns)
+		end = t0 + cmd->timeout_ns;
+	for (;;) {
+		max = EVENT_BATCH;
+		if (cmd->wait == WAIT_EVENTS) {
+			if (got >= cmd->count)
+				break;
+			/* Leave the rest for the next wait. */
+			if (cmd->count - got < max)
+				max = cmd->count - got;
+		}
+		if (end) {
+			__u64 now = clock_now(0);
+
+			left = now < end ? (__s64)(end - now) : 0;
+		}
+		if (cmd->wait == WAIT_ALL) {
+			err = dev_stats(st->fd, &s);
+			if (err) {
+				run_error(st, -err, err_cause(OP_STATS, -err),
+					  text);
+				return -1;
+			}
+			if (!s.pending && !s.events)
+				break;
+			/* Look again now and then, in case pending drops
+			 * without an event (a task cancelled while running).
+			 */
+			left = 100 * NSEC_PER_MSEC;
+		}
+		n = dev_wait_events(st->fd, ev, max, left);
+		if (n < 0) {
+			run_error(st, -n, err_cause(OP_READ, -n), text);
+			return -1;
+		}
+		for (i = 0; i < n; i++)
+			print_event(&ev[i]);
+		got += n;
+		if (!n && cmd->wait == WAIT_TIME)
+			break;
+		if (!n && cmd->wait == WAIT_EVENTS && end) {
+			char msg[96], d[32];
+
+			snprintf(msg, sizeof(msg),
+				 "%llu of %llu events came within %s", got,
+				 cmd->count,
+				 fmt_duration(d, sizeof(d), cmd->timeout_ns));
+			wait_summary(got, t0, "timeout");
+			run_error(st, ETIMEDOUT, msg, text);
+			return -1;
+		}
+	}
+	wait_summary(got, t0, "done");
+	return 0;
+}
+
+static void do_echo(const struct run_cmd *cmd)
+{
+	if (opt.json) {
+		json_begin("echo");
+		json_str("text", cmd->text);
+		json_end();
+		return;
+	}
+	printf("%s\n", cmd->text);
+	fflush(stdout);
+}
+
+/**
+ * run_exec() - execute one command on the run's file
+ * @st: the run's state, opened
+ * @cmd: the command
+ * @text: the command as written, for messages
+ *
+ * Return: 0, or -1 after printing the error.
+ */
+int run_exec(struct run_state *st, const struct run_cmd *cmd,
+	     const char *text)
+{
+	if (st->echo && cmd->op != RUN_NOP && !opt.json) {
+		printf("+ %s\n", text);
+		fflush(stdout);
+	}
+	switch (cmd->op) {
+	case RUN_NOP:
+		return 0;
+	case RUN_SCHEDULE:
+		return do_schedule(st, cmd, text);
+	case RUN_CANCEL:
+		return do_cancel(st, cmd);
+	case RUN_RESCHEDULE:
+		return do_reschedule(st, cmd);
+	case RUN_QUERY:
+		return do_query(st, cmd);
+	case RUN_WAIT:
+		return do_wait(st, cmd, text);
+	case RUN_STATS:
+		return do_stats(st);
+	case RUN_SLEEP:
+		sleep_ns(cmd->time_ns);
+		return 0;
+	case RUN_ECHO:
+		do_echo(cmd);
+		return 0;
+	}
+	return 0;
+}
+
+/* A line without its newline, blanks at either end, and comment. */
+static void clean_text(char *dst, size_t len, const char *line)
+{
+	const char *hash;
+	size_t n;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	n = strcspn(line, "\r\n");
+	hash = strstr(line, " #");
+	if (hash && (size_t)(hash - line) < n)
+		n = hash - line;
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, line, n);
+	while (n && (dst[n - 1] == ' ' || dst[n - 1] == '\t'))
+		n--;
+	dst[n] = '\0';
+}
+
+struct script_line {
+	struct run_cmd cmd;
+	char text[RUN_TEXT_MAX];
+	int line;
+};
+
+/* Parse every line of a regular file first: nothing runs if one is bad. */
+static int run_whole(struct run_state *st, FILE *in)
+{
+	struct script_line *lines = NULL, *l;
+	size_t n = 0, cap = 0, i;
+	char buf[2048], err[256];
+	int line = 0, failed = 0, ret = 0;
+
+	while (fgets(buf, sizeof(buf), in)) {
+		line++;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			l = realloc(lines, cap * sizeof(*l));
+			if (!l) {
+				free(lines);
+				errorf(ENOMEM, NULL, "%s", st->file);
+				return 1;
+			}
+			lines = l;
+		}
+		l = &lines[n];
+		if (run_parse_line(buf, &l->cmd, err, sizeof(err))) {
+			fprintf(stderr, "dwqctl: %s:%d: %s\n", st->file, line,
+				err);
+			failed = 1;
+			continue;
+		}
+		if (l->cmd.op == RUN_NOP)
+			continue;
+		clean_text(l->text, sizeof(l->text), buf);
+		l->line = line;
+		n++;
+	}
+	if (failed) {
+		free(lines);
+		return 2;
+	}
+	if (st->check_only) {
+		free(lines);
+		return 0;
+	}
+	if (run_open(st)) {
+		free(lines);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		opt.line = lines[i].line;
+		if (run_exec(st, &lines[i].cmd, lines[i].text)) {
+			ret = 1;
+			if (!st->keep_going)
+				break;
+		}
+	}
+	opt.line = 0;
+	free(lines);
+	return ret;
+}
+
+/* Line by line, from a pipe or a terminal: each runs as it comes. */
+static int run_stream(struct run_state *st, FILE *in)
+{
+	char buf[2048], err[256], text[RUN_TEXT_MAX];
+	struct run_cmd cmd;
+	int line = 0, ret = 0;
+
+	if (!st->check_only && run_open(st))
+		return 1;
+	while (fgets(buf, sizeof(buf), in)) {
+		line++;
+		if (run_parse_line(buf, &cmd, err, sizeof(err))) {
+			fprintf(stderr, "dwqctl: %s:%d: %s\n", st->file, line,
+				err);
+			return 2;
+		}
+		if (st->check_only || cmd.op == RUN_NOP)
+			continue;
+		clean_text(text, sizeof(text), buf);
+		opt.line = line;
+		if (run_exec(st, &cmd, text)) {
+			ret = 1;
+			if (!st->keep_going)
+				break;
+		}
+	}
+	opt.line = 0;
+	return ret;
+}
+
+/**
+ * cmd_run() - dwqctl run [-k] [-x] [-n] [FILE|-]
+ * @argc: arguments, argv[0] being "run"
+ * @argv: the arguments
+ *
+ * Return: the exit status: 0, 1 if a command failed, 2 for a bad script.
+ */
+int cmd_run(int argc, char **argv)
+{
+	struct run_state st = { .fd = -1 };
+	const char *path = NULL;
+	struct stat sb;
+	FILE *in = stdin;
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (common_opt("run", argv, &i))
+			continue;
+		if (!strcmp(a, "-k") || !strcmp(a, "--keep-going"))
+			st.keep_going = 1;
+		else if (!strcmp(a, "-x") || !strcmp(a, "--echo"))
+			st.echo = 1;
+		else if (!strcmp(a, "-n") || !strcmp(a, "--check"))
+			st.check_only = 1;
+		else if (a[0] == '-' && a[1])
+			return usage_error("run", "unknown option '%s'", a);
+		else if (!path)
+			path = a;
+		else
+			return usage_error("run", "one script at a time");
+	}
+	if (path && strcmp(path, "-")) {
+		in = fopen(path, "re");
+		if (!in) {
+			errorf(errno, NULL, "run: %s", path);
+			return 1;
+		}
+		st.file = path;
+	} else {
+		st.file = "<stdin>";
+	}
+	if (!fstat(fileno(in), &sb) && S_ISREG(sb.st_mode))
+		ret = run_whole(&st, in);
+	else
+		ret = run_stream(&st, in);
+	if (in != stdin)
+		fclose(in);
+	run_close(&st);
+	return ret;
+}

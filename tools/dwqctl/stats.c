@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwqctl stats and dwqctl watch: DWQ_IOC_STATS for a person (or --json).
+ *
+ * STATS has two halves: the counters of the file that asks (a fresh one
+ * here, so they are zero; `stats` inside `dwqctl run` shows a working
+ * file's) and the queue's, shared by every file and kernel user: its size,
+ * its heap's capacity, the workers, the leader and the workers' totals.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dwqctl.h"
+
+static const char *leader_text(__s32 leader, char *buf, size_t len)
+{
+	if (leader < 0)
+		return "none";
+	snprintf(buf, len, "%d", leader);
+	return buf;
+}
+
+/**
+ * json_stats_fields() - every field of a STATS answer, as JSON members
+ * @st: the answer
+ */
+void json_stats_fields(const struct dwq_stats *st)
+{
+	json_u64("pending", st->pending);
+	json_u64("fired", st->fired);
+	json_u64("cancelled", st->cancelled);
+	json_u64("coalesced", st->coalesced);
+	json_u64("events", st->events);
+	json_u64("queue_size", st->queue_size);
+	json_u64("queue_capacity", st->queue_capacity);
+	json_u64("workers", st->workers);
+	json_s64("leader", st->leader);
+	json_u64("timed_waits", st->timed_waits);
+	json_u64("untimed_waits", st->untimed_waits);
+	json_u64("wakeups", st->wakeups);
+	json_u64("spurious_wakeups", st->spurious_wakeups);
+	json_u64("tasks_run", st->tasks_run);
+	json_u64("leader_changes", st->leader_changes);
+}
+
+/**
+ * print_stats_line() - a STATS answer as one line, for `stats` in a run
+ * @st: the answer
+ */
+void print_stats_line(const struct dwq_stats *st)
+{
+	char l[16];
+
+	if (opt.json) {
+		json_begin("stats");
+		json_stats_fields(st);
+		json_end();
+		return;
+	}
+	printf("stats: pending %llu fired %llu cancelled %llu coalesced %llu",
+	       st->pending, st->fired, st->cancelled, st->coalesced);
+	printf(" events %llu queue_size %u queue_capacity %u workers %u",
+	       st->events, st->queue_size, st->queue_capacity, st->workers);
+	printf(" leader %s timed_waits %llu untimed_waits %llu wakeups %llu",
+	       leader_text(st->leader, l, sizeof(l)), st->timed_waits,
+	       st->untimed_waits, st->wakeups);
+	printf(" spurious_wakeups %llu tasks_run %llu leader_changes %llu\n",
+	       st->spurious_wakeups, st->tasks_run, st->leader_changes);
+	fflush(stdout);
+}
+
+struct counter {
+	const char *name;
+	size_t off;
+	const char *note;
+};
+
+#define COUNTER(f, note) { #f, offsetof(struct dwq_stats, f), note }
+
+static const struct counter totals[] = {
+	COUNTER(timed_waits, "sleeps as leader, until the head's deadline"),
+	COUNTER(untimed_waits, "sleeps as follower, until woken"),
+	COUNTER(wakeups, ""),
+	COUNTER(spurious_wakeups, "woke and found nothing to do"),
+	COUNTER(tasks_run, ""),
+	COUNTER(leader_changes, "times a worker became leader"),
+};
+
+static __u64 counter(const struct dwq_stats *st, const struct counter *c)
+{
+	__u64 v;
+
+	memcpy(&v, (const char *)st + c->off, sizeof(v));
+	return v;
+}
+
+/*
+ * The table for a person. With @prev (watch), a column of rates per
+ * second over @dt_ns.
+ */
+static void print_stats_table(const struct dwq_stats *st,
+			      const struct dwq_stats *prev, __u64 dt_ns)
+{
+	char l[16], name[32];
+	size_t i;
+
+	printf("queue (all files and kernel users)\n");
+	printf("  %-18s %10u\n", "tasks queued", st->queue_size);
+	printf("  %-18s %10u  slots in the heap array\n", "heap capacity",
+	       st->queue_capacity);
+	printf("  %-18s %10u\n", "workers", st->workers);
+	printf("  %-18s %10s  the worker asleep until the head's deadline\n",
+	       "leader", leader_text(st->leader, l, sizeof(l)));
+	printf("workers, totals since dwq was loaded%s\n",
+	       prev ? "             per second" : "");
+	for (i = 0; i < ARRAY_SIZE(totals); i++) {
+		const struct counter *c = &totals[i];
+		size_t j;
+
+		snprintf(name, sizeof(name), "%s", c->name);
+		for (j = 0; name[j]; j++)
+			if (name[j] == '_')
+				name[j] = ' ';
+		if (prev && dt_ns) {
+			double rate = (double)(counter(st, c) -
+					       counter(prev, c)) *
+				      NSEC_PER_SEC / dt_ns;
+
+			printf("  %-18s %10llu  %12.1f\n", name, counter(st, c),
+			       rate);
+		} else {
+			printf("  %-18s %10llu%s%s\n", name, counter(st, c),
+			       *c->note ? "  " : "", c->note);
+		}
+	}
+	if (st->tasks_run && !prev)
+		printf("  %-18s %10.2f  wakeups per task run\n", "",
+		       (double)st->wakeups / st->tasks_run);
+}
+
+static int stats_args(const char *cmd, int argc, char **argv,
+		      const char **interval, __u64 *count)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (common_opt(cmd, argv, &i))
+			continue;
+		if (count && !strcmp(a, "--count")) {
+			if (i + 1 >= argc || parse_u64(argv[i + 1], count) ||
+			    !*count)
+				return usage_error(cmd,
+						   "--count needs a number of refreshes, at least 1");
+			i++;
+		} else if (a[0] == '-' && a[1]) {
+			return usage_error(cmd, "unknown option '%s'", a);
+		} else if (interval && !*interval) {
+			*interval = a;
+		} else {
+			return usage_error(cmd, "unexpected '%s'", a);
+		}
+	}
+	return 0;
+}
+
+/**
+ * cmd_stats() - dwqctl stats [--json]
+ * @argc: arguments, argv[0] being "stats"
+ * @argv: the arguments
+ *
+ * Return: the exit status.
+ */
+int cmd_stats(int argc, char **argv)
+{
+	struct dwq_stats st;
+	int fd, err;
+
+	err = stats_args("stats", argc, argv, NULL, NULL);
+	if (err)
+		return err;
+	fd = dev_open(1);
+	if (fd < 0)
+		return 1;
+	err = dev_stats(fd, &st);
+	close(fd);
+	if (err) {
+		errorf(-err, err_cause(OP_STATS, -err), "stats");
+		return 1;
+	}
+	if (opt.json) {
+		json_begin("stats");
+		json_stats_fields(&st);
+		json_end();
+		return 0;
+	}
+	printf("dwq stats of %s\n", opt.dev);
+	print_stats_table(&st, NULL, 0);
+	return 0;
+}
+
+/**
+ * cmd_watch() - dwqctl watch [INTERVAL] [--count N] [--json]
+ * @argc: arguments, argv[0] being "watch"
+ * @argv: the arguments
+ *
+ * Redraws the stats every INTERVAL (default 1s) until ^C or N refreshes.
+ * On a terminal the screen is cleared first, as watch(1) does; into a
+ * pipe or file the refreshes follow each other, separated by a blank line.
+ *
+ * Return: the exit status.
+ */
+int cmd_watch(int argc, char **argv)
+{
+	const char *interval = NULL;
+	struct dwq_stats st, prev;
+	__u64 period = NSEC_PER_SEC, count = 0, n, next, t, tprev = 0;
+	struct pollfd pfd;
+	char err[200], d[32], when[16];
+	int fd, sfd, tty, ret;
+
+	ret = stats_args("watch", argc, argv, &interval, &count);
+	if (ret)
+		return ret;
+	if (interval && parse_duration(interval, &period, err, sizeof(err)))
+		return usage_error("watch", "%s", err);
+	if (period < 10 * NSEC_PER_MSEC)
+		return usage_error("watch", "an interval of at least 10ms, please");
+	fd = dev_open(1);
+	if (fd < 0)
+		return 1;
+	sfd = signal_fd();
+	tty = isatty(STDOUT_FILENO);
+	next = clock_now(0);
+	for (n = 1; !count || n <= count; n++) {
+		ret = dev_stats(fd, &st);
+		t = clock_now(0);
+		if (ret) {
+			errorf(-ret, err_cause(OP_STATS, -ret), "watch");
+			close(fd);
+			return 1;
+		}
+		if (opt.json) {
+			json_begin("stats");
+			json_u64("refresh", n);
+			json_u64("time_ns", t);
+			json_stats_fields(&st);
+			json_end();
+		} else {
+			time_t now = time(NULL);
+
+			strftime(when, sizeof(when), "%H:%M:%S",
+				 localtime(&now));
+			if (tty)
+				fputs("\033[H\033[2J", stdout);
+			else if (n > 1)
+				putchar('\n');
+			printf("Every %s: dwq stats of %s   refresh %llu   %s\n",
+			       fmt_duration(d, sizeof(d), period), opt.dev, n,
+			       when);
+			print_stats_table(&st, n > 1 ? &prev : NULL,
+					  t - tprev);
+			fflush(stdout);
+		}
+		prev = st;
+		tprev = t;
+		if (count && n == count)
+			break;
+		next += period;
+		t = clock_now(0);
+		if (next < t)
+			next = t;	/* fell behind: do not catch up */
+		pfd.fd = sfd;
+		pfd.events = POLLIN;
+		ret = poll(&pfd, sfd >= 0, (next - t + NSEC_PER_MSEC - 1) /
+				    NSEC_PER_MSEC);
+		if (ret > 0)
+			break;	/* ^C or SIGTERM: a clean end */
+		if (ret < 0 && errno != EINTR)
+			break;
+	}
+	close(fd);
+	if (sfd >= 0)
+		close(sfd);
+	return 0;
+}

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host-side unit tests of dwqctl's duration parser and run-language
+ * parser: no device needed. TAP output; the exit status is 1 if a test
+ * failed. Built and run by `make -C tools/dwqctl test`.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwqctl.h"
+
+#define MAX_RESULTS	512
+
+static char *results[MAX_RESULTS];
+static int nresults, nfailed;
+
+static void __printf(2, 3) result(int ok, const char *fmt, ...)
+{
+	char name[256], *line;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	if (!ok)
+		nfailed++;
+	if (nresults == MAX_RESULTS)
+		return;
+	line = malloc(strlen(name) + 32);
+	if (!line)
+		exit(2);
+	sprintf(line, "%s %d - %s", ok ? "ok" : "not ok", nresults + 1, name);
+	results[nresults++] = line;
+}
+
+/* --- durations ------------------------------------------------------ */
+
+static void duration_ok(const char *s, __u64 want)
+{
+	char err[256] = "";
+	__u64 ns = 0;
+	int ret = parse_duration(s, &ns, err, sizeof(err));
+
+	result(!ret && ns == want, "duration '%s' = %llu ns (got %llu%s%s)", s,
+	       want, ns, ret ? ", error: " : "", err);
+}
+
+/* Refused, with a message that contains @why. */
+static void duration_bad(const char *s, const char *why)
+{
+	char err[256] = "";
+	__u64 ns = 0;
+	int ret = parse_duration(s, &ns, err, sizeof(err));
+
+	result(ret && strstr(err, why), "duration '%s' refused: %s (said: %s)",
+	       s, why, err);
+}
+
+static void fmt_is(__s64 ns, const char *want)
+{
+	char buf[32];
+
+	fmt_duration(buf, sizeof(buf), ns);
+	result(!strcmp(buf, want), "fmt_duration(%lld) = %s (got %s)", ns,
+	       want, buf);
+}
+
+static void round_trip(__u64 ns)
+{
+	char buf[32], err[256];
+	__u64 back = 0;
+
+	fmt_duration(buf, sizeof(buf), ns);
+	result(!parse_duration(buf, &back, err, sizeof(err)) && back == ns,
+	       "round trip %llu ns -> %s -> %llu ns", ns, buf, back);
+}
+
+static void test_durations(void)
+{
+	__u64 v = 0;
+
+	duration_ok("100ns", 100);
+	duration_ok("250us", 250000);
+	duration_ok("250\xc2\xb5s", 250000);
+	duration_ok("300ms", 300000000);
+	duration_ok("2s", 2000000000);
+	duration_ok("1.5m", 90000000000ULL);
+	duration_ok("1.5min", 90000000000ULL);
+	duration_ok("1h", 3600000000000ULL);
+	duration_ok("0", 0);
+	duration_ok("000", 0);
+	duration_ok("0ms", 0);
+	duration_ok("0.25us", 250);
+	duration_ok("1.000000001s", 1000000001);
+	duration_ok(".5s", 500000000);
+	duration_ok("5.s", 5000000000ULL);
+	duration_ok("+5ms", 5000000);
+	duration_ok("0.1000000000000000000000s", 100000000);
+	duration_ok("18446744073709551615ns", 18446744073709551615ULL);
+	duration_ok("18446744073.709551615s", 18446744073709551615ULL);
+
+	duration_bad("", "empty");
+	duration_bad("300", "has no unit");
+	duration_bad("0.5", "has no unit");
+	duration_bad("-1s", "negative");
+	duration_bad("abc", "not a duration");
+	duration_bad("ms", "not a duration");
+	duration_bad(".s", "not a duration");
+	duration_bad("5x", "unknown unit 'x'");
+	duration_bad("5 ms", "unknown unit");
+	duration_bad("5MS", "unknown unit");
+	duration_bad("1e3ms", "unknown unit");
+	duration_bad("1..5s", "unknown unit");
+	duration_bad("1.5ns", "finer than a nanosecond");
+	duration_bad("0.0000000001s", "finer than a nanosecond");
+	duration_bad("18446744073709551616ns", "too large");
+	duration_bad("18446744074s", "too large");
+	duration_bad("99999999999999999999999h", "too large");
+	duration_bad("584y", "unknown unit");
+
+	fmt_is(0, "0ns");
+	fmt_is(999, "999ns");
+	fmt_is(1000, "1us");
+	fmt_is(52300, "52.3us");
+	fmt_is(1234567, "1.235ms");
+	fmt_is(300000000, "300ms");
+	fmt_is(1500000000, "1.5s");
+	fmt_is(90000000000LL, "90s");
+	fmt_is(-2000, "-2us");
+	fmt_is(-52, "-52ns");
+
+	round_trip(0);
+	round_trip(7);
+	round_trip(250000);
+	round_trip(300000000);
+	round_trip(1500000000);
+	round_trip(123000);
+
+	result(!parse_u64("0x2a", &v) && v == 42, "parse_u64 0x2a = 42");
+	result(!parse_u64("18446744073709551615", &v) && v == ~0ULL,
+	       "parse_u64 2^64-1");
+	result(parse_u64("18446744073709551616", &v), "parse_u64 2^64 refused");
+	result(parse_u64("-1", &v), "parse_u64 -1 refused");
+	result(parse_u64("", &v), "parse_u64 empty refused");
+	result(parse_u64("12a", &v), "parse_u64 12a refused");
+	result(parse_u64(" 1", &v), "parse_u64 ' 1' refused");
+}
+
+/* --- the run language ----------------------------------------------- */
+
+static int parse_ok(const char *line, struct run_cmd *c)
+{
+	char err[256] = "";
+	int ret = run_parse_line(line, c, err, sizeof(err));
+
+	if (ret)
+		result(0, "parse '%s' (error: %s)", line, err);
+	return !ret;
+}
+
+static void line_bad(const char *line, const char *why)
+{
+	char err[256] = "";
+	struct run_cmd c;
+	int ret = run_parse_line(line, &c, err, sizeof(err));
+
+	result(ret && strstr(err, why), "'%s' refused: %s (said: %s)", line,
+	       why, err);
+}
+
+static void test_schedule(void)
+{
+	struct run_cmd c;
+
+	if (parse_ok("schedule 300ms", &c))
+		result(c.op == RUN_SCHEDULE && c.time_ns == 300000000 &&
+		       c.mode == DWQ_MODE_ONESHOT && !c.period_ns &&
+		       !c.flags && !c.cookie && !c.now,
+		       "schedule 300ms: a one-shot 300 ms ahead");
+	if (parse_ok("  schedule 1s every 250ms cookie 0x2a  ", &c))
+		result(c.op == RUN_SCHEDULE && c.time_ns == 1000000000 &&
+		       c.mode == DWQ_MODE_FIXED_DELAY &&
+		       c.period_ns == 250000000 && c.cookie == 42 && !c.flags,
+		       "schedule 1s every 250ms cookie 0x2a: fixed delay");
+	if (parse_ok("schedule 1s rate 100ms", &c))
+		result(c.mode == DWQ_MODE_FIXED_RATE && c.period_ns == 100000000,
+		       "schedule 1s rate 100ms: fixed rate");
+	if (parse_ok("schedule 5s at", &c))
+		result(c.flags == DWQ_SCHED_ABS && c.time_ns == 5000000000ULL &&
+		       !c.now, "schedule 5s at: an absolute deadline");
+	if (parse_ok("schedule now+300ms", &c))
+		result(c.now && c.now_off == 300000000 &&
+		       c.flags == DWQ_SCHED_ABS, "schedule now+300ms");
+	if (parse_ok("schedule now-1s boottime cookie 9", &c))
+		result(c.now && c.now_off == -1000000000LL &&
+		       c.flags == (DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME) &&
+		       c.cookie == 9, "schedule now-1s boottime cookie 9");
+	if (parse_ok("schedule now at", &c))
+		result(c.now && !c.now_off && c.flags == DWQ_SCHED_ABS,
+		       "schedule now at");
+	if (parse_ok("schedule 0 # due at once", &c))
+		result(c.op == RUN_SCHEDULE && !c.time_ns,
+		       "schedule 0 with a trailing comment");
+	if (parse_ok("schedule\t2s\tcookie\t1", &c))
+		result(c.time_ns == 2000000000 && c.cookie == 1,
+		       "tabs separate words");
+
+	line_bad("schedule", "when?");
+	line_bad("schedule cookie 5", "'cookie' is not a duration");
+	line_bad("schedule 300", "has no unit");
+	line_bad("schedule 1s every", "needs a period");
+	line_bad("schedule 1s every 1s rate 1s", "only one of every, rate");
+	line_bad("schedule 1s every 1s every 2s", "only one of every, rate");
+	line_bad("schedule 1s every 0", "longer than 0");
+	line_bad("schedule 1s every 5", "has no unit");
+	line_bad("schedule 1s cookie", "cookie needs a number");
+	line_bad("schedule 1s cookie -1", "cookie needs a number");
+	line_bad("schedule 1s cookie 1 cookie 2", "cookie given twice");
+	line_bad("schedule 1s bogus", "unexpected 'bogus'");
+	line_bad("schedule 1s once", "unexpected 'once'");
+	line_bad("schedule 1s at at", "unexpected 'at'");
+	line_bad("schedule now*2", "expected now, now+DURATION");
+	line_bad("schedule now+", "empty duration");
+	line_bad("schedule -5ms", "negative");
+}
+
+static void test_ids(void)
+{
+	struct run_cmd c;
+
+	if (parse_ok("cancel 7", &c))
+		result(c.op == RUN_CANCEL && c.ref == REF_ID && c.id == 7,
+		       "cancel 7");
+	if (parse_ok("cancel $2", &c))
+		result(c.op == RUN_CANCEL && c.ref == REF_NTH && c.id == 2,
+		       "cancel $2: the second schedule's id");
+	if (parse_ok("query $last", &c))
+		result(c.op == RUN_QUERY && c.ref == REF_LAST, "query $last");
+	if (parse_ok("query 0x10", &c))
+		result(c.op == RUN_QUERY && c.id == 16, "query 0x10");
+	line_bad("cancel", "which task?");
+	line_bad("cancel $0", "not a task");
+	line_bad("cancel $", "not a task");
+	line_bad("cancel x", "not a task");
+	line_bad("cancel -3", "not a task");
+	line_bad("cancel 7 8", "unexpected '8'");
+	line_bad("query", "which task?");
+
+	if (parse_ok("reschedule $1 2s", &c))
+		result(c.op == RUN_RESCHEDULE && c.ref == REF_NTH &&
+		       c.id == 1 && c.time_ns == 2000000000 && !c.flags,
+		       "reschedule $1 2s: same period");
+	if (parse_ok("reschedule 3 1s rate 10ms", &c))
+		result(c.flags == DWQ_RESCHED_PERIOD &&
+		       c.mode == DWQ_MODE_FIXED_RATE && c.period_ns == 10000000,
+		       "reschedule 3 1s rate 10ms: a new period");
+	if (parse_ok("reschedule 3 now+1s once", &c))
+		result(c.flags == (DWQ_RESCHED_PERIOD | DWQ_SCHED_ABS) &&
+		       c.mode == DWQ_MODE_ONESHOT && !c.period_ns && c.now,
+		       "reschedule 3 now+1s once: made a one-shot");
+	line_bad("reschedule", "which task?");
+	line_bad("reschedule 3", "when?");
+	line_bad("reschedule 3 1s cookie 4", "unexpected 'cookie'");
+	line_bad("reschedule 3 1s once every 1s", "only one of every, rate");
+}
+
+static void test_other(void)
+{
+	struct run_cmd c;
+
+	if (parse_ok("", &c))
+		result(c.op == RUN_NOP, "an empty line does nothing");
+	if (parse_ok(" \t\r\n", &c))
+		result(c.op == RUN_NOP, "a blank line does nothing");
+	if (parse_ok("# schedule 1s", &c))
+		result(c.op == RUN_NOP, "a comment does nothing");
+	if (parse_ok("wait", &c))
+		result(c.op == RUN_WAIT && c.wait == WAIT_ALL,
+		       "wait: until nothing is pending");
+	if (parse_ok("wait 3 events", &c))
+		result(c.wait == WAIT_EVENTS && c.count == 3 && !c.timeout_ns,
+		       "wait 3 events");
+	if (parse_ok("wait 1 event", &c))
+		result(c.wait == WAIT_EVENTS && c.count == 1, "wait 1 event");
+	if (parse_ok("wait 3 events timeout 2s", &c))
+		result(c.wait == WAIT_EVENTS && c.count == 3 &&
+		       c.timeout_ns == 2000000000, "wait 3 events timeout 2s");
+	if (parse_ok("wait 1.5s", &c))
+		result(c.wait == WAIT_TIME && c.time_ns == 1500000000,
+		       "wait 1.5s");
+	line_bad("wait 3", "has no unit");
+	line_bad("wait x events", "not a number of events");
+	line_bad("wait 3 events timeout", "only 'timeout DURATION'");
+	line_bad("wait 3 events timeout 5", "has no unit");
+	line_bad("wait 3 events later", "only 'timeout DURATION'");
+	line_bad("wait 1s 2s", "expected 'wait'");
+
+	if (parse_ok("stats", &c))
+		result(c.op == RUN_STATS, "stats");
+	line_bad("stats now", "unexpected 'now'");
+	if (parse_ok("sleep 10ms", &c))
+		result(c.op == RUN_SLEEP && c.time_ns == 10000000,
+		       "sleep 10ms");
+	line_bad("sleep", "how long?");
+	line_bad("sleep 10", "has no unit");
+	line_bad("sleep 1s 2s", "unexpected '2s'");
+	if (parse_ok("echo hello,   world # not this", &c))
+		result(c.op == RUN_ECHO && !strcmp(c.text, "hello, world"),
+		       "echo joins words, drops the comment (got '%s')",
+		       c.text);
+	line_bad("frobnicate 3", "unknown command 'frobnicate'");
+	line_bad("Schedule 1s", "unknown command");
+
+	{
+		char big[1100];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		line_bad(big, "line too long");
+	}
+	line_bad("echo a b c d e f g h i j k l m n o p q r s t u v w x y z 1 2 3 4 5 6 7",
+		 "too many words");
+}
+
+int main(void)
+{
+	int i;
+
+	test_durations();
+	test_schedule();
+	test_ids();
+	test_other();
+	printf("TAP version 13\n1..%d\n", nresults);
+	for (i = 0; i < nresults; i++) {
+		printf("%s\n", results[i]);
+		free(results[i]);
+	}
+	printf("# %d passed, %d failed\n", nresults - nfailed, nfailed);
+	return nfailed ? 1 : 0;
+}
