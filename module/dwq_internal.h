@@ -8,9 +8,16 @@
 #ifndef _DWQ_INTERNAL_H
 #define _DWQ_INTERNAL_H
 
+#include <linux/hrtimer.h>
 #include <linux/miscdevice.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
+#include <dwq.h>
+
+#include "heap.h"
 
 /**
  * struct dwq_dev - one character device instance
@@ -25,5 +32,108 @@ struct dwq_dev {
 
 struct dwq_dev *dwq_dev_create(const char *name, umode_t mode);
 void dwq_dev_destroy(struct dwq_dev *dev);
+
+/* --- the engine: queue.c, worker.c, task.c --- */
+
+/*
+ * Timer slack of the leader's sleep and of the hand-off timer. Explicit,
+ * because kthreads otherwise inherit 50 us from kthreadd.
+ */
+#define DWQ_SLACK_NS		(5 * NSEC_PER_USEC)
+
+/*
+ * How long after the head is due a worker busy in a callback lets a
+ * follower be woken for it (see dwq_take()): about the cost of a wakeup,
+ * so a callback that returns within it takes the head itself sooner than a
+ * woken follower would have.
+ */
+#define DWQ_HANDOFF_GRACE_NS	(50 * NSEC_PER_USEC)
+
+/* Room for "dwq-<name>/<id>" in TASK_COMM_LEN is smaller still. */
+#define DWQ_NAME_LEN		16
+
+/**
+ * struct dwq_worker - one kthread of a queue's pool
+ * @queue: the queue it takes tasks from
+ * @task: the kthread; NULL once it was stopped. Written under @queue->lock.
+ * @id: its index in @queue->workers, and the number in its name
+ * @handoff: armed while the worker runs a callback after it left the
+ *	queue with no leader and tasks in the heap; wakes one follower should
+ *	the callback still run when it fires (see dwq_take())
+ * @handoff_at: when to fire @handoff, 0 for never; set by dwq_take() and
+ *	used by the worker itself only
+ * @stats: what this worker did; under @queue->lock
+ */
+struct dwq_worker {
+	struct dwq_queue *queue;
+	struct task_struct *task;
+	unsigned int id;
+	struct hrtimer handoff;
+	u64 handoff_at;
+	struct dwq_worker_stats stats;
+};
+
+/**
+ * struct dwq_queue - a delayed work queue
+ * @lock: protects @heap (and the node of every queued task), @leader,
+ *	@stopping, @run_due, @run_due_before, @reserved, @nr_workers, every
+ *	worker's @task and @stats, and the private fields of every task whose
+ *	->queue is this queue. Taken with interrupts disabled, so that cancel,
+ *	query and stats work from any context. Never held while sleeping,
+ *	allocating or freeing, or while a callback runs.
+ * @heap: the tasks waiting for their deadlines, keyed on @clockid
+ * @leader: the worker sleeping until the head's deadline, or NULL
+ * @reserved: heap slots held back for periodic tasks whose callbacks are
+ *	running, so that queueing them again can never fail
+ * @stopping: dwq_queue_destroy() has begun: no more scheduling
+ * @run_due: %DWQ_DESTROY_RUN_DUE: while stopping, workers still take the
+ *	tasks due by @run_due_before
+ * @run_due_before: see @run_due
+ * @nr_workers: workers running
+ * @clockid: CLOCK_MONOTONIC or CLOCK_BOOTTIME, the clock of the heap keys
+ * @waitq: the followers, in untimed exclusive waits (FIFO); the leader is
+ *	not on it, it sleeps on its own hrtimer
+ * @done_wq: dwq_cancel_sync() callers waiting for a callback to return
+ * @shrink_work: gives unused heap capacity back, in process context
+ * @max_workers: entries in @workers
+ * @workers: the pool
+ * @name: the queue's name, as given to dwq_queue_create()
+ */
+struct dwq_queue {
+	spinlock_t lock;	/* heap, leader, tasks: see above */
+	struct dwq_heap heap;
+	struct dwq_worker *leader;
+	unsigned int reserved;
+	bool stopping;
+	bool run_due;
+	u64 run_due_before;
+	unsigned int nr_workers;
+	clockid_t clockid;
+	wait_queue_head_t waitq;
+	wait_queue_head_t done_wq;
+	struct work_struct shrink_work;
+	unsigned int max_workers;
+	struct dwq_worker *workers;
+	char name[DWQ_NAME_LEN];
+};
+
+/* The queue dwq.ko creates at load time, for /dev/dwq. */
+extern struct dwq_queue *dwq_default_queue;
+
+/* queue.c */
+u64 dwq_queue_now(const struct dwq_queue *q);
+struct dwq_task *dwq_take(struct dwq_worker *w);
+void __dwq_queue_kick(struct dwq_queue *q);
+void __dwq_queue_maybe_shrink(struct dwq_queue *q);
+
+/* task.c */
+void __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
+		       enum dwq_task_state state);
+void dwq_task_finish(struct dwq_worker *w, struct dwq_task *task);
+
+/* worker.c */
+int dwq_workers_start(struct dwq_queue *q, unsigned int n);
+void dwq_workers_stop(struct dwq_queue *q);
+int dwq_queue_stop_worker(struct dwq_queue *q, unsigned int id);
 
 #endif /* _DWQ_INTERNAL_H */

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dwq: a delayed work queue on an indexed min-heap, run by a pool of
+ * kthreads with Java DelayedWorkQueue's leader/follower take().
+ *
+ * This is the in-kernel API. A user embeds a &struct dwq_task in its own
+ * object, initialises it once with dwq_task_init() and then schedules it on
+ * a &struct dwq_queue, once or periodically; the callback runs on one of
+ * the queue's workers, in process context, and may sleep.
+ *
+ * Tasks are reference counted. The caller's reference comes from
+ * dwq_task_init(); the queue holds one more for as long as the task is
+ * queued or its callback is running, so a cancel that races with the task
+ * firing never touches freed memory. When the last reference goes, the
+ * task's release function (if any) is called, typically to free the
+ * object the task is embedded in.
+ *
+ * Clocks: every queue keys its heap on one clock, CLOCK_MONOTONIC unless it
+ * was created with DWQ_QUEUE_BOOTTIME. A task scheduled on the other clock
+ * (DWQ_BOOTTIME on a monotonic queue, or plain on a boottime queue) has its
+ * deadline converted with the offset between the two clocks at the moment
+ * it is scheduled (or rescheduled). So on a monotonic queue, a
+ * CLOCK_BOOTTIME deadline is exact unless the system suspends before it
+ * expires; time spent in suspend is then not counted, and the task fires
+ * that much later in CLOCK_BOOTTIME terms. A user that needs suspend to
+ * count creates its queue with DWQ_QUEUE_BOOTTIME.
+ *
+ * Callers must not race dwq_queue_destroy() with any other call on that
+ * queue or on its tasks, exactly as with destroy_workqueue().
+ */
+#ifndef _DWQ_H
+#define _DWQ_H
+
+#include <linux/kref.h>
+#include <linux/types.h>
+
+/*
+ * The heap node is embedded in every task, so its layout is part of this
+ * API; the heap itself stays private to dwq.ko.
+ */
+#include "../module/heap.h"
+
+struct dwq_queue;
+struct dwq_worker;
+
+/* Most workers a queue can have. */
+#define DWQ_MAX_WORKERS		64U
+
+/* dwq_queue_create() flags */
+#define DWQ_QUEUE_BOOTTIME	0x1U	/* key the heap on CLOCK_BOOTTIME */
+
+/* dwq_queue_destroy() policies */
+#define DWQ_DESTROY_DROP	0U	/* drop every pending task */
+#define DWQ_DESTROY_RUN_DUE	1U	/* first run the tasks already due */
+
+/* &struct dwq_sched flags */
+#define DWQ_ABS			0x1U	/* @time_ns is a deadline, not a delay */
+#define DWQ_BOOTTIME		0x2U	/* @time_ns is on CLOCK_BOOTTIME */
+#define DWQ_SET_PERIOD		0x4U	/* dwq_reschedule(): take @mode, @period_ns too */
+
+/* Most tasks one dwq_schedule_batch() takes. */
+#define DWQ_BATCH_MAX		1024U
+
+/**
+ * enum dwq_mode - how a task repeats
+ * @DWQ_ONESHOT: runs once
+ * @DWQ_FIXED_RATE: runs at deadline + k * period. When a run ends after
+ *	one or more later deadlines have passed, those periods are counted
+ *	as overruns and coalesced: the next run is at the first deadline of
+ *	the series still in the future, never a burst of catch-up runs.
+ * @DWQ_FIXED_DELAY: runs again one period after its callback returned
+ */
+enum dwq_mode {
+	DWQ_ONESHOT,
+	DWQ_FIXED_RATE,
+	DWQ_FIXED_DELAY,
+};
+
+/**
+ * enum dwq_task_state - where a task is, as dwq_query() reports it
+ * @DWQ_TASK_IDLE: never scheduled, or its one-shot run is over
+ * @DWQ_TASK_QUEUED: waiting in the heap for its deadline
+ * @DWQ_TASK_RUNNING: its callback is running now
+ * @DWQ_TASK_CANCELLED: cancelled, or dropped by dwq_queue_destroy()
+ */
+enum dwq_task_state {
+	DWQ_TASK_IDLE,
+	DWQ_TASK_QUEUED,
+	DWQ_TASK_RUNNING,
+	DWQ_TASK_CANCELLED,
+};
+
+/**
+ * enum dwq_cancel_result - what dwq_cancel() found
+ * @DWQ_CANCEL_IDLE: the task was neither queued nor running
+ * @DWQ_CANCEL_REMOVED: it was queued and has been removed before running;
+ *	its callback will not run
+ * @DWQ_CANCEL_RUNNING: its callback is running now: a one-shot task cannot
+ *	be stopped any more; a periodic one will not be queued again
+ */
+enum dwq_cancel_result {
+	DWQ_CANCEL_IDLE,
+	DWQ_CANCEL_REMOVED,
+	DWQ_CANCEL_RUNNING,
+};
+
+/**
+ * struct dwq_sched - when and how often a task runs
+ * @time_ns: a delay in ns from now, or with %DWQ_ABS an absolute deadline
+ *	in ns on the task's clock (a deadline in the past means now); at most
+ *	KTIME_MAX either way
+ * @period_ns: the period of a periodic task; must be 0 for a one-shot
+ * @mode: an &enum dwq_mode
+ * @flags: %DWQ_ABS, %DWQ_BOOTTIME (the task's clock is CLOCK_BOOTTIME, not
+ *	CLOCK_MONOTONIC) and, for dwq_reschedule() only, %DWQ_SET_PERIOD
+ */
+struct dwq_sched {
+	u64 time_ns;
+	u64 period_ns;
+	u32 mode;
+	u32 flags;
+};
+
+/**
+ * struct dwq_task - a timed task; embed it in your object
+ * @node: its place in the queue's heap
+ * @ref: the reference count, see dwq_task_get() and dwq_task_put()
+ * @state: an &enum dwq_task_state
+ * @mode: an &enum dwq_mode
+ * @stop: a periodic task cancelled while running: do not queue it again
+ * @resched: dwq_reschedule() while running: the next deadline is @resched_at
+ * @boottime: the task's clock is CLOCK_BOOTTIME
+ * @reserved: it holds one of the queue's reserved heap slots while running
+ * @func: the callback
+ * @release: called when the last reference is dropped; may be NULL
+ * @queue: the queue while the task is queued or running, else NULL
+ * @runner: the worker running the callback
+ * @period_ns: the period of a periodic task
+ * @clock_offset: the task's clock minus the queue's clock, in ns, as it
+ *	was when the task was last scheduled or rescheduled
+ * @resched_at: see @resched
+ * @runs: callbacks started so far
+ * @overruns: periods missed (coalesced) so far
+ * @canceling: dwq_cancel_sync() callers waiting; refuses scheduling
+ * @run_worker: see dwq_task_run_worker()
+ * @run_deadline: see dwq_task_run_deadline()
+ * @run_overruns: see dwq_task_run_overruns()
+ *
+ * All fields are private to dwq: use the functions below. While the task
+ * is queued or running they are protected by its queue's lock.
+ */
+struct dwq_task {
+	struct dwq_heap_node node;
+	struct kref ref;
+	u8 state;
+	u8 mode;
+	bool stop;
+	bool resched;
+	bool boottime;
+	bool reserved;
+	void (*func)(struct dwq_task *task);
+	void (*release)(struct dwq_task *task);
+	struct dwq_queue *queue;
+	struct dwq_worker *runner;
+	u64 period_ns;
+	s64 clock_offset;
+	u64 resched_at;
+	u64 runs;
+	u64 overruns;
+	unsigned int canceling;
+	int run_worker;
+	u64 run_deadline;
+	u64 run_overruns;
+};
+
+/**
+ * struct dwq_task_info - a snapshot of a task, from dwq_query()
+ * @state: an &enum dwq_task_state
+ * @mode: an &enum dwq_mode
+ * @flags: %DWQ_BOOTTIME if the task's clock is CLOCK_BOOTTIME
+ * @remaining_ns: ns until the next deadline if queued (0 when due or
+ *	overdue, and in every other state)
+ * @deadline_ns: on the task's clock, the next deadline if queued, else the
+ *	deadline of the current or last run (0 if it never ran)
+ * @period_ns: the period (0 for a one-shot)
+ * @runs: callbacks started so far
+ * @overruns: periods missed (coalesced) so far, see %DWQ_FIXED_RATE
+ */
+struct dwq_task_info {
+	u32 state;
+	u32 mode;
+	u32 flags;
+	u64 remaining_ns;
+	u64 deadline_ns;
+	u64 period_ns;
+	u64 runs;
+	u64 overruns;
+};
+
+/**
+ * struct dwq_worker_stats - what the workers of a queue did
+ * @timed_waits: sleeps as the leader, until the head's deadline
+ * @untimed_waits: sleeps as a follower, without a timeout
+ * @wakeups: returns from either sleep
+ * @spurious_wakeups: wakeups that found nothing to do: no task due and
+ *	no head to lead for, so the worker went back to an untimed wait.
+ *	(A follower woken to become the leader, or a voided leader woken to
+ *	lead for an earlier head, has something to do.)
+ * @tasks_run: callbacks run
+ * @leader_changes: times the worker became the leader
+ */
+struct dwq_worker_stats {
+	u64 timed_waits;
+	u64 untimed_waits;
+	u64 wakeups;
+	u64 spurious_wakeups;
+	u64 tasks_run;
+	u64 leader_changes;
+};
+
+/**
+ * struct dwq_queue_stats - a snapshot of a queue, from dwq_queue_stats()
+ * @size: tasks queued
+ * @capacity: slots in the heap's array
+ * @workers: worker threads running
+ * @leader: the id of the leader worker, or -1 when there is none
+ * @total: the sum over all workers, including stopped ones
+ */
+struct dwq_queue_stats {
+	unsigned int size;
+	unsigned int capacity;
+	unsigned int workers;
+	int leader;
+	struct dwq_worker_stats total;
+};
+
+struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
+				   unsigned int flags);
+void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy);
+void dwq_queue_stats(struct dwq_queue *q, struct dwq_queue_stats *st);
+int dwq_queue_worker_stats(struct dwq_queue *q, unsigned int id,
+			   struct dwq_worker_stats *st);
+
+void dwq_task_init(struct dwq_task *task, void (*func)(struct dwq_task *task),
+		   void (*release)(struct dwq_task *task));
+void dwq_task_put(struct dwq_task *task);
+
+int dwq_schedule(struct dwq_queue *q, struct dwq_task *task,
+		 const struct dwq_sched *s);
+int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
+		       const struct dwq_sched *s, unsigned int n);
+int dwq_cancel(struct dwq_task *task);
+int dwq_cancel_sync(struct dwq_task *task);
+int dwq_reschedule(struct dwq_task *task, const struct dwq_sched *s);
+void dwq_query(struct dwq_task *task, struct dwq_task_info *info);
+
+/**
+ * dwq_task_get() - take a reference to a task
+ * @task: the task
+ *
+ * Context: any context.
+ */
+static inline void dwq_task_get(struct dwq_task *task)
+{
+	kref_get(&task->ref);
+}
+
+/**
+ * dwq_task_run_deadline() - the deadline the running callback was due at
+ * @task: the task whose callback is calling
+ *
+ * Context: only from @task's own callback.
+ * Return: the deadline of this run in ns, on the task's clock.
+ */
+static inline u64 dwq_task_run_deadline(const struct dwq_task *task)
+{
+	return task->run_deadline;
+}
+
+/**
+ * dwq_task_run_overruns() - periods coalesced into the running callback
+ * @task: the task whose callback is calling
+ *
+ * A %DWQ_FIXED_RATE task whose previous run ended after one or more of its
+ * later deadlines had passed does not run for each of them: they are
+ * counted here, like a timerfd's expiration count minus one.
+ *
+ * Context: only from @task's own callback.
+ * Return: the deadlines missed just before this run; 0 for other modes.
+ */
+static inline u64 dwq_task_run_overruns(const struct dwq_task *task)
+{
+	return task->run_overruns;
+}
+
+/**
+ * dwq_task_run_worker() - the worker running the callback
+ * @task: the task whose callback is calling
+ *
+ * Context: only from @task's own callback.
+ * Return: the worker's id, 0 .. workers - 1 (its thread is "dwq/<id>").
+ */
+static inline int dwq_task_run_worker(const struct dwq_task *task)
+{
+	return task->run_worker;
+}
+
+#endif /* _DWQ_H */

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwq queue: one spinlock, one indexed min-heap of tasks, and the
+ * leader/follower take() of Java's DelayedWorkQueue.
+ *
+ * take() has the four branches of DelayedWorkQueue.take():
+ *
+ *   heap empty          -> untimed exclusive wait on @waitq (a follower)
+ *   head due            -> pop it and return it
+ *   a leader exists     -> untimed exclusive wait on @waitq (a follower)
+ *   otherwise           -> become the leader and sleep until the head's
+ *                          deadline, on an hrtimer with an explicit slack
+ *
+ * so only one worker ever sleeps with a timeout, and a due task wakes one
+ * thread, not all of them. Nothing is held while asleep: not the lock, not
+ * the head (it may be cancelled or rescheduled meanwhile), so every worker
+ * must be ready to gain or lose leadership whenever it sleeps.
+ *
+ * Who wakes whom:
+ *
+ * - A schedule that makes a task the new head voids the leader, whose
+ *   timer is now too late, and wakes exactly one thread: the voided leader
+ *   itself if there was one (it sleeps on its hrtimer, not on @waitq, so it
+ *   is woken with wake_up_process(); it re-reads the head and leads again),
+ *   else the first follower. The JDK signals @available instead, which may
+ *   wake a follower and leave the old leader to time out for nothing.
+ *
+ * - A worker leaving take() with no leader in place and tasks in the heap
+ *   must make sure someone wakes for the new head (the JDK's finally
+ *   block). When it leaves with a task to run, it does not wake a follower
+ *   at once: it will itself be back in take() when its callback returns,
+ *   usually long before the head is due, and then lead or run it. Waking a
+ *   follower now would cost a wakeup for a thread that would only sleep
+ *   again as the leader (the JDK's second wakeup per task), or that would
+ *   find the head already taken by us. So that a long callback cannot
+ *   leave the head waiting, the worker arms its hand-off hrtimer for
+ *   DWQ_HANDOFF_GRACE_NS after the head is due (or after now, if it is
+ *   due already); if that fires while the callback still runs and nobody
+ *   leads, it wakes one follower. A callback that returns within the grace
+ *   would have beaten the follower's wakeup anyway. In a steady stream of
+ *   tasks this makes one wakeup per task instead of the JDK's two. A worker
+ *   that leaves to stop wakes one follower at once.
+ *
+ * Capacity: the heap array never grows or shrinks under the lock. A
+ * schedule that needs room drops the lock, allocates, retakes it and checks
+ * again; shrinking is done by @shrink_work in process context.
+ */
+#include <linux/bug.h>
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/kthread.h>
+#include <linux/lockdep.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+
+#include "dwq_internal.h"
+
+/**
+ * dwq_queue_now() - the current time on a queue's clock
+ * @q: the queue
+ *
+ * Context: any context.
+ * Return: ns on CLOCK_MONOTONIC or CLOCK_BOOTTIME, whichever @q keys on.
+ */
+u64 dwq_queue_now(const struct dwq_queue *q)
+{
+	if (q->clockid == CLOCK_BOOTTIME)
+		return ktime_get_boottime_ns();
+	return ktime_get_ns();
+}
+
+/**
+ * __dwq_queue_kick() - the head of a queue became earlier: wake one thread
+ * @q: the queue
+ *
+ * The leader, if any, sleeps until a deadline that is now too late. Void it
+ * and wake it (it is on its hrtimer, not on @q->waitq); it re-reads the head
+ * and leads again, or runs the new head at once if it is due. Without a
+ * leader, wake the first follower, which will lead or run. Either way
+ * exactly one thread wakes.
+ *
+ * Context: @q->lock held.
+ */
+void __dwq_queue_kick(struct dwq_queue *q)
+{
+	struct dwq_worker *leader = q->leader;
+
+	lockdep_assert_held(&q->lock);
+	if (leader) {
+		WRITE_ONCE(q->leader, NULL);
+		wake_up_process(leader->task);
+	} else {
+		wake_up(&q->waitq);
+	}
+}
+
+/**
+ * __dwq_queue_maybe_shrink() - start a shrink if the heap is too big
+ * @q: the queue
+ *
+ * Called after tasks left the heap. The heap answers with hysteresis, so
+ * this does not fire for every pop.
+ *
+ * Context: @q->lock held.
+ */
+void __dwq_queue_maybe_shrink(struct dwq_queue *q)
+{
+	unsigned int want;
+
+	lockdep_assert_held(&q->lock);
+	if (q->stopping)
+		return;
+	want = dwq_heap_want_capacity(&q->heap, q->reserved);
+	if (want && want < q->heap.cap)
+		queue_work(system_unbound_wq, &q->shrink_work);
+}
+
+/*
+ * Give unused capacity back: the same protocol as growing, in the other
+ * direction. Allocate the smaller array outside the lock, retake it and
+ * adopt the array only if the heap still wants exactly that size.
+ */
+static void dwq_queue_shrink_work(struct work_struct *work)
+{
+	struct dwq_queue *q = container_of(work, struct dwq_queue, shrink_work);
+	struct dwq_heap_slot *slots, *old;
+	unsigned int want;
+	bool shrink;
+
+	for (;;) {
+		spin_lock_irq(&q->lock);
+		want = dwq_heap_want_capacity(&q->heap, q->reserved);
+		shrink = want && want < q->heap.cap;
+		spin_unlock_irq(&q->lock);
+		if (!shrink)
+			return;
+
+		slots = kvmalloc_array(want, sizeof(*slots), GFP_KERNEL_ACCOUNT);
+		if (!slots)
+			return;	/* Keep the big array; try after the next pop. */
+
+		/* The lock was dropped: the heap may have changed. */
+		spin_lock_irq(&q->lock);
+		if (dwq_heap_want_capacity(&q->heap, q->reserved) == want)
+			old = dwq_heap_adopt(&q->heap, slots, want);
+		else
+			old = slots;
+		spin_unlock_irq(&q->lock);
+		kvfree(old);
+	}
+}
+
+/* Pop the due head for @w: it now runs on @w. */
+static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
+					struct dwq_worker *w)
+{
+	struct dwq_task *task;
+
+	lockdep_assert_held(&q->lock);
+	task = container_of(dwq_heap_pop(&q->heap), struct dwq_task, node);
+	WRITE_ONCE(task->state, DWQ_TASK_RUNNING);
+	task->runner = w;
+	task->runs++;
+	task->run_worker = w->id;
+	task->run_deadline = task->node.deadline + task->clock_offset;
+	/*
+	 * A periodic task comes back to the heap when its callback returns;
+	 * hold its slot back so that this can never fail for lack of room.
+	 */
+	task->reserved = task->mode != DWQ_ONESHOT;
+	if (task->reserved)
+		q->reserved++;
+	w->stats.tasks_run++;
+	__dwq_queue_maybe_shrink(q);
+	return task;
+}
+
+/*
+ * Follower: wait without a timeout, at the tail of @q->waitq, until a
+ * schedule or a hand-off wakes us (wake_up() on an exclusive waitqueue
+ * wakes the first waiter: followers are woken first-in first-out).
+ *
+ * Drops @q->lock and retakes it. The state is set and the wait entry
+ * queued under the lock, and every waker holds the lock or comes after a
+ * change made under it, so no wakeup is lost.
+ *
+ * Return: false if the worker must stop (then perhaps without sleeping).
+ */
+static bool __dwq_wait_untimed(struct dwq_worker *w)
+{
+	struct dwq_queue *q = w->queue;
+	DEFINE_WAIT(wait);
+
+	lockdep_assert_held(&q->lock);
+	prepare_to_wait_exclusive(&q->waitq, &wait, TASK_INTERRUPTIBLE);
+	if (kthread_should_stop()) {
+		finish_wait(&q->waitq, &wait);
+		return false;
+	}
+	w->stats.untimed_waits++;
+	spin_unlock_irq(&q->lock);
+
+	schedule();
+
+	finish_wait(&q->waitq, &wait);
+	spin_lock_irq(&q->lock);
+	w->stats.wakeups++;
+	return !kthread_should_stop();
+}
+
+/*
+ * Leader: sleep until @deadline, the head's, with an explicit small slack.
+ * We are not on @q->waitq: a schedule that voids us wakes us by name.
+ *
+ * Drops @q->lock and retakes it. The state is set under the lock before we
+ * become visible as the leader, so a wake_up_process() from a voiding
+ * schedule can come at any time after and still ends the sleep.
+ *
+ * Return: false if the worker must stop (then perhaps without sleeping).
+ */
+static bool __dwq_wait_timed(struct dwq_worker *w, u64 deadline)
+{
+	struct dwq_queue *q = w->queue;
+	ktime_t expires = ns_to_ktime(deadline);
+
+	lockdep_assert_held(&q->lock);
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (kthread_should_stop()) {
+		__set_current_state(TASK_RUNNING);
+		return false;
+	}
+	WRITE_ONCE(q->leader, w);
+	w->stats.leader_changes++;
+	w->stats.timed_waits++;
+	spin_unlock_irq(&q->lock);
+
+	schedule_hrtimeout_range_clock(&expires, DWQ_SLACK_NS, HRTIMER_MODE_ABS,
+				       q->clockid);
+
+	spin_lock_irq(&q->lock);
+	w->stats.wakeups++;
+	/* Timed out, or woken by stop: give leadership up. Voided: it is gone. */
+	if (q->leader == w)
+		WRITE_ONCE(q->leader, NULL);
+	return !kthread_should_stop();
+}
+
+/**
+ * dwq_take() - wait for the next due task
+ * @w: the worker asking
+ *
+ * The worker's whole life between callbacks: see the comment at the top of
+ * this file. On return with a task, the task is %DWQ_TASK_RUNNING on @w and
+ * @w->handoff_at tells the worker whether to arm its hand-off timer while
+ * the callback runs.
+ *
+ * Context: the worker's kthread; sleeps.
+ * Return: the task to run, or NULL when the worker must stop.
+ */
+struct dwq_task *dwq_take(struct dwq_worker *w)
+{
+	struct dwq_queue *q = w->queue;
+	struct dwq_heap_node *head;
+	struct dwq_task *task = NULL;
+	bool woke = false;
+	u64 now = 0;
+
+	w->handoff_at = 0;
+	spin_lock_irq(&q->lock);
+	for (;;) {
+		head = dwq_heap_peek(&q->heap);
+		if (head)
+			now = dwq_queue_now(q);
+		if (unlikely(q->stopping)) {
+			/* Destroying: only what DWQ_DESTROY_RUN_DUE still runs. */
+			if (head && q->run_due && head->deadline <= q->run_due_before)
+				task = __dwq_take_head(q, w);
+			break;
+		}
+		if (head && head->deadline <= now) {
+			task = __dwq_take_head(q, w);
+			break;
+		}
+		if (!head || q->leader) {
+			/*
+			 * Nothing to run and nothing to lead for: the wakeup
+			 * that brought us here, if any, was for nothing.
+			 */
+			if (woke)
+				w->stats.spurious_wakeups++;
+			woke = __dwq_wait_untimed(w);
+		} else {
+			woke = __dwq_wait_timed(w, head->deadline);
+		}
+		if (!woke)
+			break;	/* kthread_should_stop() */
+	}
+
+	/*
+	 * Leaving. Leadership was given up when the timed wait ended. If no one
+	 * leads now and tasks remain, someone must wake for the new head.
+	 */
+	head = dwq_heap_peek(&q->heap);
+	if (head && !q->leader) {
+		if (task && !q->stopping)
+			w->handoff_at = min_t(u64, max(head->deadline, now),
+					      KTIME_MAX - DWQ_HANDOFF_GRACE_NS) +
+					DWQ_HANDOFF_GRACE_NS;
+		else
+			wake_up(&q->waitq);
+	}
+	spin_unlock_irq(&q->lock);
+	return task;
+}
+
+/**
+ * dwq_queue_create() - create a queue and start its workers
+ * @name: a short name: the workers are "dwq/<id>" for "dwq", else
+ *	"dwq-<name>/<id>", cut to the 15 characters of a task's comm
+ * @workers: worker threads to start, 1 .. %DWQ_MAX_WORKERS
+ * @flags: 0 or %DWQ_QUEUE_BOOTTIME
+ *
+ * Context: process context; sleeps.
+ * Return: the queue, or an ERR_PTR(): -EINVAL for a bad argument, -ENOMEM,
+ * or what kthread_create() returned.
+ */
+struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
+				   unsigned int flags)
+{
+	struct dwq_heap_slot *slots;
+	struct dwq_queue *q;
+	int err;
+
+	might_sleep();
+	if (!name || !*name || flags & ~DWQ_QUEUE_BOOTTIME || !workers ||
+	    workers > DWQ_MAX_WORKERS)
+		return ERR_PTR(-EINVAL);
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return ERR_PTR(-ENOMEM);
+	slots = kvmalloc_array(DWQ_HEAP_MIN_CAPACITY, sizeof(*slots),
+			       GFP_KERNEL_ACCOUNT);
+	if (!slots) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	spin_lock_init(&q->lock);
+	dwq_heap_init(&q->heap, slots, DWQ_HEAP_MIN_CAPACITY);
+	q->clockid = flags & DWQ_QUEUE_BOOTTIME ? CLOCK_BOOTTIME :
+		     CLOCK_MONOTONIC;
+	init_waitqueue_head(&q->waitq);
+	init_waitqueue_head(&q->done_wq);
+	INIT_WORK(&q->shrink_work, dwq_queue_shrink_work);
+	strscpy(q->name, name, sizeof(q->name));
+
+	err = dwq_workers_start(q, workers);
+	if (err)
+		goto err_slots;
+	return q;
+
+err_slots:
+	kvfree(slots);
+err_free:
+	kfree(q);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_GPL(dwq_queue_create);
+
+/* Is the caller one of @q's workers? Then it cannot wait for them. */
+static bool dwq_queue_is_worker(struct dwq_queue *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->max_workers; i++)
+		if (READ_ONCE(q->workers[i].task) == current)
+			return true;
+	return false;
+}
+
+/**
+ * dwq_queue_destroy() - stop a queue's workers and free it
+ * @q: the queue
+ * @policy: %DWQ_DESTROY_DROP: pending tasks are dropped without running.
+ *	%DWQ_DESTROY_RUN_DUE: the tasks already due when this is called run
+ *	first (once, even if periodic); the later ones are dropped.
+ *
+ * Refuses new schedules at once (-ESHUTDOWN), wakes every worker, waits for
+ * running callbacks to return and for the workers to exit, then drops the
+ * queue's reference to every task left: they end %DWQ_TASK_CANCELLED, and
+ * their release functions run if that was the last reference.
+ *
+ * No other call on @q or its tasks may race with this one.
+ *
+ * Context: process context; sleeps. Not from one of @q's callbacks.
+ */
+void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
+{
+	struct dwq_heap_node *node;
+	struct dwq_task *task;
+
+	might_sleep();
+	if (WARN_ON(dwq_queue_is_worker(q)))
+		return;
+	WARN_ON(policy > DWQ_DESTROY_RUN_DUE);
+
+	spin_lock_irq(&q->lock);
+	q->stopping = true;
+	if (policy == DWQ_DESTROY_RUN_DUE) {
+		q->run_due = true;
+		q->run_due_before = dwq_queue_now(q);
+	}
+	/* Stopping is prompt: wake everyone, the leader on its timer too. */
+	if (q->leader)
+		wake_up_process(q->leader->task);
+	wake_up_all(&q->waitq);
+	spin_unlock_irq(&q->lock);
+
+	/* Waits for every running callback, and the due ones if asked. */
+	dwq_workers_stop(q);
+	cancel_work_sync(&q->shrink_work);
+
+	/*
+	 * Nobody takes tasks any more. Drop the rest one at a time: their
+	 * release functions must run outside the lock.
+	 */
+	for (;;) {
+		spin_lock_irq(&q->lock);
+		node = dwq_heap_pop(&q->heap);
+		if (!node) {
+			spin_unlock_irq(&q->lock);
+			break;
+		}
+		task = container_of(node, struct dwq_task, node);
+		__dwq_task_unbind(q, task, DWQ_TASK_CANCELLED);
+		spin_unlock_irq(&q->lock);
+		dwq_task_put(task);
+	}
+
+	/*
+	 * Leftovers would be dwq bugs, or a caller racing with us: the workers
+	 * are gone, so nobody leads or waits on @waitq, and nobody may still
+	 * wait in dwq_cancel_sync().
+	 */
+	WARN_ON(q->leader || q->reserved || q->nr_workers);
+	/* No barrier: every waiter left before kthread_stop() returned. */
+	WARN_ON(waitqueue_active(&q->waitq) || waitqueue_active(&q->done_wq));
+	kvfree(q->heap.slots);
+	kfree(q->workers);
+	kfree(q);
+}
+EXPORT_SYMBOL_GPL(dwq_queue_destroy);
+
+/**
+ * dwq_queue_stats() - a snapshot of a queue's size and counters
+ * @q: the queue
+ * @st: filled in
+ *
+ * Context: any context.
+ */
+void dwq_queue_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
+{
+	struct dwq_worker_stats *sum = &st->total, *ws;
+	unsigned long flags;
+	unsigned int i;
+
+	memset(st, 0, sizeof(*st));
+	spin_lock_irqsave(&q->lock, flags);
+	st->size = dwq_heap_size(&q->heap);
+	st->capacity = q->heap.cap;
+	st->workers = q->nr_workers;
+	st->leader = q->leader ? q->leader->id : -1;
+	for (i = 0; i < q->max_workers; i++) {
+		ws = &q->workers[i].stats;
+		sum->timed_waits += ws->timed_waits;
+		sum->untimed_waits += ws->untimed_waits;
+		sum->wakeups += ws->wakeups;
+		sum->spurious_wakeups += ws->spurious_wakeups;
+		sum->tasks_run += ws->tasks_run;
+		sum->leader_changes += ws->leader_changes;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+EXPORT_SYMBOL_GPL(dwq_queue_stats);
+
+/**
+ * dwq_queue_worker_stats() - the counters of one worker
+ * @q: the queue
+ * @id: the worker's id, 0 .. workers - 1 (it may have been stopped)
+ * @st: filled in
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL if @q never had a worker @id.
+ */
+int dwq_queue_worker_stats(struct dwq_queue *q, unsigned int id,
+			   struct dwq_worker_stats *st)
+{
+	unsigned long flags;
+
+	if (id >= q->max_workers)
+		return -EINVAL;
+	spin_lock_irqsave(&q->lock, flags);
+	*st = q->workers[id].stats;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(dwq_queue_worker_stats);

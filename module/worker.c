@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwq workers: the kthread pool of a queue. Each worker loops on dwq_take()
+ * and runs what it returns, outside every lock, in process context; the
+ * callback may sleep. Workers are stopped with kthread_stop().
+ */
+#include <linux/bug.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/irqflags.h>
+#include <linux/kthread.h>
+#include <linux/lockdep.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "dwq_internal.h"
+
+/*
+ * The worker's callback outlived the grace after the deadline of the head
+ * it left without a leader (see dwq_take()): wake one follower to take that
+ * head, unless someone leads by now. The check is racy on purpose, as this runs in hard
+ * interrupt context and the queue lock is not needed for correctness: a
+ * stale leader is one that is leaving take() and does its own hand-off; a
+ * stale "no leader" costs one spurious wakeup at most.
+ */
+static enum hrtimer_restart dwq_worker_handoff_fn(struct hrtimer *timer)
+{
+	struct dwq_worker *w = container_of(timer, struct dwq_worker, handoff);
+	struct dwq_queue *q = w->queue;
+
+	if (!READ_ONCE(q->leader))
+		wake_up(&q->waitq);
+	return HRTIMER_NORESTART;
+}
+
+static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
+{
+	if (w->handoff_at)
+		hrtimer_start_range_ns(&w->handoff, ns_to_ktime(w->handoff_at),
+				       DWQ_SLACK_NS, HRTIMER_MODE_ABS);
+
+	task->func(task);
+
+	if (w->handoff_at)
+		hrtimer_cancel(&w->handoff);
+	WARN_ONCE(preempt_count() || irqs_disabled() || lockdep_depth(current),
+		  "dwq: callback %ps left the worker atomic or holding a lock\n",
+		  task->func);
+	dwq_task_finish(w, task);
+}
+
+static int dwq_worker_fn(void *arg)
+{
+	struct dwq_worker *w = arg;
+	struct dwq_task *task;
+
+	while ((task = dwq_take(w)))
+		dwq_worker_run(w, task);
+
+	/* The queue is being destroyed: wait for our kthread_stop(). */
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/**
+ * dwq_workers_start() - create and start the pool of a new queue
+ * @q: the queue, otherwise fully initialised
+ * @n: workers to start
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -ENOMEM, or what kthread_create() returned; on error no worker
+ * is left.
+ */
+int dwq_workers_start(struct dwq_queue *q, unsigned int n)
+{
+	struct task_struct *t;
+	struct dwq_worker *w;
+	unsigned int i;
+	int err;
+
+	q->workers = kcalloc(n, sizeof(*q->workers), GFP_KERNEL);
+	if (!q->workers)
+		return -ENOMEM;
+	q->max_workers = n;
+
+	for (i = 0; i < n; i++) {
+		w = &q->workers[i];
+		w->queue = q;
+		w->id = i;
+		hrtimer_init(&w->handoff, q->clockid, HRTIMER_MODE_ABS);
+		w->handoff.function = dwq_worker_handoff_fn;
+		if (!strcmp(q->name, "dwq"))
+			t = kthread_create(dwq_worker_fn, w, "dwq/%u", i);
+		else
+			t = kthread_create(dwq_worker_fn, w, "dwq-%s/%u",
+					   q->name, i);
+		if (IS_ERR(t)) {
+			err = PTR_ERR(t);
+			goto err_stop;
+		}
+		w->task = t;
+	}
+
+	spin_lock_irq(&q->lock);
+	q->nr_workers = n;
+	spin_unlock_irq(&q->lock);
+	for (i = 0; i < n; i++)
+		wake_up_process(q->workers[i].task);
+	return 0;
+
+err_stop:
+	/* Never woken: they exit without running dwq_worker_fn(). */
+	while (i--)
+		kthread_stop(q->workers[i].task);
+	kfree(q->workers);
+	q->workers = NULL;
+	q->max_workers = 0;
+	return err;
+}
+
+/**
+ * dwq_queue_stop_worker() - stop one worker of a queue
+ * @q: the queue
+ * @id: the worker's id
+ *
+ * The worker finishes its callback if it runs one, and leaves take(); a
+ * leader that stops hands leadership to a follower on its way out.
+ *
+ * Context: process context; sleeps. Not from one of @q's callbacks.
+ * Return: 0; -EINVAL for a bad @id; -ENOENT if it was stopped already.
+ */
+VISIBLE_IF_KUNIT int dwq_queue_stop_worker(struct dwq_queue *q, unsigned int id)
+{
+	struct task_struct *t;
+	struct dwq_worker *w;
+
+	if (id >= q->max_workers)
+		return -EINVAL;
+	w = &q->workers[id];
+	spin_lock_irq(&q->lock);
+	t = w->task;
+	spin_unlock_irq(&q->lock);
+	if (!t)
+		return -ENOENT;
+
+	kthread_stop(t);
+
+	spin_lock_irq(&q->lock);
+	WRITE_ONCE(w->task, NULL);
+	q->nr_workers--;
+	spin_unlock_irq(&q->lock);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_queue_stop_worker);
+
+/**
+ * dwq_workers_stop() - stop every worker of a queue being destroyed
+ * @q: the queue, with @q->stopping set and everyone woken
+ *
+ * Returns when every worker has exited, so when no callback runs any more.
+ *
+ * Context: process context; sleeps.
+ */
+void dwq_workers_stop(struct dwq_queue *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->max_workers; i++)
+		dwq_queue_stop_worker(q, i);
+}
