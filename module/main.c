@@ -4,6 +4,8 @@
  *
  * Module init and exit, and the module parameters.
  */
+#include <linux/cpumask.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sysfs.h>
@@ -39,21 +41,58 @@ static const struct kernel_param_ops dwq_param_mode_ops = {
 module_param_cb(mode, &dwq_param_mode_ops, &mode, 0444);
 MODULE_PARM_DESC(mode, "Permission bits of /dev/dwq, octal (default 0600: root only)");
 
+/* Worker threads of the default queue; 0 until set: one per online CPU. */
+static unsigned int workers;
+
+static int dwq_param_workers_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 0, &n) || n < 1 || n > DWQ_MAX_WORKERS) {
+		pr_err("workers=%s: must be a number of threads from 1 to %u\n",
+		       val, DWQ_MAX_WORKERS);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops dwq_param_workers_ops = {
+	.set = dwq_param_workers_set,
+	.get = param_get_uint,
+};
+module_param_cb(workers, &dwq_param_workers_ops, &workers, 0444);
+MODULE_PARM_DESC(workers, "Worker threads of the default queue, 1..64 (default: online CPUs)");
+
 static struct dwq_dev *dwq_default_dev;
+
+/* The queue behind /dev/dwq; lives from load to unload. */
+struct dwq_queue *dwq_default_queue;
 
 static int __init dwq_init(void)
 {
 	int err;
 
+	if (!workers)
+		workers = min(num_online_cpus(), DWQ_MAX_WORKERS);
+	dwq_default_queue = dwq_queue_create("dwq", workers, 0);
+	if (IS_ERR(dwq_default_queue)) {
+		err = PTR_ERR(dwq_default_queue);
+		pr_err("cannot create the default queue: %d\n", err);
+		goto err;
+	}
+
 	dwq_default_dev = dwq_dev_create("dwq", mode);
 	if (IS_ERR(dwq_default_dev)) {
 		err = PTR_ERR(dwq_default_dev);
 		pr_err("cannot register /dev/dwq: %d\n", err);
-		goto err;
+		goto err_queue;
 	}
-	pr_info("loaded: /dev/dwq mode %#o\n", mode);
+	pr_info("loaded: /dev/dwq mode %#o, %u workers\n", mode, workers);
 	return 0;
 
+err_queue:
+	dwq_queue_destroy(dwq_default_queue, DWQ_DESTROY_DROP);
 err:
 	return err;
 }
@@ -61,6 +100,7 @@ err:
 static void __exit dwq_exit(void)
 {
 	dwq_dev_destroy(dwq_default_dev);
+	dwq_queue_destroy(dwq_default_queue, DWQ_DESTROY_DROP);
 	pr_info("unloaded\n");
 }
 
