@@ -1,0 +1,862 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the dwq queue: the leader/follower take() (the seeds'
+ * experiment, voiding the leader, stopping it, wakeups per task), run
+ * order, capacity seen through the queue, schedule errors, clocks, and
+ * destroy with both policies.
+ *
+ * These run under QEMU TCG with KASAN and lockdep: times are generous and
+ * the assertions are on counts and orders, not on tight latencies.
+ */
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <kunit/test.h>
+
+#include "dwq_internal.h"
+
+#define MS		NSEC_PER_MSEC
+#define TIMEOUT_MS	10000
+
+/* A task that records how and when it ran. */
+struct qt_probe {
+	struct dwq_task task;
+	atomic_t runs;
+	int worker;
+	int order;
+	u64 start;
+	u64 deadline;
+	struct completion ran;
+	atomic_t *seq;			/* stamps @order */
+	struct completion *gate;	/* wait for it before returning */
+	unsigned int sleep_ms;		/* then sleep this long */
+	atomic_t *inflight;		/* callbacks running at once... */
+	atomic_t *max_inflight;		/* ...and the most seen */
+	atomic_t *done;			/* counted once per run */
+	atomic_t *released;		/* counted by the release function */
+	struct dwq_queue *resched_q;	/* schedule @resched on it... */
+	struct qt_probe *resched;
+	int resched_err;		/* ...and keep the result */
+};
+
+static void qt_probe_fn(struct dwq_task *task)
+{
+	struct qt_probe *p = container_of(task, struct qt_probe, task);
+	struct dwq_sched s = { .time_ns = 0, .mode = DWQ_ONESHOT };
+	int n;
+
+	p->start = ktime_get_ns();
+	p->worker = dwq_task_run_worker(task);
+	p->deadline = dwq_task_run_deadline(task);
+	if (p->seq)
+		p->order = atomic_inc_return(p->seq);
+	if (p->inflight) {
+		n = atomic_inc_return(p->inflight);
+		if (n > atomic_read(p->max_inflight))
+			atomic_set(p->max_inflight, n);
+	}
+	if (p->gate)
+		wait_for_completion_timeout(p->gate,
+					    msecs_to_jiffies(TIMEOUT_MS));
+	if (p->sleep_ms)
+		msleep(p->sleep_ms);
+	if (p->resched_q)
+		p->resched_err = dwq_schedule(p->resched_q, &p->resched->task,
+					      &s);
+	if (p->inflight)
+		atomic_dec(p->inflight);
+	atomic_inc(&p->runs);
+	if (p->done)
+		atomic_inc(p->done);
+	complete(&p->ran);
+}
+
+static void qt_probe_release(struct dwq_task *task)
+{
+	struct qt_probe *p = container_of(task, struct qt_probe, task);
+
+	atomic_inc(p->released);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(qt_kvfree, kvfree, const void *);
+
+/* @n probes, freed when the test ends (after the queue, made later). */
+static struct qt_probe *qt_probes(struct kunit *test, unsigned int n)
+{
+	struct qt_probe *p;
+	unsigned int i;
+
+	p = kvcalloc(n, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qt_kvfree, p), 0);
+	for (i = 0; i < n; i++) {
+		dwq_task_init(&p[i].task, qt_probe_fn, NULL);
+		init_completion(&p[i].ran);
+	}
+	return p;
+}
+
+static void qt_destroy(void *q)
+{
+	dwq_queue_destroy(q, DWQ_DESTROY_DROP);
+}
+
+/* A queue destroyed when the test ends, even if it fails half-way. */
+static struct dwq_queue *qt_queue(struct kunit *test, unsigned int workers,
+				  unsigned int flags)
+{
+	struct dwq_queue *q;
+
+	q = dwq_queue_create("kunit", workers, flags);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qt_destroy, q),
+			0);
+	return q;
+}
+
+static int qt_after(struct dwq_queue *q, struct qt_probe *p, u64 delay)
+{
+	struct dwq_sched s = { .time_ns = delay, .mode = DWQ_ONESHOT };
+
+	return dwq_schedule(q, &p->task, &s);
+}
+
+static int qt_at(struct dwq_queue *q, struct qt_probe *p, u64 deadline)
+{
+	struct dwq_sched s = {
+		.time_ns = deadline, .mode = DWQ_ONESHOT, .flags = DWQ_ABS,
+	};
+
+	return dwq_schedule(q, &p->task, &s);
+}
+
+static void qt_wait_ran(struct kunit *test, struct qt_probe *p)
+{
+	unsigned long left;
+
+	left = wait_for_completion_timeout(&p->ran,
+					   msecs_to_jiffies(TIMEOUT_MS));
+	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "task did not run");
+}
+
+static struct dwq_queue_stats qt_stats(struct dwq_queue *q)
+{
+	struct dwq_queue_stats st;
+
+	dwq_queue_stats(q, &st);
+	return st;
+}
+
+static struct dwq_worker_stats qt_wstats(struct kunit *test,
+					 struct dwq_queue *q, unsigned int id)
+{
+	struct dwq_worker_stats ws;
+
+	KUNIT_EXPECT_EQ(test, dwq_queue_worker_stats(q, id, &ws), 0);
+	return ws;
+}
+
+/* Wait until all @n workers sleep as followers, none having woken yet. */
+static void qt_wait_followers(struct kunit *test, struct dwq_queue *q,
+			      unsigned int n)
+{
+	struct dwq_queue_stats st;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		st = qt_stats(q);
+		if (st.total.untimed_waits >= n)
+			break;
+		usleep_range(1000, 2000);
+	}
+	KUNIT_ASSERT_EQ(test, st.total.untimed_waits, (u64)n);
+	KUNIT_ASSERT_EQ(test, st.total.wakeups, 0ULL);
+	KUNIT_ASSERT_EQ(test, st.leader, -1);
+}
+
+/* Wait until some worker other than @not leads; return it, or -1. */
+static int qt_wait_leader(struct dwq_queue *q, int not)
+{
+	int i, leader;
+
+	for (i = 0; i < 2000; i++) {
+		leader = qt_stats(q).leader;
+		if (leader >= 0 && leader != not)
+			return leader;
+		usleep_range(500, 1000);
+	}
+	return -1;
+}
+
+/* Wait until @count reaches @n. */
+static void qt_wait_count(struct kunit *test, atomic_t *count, int n)
+{
+	int i;
+
+	for (i = 0; i < TIMEOUT_MS / 2 && atomic_read(count) < n; i++)
+		usleep_range(2000, 3000);
+	KUNIT_ASSERT_EQ(test, atomic_read(count), n);
+}
+
+static u32 qt_rand(u32 *state)
+{
+	/* xorshift32: reproducible, and the same on every kernel */
+	*state ^= *state << 13;
+	*state ^= *state >> 17;
+	*state ^= *state << 5;
+	return *state;
+}
+
+/* A new queue is empty, has the minimum capacity, and names its workers. */
+static void dwq_queue_test_create(struct kunit *test)
+{
+	struct dwq_queue *q = qt_queue(test, 3, 0);
+	struct dwq_queue_stats st = qt_stats(q);
+	char comm[TASK_COMM_LEN];
+	struct dwq_worker_stats ws;
+
+	KUNIT_EXPECT_EQ(test, st.size, 0U);
+	KUNIT_EXPECT_EQ(test, st.capacity, DWQ_HEAP_MIN_CAPACITY);
+	KUNIT_EXPECT_EQ(test, st.workers, 3U);
+	KUNIT_EXPECT_EQ(test, st.leader, -1);
+	get_task_comm(comm, q->workers[2].task);
+	KUNIT_EXPECT_STREQ(test, comm, "dwq-kunit/2");
+	KUNIT_EXPECT_EQ(test, dwq_queue_worker_stats(q, 3, &ws), -EINVAL);
+}
+
+/* Bad names, worker counts and flags are refused. */
+static void dwq_queue_test_create_invalid(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, PTR_ERR(dwq_queue_create("kunit", 0, 0)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(dwq_queue_create("kunit", 65, 0)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(dwq_queue_create("kunit", 1, 0x80)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(dwq_queue_create("", 1, 0)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(dwq_queue_create(NULL, 1, 0)),
+			(long)-EINVAL);
+}
+
+/*
+ * The seeds' experiment: 4 idle workers, no leader; a task 300 ms ahead
+ * makes exactly one worker leader in a timed wait, runs on it, and the
+ * other three never wake; three zero-delay tasks then run once each.
+ */
+static void dwq_queue_test_seed_experiment(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 4);
+	struct dwq_queue *q = qt_queue(test, 4, 0);
+	struct dwq_worker_stats ws;
+	u64 t0, seen;
+	int leader, i;
+
+	qt_wait_followers(test, q, 4);
+	t0 = ktime_get_ns();
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 300 * MS), 0);
+
+	leader = qt_wait_leader(q, -1);
+	msleep(50);
+	seen = ktime_get_ns();
+	KUNIT_ASSERT_GE(test, leader, 0);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).leader, leader);
+	for (i = 0; i < 4; i++) {
+		ws = qt_wstats(test, q, i);
+		KUNIT_EXPECT_EQ(test, ws.timed_waits, i == leader ? 1ULL : 0ULL);
+		KUNIT_EXPECT_EQ(test, ws.leader_changes,
+				i == leader ? 1ULL : 0ULL);
+	}
+	/* All of the above was seen well before the deadline. */
+	KUNIT_EXPECT_LT(test, seen, t0 + 250 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+
+	qt_wait_ran(test, &p[0]);
+	KUNIT_EXPECT_EQ(test, p[0].worker, leader);
+	KUNIT_EXPECT_GE(test, p[0].start, t0 + 300 * MS);
+	for (i = 0; i < 4; i++)
+		if (i != leader)
+			KUNIT_EXPECT_EQ(test, qt_wstats(test, q, i).wakeups,
+					0ULL);
+
+	for (i = 1; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 0), 0);
+	for (i = 1; i < 4; i++) {
+		qt_wait_ran(test, &p[i]);
+		kunit_info(test, "T%d ran on dwq-kunit/%d\n", i + 1,
+			   p[i].worker);
+	}
+	msleep(50);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 1);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).total.tasks_run, 4ULL);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
+}
+
+/*
+ * An earlier task scheduled while a leader waits voids that leader with
+ * exactly one wakeup (the leader's own: it leads again), and runs first.
+ */
+static void dwq_queue_test_earlier_voids_leader(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 2);
+	struct dwq_queue *q = qt_queue(test, 4, 0);
+	struct dwq_queue_stats before, after;
+	int leader;
+
+	qt_wait_followers(test, q, 4);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 800 * MS), 0);
+	leader = qt_wait_leader(q, -1);
+	KUNIT_ASSERT_GE(test, leader, 0);
+	before = qt_stats(q);
+
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 200 * MS), 0);
+	msleep(50);
+	after = qt_stats(q);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups + 1);
+	KUNIT_EXPECT_EQ(test, after.leader, leader);
+	KUNIT_EXPECT_EQ(test, after.total.leader_changes,
+			before.total.leader_changes + 1);
+
+	qt_wait_ran(test, &p[1]);
+	qt_wait_ran(test, &p[0]);
+	KUNIT_EXPECT_LT(test, p[1].start, p[0].start);
+	KUNIT_EXPECT_EQ(test, p[1].worker, leader);
+}
+
+/* Stopping the leader hands leadership on to another worker. */
+static void dwq_queue_test_stop_leader_hands_on(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 1);
+	struct dwq_queue *q = qt_queue(test, 4, 0);
+	int leader, next;
+
+	qt_wait_followers(test, q, 4);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 1000 * MS), 0);
+	leader = qt_wait_leader(q, -1);
+	KUNIT_ASSERT_GE(test, leader, 0);
+
+	KUNIT_ASSERT_EQ(test, dwq_queue_stop_worker(q, leader), 0);
+	KUNIT_EXPECT_EQ(test, dwq_queue_stop_worker(q, leader), -ENOENT);
+	next = qt_wait_leader(q, leader);
+	KUNIT_ASSERT_GE(test, next, 0);
+	KUNIT_EXPECT_NE(test, next, leader);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).workers, 3U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+
+	qt_wait_ran(test, &p[0]);
+	KUNIT_EXPECT_EQ(test, p[0].worker, next);
+}
+
+/*
+ * 8 workers, 1000 tasks spread over 1 s and scheduled in random order:
+ * at most 1.1 wakeups per task run, and at most 5% of them spurious.
+ */
+static void dwq_queue_test_wakeups_per_task(struct kunit *test)
+{
+	const unsigned int n = 1000, workers = 8;
+	struct qt_probe *p = qt_probes(test, n);
+	struct dwq_queue *q = qt_queue(test, workers, 0);
+	struct dwq_queue_stats st;
+	unsigned int *perm, i, j, t;
+	u32 rnd = 2463534242U;
+	atomic_t done;
+	u64 base;
+
+	perm = kunit_kcalloc(test, n, sizeof(*perm), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, perm);
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		j = qt_rand(&rnd) % (i + 1);
+		t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	atomic_set(&done, 0);
+	for (i = 0; i < n; i++)
+		p[i].done = &done;
+
+	qt_wait_followers(test, q, workers);
+	base = ktime_get_ns() + 200 * MS;
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, qt_at(q, &p[perm[i]],
+					    base + perm[i] * MS), 0);
+	qt_wait_count(test, &done, n);
+	msleep(20);
+
+	st = qt_stats(q);
+	kunit_info(test, "%u tasks: %llu wakeups (%llu spurious), %llu timed and %llu untimed waits, %llu leader changes\n",
+		   n, st.total.wakeups, st.total.spurious_wakeups,
+		   st.total.timed_waits, st.total.untimed_waits,
+		   st.total.leader_changes);
+	KUNIT_EXPECT_EQ(test, st.total.tasks_run, (u64)n);
+	KUNIT_EXPECT_LE(test, st.total.wakeups * 10, (u64)n * 11);
+	KUNIT_EXPECT_LE(test, st.total.spurious_wakeups * 20, st.total.wakeups);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 1);
+}
+
+/* Tasks run in deadline order, whatever order they were scheduled in. */
+static void dwq_queue_test_deadline_order(struct kunit *test)
+{
+	const unsigned int n = 32;
+	struct qt_probe *p = qt_probes(test, n);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	unsigned int i, j;
+	atomic_t seq;
+	u64 base;
+
+	atomic_set(&seq, 0);
+	base = ktime_get_ns() + 100 * MS;
+	/* Distinct deadlines 3 ms apart, scheduled in a scrambled order. */
+	for (i = 0; i < n; i++) {
+		j = (i * 7) % n;
+		p[j].seq = &seq;
+		KUNIT_ASSERT_EQ(test, qt_at(q, &p[j], base + j * 3 * MS), 0);
+	}
+	for (i = 0; i < n; i++)
+		qt_wait_ran(test, &p[i]);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, p[i].order, (int)i + 1);
+		KUNIT_EXPECT_GE(test, p[i].start, base + i * 3 * MS);
+	}
+}
+
+/* Equal deadlines leave in the order they were scheduled (FIFO). */
+static void dwq_queue_test_fifo_ties(struct kunit *test)
+{
+	const unsigned int n = 20;
+	struct qt_probe *p = qt_probes(test, n);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	atomic_t seq;
+	u64 deadline;
+	unsigned int i;
+
+	atomic_set(&seq, 0);
+	deadline = ktime_get_ns() + 100 * MS;
+	for (i = 0; i < n; i++) {
+		p[i].seq = &seq;
+		KUNIT_ASSERT_EQ(test, qt_at(q, &p[i], deadline), 0);
+	}
+	for (i = 0; i < n; i++)
+		qt_wait_ran(test, &p[i]);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, p[i].order, (int)i + 1);
+}
+
+/*
+ * Capacity seen through the queue as tasks are added one by one: 16, 24,
+ * 36, 54 (the JDK's own sequence); after they are all cancelled it shrinks
+ * back to 16, and never below.
+ */
+static void dwq_queue_test_growth_and_shrink(struct kunit *test)
+{
+	const unsigned int n = 54;
+	struct qt_probe *p = qt_probes(test, n);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	unsigned int i, cap, expect;
+
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 3600ULL * NSEC_PER_SEC),
+				0);
+		cap = qt_stats(q).capacity;
+		expect = i < 16 ? 16 : i < 24 ? 24 : i < 36 ? 36 : 54;
+		KUNIT_EXPECT_EQ_MSG(test, cap, expect, "after %u tasks", i + 1);
+	}
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n);
+
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, dwq_cancel(&p[i].task),
+				DWQ_CANCEL_REMOVED);
+	flush_work(&q->shrink_work);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, DWQ_HEAP_MIN_CAPACITY);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 0);
+}
+
+/* A batch is all or nothing, and grows the heap once. */
+static void dwq_queue_test_batch(struct kunit *test)
+{
+	const unsigned int n = 100;
+	struct qt_probe *p = qt_probes(test, n + 1);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_task **tasks;
+	struct dwq_sched *s;
+	unsigned int i;
+
+	tasks = kunit_kcalloc(test, n, sizeof(*tasks), GFP_KERNEL);
+	s = kunit_kcalloc(test, n, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tasks);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (i = 0; i < n; i++) {
+		tasks[i] = &p[i].task;
+		s[i].time_ns = 3600ULL * NSEC_PER_SEC + i;
+	}
+
+	/* A bad entry, a busy task, a repeated task: nothing is queued. */
+	s[n - 1].mode = 7;
+	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), -EINVAL);
+	s[n - 1].mode = DWQ_ONESHOT;
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[n], 3600ULL * NSEC_PER_SEC), 0);
+	tasks[n / 2] = &p[n].task;
+	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), -EBUSY);
+	tasks[n / 2] = &p[0].task;
+	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), -EBUSY);
+	tasks[n / 2] = &p[n / 2].task;
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 1U);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 16U);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_TASK_IDLE);
+	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, DWQ_BATCH_MAX + 1),
+			-EINVAL);
+
+	/* 101 tasks: one growth, 16 -> 121, not five. */
+	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), 0);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n + 1);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 121U);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_TASK_QUEUED);
+	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, 0), 0);
+}
+
+/* Every schedule error, and the heap left alone by each. */
+static void dwq_queue_test_schedule_errors(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 1);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_task *t = &p->task;
+	struct dwq_sched s;
+
+	s = (struct dwq_sched){ .time_ns = MS, .mode = 3 };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	s = (struct dwq_sched){ .time_ns = MS, .flags = 0x80 };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	s = (struct dwq_sched){ .time_ns = MS, .flags = DWQ_SET_PERIOD };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	s = (struct dwq_sched){ .time_ns = MS, .mode = DWQ_FIXED_RATE };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	s = (struct dwq_sched){ .time_ns = MS, .mode = DWQ_FIXED_DELAY };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	s = (struct dwq_sched){ .time_ns = MS, .period_ns = MS };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	s = (struct dwq_sched){ .time_ns = (u64)KTIME_MAX + 1 };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	/* now + delay overflows */
+	s = (struct dwq_sched){ .time_ns = KTIME_MAX };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	/* the deadline fits but the next period would not */
+	s = (struct dwq_sched){ .time_ns = KTIME_MAX, .flags = DWQ_ABS,
+				.mode = DWQ_FIXED_RATE, .period_ns = 1 };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	s = (struct dwq_sched){ .time_ns = MS, .mode = DWQ_FIXED_RATE,
+				.period_ns = (u64)KTIME_MAX + 1 };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
+	KUNIT_EXPECT_EQ(test, t->state, (u8)DWQ_TASK_IDLE);
+
+	/* A far absolute deadline is fine; scheduling it twice is not. */
+	s = (struct dwq_sched){ .time_ns = KTIME_MAX, .flags = DWQ_ABS };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), 0);
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EBUSY);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 1U);
+}
+
+/* Absolute deadlines: one in the past runs now, a future one not before. */
+static void dwq_queue_test_abs_deadline(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 3);
+	struct dwq_queue *q = qt_queue(test, 2, 0);
+	u64 t0 = ktime_get_ns();
+
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[0], t0 + 150 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], 0), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[2], t0 - 10 * MS), 0);
+	qt_wait_ran(test, &p[1]);
+	qt_wait_ran(test, &p[2]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+	KUNIT_EXPECT_EQ(test, p[1].deadline, 0ULL);
+	KUNIT_EXPECT_EQ(test, p[2].deadline, t0 - 10 * MS);
+	qt_wait_ran(test, &p[0]);
+	KUNIT_EXPECT_GE(test, p[0].start, t0 + 150 * MS);
+	KUNIT_EXPECT_EQ(test, p[0].deadline, t0 + 150 * MS);
+}
+
+/*
+ * CLOCK_BOOTTIME deadlines on a monotonic queue and monotonic ones on a
+ * boottime queue: converted when scheduled, reported on the task's clock.
+ */
+static void dwq_queue_test_clocks(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 4);
+	struct dwq_queue *mq = qt_queue(test, 1, 0);
+	struct dwq_queue *bq = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
+	struct dwq_sched s = { .flags = DWQ_ABS | DWQ_BOOTTIME };
+	struct dwq_task_info info;
+	/* In this order: @boot, converted, is no earlier than @mono. */
+	u64 mono = ktime_get_ns(), boot = ktime_get_boottime_ns();
+
+	s.time_ns = boot + 100 * MS;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(mq, &p[0].task, &s), 0);
+	dwq_query(&p[0].task, &info);
+	KUNIT_EXPECT_EQ(test, info.flags, DWQ_BOOTTIME);
+	KUNIT_EXPECT_EQ(test, info.deadline_ns, boot + 100 * MS);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(bq, &p[1].task, &s), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(bq, &p[2], mono + 100 * MS), 0);
+	s = (struct dwq_sched){ .time_ns = 100 * MS, .flags = DWQ_BOOTTIME };
+	KUNIT_ASSERT_EQ(test, dwq_schedule(mq, &p[3].task, &s), 0);
+
+	qt_wait_ran(test, &p[0]);
+	qt_wait_ran(test, &p[1]);
+	qt_wait_ran(test, &p[2]);
+	qt_wait_ran(test, &p[3]);
+	KUNIT_EXPECT_EQ(test, p[0].deadline, boot + 100 * MS);
+	KUNIT_EXPECT_EQ(test, p[1].deadline, boot + 100 * MS);
+	KUNIT_EXPECT_EQ(test, p[2].deadline, mono + 100 * MS);
+	/* No suspend in between: the clocks ran together. */
+	KUNIT_EXPECT_GE(test, p[0].start, mono + 100 * MS);
+	KUNIT_EXPECT_GE(test, p[1].start, mono + 100 * MS);
+	KUNIT_EXPECT_GE(test, p[2].start, mono + 100 * MS);
+	KUNIT_EXPECT_GE(test, p[3].start, mono + 100 * MS);
+}
+
+/* Callbacks sleep, and sleeping ones run side by side on two workers. */
+static void dwq_queue_test_callbacks_sleep(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 2);
+	struct dwq_queue *q = qt_queue(test, 2, 0);
+	atomic_t inflight, max;
+	int i;
+
+	atomic_set(&inflight, 0);
+	atomic_set(&max, 0);
+	for (i = 0; i < 2; i++) {
+		p[i].sleep_ms = 300;
+		p[i].inflight = &inflight;
+		p[i].max_inflight = &max;
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 0), 0);
+	}
+	qt_wait_ran(test, &p[0]);
+	qt_wait_ran(test, &p[1]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&max), 2);
+	KUNIT_EXPECT_NE(test, p[0].worker, p[1].worker);
+}
+
+/* The queue totals are the sums of the per-worker counters. */
+static void dwq_queue_test_stats_sum(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 10);
+	struct dwq_queue *q = qt_queue(test, 3, 0);
+	struct dwq_worker_stats sum = {}, ws;
+	struct dwq_queue_stats st;
+	int i;
+
+	for (i = 0; i < 10; i++)
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], i * 5 * MS), 0);
+	for (i = 0; i < 10; i++)
+		qt_wait_ran(test, &p[i]);
+	msleep(20);
+	st = qt_stats(q);
+	for (i = 0; i < 3; i++) {
+		ws = qt_wstats(test, q, i);
+		sum.timed_waits += ws.timed_waits;
+		sum.untimed_waits += ws.untimed_waits;
+		sum.wakeups += ws.wakeups;
+		sum.spurious_wakeups += ws.spurious_wakeups;
+		sum.tasks_run += ws.tasks_run;
+		sum.leader_changes += ws.leader_changes;
+	}
+	KUNIT_EXPECT_EQ(test, st.total.timed_waits, sum.timed_waits);
+	KUNIT_EXPECT_EQ(test, st.total.untimed_waits, sum.untimed_waits);
+	KUNIT_EXPECT_EQ(test, st.total.wakeups, sum.wakeups);
+	KUNIT_EXPECT_EQ(test, st.total.spurious_wakeups, sum.spurious_wakeups);
+	KUNIT_EXPECT_EQ(test, st.total.tasks_run, 10ULL);
+	KUNIT_EXPECT_EQ(test, sum.tasks_run, 10ULL);
+	KUNIT_EXPECT_EQ(test, st.total.leader_changes, sum.leader_changes);
+	KUNIT_EXPECT_EQ(test, st.total.timed_waits, st.total.leader_changes);
+}
+
+static struct kunit_case dwq_queue_test_cases[] = {
+	KUNIT_CASE(dwq_queue_test_create),
+	KUNIT_CASE(dwq_queue_test_create_invalid),
+	KUNIT_CASE(dwq_queue_test_seed_experiment),
+	KUNIT_CASE(dwq_queue_test_earlier_voids_leader),
+	KUNIT_CASE(dwq_queue_test_stop_leader_hands_on),
+	KUNIT_CASE_SLOW(dwq_queue_test_wakeups_per_task),
+	KUNIT_CASE(dwq_queue_test_deadline_order),
+	KUNIT_CASE(dwq_queue_test_fifo_ties),
+	KUNIT_CASE(dwq_queue_test_growth_and_shrink),
+	KUNIT_CASE(dwq_queue_test_batch),
+	KUNIT_CASE(dwq_queue_test_schedule_errors),
+	KUNIT_CASE(dwq_queue_test_abs_deadline),
+	KUNIT_CASE(dwq_queue_test_clocks),
+	KUNIT_CASE(dwq_queue_test_callbacks_sleep),
+	KUNIT_CASE(dwq_queue_test_stats_sum),
+	{}
+};
+
+static struct kunit_suite dwq_queue_test_suite = {
+	.name = "dwq_queue",
+	.test_cases = dwq_queue_test_cases,
+};
+
+/* --- destroy --- */
+
+struct qt_destroyer {
+	struct dwq_queue *q;
+	unsigned int policy;
+	struct completion done;
+};
+
+static int qt_destroyer_fn(void *arg)
+{
+	struct qt_destroyer *d = arg;
+
+	dwq_queue_destroy(d->q, d->policy);
+	complete(&d->done);
+	return 0;
+}
+
+/*
+ * 10k pending tasks, half of them due, behind a callback that holds the
+ * only worker; destroy with @policy from another thread, opening the gate
+ * once destroy has begun. Checks what ran, that every reference came back
+ * and that the workers are gone.
+ */
+static void qt_destroy_10k(struct kunit *test, unsigned int policy)
+{
+	const unsigned int n = 10000;
+	struct qt_probe *p = qt_probes(test, n + 2);
+	struct qt_probe *blocker = &p[n], *late = &p[n + 1];
+	struct task_struct *worker, *thread;
+	struct qt_destroyer *d;
+	struct completion gate;
+	atomic_t released;
+	struct dwq_queue *q;
+	unsigned int i, ran = 0;
+	unsigned long left;
+
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	init_completion(&gate);
+	init_completion(&d->done);
+	atomic_set(&released, 0);
+	for (i = 0; i < n + 2; i++) {
+		p[i].task.release = qt_probe_release;
+		p[i].released = &released;
+	}
+
+	q = qt_queue(test, 1, 0);
+	blocker->gate = &gate;
+	/* A due task that tries to schedule during destroy. */
+	p[0].resched_q = q;
+	p[0].resched = late;
+	KUNIT_ASSERT_EQ(test, qt_after(q, blocker, 0), 0);
+	for (i = 0; i < 200 && !READ_ONCE(blocker->start); i++)
+		usleep_range(5000, 6000);
+	KUNIT_ASSERT_NE(test, READ_ONCE(blocker->start), 0ULL);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], i < n / 2 ? 0 :
+					       3600ULL * NSEC_PER_SEC), 0);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n);
+
+	worker = q->workers[0].task;
+	get_task_struct(worker);
+	d->q = q;
+	d->policy = policy;
+	thread = kthread_run(qt_destroyer_fn, d, "dwq-kunit-destroy");
+	if (IS_ERR(thread)) {
+		put_task_struct(worker);
+		complete(&gate);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(thread));
+		return;
+	}
+	for (i = 0; i < 2000 && !READ_ONCE(q->stopping); i++)
+		usleep_range(500, 1000);
+	complete(&gate);
+	left = wait_for_completion_timeout(&d->done, msecs_to_jiffies(60000));
+	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "destroy did not return");
+	kunit_remove_action(test, qt_destroy, q);
+
+	KUNIT_EXPECT_TRUE(test, worker->flags & PF_EXITING);
+	put_task_struct(worker);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&blocker->runs), 1);
+	for (i = 0; i < n; i++) {
+		ran += atomic_read(&p[i].runs);
+		if (i >= n / 2)
+			KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 0);
+		else if (policy == DWQ_DESTROY_RUN_DUE)
+			KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 1);
+		else
+			KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 0);
+		KUNIT_EXPECT_EQ(test, kref_read(&p[i].task.ref), 1U);
+		KUNIT_EXPECT_NE(test, p[i].task.state, (u8)DWQ_TASK_QUEUED);
+	}
+	kunit_info(test, "%u of %u tasks ran during destroy\n", ran, n);
+	if (policy == DWQ_DESTROY_RUN_DUE)
+		KUNIT_EXPECT_EQ(test, p[0].resched_err, -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&late->runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&released), 0);
+
+	/* Only our own references are left: drop them, each releases once. */
+	for (i = 0; i < n + 2; i++)
+		dwq_task_put(&p[i].task);
+	KUNIT_EXPECT_EQ(test, atomic_read(&released), (int)n + 2);
+}
+
+/* Destroy drops 10k pending tasks, due or not, without running them. */
+static void dwq_queue_destroy_test_drop_10k(struct kunit *test)
+{
+	qt_destroy_10k(test, DWQ_DESTROY_DROP);
+}
+
+/* Destroy runs the 5k due tasks first, then drops the 5k others. */
+static void dwq_queue_destroy_test_run_due_10k(struct kunit *test)
+{
+	qt_destroy_10k(test, DWQ_DESTROY_RUN_DUE);
+}
+
+/* Destroy waits for a running callback, and drops its periodic task. */
+static void dwq_queue_destroy_test_waits_for_callback(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 1);
+	struct dwq_sched s = {
+		.mode = DWQ_FIXED_RATE, .period_ns = MS,
+	};
+	struct dwq_queue *q;
+	unsigned int i;
+
+	q = qt_queue(test, 2, 0);
+	p->sleep_ms = 200;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
+	for (i = 0; i < 200 && !READ_ONCE(p->start); i++)
+		usleep_range(5000, 6000);
+	KUNIT_ASSERT_NE(test, READ_ONCE(p->start), 0ULL);
+
+	kunit_release_action(test, qt_destroy, q);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
+	KUNIT_EXPECT_EQ(test, p->task.state, (u8)DWQ_TASK_CANCELLED);
+	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 1U);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_IDLE);
+}
+
+static struct kunit_case dwq_queue_destroy_test_cases[] = {
+	KUNIT_CASE_SLOW(dwq_queue_destroy_test_drop_10k),
+	KUNIT_CASE_SLOW(dwq_queue_destroy_test_run_due_10k),
+	KUNIT_CASE(dwq_queue_destroy_test_waits_for_callback),
+	{}
+};
+
+static struct kunit_suite dwq_queue_destroy_test_suite = {
+	.name = "dwq_queue_destroy",
+	.test_cases = dwq_queue_destroy_test_cases,
+};
+
+kunit_test_suites(&dwq_queue_test_suite, &dwq_queue_destroy_test_suite);
