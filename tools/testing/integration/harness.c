@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -31,6 +32,14 @@ struct t_result {
 
 static struct t_result *result;
 bool t_verbose;
+
+static double t_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 const char *t_errname(int err)
 {
@@ -172,6 +181,7 @@ static int run_case(const struct t_case *c, unsigned int n)
 {
 	unsigned int timeout = c->timeout ? c->timeout : T_DEFAULT_TIMEOUT;
 	int status = 0, failed;
+	double start = t_seconds();
 	pid_t pid;
 
 	memset(result, 0, sizeof(*result));
@@ -215,6 +225,8 @@ static int run_case(const struct t_case *c, unsigned int n)
 	else if (failed && !result->failed)
 		printf("# exit status %d without a failed check\n",
 		       WEXITSTATUS(status));
+	if (t_verbose)
+		printf("# %.2f s\n", t_seconds() - start);
 	fflush(stdout);
 	return failed;
 }
@@ -251,6 +263,7 @@ static const struct t_case *const tables[] = {
 int t_run(char **filters, int nfilters, bool list)
 {
 	unsigned int plan = 0, n = 0, failed = 0;
+	double start = t_seconds();
 	const struct t_case *c;
 	size_t i;
 
@@ -283,6 +296,7 @@ int t_run(char **filters, int nfilters, bool list)
 				failed += run_case(c, ++n);
 		}
 	}
-	printf("# %u passed, %u failed\n", plan - failed, failed);
+	printf("# %u passed, %u failed in %.1f s\n", plan - failed, failed,
+	       t_seconds() - start);
 	return failed ? 1 : 0;
 }

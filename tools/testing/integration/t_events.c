@@ -75,6 +75,42 @@ static void t_oneshot_event(void)
 	T_EQ(dwqt_stats_ok(fd).pending, 0);
 }
 
+/*
+ * Once a one-shot's LAST event is read, its id is gone: QUERY and CANCEL
+ * are -ENOENT, and it is no longer pending. Many rounds, half of them with
+ * the reader asleep in read() when the task fires: a device that drops
+ * the id only after publishing the event fails some of them.
+ */
+static void t_last_id_gone(void)
+{
+	int fd = dwqt_open(0), i;
+	struct dwq_event ev;
+	struct dwq_query q;
+	uint64_t id, pending;
+	long r;
+
+	for (i = 0; i < 200; i++) {
+		id = dwqt_sched_ok(fd, i % 2 ? 2 * NSEC_PER_MSEC : 0, 0,
+				   DWQ_MODE_ONESHOT, 0, i);
+		ev = dwqt_read_one(fd);
+		T_EQ(ev.id, id);
+		T_EQ(ev.flags, DWQ_EVENT_LAST);
+		r = dwqt_query(fd, id, &q);
+		pending = dwqt_stats_ok(fd).pending;
+		T_EXPECT(r == -ENOENT,
+			 "round %d: QUERY after the LAST event: %s (state %u, runs %llu), expected ENOENT",
+			 i, r ? t_errname(-r) : "success", q.state,
+			 (unsigned long long)q.runs);
+		T_EXPECT(pending == 0,
+			 "round %d: pending %llu after the LAST event", i,
+			 (unsigned long long)pending);
+		r = dwqt_cancel(fd, id, NULL);
+		T_EXPECT(r == -ENOENT,
+			 "round %d: CANCEL after the LAST event: %s, expected ENOENT",
+			 i, r ? t_errname(-r) : "success");
+	}
+}
+
 /* O_NONBLOCK: an empty file's read() is -EAGAIN, set at open or fcntl. */
 static void t_nonblock(void)
 {
@@ -669,6 +705,7 @@ static void t_fixed_delay(void)
 
 const struct t_case event_cases[] = {
 	T_CASE("read/oneshot_event", t_oneshot_event),
+	T_CASE("read/last_event_id_gone", t_last_id_gone),
 	T_CASE("read/nonblock_eagain", t_nonblock),
 	T_CASE("read/small_buffer_einval", t_small_buffer),
 	T_CASE("read/whole_events_only", t_whole_events),

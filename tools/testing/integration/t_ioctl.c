@@ -216,7 +216,10 @@ static void t_efault_straddling(void)
 	expect_only(fd, id);
 }
 
-/* The commands that write back fault on a read-only payload. */
+/*
+ * The commands that write back fault on a read-only payload; SCHEDULE and
+ * SCHEDULE_BATCH then leave no task behind.
+ */
 static void t_efault_readonly(void)
 {
 	int fd = dwqt_open(0);
@@ -227,6 +230,7 @@ static void t_efault_readonly(void)
 	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		unsigned long c = cmds[i].cmd;
+		struct dwq_stats st;
 
 		if (!(_IOC_DIR(c) & _IOC_READ))
 			continue;
@@ -236,8 +240,11 @@ static void t_efault_readonly(void)
 		valid_payload(c, zeroes, id, &entry);
 		expect_efault(fd, cmds[i].name, c,
 			      dwqt_ro_copy(zeroes, _IOC_SIZE(c)));
+		st = dwqt_stats_ok(fd);
+		T_EXPECT(st.pending == 1,
+			 "%s failed with EFAULT but pending went from 1 to %llu",
+			 cmds[i].name, (unsigned long long)st.pending);
 	}
-	/* The SCHEDULEs that faulted left no task behind. */
 	expect_only(fd, id);
 	valid_payload(DWQ_IOC_CANCEL, zeroes, id, &entry);
 	expect_efault(fd, "CANCEL", DWQ_IOC_CANCEL,

@@ -528,8 +528,8 @@ static void t_per_file_limit(void)
 	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX];
 	unsigned long long max, global;
 	int fd, other = dwqt_open(0);
+	uint64_t n = 0, first = 0, t0;
 	unsigned int base;
-	uint64_t n = 0, first = 0;
 	uint32_t i, c;
 
 	if (dwqt_param("max_tasks_per_file", &max))
@@ -543,6 +543,7 @@ static void t_per_file_limit(void)
 		t_skip("max_tasks = %llu is below the per-file limit", global);
 
 	fd = dwqt_open(0);
+	t0 = dwqt_now();
 	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
 		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
 	/* Up to 10 short of the limit, then one batch crossing it. */
@@ -559,6 +560,8 @@ static void t_per_file_limit(void)
 			first = e[0].id;
 		n += c;
 	}
+	t_note("filled in %llu ms", (unsigned long long)((dwqt_now() - t0) /
+							 NSEC_PER_MSEC));
 	T_EQ(dwqt_stats_ok(fd).pending, max);
 	T_EQ(dwqt_stats_ok(other).queue_size, base + max);
 	T_ERR(dwqt_sched(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),
@@ -572,7 +575,10 @@ static void t_per_file_limit(void)
 	dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
 	T_ERR(dwqt_sched(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),
 	      ENOSPC);
+	t0 = dwqt_now();
 	close(fd);
+	t_note("closed in %llu ms", (unsigned long long)((dwqt_now() - t0) /
+							 NSEC_PER_MSEC));
 	T_EQ(dwqt_stats_ok(other).queue_size, base + 1);
 }
 
