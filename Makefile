@@ -24,6 +24,8 @@ modules:
 
 tools:
 	$(MAKE) -C tools/dwqctl
+	$(MAKE) -C tools/testing/integration
+	$(MAKE) -C examples
 
 deps:
 	$(TESTING)/deps
@@ -32,7 +34,7 @@ check: tools
 	$(TESTING)/check
 
 run: deps tools
-	$(TESTING)/vm-run --kernel stock --no-leakcheck -- dwqctl demo
+	$(TESTING)/vm-run --kernel stock --no-leakcheck --modparam workers=4 -- dwqctl demo
 
 shell: deps tools
 	$(TESTING)/vm-run --kernel stock --shell
@@ -46,6 +48,8 @@ unload:
 clean:
 	@test ! -e $(KDIR)/Makefile || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/dwqctl clean
+	$(MAKE) -C tools/testing/integration clean
+	$(MAKE) -C examples clean
 	rm -rf build
 
 .PHONY: all modules tools deps check run shell load unload clean

@@ -23,7 +23,7 @@ static void dwq_dev_test_register_unregister(struct kunit *test)
 	struct dwq_dev *dev;
 	struct file *f;
 
-	dev = dwq_dev_create(TEST_NAME, 0600);
+	dev = dwq_dev_create(TEST_NAME, 0600, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	KUNIT_EXPECT_NE(test, dev->misc.minor, MISC_DYNAMIC_MINOR);
 
@@ -48,7 +48,7 @@ static void dwq_dev_test_mode(struct kunit *test)
 	struct dwq_dev *dev;
 	struct file *f;
 
-	dev = dwq_dev_create(TEST_NAME, 0640);
+	dev = dwq_dev_create(TEST_NAME, 0640, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	f = open_node(TEST_PATH);
 	if (IS_ERR(f)) {
@@ -67,9 +67,9 @@ static void dwq_dev_test_two_devices(struct kunit *test)
 	struct dwq_dev *a, *b;
 	struct file *f;
 
-	a = dwq_dev_create(TEST_NAME, 0600);
+	a = dwq_dev_create(TEST_NAME, 0600, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
-	b = dwq_dev_create(TEST_NAME "-b", 0600);
+	b = dwq_dev_create(TEST_NAME "-b", 0600, NULL);
 	if (IS_ERR(b)) {
 		dwq_dev_destroy(a);
 		KUNIT_FAIL(test, "second device: %ld", PTR_ERR(b));
@@ -97,7 +97,7 @@ static void dwq_dev_test_unknown_ioctl(struct kunit *test)
 	struct dwq_dev *dev;
 	struct file *f;
 
-	dev = dwq_dev_create(TEST_NAME, 0600);
+	dev = dwq_dev_create(TEST_NAME, 0600, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	f = open_node(TEST_PATH);
 	if (IS_ERR(f)) {

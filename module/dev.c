@@ -1,52 +1,855 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/dwq: the character device through which user space reaches dwq.
- * Each open file is one client.
+ *
+ * Each open file is a client (&struct dwq_client) that owns any number of
+ * tasks (&struct dwq_utask), each known by a 64-bit id that is never
+ * reused while the file lives. A task's callback, on a dwq worker, turns
+ * its firing into an event: the task goes on the client's event list, at
+ * most once, and further firings before read() takes the event fold into
+ * its overrun count (as a timerfd's expiration count does). So the events
+ * waiting never outnumber the tasks, a one-shot's event always has room
+ * (it lives in the task), and nothing is dropped.
+ *
+ * Lifetimes: a utask is reference counted by the engine (&struct dwq_task):
+ * the client's id map holds one reference, the queue one while the task is
+ * queued or running, the event list one while an event is unread. Each
+ * utask holds a reference to its client, so a callback still running after
+ * close() has its client to talk to.
  */
+#include <linux/compat.h>
 #include <linux/fs.h>
+#include <linux/kref.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/time64.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+
+#include <dwq.h>
+#include <uapi/linux/dwq.h>
 
 #include "dwq_internal.h"
 
-static int dwq_dev_open(struct inode *inode, struct file *file)
+static unsigned int max_tasks_per_file = 65536;
+module_param(max_tasks_per_file, uint, 0644);
+MODULE_PARM_DESC(max_tasks_per_file,
+		 "Tasks one open file of /dev/dwq may own (default 65536); more is -ENOSPC");
+
+static unsigned int max_tasks = 1U << 20;
+module_param(max_tasks, uint, 0644);
+MODULE_PARM_DESC(max_tasks,
+		 "Tasks all open files together may own (default 1048576); more is -ENOSPC");
+
+static ulong min_period_ns = 100 * NSEC_PER_USEC;
+module_param(min_period_ns, ulong, 0644);
+MODULE_PARM_DESC(min_period_ns,
+		 "Shortest period of a periodic task from user space, ns (default 100000); shorter is -EINVAL");
+
+static ulong max_delay_ns = 366ULL * 24 * 3600 * NSEC_PER_SEC;
+module_param(max_delay_ns, ulong, 0644);
+MODULE_PARM_DESC(max_delay_ns,
+		 "Longest delay or period from user space, ns (default 366 days); longer is -EINVAL");
+
+/* Tasks of all clients; checked against max_tasks. */
+static atomic_t dwq_dev_nr_tasks = ATOMIC_INIT(0);
+
+static struct kmem_cache *dwq_utask_cache;
+
+/**
+ * struct dwq_client - one open file of a dwq device
+ * @ref: the file holds one reference, each of its utasks one more
+ * @q: the queue its tasks run on
+ * @tasks: id -> &struct dwq_utask, for the tasks it owns; guarded by the
+ *	xarray's own lock, as is @next_id
+ * @next_id: the last id handed out
+ * @nr_tasks: entries in @tasks
+ * @wqh: readers and pollers wait here; its lock guards @events, @closed,
+ *	the counters below and every utask's @link, @ev and @gen (the
+ *	scheme of fs/eventfd.c)
+ * @events: utasks with an unread event, oldest first
+ * @nr_events: entries in @events
+ * @closed: the file is being released: queue no more events
+ * @fired: firings of this client's tasks
+ * @cancelled: its tasks cancelled before they fired (again)
+ * @coalesced: firings folded into an unread event
+ * @read_mutex: serialises readers, so that an event copied to one reader
+ *	is the one it takes off @events
+ */
+struct dwq_client {
+	struct kref ref;
+	struct dwq_queue *q;
+	struct xarray tasks;
+	u64 next_id;
+	atomic_t nr_tasks;
+	wait_queue_head_t wqh;
+	struct list_head events;
+	u64 nr_events;
+	bool closed;
+	u64 fired;
+	u64 cancelled;
+	u64 coalesced;
+	struct mutex read_mutex; /* see the kernel-doc above */
+};
+
+/**
+ * struct dwq_utask - a task owned by a client
+ * @task: the engine's task; its reference count is the utask's
+ * @client: the owner; the utask holds a reference to it
+ * @id: its id in @client->tasks
+ * @cookie: the user's value, returned in every event
+ * @link: on @client->events while @ev is unread
+ * @ev: the unread event
+ * @gen: bumped whenever @ev changes, so a reader can tell it copied a
+ *	stale version
+ * @mode: its DWQ_MODE_*, as last scheduled (READ_ONCE/WRITE_ONCE)
+ * @boottime: its clock is CLOCK_BOOTTIME, as last scheduled (likewise)
+ */
+struct dwq_utask {
+	struct dwq_task task;
+	struct dwq_client *client;
+	u64 id;
+	u64 cookie;
+	struct list_head link;
+	struct dwq_event ev;
+	u64 gen;
+	u32 mode;
+	bool boottime;
+};
+
+static void dwq_client_free(struct kref *ref)
 {
-	/* misc_open() left our miscdevice in private_data. */
-	return nonseekable_open(inode, file);
+	struct dwq_client *c = container_of(ref, struct dwq_client, ref);
+
+	WARN_ON(!list_empty(&c->events));
+	WARN_ON(!xa_empty(&c->tasks));
+	xa_destroy(&c->tasks);
+	mutex_destroy(&c->read_mutex);
+	kfree(c);
 }
 
-static int dwq_dev_release(struct inode *inode, struct file *file)
+static void dwq_utask_release(struct dwq_task *task)
 {
+	struct dwq_utask *ut = container_of(task, struct dwq_utask, task);
+	struct dwq_client *c = ut->client;
+
+	atomic_dec(&dwq_dev_nr_tasks);
+	kmem_cache_free(dwq_utask_cache, ut);
+	kref_put(&c->ref, dwq_client_free);
+}
+
+/*
+ * Drop @id from @c's map and the map's reference, unless someone else did
+ * already: whoever erases the entry owns that reference.
+ */
+static void dwq_client_forget(struct dwq_client *c, struct dwq_utask *ut)
+{
+	if (xa_erase(&c->tasks, ut->id) == ut) {
+		atomic_dec(&c->nr_tasks);
+		dwq_task_put(&ut->task);
+	}
+}
+
+/*
+ * Workers run callbacks in parallel, so a firing can reach the list after
+ * one with a later deadline. Insert in (deadline, id) order, searching
+ * from the tail where it almost always belongs, so that events waiting
+ * together come out in deadline order, ties in the order scheduled.
+ */
+static void dwq_client_add_event(struct dwq_client *c, struct dwq_utask *ut)
+{
+	struct list_head *pos = c->events.prev;
+	struct dwq_utask *prev;
+
+	lockdep_assert_held(&c->wqh.lock);
+	while (pos != &c->events) {
+		prev = list_entry(pos, struct dwq_utask, link);
+		if (prev->ev.deadline_ns < ut->ev.deadline_ns ||
+		    (prev->ev.deadline_ns == ut->ev.deadline_ns &&
+		     prev->id < ut->id))
+			break;
+		pos = pos->prev;
+	}
+	list_add(&ut->link, pos);
+}
+
+/* The callback, on a dwq worker: turn the firing into an event. */
+static void dwq_utask_fire(struct dwq_task *task)
+{
+	struct dwq_utask *ut = container_of(task, struct dwq_utask, task);
+	struct dwq_client *c = ut->client;
+	bool oneshot = READ_ONCE(ut->mode) == DWQ_MODE_ONESHOT;
+	u64 missed = dwq_task_run_overruns(task);
+	u64 now = READ_ONCE(ut->boottime) ? ktime_get_boottime_ns() :
+					    ktime_get_ns();
+
+	spin_lock_irq(&c->wqh.lock);
+	c->fired++;
+	if (c->closed) {
+		/* release() drains the list; nobody will read this. */
+	} else if (!list_empty(&ut->link)) {
+		/* Unread: fold this firing in, as timerfd counts expirations. */
+		ut->ev.overruns += 1 + missed;
+		ut->ev.flags |= DWQ_EVENT_COALESCED;
+		ut->ev.deadline_ns = dwq_task_run_deadline(task);
+		ut->ev.fired_ns = now;
+		ut->ev.worker = dwq_task_run_worker(task);
+		if (oneshot)
+			ut->ev.flags |= DWQ_EVENT_LAST;
+		ut->gen++;
+		c->coalesced++;
+	} else {
+		ut->ev.id = ut->id;
+		ut->ev.cookie = ut->cookie;
+		ut->ev.deadline_ns = dwq_task_run_deadline(task);
+		ut->ev.fired_ns = now;
+		ut->ev.overruns = missed;
+		ut->ev.worker = dwq_task_run_worker(task);
+		ut->ev.flags = oneshot ? DWQ_EVENT_LAST : 0;
+		ut->gen++;
+		/* The list's reference; read() or release() drops it. */
+		dwq_task_get(task);
+		dwq_client_add_event(c, ut);
+		c->nr_events++;
+		wake_up_locked_poll(&c->wqh, EPOLLIN);
+	}
+	spin_unlock_irq(&c->wqh.lock);
+
+	/* A one-shot is done: its id goes, the event stays readable. */
+	if (oneshot)
+		dwq_client_forget(c, ut);
+}
+
+/* Look up @id and take a reference, or NULL. */
+static struct dwq_utask *dwq_client_get(struct dwq_client *c, u64 id)
+{
+	struct dwq_utask *ut;
+
+	if (id > ULONG_MAX)
+		return NULL;
+	xa_lock(&c->tasks);
+	ut = xa_load(&c->tasks, id);
+	if (ut)
+		dwq_task_get(&ut->task);
+	xa_unlock(&c->tasks);
+	return ut;
+}
+
+/*
+ * Turn user timing into the engine's &struct dwq_sched, refusing what is
+ * out of range. @flags are DWQ_SCHED_* (and DWQ_RESCHED_PERIOD) already
+ * checked for unknown bits.
+ */
+static int dwq_dev_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns,
+			 u32 mode, u32 flags)
+{
+	u64 now;
+
+	switch (mode) {
+	case DWQ_MODE_ONESHOT:
+		if (period_ns)
+			return -EINVAL;
+		break;
+	case DWQ_MODE_FIXED_RATE:
+	case DWQ_MODE_FIXED_DELAY:
+		if (period_ns < min_period_ns || period_ns > max_delay_ns)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (time_ns > KTIME_MAX)
+		return -EINVAL;
+	if (flags & DWQ_SCHED_ABS) {
+		now = flags & DWQ_SCHED_BOOTTIME ? ktime_get_boottime_ns() :
+						   ktime_get_ns();
+		if (time_ns > now && time_ns - now > max_delay_ns)
+			return -EINVAL;
+	} else if (time_ns > max_delay_ns) {
+		return -EINVAL;
+	}
+
+	BUILD_BUG_ON(DWQ_MODE_ONESHOT != DWQ_ONESHOT);
+	BUILD_BUG_ON(DWQ_MODE_FIXED_RATE != DWQ_FIXED_RATE);
+	BUILD_BUG_ON(DWQ_MODE_FIXED_DELAY != DWQ_FIXED_DELAY);
+	ds->time_ns = time_ns;
+	ds->period_ns = period_ns;
+	ds->mode = mode;
+	ds->flags = (flags & DWQ_SCHED_ABS ? DWQ_ABS : 0) |
+		    (flags & DWQ_SCHED_BOOTTIME ? DWQ_BOOTTIME : 0) |
+		    (flags & DWQ_RESCHED_PERIOD ? DWQ_SET_PERIOD : 0);
 	return 0;
+}
+
+static int dwq_dev_check_schedule(const struct dwq_schedule *us,
+				  struct dwq_sched *ds)
+{
+	if (us->reserved[0] || us->reserved[1] || us->reserved[2])
+		return -EINVAL;
+	if (us->flags & ~(DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME))
+		return -EINVAL;
+	return dwq_dev_sched(ds, us->time_ns, us->period_ns, us->mode,
+			     us->flags);
+}
+
+/* Count @n more tasks against the limits, or -ENOSPC. */
+static int dwq_client_charge(struct dwq_client *c, unsigned int n)
+{
+	if (atomic_add_return(n, &c->nr_tasks) > max_tasks_per_file) {
+		atomic_sub(n, &c->nr_tasks);
+		return -ENOSPC;
+	}
+	if (atomic_add_return(n, &dwq_dev_nr_tasks) > max_tasks) {
+		atomic_sub(n, &dwq_dev_nr_tasks);
+		atomic_sub(n, &c->nr_tasks);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/*
+ * A new utask with an id in @c's map (which holds the caller's reference).
+ * The caller has charged it with dwq_client_charge(); on failure the
+ * charge is returned.
+ */
+static struct dwq_utask *dwq_utask_new(struct dwq_client *c,
+				       const struct dwq_schedule *us)
+{
+	struct dwq_utask *ut;
+	int err;
+
+	ut = kmem_cache_zalloc(dwq_utask_cache, GFP_KERNEL_ACCOUNT);
+	if (!ut) {
+		err = -ENOMEM;
+		goto err_uncharge;
+	}
+	dwq_task_init(&ut->task, dwq_utask_fire, dwq_utask_release);
+	INIT_LIST_HEAD(&ut->link);
+	ut->cookie = us->cookie;
+	ut->mode = us->mode;
+	ut->boottime = us->flags & DWQ_SCHED_BOOTTIME;
+	ut->client = c;
+	kref_get(&c->ref);
+
+	xa_lock(&c->tasks);
+	if (c->next_id == ULONG_MAX) {
+		err = -ENOSPC;
+	} else {
+		ut->id = ++c->next_id;
+		err = __xa_insert(&c->tasks, ut->id, ut, GFP_KERNEL_ACCOUNT);
+	}
+	xa_unlock(&c->tasks);
+	if (err) {
+		/* The release function returns the global charge. */
+		atomic_dec(&c->nr_tasks);
+		dwq_task_put(&ut->task);
+		return ERR_PTR(err);
+	}
+	return ut;
+
+err_uncharge:
+	atomic_dec(&c->nr_tasks);
+	atomic_dec(&dwq_dev_nr_tasks);
+	return ERR_PTR(err);
+}
+
+static long dwq_ioc_schedule(struct dwq_client *c,
+			     struct dwq_schedule __user *arg)
+{
+	struct dwq_schedule us;
+	struct dwq_utask *ut;
+	struct dwq_sched ds;
+	int err;
+
+	if (copy_from_user(&us, arg, sizeof(us)))
+		return -EFAULT;
+	err = dwq_dev_check_schedule(&us, &ds);
+	if (err)
+		return err;
+	err = dwq_client_charge(c, 1);
+	if (err)
+		return err;
+	ut = dwq_utask_new(c, &us);
+	if (IS_ERR(ut))
+		return PTR_ERR(ut);
+	/* The id goes out before the task can fire and be read. */
+	if (put_user(ut->id, &arg->id)) {
+		err = -EFAULT;
+		goto err_forget;
+	}
+	err = dwq_schedule(c->q, &ut->task, &ds);
+	if (err)
+		goto err_forget;
+	return 0;
+
+err_forget:
+	dwq_client_forget(c, ut);
+	return err;
+}
+
+static long dwq_ioc_schedule_batch(struct dwq_client *c,
+				   struct dwq_schedule_batch __user *arg)
+{
+	struct dwq_schedule_batch b;
+	struct dwq_schedule *us = NULL;
+	struct dwq_sched *ds = NULL;
+	struct dwq_task **tasks = NULL;
+	struct dwq_utask *ut;
+	unsigned int i, made = 0;
+	int err;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	b.error_index = b.count;
+	if (b.flags || b.reserved || !b.count || b.count > DWQ_SCHEDULE_BATCH_MAX) {
+		err = -EINVAL;
+		goto out_report;
+	}
+	us = kvmalloc_array(b.count, sizeof(*us), GFP_KERNEL);
+	ds = kvmalloc_array(b.count, sizeof(*ds), GFP_KERNEL);
+	tasks = kvmalloc_array(b.count, sizeof(*tasks), GFP_KERNEL);
+	if (!us || !ds || !tasks) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	if (copy_from_user(us, u64_to_user_ptr(b.entries),
+			   array_size(b.count, sizeof(*us)))) {
+		err = -EFAULT;
+		goto out_free;
+	}
+	for (i = 0; i < b.count; i++) {
+		err = dwq_dev_check_schedule(&us[i], &ds[i]);
+		if (err) {
+			b.error_index = i;
+			goto out_free;
+		}
+	}
+	err = dwq_client_charge(c, b.count);
+	if (err)
+		goto out_free;
+	for (made = 0; made < b.count; made++) {
+		ut = dwq_utask_new(c, &us[made]);
+		if (IS_ERR(ut)) {
+			err = PTR_ERR(ut);
+			/* Return the charge of the ones never made. */
+			atomic_sub(b.count - made - 1, &c->nr_tasks);
+			atomic_sub(b.count - made - 1, &dwq_dev_nr_tasks);
+			goto out_forget;
+		}
+		tasks[made] = &ut->task;
+		us[made].id = ut->id;
+	}
+	/* All ids go out before any task can fire and be read. */
+	if (copy_to_user(u64_to_user_ptr(b.entries), us,
+			 array_size(b.count, sizeof(*us)))) {
+		err = -EFAULT;
+		goto out_forget;
+	}
+	err = dwq_schedule_batch(c->q, tasks, ds, b.count);
+	if (!err)
+		goto out_free;
+
+out_forget:
+	for (i = 0; i < made; i++)
+		dwq_client_forget(c, container_of(tasks[i], struct dwq_utask,
+						  task));
+out_free:
+	kvfree(tasks);
+	kvfree(ds);
+	kvfree(us);
+out_report:
+	if (put_user(b.error_index, &arg->error_index) && !err)
+		err = -EFAULT;
+	return err;
+}
+
+static long dwq_ioc_cancel(struct dwq_client *c, struct dwq_cancel __user *arg)
+{
+	struct dwq_cancel uc;
+	struct dwq_utask *ut;
+	int ret;
+
+	if (copy_from_user(&uc, arg, sizeof(uc)))
+		return -EFAULT;
+	if (uc.reserved)
+		return -EINVAL;
+	ut = dwq_client_get(c, uc.id);
+	if (!ut)
+		return -ENOENT;
+	ret = dwq_cancel(&ut->task);
+	switch (ret) {
+	case DWQ_CANCEL_REMOVED:
+		uc.result = DWQ_RESULT_REMOVED;
+		spin_lock_irq(&c->wqh.lock);
+		c->cancelled++;
+		spin_unlock_irq(&c->wqh.lock);
+		break;
+	case DWQ_CANCEL_RUNNING:
+		uc.result = DWQ_RESULT_RUNNING;
+		break;
+	default:
+		/* Neither queued nor running: done, and its id about to go. */
+		ret = -ENOENT;
+		break;
+	}
+	if (ret >= 0) {
+		/* It will not fire again: its id goes now. */
+		dwq_client_forget(c, ut);
+		ret = put_user(uc.result, &arg->result) ? -EFAULT : 0;
+	}
+	dwq_task_put(&ut->task);
+	return ret;
+}
+
+static long dwq_ioc_reschedule(struct dwq_client *c,
+			       struct dwq_reschedule __user *arg)
+{
+	struct dwq_reschedule ur;
+	struct dwq_utask *ut;
+	struct dwq_sched ds;
+	u32 mode;
+	int err;
+
+	if (copy_from_user(&ur, arg, sizeof(ur)))
+		return -EFAULT;
+	if (ur.reserved[0] || ur.reserved[1])
+		return -EINVAL;
+	if (ur.flags & ~(DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME |
+			 DWQ_RESCHED_PERIOD))
+		return -EINVAL;
+	if (!(ur.flags & DWQ_RESCHED_PERIOD) && (ur.mode || ur.period_ns))
+		return -EINVAL;
+	/* Without DWQ_RESCHED_PERIOD, mode and period stay as they are. */
+	mode = ur.flags & DWQ_RESCHED_PERIOD ? ur.mode : DWQ_MODE_ONESHOT;
+	err = dwq_dev_sched(&ds, ur.time_ns, ur.period_ns, mode, ur.flags);
+	if (err)
+		return err;
+	ut = dwq_client_get(c, ur.id);
+	if (!ut)
+		return -ENOENT;
+	err = dwq_reschedule(&ut->task, &ds);
+	if (!err) {
+		if (ur.flags & DWQ_RESCHED_PERIOD)
+			WRITE_ONCE(ut->mode, ur.mode);
+		WRITE_ONCE(ut->boottime, ur.flags & DWQ_SCHED_BOOTTIME);
+	}
+	dwq_task_put(&ut->task);
+	return err;
+}
+
+static long dwq_ioc_query(struct dwq_client *c, struct dwq_query __user *arg)
+{
+	struct dwq_task_info info;
+	struct dwq_query uq;
+	struct dwq_utask *ut;
+
+	if (copy_from_user(&uq, arg, sizeof(uq)))
+		return -EFAULT;
+	if (uq.reserved[0] || uq.reserved[1] || uq.reserved[2])
+		return -EINVAL;
+	ut = dwq_client_get(c, uq.id);
+	if (!ut)
+		return -ENOENT;
+	dwq_query(&ut->task, &info);
+	uq.cookie = ut->cookie;
+	dwq_task_put(&ut->task);
+
+	uq.remaining_ns = info.remaining_ns;
+	uq.deadline_ns = info.deadline_ns;
+	uq.period_ns = info.period_ns;
+	uq.runs = info.runs;
+	uq.overruns = info.overruns;
+	switch (info.state) {
+	case DWQ_TASK_QUEUED:
+		uq.state = DWQ_STATE_QUEUED;
+		break;
+	case DWQ_TASK_RUNNING:
+		uq.state = DWQ_STATE_RUNNING;
+		break;
+	default:
+		uq.state = DWQ_STATE_IDLE;
+		break;
+	}
+	uq.mode = info.mode;
+	uq.flags = info.flags & DWQ_BOOTTIME ? DWQ_SCHED_BOOTTIME : 0;
+	return copy_to_user(arg, &uq, sizeof(uq)) ? -EFAULT : 0;
+}
+
+static long dwq_ioc_stats(struct dwq_client *c, struct dwq_stats __user *arg)
+{
+	struct dwq_queue_stats qs;
+	struct dwq_stats st = {};
+
+	dwq_queue_stats(c->q, &qs);
+	st.pending = atomic_read(&c->nr_tasks);
+	spin_lock_irq(&c->wqh.lock);
+	st.fired = c->fired;
+	st.cancelled = c->cancelled;
+	st.coalesced = c->coalesced;
+	st.events = c->nr_events;
+	spin_unlock_irq(&c->wqh.lock);
+	st.queue_size = qs.size;
+	st.queue_capacity = qs.capacity;
+	st.workers = qs.workers;
+	st.leader = qs.leader;
+	st.timed_waits = qs.total.timed_waits;
+	st.untimed_waits = qs.total.untimed_waits;
+	st.wakeups = qs.total.wakeups;
+	st.spurious_wakeups = qs.total.spurious_wakeups;
+	st.tasks_run = qs.total.tasks_run;
+	st.leader_changes = qs.total.leader_changes;
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
 static long dwq_dev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
-	return -ENOTTY;
+	struct dwq_client *c = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case DWQ_IOC_SCHEDULE:
+		return dwq_ioc_schedule(c, uarg);
+	case DWQ_IOC_SCHEDULE_BATCH:
+		return dwq_ioc_schedule_batch(c, uarg);
+	case DWQ_IOC_CANCEL:
+		return dwq_ioc_cancel(c, uarg);
+	case DWQ_IOC_RESCHEDULE:
+		return dwq_ioc_reschedule(c, uarg);
+	case DWQ_IOC_QUERY:
+		return dwq_ioc_query(c, uarg);
+	case DWQ_IOC_STATS:
+		return dwq_ioc_stats(c, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/*
+ * Take the oldest event into @ev, or say why not. Copying to user space
+ * happens outside the lock, so the event stays on the list until the copy
+ * succeeded; @gen tells the caller whether it changed meanwhile.
+ */
+static int dwq_client_peek(struct dwq_client *c, bool block,
+			   struct dwq_utask **utp, struct dwq_event *ev,
+			   u64 *gen)
+{
+	struct dwq_utask *ut;
+	int err;
+
+	spin_lock_irq(&c->wqh.lock);
+	if (list_empty(&c->events)) {
+		if (!block) {
+			spin_unlock_irq(&c->wqh.lock);
+			return -EAGAIN;
+		}
+		err = wait_event_interruptible_locked_irq(c->wqh,
+							  !list_empty(&c->events));
+		if (err) {
+			spin_unlock_irq(&c->wqh.lock);
+			return err;
+		}
+	}
+	ut = list_first_entry(&c->events, struct dwq_utask, link);
+	*ev = ut->ev;
+	*gen = ut->gen;
+	*utp = ut;
+	spin_unlock_irq(&c->wqh.lock);
+	return 0;
+}
+
+/* Take @ut's event off the list if it is still the one copied. */
+static bool dwq_client_consume(struct dwq_client *c, struct dwq_utask *ut,
+			       u64 gen)
+{
+	bool taken = false;
+
+	spin_lock_irq(&c->wqh.lock);
+	if (ut->gen == gen) {
+		list_del_init(&ut->link);
+		c->nr_events--;
+		taken = true;
+	}
+	spin_unlock_irq(&c->wqh.lock);
+	if (taken)
+		dwq_task_put(&ut->task);
+	return taken;
+}
+
+static ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
+			    loff_t *ppos)
+{
+	struct dwq_client *c = file->private_data;
+	struct dwq_event ev;
+	struct dwq_utask *ut;
+	size_t done = 0;
+	u64 gen;
+	int err;
+
+	if (count < sizeof(ev))
+		return -EINVAL;
+	if (mutex_lock_interruptible(&c->read_mutex))
+		return -ERESTARTSYS;
+	while (count - done >= sizeof(ev)) {
+		/* Block only for the first event. */
+		err = dwq_client_peek(c, !done && !(file->f_flags & O_NONBLOCK),
+				      &ut, &ev, &gen);
+		if (err)
+			break;
+		/*
+		 * @ut stays on the list, and so alive, while we copy: only
+		 * readers take events off, and we hold read_mutex.
+		 */
+		if (copy_to_user(buf + done, &ev, sizeof(ev))) {
+			err = -EFAULT;
+			break;
+		}
+		/* A firing folded in meanwhile: copy the new version. */
+		if (dwq_client_consume(c, ut, gen))
+			done += sizeof(ev);
+	}
+	mutex_unlock(&c->read_mutex);
+	return done ? done : err;
+}
+
+static __poll_t dwq_dev_poll(struct file *file, poll_table *wait)
+{
+	struct dwq_client *c = file->private_data;
+	__poll_t events = 0;
+
+	poll_wait(file, &c->wqh, wait);
+	/*
+	 * Events are added under wqh.lock, which poll_wait() takes (through
+	 * add_wait_queue) when the caller is going to sleep: the same
+	 * argument as in eventfd_poll() shows that a firing either sees us
+	 * on the wait queue and wakes us, or happened before this check.
+	 */
+	spin_lock_irq(&c->wqh.lock);
+	if (!list_empty(&c->events))
+		events |= EPOLLIN | EPOLLRDNORM;
+	spin_unlock_irq(&c->wqh.lock);
+	return events;
+}
+
+static int dwq_dev_open(struct inode *inode, struct file *file)
+{
+	struct miscdevice *misc = file->private_data;
+	struct dwq_dev *dev = container_of(misc, struct dwq_dev, misc);
+	struct dwq_client *c;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	if (!c)
+		return -ENOMEM;
+	kref_init(&c->ref);
+	c->q = dev->q;
+	xa_init(&c->tasks);
+	atomic_set(&c->nr_tasks, 0);
+	init_waitqueue_head(&c->wqh);
+	INIT_LIST_HEAD(&c->events);
+	mutex_init(&c->read_mutex);
+	file->private_data = c;
+	return stream_open(inode, file);
+}
+
+static int dwq_dev_release(struct inode *inode, struct file *file)
+{
+	struct dwq_client *c = file->private_data;
+	struct dwq_utask *ut, *tmp;
+	unsigned long id;
+	LIST_HEAD(events);
+
+	/* From here on a firing queues no event. */
+	spin_lock_irq(&c->wqh.lock);
+	c->closed = true;
+	spin_unlock_irq(&c->wqh.lock);
+
+	/*
+	 * Cancel every task still owned, waiting for running callbacks.
+	 * A one-shot firing right now may erase its own entry first; then it
+	 * owns that reference and its callback finishes on its own.
+	 */
+	xa_for_each(&c->tasks, id, ut) {
+		if (xa_erase(&c->tasks, id) != ut)
+			continue;
+		atomic_dec(&c->nr_tasks);
+		dwq_cancel_sync(&ut->task);
+		dwq_task_put(&ut->task);
+	}
+
+	spin_lock_irq(&c->wqh.lock);
+	list_splice_init(&c->events, &events);
+	c->nr_events = 0;
+	spin_unlock_irq(&c->wqh.lock);
+	list_for_each_entry_safe(ut, tmp, &events, link) {
+		list_del_init(&ut->link);
+		dwq_task_put(&ut->task);
+	}
+
+	kref_put(&c->ref, dwq_client_free);
+	return 0;
+}
+
+static void dwq_dev_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct dwq_client *c = file->private_data;
+	struct dwq_task_info info;
+	struct dwq_utask *ut;
+	unsigned long id;
+	u64 next = 0, nr_events;
+	bool any = false;
+
+	/* O(n) in the file's tasks; fdinfo is for people, not hot paths. */
+	xa_lock(&c->tasks);
+	xa_for_each(&c->tasks, id, ut) {
+		dwq_query(&ut->task, &info);
+		if (info.state != DWQ_TASK_QUEUED)
+			continue;
+		if (!any || info.deadline_ns < next)
+			next = info.deadline_ns;
+		any = true;
+	}
+	xa_unlock(&c->tasks);
+	spin_lock_irq(&c->wqh.lock);
+	nr_events = c->nr_events;
+	spin_unlock_irq(&c->wqh.lock);
+
+	seq_printf(m, "dwq-pending: %d\n", atomic_read(&c->nr_tasks));
+	seq_printf(m, "dwq-events: %llu\n", nr_events);
+	seq_printf(m, "dwq-next-deadline-ns: %llu\n", next);
 }
 
 static const struct file_operations dwq_dev_fops = {
 	.owner		= THIS_MODULE,
 	.open		= dwq_dev_open,
 	.release	= dwq_dev_release,
+	.read		= dwq_dev_read,
+	.poll		= dwq_dev_poll,
 	.unlocked_ioctl	= dwq_dev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
+	.show_fdinfo	= dwq_dev_show_fdinfo,
 };
 
 /**
  * dwq_dev_create() - register a dwq character device
  * @name: its name under /dev; copied
  * @mode: its permission bits, e.g. 0600
+ * @q: the queue the tasks of its files run on
  *
  * Context: process context, may sleep.
  * Return: the device, or an ERR_PTR(): -ENOMEM, or what misc_register()
- * returned (-EBUSY for a name in use).
+ * returned (-EEXIST for a name in use).
  */
-struct dwq_dev *dwq_dev_create(const char *name, umode_t mode)
+struct dwq_dev *dwq_dev_create(const char *name, umode_t mode,
+			       struct dwq_queue *q)
 {
 	struct dwq_dev *dev;
 	int err;
@@ -62,6 +865,7 @@ struct dwq_dev *dwq_dev_create(const char *name, umode_t mode)
 	dev->misc.minor = MISC_DYNAMIC_MINOR;
 	dev->misc.fops = &dwq_dev_fops;
 	dev->misc.mode = mode;
+	dev->q = q;
 	err = misc_register(&dev->misc);
 	if (err)
 		goto err_name;
@@ -79,6 +883,9 @@ EXPORT_SYMBOL_IF_KUNIT(dwq_dev_create);
  * dwq_dev_destroy() - unregister and free a device from dwq_dev_create()
  * @dev: the device
  *
+ * Its files hold a reference to the module, so none is open here when
+ * called at module exit; a test calling it must close its files first.
+ *
  * Context: process context, may sleep.
  */
 void dwq_dev_destroy(struct dwq_dev *dev)
@@ -88,3 +895,34 @@ void dwq_dev_destroy(struct dwq_dev *dev)
 	kfree(dev);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_destroy);
+
+/**
+ * dwq_dev_init() - set up what every dwq device shares
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int dwq_dev_init(void)
+{
+	BUILD_BUG_ON(sizeof(struct dwq_schedule) != 64);
+	BUILD_BUG_ON(sizeof(struct dwq_schedule_batch) != 24);
+	BUILD_BUG_ON(sizeof(struct dwq_cancel) != 16);
+	BUILD_BUG_ON(sizeof(struct dwq_reschedule) != 48);
+	BUILD_BUG_ON(sizeof(struct dwq_query) != 80);
+	BUILD_BUG_ON(sizeof(struct dwq_stats) != 168);
+	BUILD_BUG_ON(sizeof(struct dwq_event) != 48);
+	BUILD_BUG_ON(DWQ_SCHEDULE_BATCH_MAX > DWQ_BATCH_MAX);
+
+	dwq_utask_cache = KMEM_CACHE(dwq_utask, SLAB_ACCOUNT);
+	return dwq_utask_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * dwq_dev_exit() - undo dwq_dev_init()
+ *
+ * Context: module exit, after every device is destroyed.
+ */
+void dwq_dev_exit(void)
+{
+	kmem_cache_destroy(dwq_utask_cache);
+}

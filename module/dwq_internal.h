@@ -22,16 +22,21 @@
 /**
  * struct dwq_dev - one character device instance
  * @misc: the registered misc device; @misc.name is its /dev name
+ * @q: the queue the tasks of its open files run on
  *
  * dwq.ko registers one instance, /dev/dwq, at load time. Tests register
  * more under other names.
  */
 struct dwq_dev {
 	struct miscdevice misc;
+	struct dwq_queue *q;
 };
 
-struct dwq_dev *dwq_dev_create(const char *name, umode_t mode);
+struct dwq_dev *dwq_dev_create(const char *name, umode_t mode,
+			       struct dwq_queue *q);
 void dwq_dev_destroy(struct dwq_dev *dev);
+int dwq_dev_init(void);
+void dwq_dev_exit(void);
 
 /* --- the engine: queue.c, worker.c, task.c --- */
 
@@ -62,6 +67,8 @@ void dwq_dev_destroy(struct dwq_dev *dev);
  *	the callback still run when it fires (see dwq_take())
  * @handoff_at: when to fire @handoff, 0 for never; set by dwq_take() and
  *	used by the worker itself only
+ * @wait: its entry in @queue->waitq while it waits as a follower
+ * @by_handoff: it was woken by a hand-off timer; under @queue->lock
  * @stats: what this worker did; under @queue->lock
  */
 struct dwq_worker {
@@ -70,19 +77,25 @@ struct dwq_worker {
 	unsigned int id;
 	struct hrtimer handoff;
 	u64 handoff_at;
+	struct wait_queue_entry wait;
+	bool by_handoff;
 	struct dwq_worker_stats stats;
 };
 
 /**
  * struct dwq_queue - a delayed work queue
  * @lock: protects @heap (and the node of every queued task), @leader,
- *	@stopping, @run_due, @run_due_before, @reserved, @nr_workers, every
- *	worker's @task and @stats, and the private fields of every task whose
- *	->queue is this queue. Taken with interrupts disabled, so that cancel,
- *	query and stats work from any context. Never held while sleeping,
+ *	@handoffs, @stopping, @run_due, @run_due_before, @reserved,
+ *	@nr_workers, every worker's @task, @by_handoff and @stats, and the
+ *	private fields of every task whose ->queue is this queue. Every
+ *	wakeup of @waitq is made under it. Taken with interrupts disabled
+ *	(the hand-off timers take it in hard interrupt context), so cancel,
+ *	query and stats work from any context too. Never held while sleeping,
  *	allocating or freeing, or while a callback runs.
  * @heap: the tasks waiting for their deadlines, keyed on @clockid
  * @leader: the worker sleeping until the head's deadline, or NULL
+ * @handoffs: followers woken by a hand-off timer and not yet back under
+ *	the lock: a due head is left to them
  * @reserved: heap slots held back for periodic tasks whose callbacks are
  *	running, so that queueing them again can never fail
  * @stopping: dwq_queue_destroy() has begun: no more scheduling
@@ -103,6 +116,7 @@ struct dwq_queue {
 	spinlock_t lock;	/* heap, leader, tasks: see above */
 	struct dwq_heap heap;
 	struct dwq_worker *leader;
+	unsigned int handoffs;
 	unsigned int reserved;
 	bool stopping;
 	bool run_due;
@@ -123,6 +137,7 @@ extern struct dwq_queue *dwq_default_queue;
 /* queue.c */
 u64 dwq_queue_now(const struct dwq_queue *q);
 struct dwq_task *dwq_take(struct dwq_worker *w);
+enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer);
 void __dwq_queue_kick(struct dwq_queue *q);
 void __dwq_queue_maybe_shrink(struct dwq_queue *q);
 

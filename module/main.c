@@ -75,14 +75,17 @@ static int __init dwq_init(void)
 
 	if (!workers)
 		workers = min(num_online_cpus(), DWQ_MAX_WORKERS);
+	err = dwq_dev_init();
+	if (err)
+		goto err;
 	dwq_default_queue = dwq_queue_create("dwq", workers, 0);
 	if (IS_ERR(dwq_default_queue)) {
 		err = PTR_ERR(dwq_default_queue);
 		pr_err("cannot create the default queue: %d\n", err);
-		goto err;
+		goto err_dev;
 	}
 
-	dwq_default_dev = dwq_dev_create("dwq", mode);
+	dwq_default_dev = dwq_dev_create("dwq", mode, dwq_default_queue);
 	if (IS_ERR(dwq_default_dev)) {
 		err = PTR_ERR(dwq_default_dev);
 		pr_err("cannot register /dev/dwq: %d\n", err);
@@ -93,6 +96,8 @@ static int __init dwq_init(void)
 
 err_queue:
 	dwq_queue_destroy(dwq_default_queue, DWQ_DESTROY_DROP);
+err_dev:
+	dwq_dev_exit();
 err:
 	return err;
 }
@@ -101,6 +106,7 @@ static void __exit dwq_exit(void)
 {
 	dwq_dev_destroy(dwq_default_dev);
 	dwq_queue_destroy(dwq_default_queue, DWQ_DESTROY_DROP);
+	dwq_dev_exit();
 	pr_info("unloaded\n");
 }
 

@@ -17,24 +17,6 @@
 
 #include "dwq_internal.h"
 
-/*
- * The worker's callback outlived the grace after the deadline of the head
- * it left without a leader (see dwq_take()): wake one follower to take that
- * head, unless someone leads by now. The check is racy on purpose, as this runs in hard
- * interrupt context and the queue lock is not needed for correctness: a
- * stale leader is one that is leaving take() and does its own hand-off; a
- * stale "no leader" costs one spurious wakeup at most.
- */
-static enum hrtimer_restart dwq_worker_handoff_fn(struct hrtimer *timer)
-{
-	struct dwq_worker *w = container_of(timer, struct dwq_worker, handoff);
-	struct dwq_queue *q = w->queue;
-
-	if (!READ_ONCE(q->leader))
-		wake_up(&q->waitq);
-	return HRTIMER_NORESTART;
-}
-
 static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 {
 	if (w->handoff_at)
@@ -96,7 +78,7 @@ int dwq_workers_start(struct dwq_queue *q, unsigned int n)
 		w->queue = q;
 		w->id = i;
 		hrtimer_init(&w->handoff, q->clockid, HRTIMER_MODE_ABS);
-		w->handoff.function = dwq_worker_handoff_fn;
+		w->handoff.function = dwq_worker_handoff;
 		if (!strcmp(q->name, "dwq"))
 			t = kthread_create(dwq_worker_fn, w, "dwq/%u", i);
 		else
@@ -137,7 +119,7 @@ err_stop:
  * Context: process context; sleeps. Not from one of @q's callbacks.
  * Return: 0; -EINVAL for a bad @id; -ENOENT if it was stopped already.
  */
-VISIBLE_IF_KUNIT int dwq_queue_stop_worker(struct dwq_queue *q, unsigned int id)
+int dwq_queue_stop_worker(struct dwq_queue *q, unsigned int id)
 {
 	struct task_struct *t;
 	struct dwq_worker *w;

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * dwq: the user-space interface of the delayed work queue, /dev/dwq.
+ *
+ * Each open file of /dev/dwq is one client that owns any number of timed
+ * tasks. ioctl()s schedule, cancel, reschedule and query them by a 64-bit
+ * id that is unique within the file and never reused while it is open.
+ * When a task fires, an event (&struct dwq_event) becomes readable with
+ * read(), and poll()/epoll report EPOLLIN. close() of the last reference
+ * to the file cancels every task it still owns.
+ *
+ * Every struct here has a fixed size, explicit padding and reserved
+ * fields that must be zero (-EINVAL otherwise), so it can grow compatibly.
+ * Times are nanoseconds on CLOCK_MONOTONIC, or CLOCK_BOOTTIME with
+ * %DWQ_SCHED_BOOTTIME.
+ */
+#ifndef _UAPI_LINUX_DWQ_H
+#define _UAPI_LINUX_DWQ_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* ioctl magic; free in Documentation/userspace-api/ioctl/ioctl-number.rst */
+#define DWQ_IOC_MAGIC		0xD7
+
+/* Task modes, &struct dwq_schedule.mode */
+#define DWQ_MODE_ONESHOT	0	/* fires once */
+#define DWQ_MODE_FIXED_RATE	1	/* fires at deadline + k * period */
+#define DWQ_MODE_FIXED_DELAY	2	/* fires period after the last firing */
+
+/* &struct dwq_schedule.flags and &struct dwq_reschedule.flags */
+#define DWQ_SCHED_ABS		(1U << 0)	/* time_ns is a deadline */
+#define DWQ_SCHED_BOOTTIME	(1U << 1)	/* on CLOCK_BOOTTIME */
+/* &struct dwq_reschedule.flags only: also set mode and period */
+#define DWQ_RESCHED_PERIOD	(1U << 2)
+
+/**
+ * struct dwq_schedule - DWQ_IOC_SCHEDULE: schedule a new task
+ * @time_ns: the delay from now, or with %DWQ_SCHED_ABS the absolute
+ *	deadline (a deadline in the past fires at once)
+ * @period_ns: the period of a periodic task, at least the module's
+ *	min_period_ns; must be 0 for %DWQ_MODE_ONESHOT
+ * @cookie: any value; it comes back in every event of the task
+ * @mode: %DWQ_MODE_ONESHOT, %DWQ_MODE_FIXED_RATE or %DWQ_MODE_FIXED_DELAY
+ * @flags: %DWQ_SCHED_ABS, %DWQ_SCHED_BOOTTIME
+ * @id: out: the task's id, never 0
+ * @reserved: must be zero
+ */
+struct dwq_schedule {
+	__u64 time_ns;
+	__u64 period_ns;
+	__u64 cookie;
+	__u32 mode;
+	__u32 flags;
+	__u64 id;
+	__u64 reserved[3];
+};
+
+/**
+ * struct dwq_schedule_batch - DWQ_IOC_SCHEDULE_BATCH: many at once
+ * @entries: user address of an array of @count &struct dwq_schedule; the
+ *	ids are written back into it
+ * @count: entries in the array, 1 to %DWQ_SCHEDULE_BATCH_MAX
+ * @flags: must be zero
+ * @error_index: out: when the call fails because of one entry, its index;
+ *	@count otherwise
+ * @reserved: must be zero
+ *
+ * All or nothing: either every entry is scheduled and has its id, or the
+ * call fails and none is (the ids written back are then meaningless).
+ */
+struct dwq_schedule_batch {
+	__u64 entries;
+	__u32 count;
+	__u32 flags;
+	__u32 error_index;
+	__u32 reserved;
+};
+
+#define DWQ_SCHEDULE_BATCH_MAX		1024
+
+/**
+ * struct dwq_cancel - DWQ_IOC_CANCEL: cancel a task by id
+ * @id: the task
+ * @result: out: %DWQ_RESULT_REMOVED or %DWQ_RESULT_RUNNING
+ * @reserved: must be zero
+ *
+ * An id the file does not own, or owned by a one-shot task whose event
+ * has been queued already, is -ENOENT.
+ */
+struct dwq_cancel {
+	__u64 id;
+	__u32 result;
+	__u32 reserved;
+};
+
+/* The task was queued and is removed: it will not fire (again). */
+#define DWQ_RESULT_REMOVED	1
+/*
+ * The task is firing right now: a one-shot's event still comes; a
+ * periodic task's event of this firing comes, then no more.
+ */
+#define DWQ_RESULT_RUNNING	2
+
+/**
+ * struct dwq_reschedule - DWQ_IOC_RESCHEDULE: move a task, keeping its id
+ * @id: the task
+ * @time_ns: the new delay, or with %DWQ_SCHED_ABS the new deadline
+ * @period_ns: with %DWQ_RESCHED_PERIOD, the new period (0 for one-shot)
+ * @mode: with %DWQ_RESCHED_PERIOD, the new mode
+ * @flags: %DWQ_SCHED_ABS, %DWQ_SCHED_BOOTTIME, %DWQ_RESCHED_PERIOD
+ * @reserved: must be zero
+ *
+ * The task keeps its id and cookie. On a periodic task that is firing
+ * right now, the new deadline applies to its next firing.
+ */
+struct dwq_reschedule {
+	__u64 id;
+	__u64 time_ns;
+	__u64 period_ns;
+	__u32 mode;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+/* &struct dwq_query.state */
+#define DWQ_STATE_QUEUED	1	/* waiting for its deadline */
+#define DWQ_STATE_RUNNING	2	/* firing now */
+#define DWQ_STATE_IDLE		3	/* neither, e.g. cancelled while firing */
+
+/**
+ * struct dwq_query - DWQ_IOC_QUERY: the state of a task
+ * @id: in: the task
+ * @remaining_ns: ns until its next deadline (0 when due or not queued)
+ * @deadline_ns: its next deadline, or the last one if it is not queued
+ * @period_ns: its period (0 for one-shot)
+ * @cookie: its cookie
+ * @runs: times it fired
+ * @overruns: periods it missed (coalesced into later events)
+ * @state: %DWQ_STATE_QUEUED, %DWQ_STATE_RUNNING or %DWQ_STATE_IDLE
+ * @mode: its mode
+ * @flags: %DWQ_SCHED_BOOTTIME if its clock is CLOCK_BOOTTIME
+ * @reserved: must be zero
+ */
+struct dwq_query {
+	__u64 id;
+	__u64 remaining_ns;
+	__u64 deadline_ns;
+	__u64 period_ns;
+	__u64 cookie;
+	__u64 runs;
+	__u64 overruns;
+	__u32 state;
+	__u32 mode;
+	__u32 flags;
+	__u32 reserved[3];
+};
+
+/**
+ * struct dwq_stats - DWQ_IOC_STATS: this file's counters and the queue's
+ * @pending: tasks this file owns (queued or firing)
+ * @fired: firings of this file's tasks
+ * @cancelled: tasks this file cancelled before they fired (again)
+ * @coalesced: firings folded into an earlier unread event of their task
+ * @events: events waiting to be read
+ * @queue_size: tasks in the queue, all files and kernel users together
+ * @queue_capacity: slots in the queue's heap array
+ * @workers: worker threads
+ * @leader: the worker that sleeps until the head's deadline, or -1
+ * @timed_waits: the workers' sleeps as leader
+ * @untimed_waits: the workers' sleeps as followers
+ * @wakeups: the workers' wakeups
+ * @spurious_wakeups: wakeups that found nothing to do
+ * @tasks_run: callbacks the workers ran
+ * @leader_changes: times a worker became leader
+ * @reserved: zero; room to grow
+ */
+struct dwq_stats {
+	__u64 pending;
+	__u64 fired;
+	__u64 cancelled;
+	__u64 coalesced;
+	__u64 events;
+	__u32 queue_size;
+	__u32 queue_capacity;
+	__u32 workers;
+	__s32 leader;
+	__u64 timed_waits;
+	__u64 untimed_waits;
+	__u64 wakeups;
+	__u64 spurious_wakeups;
+	__u64 tasks_run;
+	__u64 leader_changes;
+	__u64 reserved[8];
+};
+
+/* &struct dwq_event.flags */
+/* A one-shot task's event: the task is done and its id is gone. */
+#define DWQ_EVENT_LAST		(1U << 0)
+#define DWQ_EVENT_COALESCED	(1U << 1)	/* @overruns counts folded firings */
+
+/**
+ * struct dwq_event - what read() returns, one per firing (or coalesced run)
+ * @id: the task
+ * @cookie: its cookie
+ * @deadline_ns: the deadline of this firing
+ * @fired_ns: when its worker took it, same clock
+ * @overruns: firings folded into this event: missed fixed-rate periods and
+ *	firings while the previous event was still unread
+ * @worker: the worker that ran it
+ * @flags: %DWQ_EVENT_LAST, %DWQ_EVENT_COALESCED
+ *
+ * read() returns whole events only; a buffer smaller than one is -EINVAL.
+ * It blocks until at least one event is ready, unless the file is
+ * O_NONBLOCK (-EAGAIN). A task has at most one unread event: further
+ * firings before it is read are folded into its @overruns, so the events
+ * waiting never outnumber the tasks and none is ever dropped. Events
+ * waiting together come out in deadline order, equal deadlines in the
+ * order their tasks were scheduled.
+ */
+struct dwq_event {
+	__u64 id;
+	__u64 cookie;
+	__u64 deadline_ns;
+	__u64 fired_ns;
+	__u64 overruns;
+	__u32 worker;
+	__u32 flags;
+};
+
+#define DWQ_IOC_SCHEDULE	_IOWR(DWQ_IOC_MAGIC, 1, struct dwq_schedule)
+#define DWQ_IOC_SCHEDULE_BATCH	_IOWR(DWQ_IOC_MAGIC, 2, struct dwq_schedule_batch)
+#define DWQ_IOC_CANCEL		_IOWR(DWQ_IOC_MAGIC, 3, struct dwq_cancel)
+#define DWQ_IOC_RESCHEDULE	_IOW(DWQ_IOC_MAGIC, 4, struct dwq_reschedule)
+#define DWQ_IOC_QUERY		_IOWR(DWQ_IOC_MAGIC, 5, struct dwq_query)
+#define DWQ_IOC_STATS		_IOR(DWQ_IOC_MAGIC, 6, struct dwq_stats)
+
+#endif /* _UAPI_LINUX_DWQ_H */
