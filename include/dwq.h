@@ -38,7 +38,20 @@
  * The heap node is embedded in every task, so its layout is part of this
  * API; the heap itself stays private to dwq.ko.
  */
-#include "../module/heap.h"
+/**
+ * struct dwq_heap_node - a member of a &struct dwq_heap
+ * @deadline: the primary key (ns, any monotonic clock the caller uses)
+ * @seq: the tie-breaker, assigned on insert and update from the heap
+ * @index: the slot the node occupies, or -1 when it is not in a heap
+ *
+ * Embed it in the object being ordered. All fields are owned by the heap
+ * functions while the node is queued: read them, do not write them.
+ */
+struct dwq_heap_node {
+	u64 deadline;
+	u64 seq;
+	int index;
+};
 
 struct dwq_queue;
 struct dwq_worker;

@@ -23,6 +23,9 @@
 #include <linux/limits.h>
 #include <linux/types.h>
 
+/* struct dwq_heap_node is embedded in every task, so dwq.h defines it. */
+#include <dwq.h>
+
 /* Children per node: 2 (binary) or 4. Chosen by the F1 benchmark. */
 #ifndef DWQ_HEAP_ARITY
 #define DWQ_HEAP_ARITY 4
@@ -33,21 +36,6 @@
 
 /* Nor above this: a slot number must fit in &dwq_heap_node.index. */
 #define DWQ_HEAP_MAX_CAPACITY ((unsigned int)INT_MAX)
-
-/**
- * struct dwq_heap_node - a member of a &struct dwq_heap
- * @deadline: the primary key (ns, any monotonic clock the caller uses)
- * @seq: the tie-breaker, assigned on insert and update from the heap
- * @index: the slot the node occupies, or -1 when it is not in a heap
- *
- * Embed it in the object being ordered. All fields are owned by the heap
- * functions while the node is queued: read them, do not write them.
- */
-struct dwq_heap_node {
-	u64 deadline;
-	u64 seq;
-	int index;
-};
 
 /**
  * struct dwq_heap_slot - one array slot: the key inline, then the node
