@@ -18,12 +18,13 @@
 
 const char *dwqt_dev = "/dev/dwq";
 
-int dwqt_open(int flags)
+int __dwqt_open(const char *file, int line, int flags)
 {
 	int fd = open(dwqt_dev, O_RDWR | O_CLOEXEC | flags);
 
 	if (fd < 0)
-		t_fail("open %s: %s", dwqt_dev, t_errname(errno));
+		__t_fail(file, line, "open %s: %s", dwqt_dev,
+			 t_errname(errno));
 	return fd;
 }
 
@@ -62,20 +63,22 @@ long dwqt_sched(int fd, uint64_t time_ns, uint64_t period_ns, uint32_t mode,
 	return r;
 }
 
-uint64_t dwqt_sched_ok(int fd, uint64_t time_ns, uint64_t period_ns,
-		       uint32_t mode, uint32_t flags, uint64_t cookie)
+uint64_t __dwqt_sched_ok(const char *file, int line, int fd, uint64_t time_ns,
+			 uint64_t period_ns, uint32_t mode, uint32_t flags,
+			 uint64_t cookie)
 {
 	uint64_t id;
 	long r;
 
 	r = dwqt_sched(fd, time_ns, period_ns, mode, flags, cookie, &id);
 	if (r)
-		t_fail("SCHEDULE time %llu period %llu mode %u flags %#x: %s",
-		       (unsigned long long)time_ns,
-		       (unsigned long long)period_ns, mode, flags,
-		       t_errname(-r));
+		__t_fail(file, line,
+			 "SCHEDULE time %llu period %llu mode %u flags %#x: %s",
+			 (unsigned long long)time_ns,
+			 (unsigned long long)period_ns, mode, flags,
+			 t_errname(-r));
 	if (!id)
-		t_fail("SCHEDULE succeeded with id 0");
+		__t_fail(file, line, "SCHEDULE succeeded with id 0");
 	return id;
 }
 
@@ -127,19 +130,20 @@ long dwqt_query(int fd, uint64_t id, struct dwq_query *q)
 	return dwqt_ioctl(fd, DWQ_IOC_QUERY, q);
 }
 
-struct dwq_query dwqt_query_ok(int fd, uint64_t id)
+struct dwq_query __dwqt_query_ok(const char *file, int line, int fd,
+				 uint64_t id)
 {
 	struct dwq_query q;
 	long r;
 
 	r = dwqt_query(fd, id, &q);
 	if (r)
-		t_fail("QUERY id %llu: %s", (unsigned long long)id,
-		       t_errname(-r));
+		__t_fail(file, line, "QUERY id %llu: %s",
+			 (unsigned long long)id, t_errname(-r));
 	return q;
 }
 
-struct dwq_stats dwqt_stats_ok(int fd)
+struct dwq_stats __dwqt_stats_ok(const char *file, int line, int fd)
 {
 	struct dwq_stats st;
 	long r;
@@ -147,7 +151,7 @@ struct dwq_stats dwqt_stats_ok(int fd)
 	memset(&st, 0, sizeof(st));
 	r = dwqt_ioctl(fd, DWQ_IOC_STATS, &st);
 	if (r)
-		t_fail("STATS: %s", t_errname(-r));
+		__t_fail(file, line, "STATS: %s", t_errname(-r));
 	return st;
 }
 
@@ -180,7 +184,8 @@ void dwqt_sleep_ms(unsigned int ms)
 		;
 }
 
-int dwqt_read_events(int fd, struct dwq_event *ev, int max, int timeout_ms)
+int __dwqt_read_events(const char *file, int line, int fd,
+		       struct dwq_event *ev, int max, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	ssize_t n;
@@ -190,31 +195,33 @@ int dwqt_read_events(int fd, struct dwq_event *ev, int max, int timeout_ms)
 		r = poll(&p, 1, timeout_ms);
 	} while (r < 0 && errno == EINTR);
 	if (r < 0)
-		t_fail("poll: %s", t_errname(errno));
+		__t_fail(file, line, "poll: %s", t_errname(errno));
 	if (!r)
 		return 0;
 	if (!(p.revents & POLLIN))
-		t_fail("poll: revents %#x without POLLIN", p.revents);
+		__t_fail(file, line, "poll: revents %#x without POLLIN",
+			 p.revents);
 	n = read(fd, ev, max * sizeof(*ev));
 	if (n < 0)
-		t_fail("read %zu bytes after POLLIN: %s", max * sizeof(*ev),
-		       t_errname(errno));
+		__t_fail(file, line, "read %zu bytes after POLLIN: %s",
+			 max * sizeof(*ev), t_errname(errno));
 	if (!n || n % sizeof(*ev))
-		t_fail("read returned %zd bytes, not a multiple of %zu > 0", n,
-		       sizeof(*ev));
+		__t_fail(file, line,
+			 "read returned %zd bytes, not a multiple of %zu > 0",
+			 n, sizeof(*ev));
 	return n / sizeof(*ev);
 }
 
-struct dwq_event dwqt_read_one(int fd)
+struct dwq_event __dwqt_read_one(const char *file, int line, int fd)
 {
 	struct dwq_event ev;
 
-	if (dwqt_read_events(fd, &ev, 1, DWQT_WAIT_MS) != 1)
-		t_fail("no event within %d ms", DWQT_WAIT_MS);
+	if (__dwqt_read_events(file, line, fd, &ev, 1, DWQT_WAIT_MS) != 1)
+		__t_fail(file, line, "no event within %d ms", DWQT_WAIT_MS);
 	return ev;
 }
 
-void dwqt_expect_no_event(int fd, int ms)
+void __dwqt_expect_no_event(const char *file, int line, int fd, int ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct dwq_event ev;
@@ -222,35 +229,44 @@ void dwqt_expect_no_event(int fd, int ms)
 
 	r = poll(&p, 1, ms);
 	if (r < 0)
-		t_fail("poll: %s", t_errname(errno));
+		__t_fail(file, line, "poll: %s", t_errname(errno));
 	if (!r)
 		return;
 	if (!(p.revents & POLLIN))
-		t_fail("poll: revents %#x", p.revents);
+		__t_fail(file, line, "poll: revents %#x", p.revents);
 	if (read(fd, &ev, sizeof(ev)) == sizeof(ev))
-		t_fail("unexpected event: id %llu cookie %llu deadline %llu flags %#x",
-		       (unsigned long long)ev.id,
-		       (unsigned long long)ev.cookie,
-		       (unsigned long long)ev.deadline_ns, ev.flags);
-	t_fail("POLLIN without an event to read: %s", t_errname(errno));
+		__t_fail(file, line,
+			 "unexpected event: id %llu cookie %llu deadline %llu flags %#x",
+			 (unsigned long long)ev.id,
+			 (unsigned long long)ev.cookie,
+			 (unsigned long long)ev.deadline_ns, ev.flags);
+	__t_fail(file, line, "POLLIN without an event to read: %s",
+		 t_errname(errno));
 }
 
-void dwqt_check_event(const struct dwq_event *ev)
+void __dwqt_check_event(const char *file, int line,
+			const struct dwq_event *ev)
 {
 	unsigned int workers = dwqt_workers();
 
-	T_EXPECT(ev->id != 0, "an event with id 0");
-	T_EXPECT(ev->fired_ns >= ev->deadline_ns,
-		 "event of id %llu fired %lld ns before its deadline %llu",
-		 (unsigned long long)ev->id,
-		 (long long)(ev->deadline_ns - ev->fired_ns),
-		 (unsigned long long)ev->deadline_ns);
-	T_EXPECT(ev->worker < workers, "worker %u of %u workers", ev->worker,
-		 workers);
-	T_EXPECT(!(ev->flags & ~(DWQ_EVENT_LAST | DWQ_EVENT_COALESCED)),
-		 "unknown event flags %#x", ev->flags);
-	T_EXPECT(!(ev->flags & DWQ_EVENT_COALESCED) || ev->overruns,
-		 "flags %#x (COALESCED) but overruns 0", ev->flags);
+	if (!ev->id)
+		__t_fail(file, line, "an event with id 0");
+	if (ev->fired_ns < ev->deadline_ns)
+		__t_fail(file, line,
+			 "event of id %llu fired %llu ns before its deadline %llu",
+			 (unsigned long long)ev->id,
+			 (unsigned long long)(ev->deadline_ns - ev->fired_ns),
+			 (unsigned long long)ev->deadline_ns);
+	if (ev->worker >= workers)
+		__t_fail(file, line, "event of id %llu: worker %u of %u",
+			 (unsigned long long)ev->id, ev->worker, workers);
+	if (ev->flags & ~(DWQ_EVENT_LAST | DWQ_EVENT_COALESCED))
+		__t_fail(file, line, "event of id %llu: unknown flags %#x",
+			 (unsigned long long)ev->id, ev->flags);
+	if ((ev->flags & DWQ_EVENT_COALESCED) && !ev->overruns)
+		__t_fail(file, line,
+			 "event of id %llu: flags %#x (COALESCED), overruns 0",
+			 (unsigned long long)ev->id, ev->flags);
 }
 
 int dwqt_param(const char *name, unsigned long long *val)

@@ -29,7 +29,8 @@
 extern const char *dwqt_dev;
 
 /* Open the device O_RDWR | O_CLOEXEC | @flags; fail the case on error. */
-int dwqt_open(int flags);
+int __dwqt_open(const char *file, int line, int flags);
+#define dwqt_open(flags) __dwqt_open(__FILE__, __LINE__, (flags))
 /* ioctl() that returns 0 or -errno (a positive value as is). */
 long dwqt_ioctl(int fd, unsigned long cmd, void *arg);
 
@@ -39,16 +40,22 @@ struct dwq_schedule dwqt_sched_arg(uint64_t time_ns, uint64_t period_ns,
 				   uint64_t cookie);
 long dwqt_sched(int fd, uint64_t time_ns, uint64_t period_ns, uint32_t mode,
 		uint32_t flags, uint64_t cookie, uint64_t *id);
-uint64_t dwqt_sched_ok(int fd, uint64_t time_ns, uint64_t period_ns,
-		       uint32_t mode, uint32_t flags, uint64_t cookie);
+uint64_t __dwqt_sched_ok(const char *file, int line, int fd, uint64_t time_ns,
+			 uint64_t period_ns, uint32_t mode, uint32_t flags,
+			 uint64_t cookie);
+#define dwqt_sched_ok(fd, t, p, m, f, c) \
+	__dwqt_sched_ok(__FILE__, __LINE__, (fd), (t), (p), (m), (f), (c))
 long dwqt_batch(int fd, struct dwq_schedule *e, uint32_t count,
 		uint32_t *error_index);
 long dwqt_cancel(int fd, uint64_t id, uint32_t *result);
 long dwqt_resched(int fd, uint64_t id, uint64_t time_ns, uint64_t period_ns,
 		  uint32_t mode, uint32_t flags);
 long dwqt_query(int fd, uint64_t id, struct dwq_query *q);
-struct dwq_query dwqt_query_ok(int fd, uint64_t id);
-struct dwq_stats dwqt_stats_ok(int fd);
+struct dwq_query __dwqt_query_ok(const char *file, int line, int fd,
+				 uint64_t id);
+#define dwqt_query_ok(fd, id) __dwqt_query_ok(__FILE__, __LINE__, (fd), (id))
+struct dwq_stats __dwqt_stats_ok(const char *file, int line, int fd);
+#define dwqt_stats_ok(fd) __dwqt_stats_ok(__FILE__, __LINE__, (fd))
 
 /* Monotonic and boottime clocks, ns. */
 uint64_t dwqt_now(void);
@@ -59,13 +66,21 @@ void dwqt_sleep_ms(unsigned int ms);
  * Wait up to @timeout_ms for events with poll(), then read() up to @max
  * of them. Return how many were read (0: none came).
  */
-int dwqt_read_events(int fd, struct dwq_event *ev, int max, int timeout_ms);
+int __dwqt_read_events(const char *file, int line, int fd,
+		       struct dwq_event *ev, int max, int timeout_ms);
+#define dwqt_read_events(fd, ev, max, ms) \
+	__dwqt_read_events(__FILE__, __LINE__, (fd), (ev), (max), (ms))
 /* One event within DWQT_WAIT_MS, or fail. */
-struct dwq_event dwqt_read_one(int fd);
+struct dwq_event __dwqt_read_one(const char *file, int line, int fd);
+#define dwqt_read_one(fd) __dwqt_read_one(__FILE__, __LINE__, (fd))
 /* Fail if an event becomes readable within @ms. */
-void dwqt_expect_no_event(int fd, int ms);
+void __dwqt_expect_no_event(const char *file, int line, int fd, int ms);
+#define dwqt_expect_no_event(fd, ms) \
+	__dwqt_expect_no_event(__FILE__, __LINE__, (fd), (ms))
 /* Check the fields every event must have right. */
-void dwqt_check_event(const struct dwq_event *ev);
+void __dwqt_check_event(const char *file, int line,
+			const struct dwq_event *ev);
+#define dwqt_check_event(ev) __dwqt_check_event(__FILE__, __LINE__, (ev))
 
 /* A module parameter from /sys/module/dwq/parameters; -errno if none. */
 int dwqt_param(const char *name, unsigned long long *val);

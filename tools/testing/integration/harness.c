@@ -150,7 +150,8 @@ void __t_expect_eq(const char *file, int line, const char *a, const char *b,
 {
 	if (got == want)
 		return;
-	__t_fail(file, line, "%s == %s: got %llu (%#llx, %lld), expected %llu (%#llx)",
+	__t_fail(file, line,
+		 "%s == %s: got %llu (%#llx, %lld), expected %llu (%#llx)",
 		 a, b, got, got, (long long)got, want, want);
 }
 

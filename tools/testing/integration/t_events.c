@@ -394,6 +394,54 @@ static void t_deadline_order_past(void)
 	deadline_order(dwqt_now() - 8 * NSEC_PER_MSEC, NSEC_PER_MSEC);
 }
 
+/*
+ * A coalesced event takes the deadline of its latest firing: it still
+ * comes out in deadline order with the events waiting with it.
+ */
+static void t_coalesced_order(void)
+{
+	int fd = dwqt_open(O_NONBLOCK), n, i;
+	uint64_t base, periodic, oneshot;
+	struct dwq_event ev[4];
+	struct dwq_query q;
+
+	base = dwqt_now() + 100 * NSEC_PER_MSEC;
+	periodic = dwqt_sched_ok(fd, base, 20 * NSEC_PER_MSEC,
+				 DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 1);
+	oneshot = dwqt_sched_ok(fd, base + 60 * NSEC_PER_MSEC, 0,
+				DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 2);
+	dwqt_sleep_ms(400);
+	/* Stop the periodic task, its event unread. */
+	T_OK(dwqt_resched(fd, periodic, DWQT_FAR_NS, 0, 0, 0));
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		q = dwqt_query_ok(fd, periodic);
+		if (q.state == DWQ_STATE_QUEUED)
+			break;
+		dwqt_sleep_ms(10);
+	}
+	n = read(fd, ev, sizeof(ev));
+	T_EXPECT(n == 2 * sizeof(ev[0]),
+		 "read %d bytes (%s), expected 2 events", n,
+		 n < 0 ? t_errname(errno) : "bytes");
+	for (i = 0; i < 2; i++) {
+		dwqt_check_event(&ev[i]);
+		t_note("event %d: id %llu, deadline base + %lld ms, overruns %llu",
+		       i, (unsigned long long)ev[i].id,
+		       (long long)(ev[i].deadline_ns - base) / 1000000,
+		       (unsigned long long)ev[i].overruns);
+	}
+	T_EXPECT(ev[0].deadline_ns <= ev[1].deadline_ns,
+		 "deadline %llu (id %llu) came before %llu (id %llu)",
+		 (unsigned long long)ev[0].deadline_ns,
+		 (unsigned long long)ev[0].id,
+		 (unsigned long long)ev[1].deadline_ns,
+		 (unsigned long long)ev[1].id);
+	T_EXPECT((ev[0].id == periodic && ev[1].id == oneshot) ||
+		 (ev[0].id == oneshot && ev[1].id == periodic),
+		 "ids %llu and %llu", (unsigned long long)ev[0].id,
+		 (unsigned long long)ev[1].id);
+}
+
 /* Equal deadlines: first scheduled, first out, singles and batch alike. */
 static void t_fifo_ties(void)
 {
@@ -715,6 +763,7 @@ const struct t_case event_cases[] = {
 	T_CASE("order/deadline", t_deadline_order),
 	T_CASE("order/deadline_past", t_deadline_order_past),
 	T_CASE("order/fifo_ties", t_fifo_ties),
+	T_CASE("order/coalesced_event", t_coalesced_order),
 	T_CASE("event/never_early", t_never_early),
 	T_CASE("poll/pollin", t_poll),
 	T_CASE("epoll/level_triggered", t_epoll_level),

@@ -242,7 +242,7 @@ static void t_efault_readonly(void)
 			      dwqt_ro_copy(zeroes, _IOC_SIZE(c)));
 		st = dwqt_stats_ok(fd);
 		T_EXPECT(st.pending == 1,
-			 "%s failed with EFAULT but pending went from 1 to %llu",
+			 "%s failed (EFAULT), but pending went from 1 to %llu",
 			 cmds[i].name, (unsigned long long)st.pending);
 	}
 	expect_only(fd, id);

@@ -103,7 +103,8 @@ static void t_reserved(void)
 		s.reserved[i] = 1;
 		expect_sched_err(fd, s, EINVAL, EINVAL, "reserved[i] = 1");
 		s.reserved[i] = 1ULL << 63;
-		expect_sched_err(fd, s, EINVAL, EINVAL, "reserved[i] = 1 << 63");
+		expect_sched_err(fd, s, EINVAL, EINVAL,
+				 "reserved[i] = 1 << 63");
 	}
 	expect_none(fd);
 }

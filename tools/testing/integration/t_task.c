@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,81 @@ static void t_resched_period(void)
 	T_EXPECT(ev.flags & DWQ_EVENT_LAST, "no DWQ_EVENT_LAST event");
 	T_ERR(dwqt_query(fd, id, &q), ENOENT);
 	dwqt_expect_no_event(fd, 200);
+}
+
+/* Wait up to DWQT_WAIT_MS for the file to own no task. */
+static void wait_no_pending(int fd, const char *what, int round)
+{
+	uint64_t pending;
+	int i;
+
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		pending = dwqt_stats_ok(fd).pending;
+		if (!pending)
+			return;
+		dwqt_sleep_ms(10);
+	}
+	t_fail("round %d: %s: still %llu pending after %d ms", round, what,
+	       (unsigned long long)pending, DWQT_WAIT_MS);
+}
+
+/*
+ * A periodic task rescheduled to a one-shot due now: its one event is the
+ * LAST, and then its id goes. Many rounds, since the firing races with
+ * the end of the RESCHEDULE call.
+ */
+static void t_resched_to_oneshot_now(void)
+{
+	int fd = dwqt_open(0), i;
+	struct dwq_event ev;
+	struct dwq_query q;
+	uint64_t id;
+
+	for (i = 0; i < 50; i++) {
+		id = dwqt_sched_ok(fd, DWQT_FAR_NS, 50 * NSEC_PER_MSEC,
+				   i % 2 + 1, 0, i);
+		T_OK(dwqt_resched(fd, id, 0, 0, DWQ_MODE_ONESHOT,
+				  DWQ_RESCHED_PERIOD));
+		ev = dwqt_read_one(fd);
+		T_EQ(ev.id, id);
+		T_EXPECT(ev.flags & DWQ_EVENT_LAST,
+			 "round %d: the one-shot's event has flags %#x, no DWQ_EVENT_LAST",
+			 i, ev.flags);
+		wait_no_pending(fd, "after the LAST event", i);
+		T_ERR(dwqt_query(fd, id, &q), ENOENT);
+	}
+	dwqt_expect_no_event(fd, 100);
+}
+
+/*
+ * A one-shot rescheduled to a periodic task due now: its first event is
+ * not the LAST, and the task stays, to be cancelled. Many rounds, as
+ * above.
+ */
+static void t_resched_to_periodic_now(void)
+{
+	int fd = dwqt_open(O_NONBLOCK), i;
+	struct dwq_event ev;
+	struct dwq_query q;
+	uint64_t id;
+
+	for (i = 0; i < 50; i++) {
+		id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
+		T_OK(dwqt_resched(fd, id, 0, 50 * NSEC_PER_MSEC, i % 2 + 1,
+				  DWQ_RESCHED_PERIOD));
+		ev = dwqt_read_one(fd);
+		T_EQ(ev.id, id);
+		T_EXPECT(!(ev.flags & DWQ_EVENT_LAST),
+			 "round %d: the periodic task's first event has DWQ_EVENT_LAST (flags %#x)",
+			 i, ev.flags);
+		T_OK(dwqt_query(fd, id, &q));
+		T_EQ(q.mode, i % 2 + 1);
+		T_OK(dwqt_cancel(fd, id, NULL));
+		wait_no_pending(fd, "after CANCEL", i);
+		/* Drain an event of a firing that CANCEL found running. */
+		while (read(fd, &ev, sizeof(ev)) > 0)
+			;
+	}
 }
 
 static void expect_resched_err(int fd, struct dwq_reschedule r, int err1,
@@ -567,7 +643,8 @@ static void t_stats_leader(void)
 		 "leader %d with %u workers and a task queued", st.leader,
 		 st.workers);
 	T_EXPECT(st.timed_waits > st0.timed_waits,
-		 "timed_waits %llu, was %llu", (unsigned long long)st.timed_waits,
+		 "timed_waits %llu, was %llu",
+		 (unsigned long long)st.timed_waits,
 		 (unsigned long long)st0.timed_waits);
 	T_EXPECT(st.leader_changes > st0.leader_changes,
 		 "leader_changes %llu, was %llu",
@@ -585,6 +662,8 @@ const struct t_case task_cases[] = {
 	T_CASE("reschedule/order_keeps_id_cookie", t_resched_order),
 	T_CASE("reschedule/relative_abs_boottime", t_resched_relative),
 	T_CASE("reschedule/period_mode", t_resched_period),
+	T_CASE("reschedule/periodic_to_oneshot_now", t_resched_to_oneshot_now),
+	T_CASE("reschedule/oneshot_to_periodic_now", t_resched_to_periodic_now),
 	T_CASE("reschedule/errors_leave_task", t_resched_errors),
 	T_CASE("query/fields", t_query_fields),
 	T_CASE("query/runs", t_query_runs),
