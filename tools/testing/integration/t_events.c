@@ -480,6 +480,61 @@ static void t_fifo_ties(void)
 	}
 }
 
+/*
+ * Two batches of 128 one-shots fire with nobody reading: every event is
+ * kept, and they come out in deadline order, ties in the order scheduled.
+ */
+#define NR_BATCH	128
+
+static void t_none_dropped(void)
+{
+	static struct dwq_schedule e[2][NR_BATCH];
+	static uint64_t ids[2 * NR_BATCH];
+	static struct dwq_event ev[2 * NR_BATCH];
+	const int total = 2 * NR_BATCH;
+	int fd = dwqt_open(0), n = 0, b, i;
+	uint64_t base;
+
+	base = dwqt_now() + 200 * NSEC_PER_MSEC;
+	for (b = 0; b < 2; b++) {
+		for (i = 0; i < NR_BATCH; i++) {
+			/* Four deadlines, each shared by half a batch. */
+			e[b][i] = dwqt_sched_arg(base + (i % 4) *
+						 NSEC_PER_MSEC, 0,
+						 DWQ_MODE_ONESHOT,
+						 DWQ_SCHED_ABS,
+						 b * NR_BATCH + i);
+		}
+		T_OK(dwqt_batch(fd, e[b], NR_BATCH, NULL));
+		for (i = 0; i < NR_BATCH; i++)
+			ids[b * NR_BATCH + i] = e[b][i].id;
+	}
+	wait_events(fd, total);
+	while (n < total) {
+		int got = dwqt_read_events(fd, ev + n, 50, DWQT_WAIT_MS);
+
+		if (!got)
+			t_fail("%d events of %d", n, total);
+		n += got;
+	}
+	/* Expected: by deadline (cookie % 4), then by scheduling order. */
+	for (i = 0; i < total; i++) {
+		int d = i / (total / 4), k = i % (total / 4);
+		uint64_t cookie = 4 * k + d;
+
+		dwqt_check_event(&ev[i]);
+		T_EXPECT(ev[i].cookie == cookie && ev[i].id == ids[cookie],
+			 "event %d: cookie %llu, id %llu; expected cookie %llu, id %llu",
+			 i, (unsigned long long)ev[i].cookie,
+			 (unsigned long long)ev[i].id,
+			 (unsigned long long)cookie,
+			 (unsigned long long)ids[cookie]);
+		T_EQ(ev[i].deadline_ns, base + d * NSEC_PER_MSEC);
+		T_EQ(ev[i].flags, DWQ_EVENT_LAST);
+	}
+	T_EQ(dwqt_stats_ok(fd).events, 0);
+}
+
 /* Every event: fired_ns >= deadline_ns, worker < workers, exact deadline. */
 static void t_never_early(void)
 {
@@ -765,6 +820,7 @@ const struct t_case event_cases[] = {
 	T_CASE("order/fifo_ties", t_fifo_ties),
 	T_CASE("order/coalesced_event", t_coalesced_order),
 	T_CASE("event/never_early", t_never_early),
+	T_CASE("event/none_dropped", t_none_dropped),
 	T_CASE("poll/pollin", t_poll),
 	T_CASE("epoll/level_triggered", t_epoll_level),
 	T_CASE("epoll/edge_triggered", t_epoll_edge),

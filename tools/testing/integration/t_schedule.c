@@ -646,7 +646,7 @@ const struct t_case schedule_cases[] = {
 	T_CASE("batch/flags_reserved_einval", t_batch_flags),
 	T_CASE("batch/all_or_nothing", t_batch_all_or_nothing),
 	T_CASE("batch/entries_efault", t_batch_efault),
-	T_CASE_SLOW("limits/per_file_enospc", t_per_file_limit, 240),
+	T_CASE_SLOW("limits/per_file_enospc", t_per_file_limit, 400),
 	T_CASE_SLOW("limits/global_enospc", t_global_limit, 240),
 	{ }
 };
