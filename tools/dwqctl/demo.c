@@ -172,26 +172,108 @@ static int intro(struct demo *d, struct dwq_stats *st)
 	}
 	say("dwq.ko runs %d workers (workers=%d).\n", DEMO_WORKERS,
 	    DEMO_WORKERS);
+	say("Each [ok] below is a claim the demo checked; a [FAILED] one makes\n"
+	    "it exit with status 1.\n");
+	return 0;
+}
+
+/*
+ * "   LABEL                 VALUE   NOTE": the lines of the demo's tables.
+ * Notes start at column 37 and stay short; more() continues one.
+ */
+static void __printf(3, 4) row(const char *label, const char *note,
+			       const char *fmt, ...)
+{
+	char val[64];
+	va_list ap;
+
+	if (opt.json)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	if (note && *note)
+		printf("   %-20s %10s   %s\n", label, val, note);
+	else
+		printf("   %-20s %10s\n", label, val);
+}
+
+static void more(const char *note)
+{
+	say("   %-20s %10s   %s\n", "", "", note);
+}
+
+/*
+ * A worker can stay the leader with nothing queued: it sleeps until the
+ * deadline of a head that was cancelled since, and will wake then for
+ * nothing. dwq voids a leader when a new task becomes the head, and wakes
+ * that same worker. Do that, from the observer's file: a task due now.
+ * With @checked, check that the old leader ran it with one wakeup.
+ */
+static int void_leader(struct demo *d, struct dwq_stats *st, int checked)
+{
+	struct dwq_schedule s = { .cookie = 999 };
+	struct dwq_stats s1;
+	struct dwq_event ev;
+	int old = st->leader, n, err;
+	char a[32], note[64];
+
+	say("   Worker %d is the leader, yet nothing is queued: it sleeps until\n"
+	    "   the deadline of a head that was cancelled, and would wake then\n"
+	    "   for nothing. A new head voids a leader and wakes that same\n"
+	    "   worker, so here is one task due now (from another file):\n", old);
+	err = dev_schedule(d->obs, &s);
+	if (err) {
+		errorf(-err, err_cause(OP_SCHEDULE, -err),
+		       "demo: step %d: schedule", d->step);
+		return -1;
+	}
+	n = dev_wait_events(d->obs, &ev, 1, EVENT_TIMEOUT);
+	if (n <= 0) {
+		errorf(n ? -n : ETIMEDOUT, n ? err_cause(OP_READ, -n) :
+		       "no event within 10s", "demo: step %d: read", d->step);
+		return -1;
+	}
+	if (demo_stats(d, d->obs, &s1))
+		return -1;
+	snprintf(note, sizeof(note), "%s late",
+		 dur(a, sizeof(a), (__s64)(ev.fired_ns - ev.deadline_ns)));
+	row("it ran on", note, "worker %u", ev.worker);
+	row("wakeups", "one: the old leader's", "%llu -> %llu", st->wakeups,
+	    s1.wakeups);
+	if (s1.leader < 0)
+		row("leader", NULL, "none");
+	else
+		row("leader", NULL, "worker %d", s1.leader);
+	if (checked)
+		check(d, ev.worker == (__u32)old &&
+		      s1.wakeups - st->wakeups == 1 && s1.leader < 0,
+		      "new_head_voids_leader",
+		      "the new head woke the old leader itself, once, and left no leader");
+	*st = s1;
 	return 0;
 }
 
 /* 1. Four idle workers, no leader. */
 static int step_idle(struct demo *d, struct dwq_stats *st)
 {
-	char l[16];
-
 	step(d, "Four idle workers, no leader");
 	/* Like QueueProbe's sleep(200): let the workers reach their wait. */
 	sleep_ms(200);
 	if (demo_stats(d, d->obs, st))
 		return -1;
-	snprintf(l, sizeof(l), "%d", st->leader);
-	say("   %-24s %10u\n", "workers", st->workers);
-	say("   %-24s %10s   (STATS.leader: none is -1)\n", "leader",
-	    st->leader < 0 ? "none" : l);
-	say("   %-24s %10u\n", "tasks queued", st->queue_size);
-	say("   %-24s %10llu   (all workers together: STATS has totals)\n",
-	    "wakeups so far", st->wakeups);
+	/* Left over from an earlier run: see void_leader(). */
+	if (st->leader >= 0 && !st->queue_size && void_leader(d, st, 0))
+		return -1;
+	row("workers", NULL, "%u", st->workers);
+	if (st->leader < 0)
+		row("leader", "STATS.leader is -1", "none");
+	else
+		row("leader", NULL, "worker %d", st->leader);
+	row("tasks queued", NULL, "%u", st->queue_size);
+	row("wakeups so far", "all workers together: STATS has", "%llu",
+	    st->wakeups);
+	more("totals, not a count per worker");
 	check(d, st->leader < 0, "idle_no_leader",
 	      "%u workers wait for work and none is the leader",
 	      st->workers);
@@ -211,14 +293,14 @@ static int step_leader(struct demo *d, struct dwq_stats *s0)
 	struct dwq_stats s1, s2;
 	struct dwq_event ev;
 	__u64 id, t0, t1, waited, left;
-	char a[32], b[32];
+	char a[32], b[32], note[64];
 	int n;
 
 	step(d, "One task, 300 ms ahead");
 	if (demo_schedule(d, 300 * NSEC_PER_MSEC, 1, &id))
 		return -1;
 	t0 = clock_now(0);
-	say("   %-24s %10s   id %llu\n", "schedule 300ms", "", id);
+	row("schedule 300ms", NULL, "id %llu", id);
 	/* The leader shows within 20-50 ms; allow a slow (TCG) guest more. */
 	sleep_ms(30);
 	for (;;) {
@@ -231,20 +313,31 @@ static int step_leader(struct demo *d, struct dwq_stats *s0)
 	}
 	waited = t1 - t0;
 	left = 300 * NSEC_PER_MSEC > waited ? 300 * NSEC_PER_MSEC - waited : 0;
-	if (s1.leader >= 0)
-		say("   %-24s %10s   it sleeps until the deadline, %s away\n",
-		    dur(a, sizeof(a), waited), "", dur(b, sizeof(b), left));
-	say("   %-24s %10d\n", "leader", s1.leader);
+	if (s1.leader >= 0) {
+		snprintf(note, sizeof(note), "seen %s later; it sleeps until",
+			 dur(a, sizeof(a), waited));
+		row("leader", note, "worker %d", s1.leader);
+		snprintf(note, sizeof(note), "the deadline, %s away",
+			 dur(b, sizeof(b), left));
+		more(note);
+	} else {
+		row("leader", NULL, "none");
+	}
 	check(d, s1.leader >= 0, "leader_chosen",
-	      "a worker became the leader: worker %d, seen %s after the schedule",
-	      s1.leader, dur(a, sizeof(a), waited));
-	say("   %-24s %4llu -> %-4llu   +%lld: the schedule woke one sleeping worker,\n"
-	    "   %-24s %10s   which found no leader and took the role\n",
-	    "wakeups", s0->wakeups, s1.wakeups,
-	    (long long)(s1.wakeups - s0->wakeups), "", "");
-	check(d, s1.wakeups - s0->wakeups == 1, "one_wakeup_to_lead",
-	      "one worker woke for the new task, not %u (%llu wakeups)",
-	      s1.workers, s1.wakeups - s0->wakeups);
+	      "a worker became the leader within %s",
+	      dur(a, sizeof(a), waited));
+	row("wakeups", "the schedule woke one sleeping", "%llu -> %llu",
+	    s0->wakeups, s1.wakeups);
+	more("worker; it found no leader and");
+	more("took the role");
+	if (s1.wakeups - s0->wakeups == 1)
+		check(d, 1, "one_wakeup_to_lead",
+		      "one worker woke for the new task, not all %u",
+		      s1.workers);
+	else
+		check(d, 0, "one_wakeup_to_lead",
+		      "one worker should wake for the new task, but the total grew by %llu",
+		      s1.wakeups - s0->wakeups);
 
 	n = dev_wait_events(d->fd, &ev, 1, EVENT_TIMEOUT);
 	if (n <= 0) {
@@ -256,23 +349,26 @@ static int step_leader(struct demo *d, struct dwq_stats *s0)
 		return -1;
 	if (opt.json)
 		print_event(&ev);
-	say("   %-24s %10s   id %llu on worker %u, %s late\n", "the task fired",
-	    "", ev.id, ev.worker,
-	    dur(a, sizeof(a), (__s64)(ev.fired_ns - ev.deadline_ns)));
+	snprintf(note, sizeof(note), "%s late",
+		 dur(a, sizeof(a), (__s64)(ev.fired_ns - ev.deadline_ns)));
+	row("the task fired on", note, "worker %u", ev.worker);
 	check(d, ev.id == id && ev.worker == (__u32)s1.leader, "ran_on_leader",
 	      "the task ran on the leader, worker %d (the event says worker %u)",
 	      s1.leader, ev.worker);
 	check(d, ev.fired_ns >= ev.deadline_ns, "not_early",
 	      "it was not early: fired - deadline = %s",
 	      dur(a, sizeof(a), (__s64)(ev.fired_ns - ev.deadline_ns)));
-	say("   %-24s %4llu -> %-4llu   +%lld: the leader's own timer, at the deadline\n",
-	    "wakeups", s1.wakeups, s2.wakeups,
-	    (long long)(s2.wakeups - s1.wakeups));
-	say("   %-24s %4llu -> %-4llu\n", "spurious wakeups",
-	    s1.spurious_wakeups, s2.spurious_wakeups);
+	row("wakeups", "the leader's timer, at the deadline", "%llu -> %llu",
+	    s1.wakeups, s2.wakeups);
+	row("spurious wakeups", NULL, "%llu -> %llu", s1.spurious_wakeups,
+	    s2.spurious_wakeups);
+	say("   STATS counts the wakeups of all workers together. From the moment\n"
+	    "   the leader was seen to the event, the total grew by %lld: the\n"
+	    "   leader's own. So none of the other %u workers woke up.\n",
+	    (long long)(s2.wakeups - s1.wakeups), s1.workers - 1);
 	check(d, s2.wakeups - s1.wakeups == 1 &&
 	      s2.spurious_wakeups == s1.spurious_wakeups, "idle_did_not_wake",
-	      "the other %u workers never woke: the total grew by the leader's one wakeup only",
+	      "the other %u workers never woke: the total grew by exactly 1",
 	      s1.workers - 1);
 	*s0 = s2;
 	return 0;
@@ -285,14 +381,15 @@ static int step_three(struct demo *d, struct dwq_stats *s0)
 	struct dwq_stats s1;
 	__u64 ids[3];
 	int seen[3] = { 0 }, got = 0, once = 1, n, i, j;
-	char a[32];
+	char a[32], label[32], note[64];
 
 	step(d, "Three tasks due at once");
 	for (i = 0; i < 3; i++)
 		if (demo_schedule(d, 0, 2 + i, &ids[i]))
 			return -1;
-	say("   %-24s %10s   ids %llu, %llu, %llu\n", "schedule 0 (three times)",
-	    "", ids[0], ids[1], ids[2]);
+	snprintf(note, sizeof(note), "ids %llu, %llu, %llu", ids[0], ids[1],
+		 ids[2]);
+	row("schedule 0, 3 times", note, "%s", "");
 	while (got < 3) {
 		n = dev_wait_events(d->fd, ev + got, 3 - got, EVENT_TIMEOUT);
 		if (n <= 0)
@@ -309,9 +406,11 @@ static int step_three(struct demo *d, struct dwq_stats *s0)
 	for (i = 0; i < got; i++) {
 		if (opt.json)
 			print_event(&ev[i]);
-		say("   id %-4llu ran on worker %u %12s late\n", ev[i].id,
-		    ev[i].worker,
-		    dur(a, sizeof(a), (__s64)(ev[i].fired_ns - ev[i].deadline_ns)));
+		snprintf(label, sizeof(label), "id %llu ran on", ev[i].id);
+		snprintf(note, sizeof(note), "%s late",
+			 dur(a, sizeof(a),
+			     (__s64)(ev[i].fired_ns - ev[i].deadline_ns)));
+		row(label, note, "worker %u", ev[i].worker);
 		for (j = 0; j < 3; j++)
 			if (ev[i].id == ids[j])
 				seen[j]++;
@@ -327,8 +426,8 @@ static int step_three(struct demo *d, struct dwq_stats *s0)
 	check(d, s1.tasks_run - s0->tasks_run == 3, "three_runs",
 	      "the workers ran %llu callbacks for them",
 	      s1.tasks_run - s0->tasks_run);
-	say("   Which worker takes which follows the order they were woken in, and\n"
-	    "   may change from run to run; that each task runs once does not.\n");
+	say("   Which worker takes which follows the order they were woken in,\n"
+	    "   and may change from run to run; that each runs once does not.\n");
 	return 0;
 }
 
@@ -342,9 +441,9 @@ static int step_grow(struct demo *d, unsigned int *base)
 	__u64 id;
 
 	step(d, "The heap array grows by half when full");
-	say("   adding %d tasks 60 s ahead, one at a time; a line per change:\n",
-	    GROW_TASKS);
-	say("   %14s %10s\n", "tasks queued", "capacity");
+	say("   %d tasks 60 s ahead are added one at a time. A line for each\n"
+	    "   change of the capacity (STATS.queue_capacity):\n", GROW_TASKS);
+	row("tasks queued", NULL, "capacity");
 	if (demo_stats(d, d->obs, &st))
 		return -1;
 	*base = st.queue_size;
@@ -367,19 +466,20 @@ static int step_grow(struct demo *d, unsigned int *base)
 			json_u64("queue_capacity", st.queue_capacity);
 			json_end();
 		}
-		say("   %14u %10u\n", st.queue_size, st.queue_capacity);
+		say("   %12u %18u\n", st.queue_size, st.queue_capacity);
 	}
 	exact = ncap == ARRAY_SIZE(want);
 	for (i = 0; exact && i < ncap; i++)
 		exact = caps[i] == want[i] && sizes[i] == (i ? want[i - 1] + 1 : 1);
 	if (*base == 0)
 		check(d, exact, "grow_16_24_36_54",
-		      "capacity went 16 -> 24 -> 36 -> 54, growing when the 17th, 25th and 37th task came");
+		      "16 -> 24 -> 36 -> 54: it grew when the 17th, 25th and 37th task came");
 	else
 		check(d, by_half, "grow_by_half",
 		      "capacity grew by half each time (the queue was not empty: the steps start elsewhere)");
 	say("   This is DelayedWorkQueue.grow(): oldCapacity + (oldCapacity >> 1).\n"
-	    "   dwq also shrinks the array again when it is three quarters empty.\n");
+	    "   dwq also gives memory back: it halves the array when it is three\n"
+	    "   quarters empty (step 6).\n");
 	return 0;
 }
 
@@ -391,7 +491,7 @@ static int step_cancel(struct demo *d)
 	struct dwq_stats s0, s1;
 	__u64 ids[3];
 	int i, err, gone;
-	char nb[32];
+	char nb[32], label[32], note[64];
 
 	step(d, "Cancel removes a task at once");
 	for (i = 0; i < 3; i++)
@@ -399,9 +499,10 @@ static int step_cancel(struct demo *d)
 			return -1;
 	if (demo_stats(d, d->obs, &s0))
 		return -1;
-	say("   %-24s %10s   ids %llu, %llu, %llu\n", "three more, 60 s ahead",
-	    "", ids[0], ids[1], ids[2]);
-	say("   %-24s %10u\n", "tasks queued", s0.queue_size);
+	snprintf(note, sizeof(note), "ids %llu, %llu, %llu", ids[0], ids[1],
+		 ids[2]);
+	row("schedule 60s, 3 times", note, "%s", "");
+	row("tasks queued", NULL, "%u", s0.queue_size);
 	c.id = ids[1];
 	err = dev_cancel(d->fd, &c);
 	if (err) {
@@ -411,19 +512,21 @@ static int step_cancel(struct demo *d)
 	}
 	if (demo_stats(d, d->obs, &s1))
 		return -1;
-	say("   %-24s %10s\n", "cancel the middle one",
+	snprintf(label, sizeof(label), "cancel %llu", c.id);
+	row(label, "the middle one", "%s",
 	    c.result == DWQ_RESULT_REMOVED ? "removed" :
 	    c.result == DWQ_RESULT_RUNNING ? "running" : "?");
-	say("   %-24s %4u -> %-4u\n", "tasks queued", s0.queue_size,
-	    s1.queue_size);
+	row("tasks queued", "at once, not at its deadline", "%u -> %u",
+	    s0.queue_size, s1.queue_size);
 	q.id = ids[1];
 	err = dev_query(d->fd, &q);
 	gone = err == -ENOENT || (!err && q.state != DWQ_STATE_QUEUED);
+	snprintf(label, sizeof(label), "query %llu", q.id);
 	if (err)
-		say("   %-24s %10s   not queued: the id is gone\n", "query it",
+		row(label, "not queued: the id is gone", "%s",
 		    errno_name(-err, nb, sizeof(nb)));
 	else
-		say("   %-24s %10s\n", "query it", state_name(q.state));
+		row(label, NULL, "%s", state_name(q.state));
 	check(d, c.result == DWQ_RESULT_REMOVED &&
 	      s1.queue_size + 1 == s0.queue_size && gone, "cancel_removes",
 	      "the cancelled task left the heap at once: size %u -> %u",
@@ -445,17 +548,21 @@ static int step_close(struct demo *d, unsigned int base)
 	d->fd = -1;
 	if (demo_stats(d, d->obs, &s1))
 		return -1;
-	say("   close the demo's file: its %llu tasks are cancelled with it\n",
-	    s0.pending);
-	say("   %-24s %4u -> %-4u (seen from another open file)\n",
-	    "tasks queued", s0.queue_size, s1.queue_size);
+	say("   The demo closes its file: the %llu tasks it still owns are\n"
+	    "   cancelled with it.\n", s0.pending);
+	row("tasks queued", "seen from another open file", "%u -> %u",
+	    s0.queue_size, s1.queue_size);
 	check(d, s1.queue_size == base, "close_cancels",
 	      "the queue is back to %u tasks", base);
 	sleep_ms(200);
 	if (demo_stats(d, d->obs, &s1))
 		return -1;
-	say("   %-24s %4u -> %-4u after 200ms: the array shrinks back in the background\n",
-	    "capacity", s0.queue_capacity, s1.queue_capacity);
+	row("capacity", "200ms later: it shrinks back in", "%u -> %u",
+	    s0.queue_capacity, s1.queue_capacity);
+	more("the background");
+	if (s1.leader >= 0 && !s1.queue_size)
+		return void_leader(d, &s1, 1);
+	row("leader", NULL, "none");
 	return 0;
 }
 

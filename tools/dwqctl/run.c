@@ -153,7 +153,28 @@ static const char *einval_cause(__u64 time_ns, __u64 period_ns, __u32 flags,
 			 fmt_duration(b, sizeof(b), lim));
 		return buf;
 	}
+	if (period_ns && !param_u64("max_delay_ns", &lim) && period_ns > lim) {
+		snprintf(buf, len,
+			 "the period %s is beyond the module's maximum, max_delay_ns=%llu (%s)",
+			 fmt_duration(a, sizeof(a), period_ns), lim,
+			 fmt_duration(b, sizeof(b), lim));
+		return buf;
+	}
 	return err_cause(OP_SCHEDULE, EINVAL);
+}
+
+/* ENOSPC from SCHEDULE: the limits, as the module has them. */
+static const char *enospc_cause(char *buf, size_t len)
+{
+	__u64 per_file, all;
+
+	if (param_u64("max_tasks_per_file", &per_file) ||
+	    param_u64("max_tasks", &all))
+		return err_cause(OP_SCHEDULE, ENOSPC);
+	snprintf(buf, len,
+		 "too many pending tasks: the module allows max_tasks_per_file=%llu, max_tasks=%llu in all",
+		 per_file, all);
+	return buf;
 }
 
 static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
@@ -172,10 +193,13 @@ static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 
 	err = dev_schedule(st->fd, &s);
 	if (err) {
-		cause = err == -EINVAL ?
-			einval_cause(s.time_ns, s.period_ns, s.flags, buf,
-				     sizeof(buf)) :
-			err_cause(OP_SCHEDULE, -err);
+		if (err == -EINVAL)
+			cause = einval_cause(s.time_ns, s.period_ns, s.flags,
+					     buf, sizeof(buf));
+		else if (err == -ENOSPC)
+			cause = enospc_cause(buf, sizeof(buf));
+		else
+			cause = err_cause(OP_SCHEDULE, -err);
 		run_error(st, -err, cause, text);
 		return -1;
 	}
