@@ -269,6 +269,31 @@ void __dwqt_check_event(const char *file, int line,
 			 (unsigned long long)ev->id, ev->flags);
 }
 
+/*
+ * For the runner: tasks in the queue once a case has ended, when every
+ * file it opened is closed. The most of a few samples, since a periodic
+ * task is out of the queue while it fires.
+ */
+long t_leftovers(void)
+{
+	int fd = open(dwqt_dev, O_RDWR | O_CLOEXEC), i;
+	struct dwq_stats st;
+	long most = -1;
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < 5; i++) {
+		memset(&st, 0, sizeof(st));
+		if (ioctl(fd, DWQ_IOC_STATS, &st))
+			break;
+		if ((long)st.queue_size > most)
+			most = st.queue_size;
+		dwqt_sleep_ms(2);
+	}
+	close(fd);
+	return most;
+}
+
 int dwqt_param(const char *name, unsigned long long *val)
 {
 	char path[256], buf[64], *end;

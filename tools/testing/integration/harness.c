@@ -183,9 +183,11 @@ static int run_case(const struct t_case *c, unsigned int n)
 	unsigned int timeout = c->timeout ? c->timeout : T_DEFAULT_TIMEOUT;
 	int status = 0, failed;
 	double start = t_seconds();
+	long before, after;
 	pid_t pid;
 
 	memset(result, 0, sizeof(*result));
+	before = t_leftovers();
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
@@ -208,8 +210,9 @@ static int run_case(const struct t_case *c, unsigned int n)
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
 
+	after = t_leftovers();
 	failed = result->failed || !WIFEXITED(status) ||
-		 WEXITSTATUS(status);
+		 WEXITSTATUS(status) || (before >= 0 && after > before);
 	if (failed)
 		printf("not ok %u - %s\n", n, c->name);
 	else if (result->skipped)
@@ -223,9 +226,12 @@ static int run_case(const struct t_case *c, unsigned int n)
 	else if (WIFSIGNALED(status))
 		printf("# killed by signal %s\n",
 		       sigabbrev_np(WTERMSIG(status)) ?: "?");
-	else if (failed && !result->failed)
+	else if (WEXITSTATUS(status) && !result->failed)
 		printf("# exit status %d without a failed check\n",
 		       WEXITSTATUS(status));
+	if (before >= 0 && after > before)
+		printf("# left %ld behind after all its processes ended (%ld before)\n",
+		       after, before);
 	if (t_verbose)
 		printf("# %.2f s\n", t_seconds() - start);
 	fflush(stdout);

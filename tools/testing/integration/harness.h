@@ -50,6 +50,12 @@ extern bool t_verbose;
 
 int t_run(char **filters, int nfilters, bool list);
 
+/*
+ * Provided by the suite: a count of what the cases may leave behind, taken
+ * before and after each case; it must not grow. Negative: no count.
+ */
+long t_leftovers(void);
+
 /* The name of an errno value, "EINVAL"; "0" for 0. */
 const char *t_errname(int err);
 
