@@ -89,7 +89,7 @@ static void t_last_id_gone(void)
 	uint64_t id, pending;
 	long r;
 
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 500; i++) {
 		id = dwqt_sched_ok(fd, i % 2 ? 2 * NSEC_PER_MSEC : 0, 0,
 				   DWQ_MODE_ONESHOT, 0, i);
 		ev = dwqt_read_one(fd);

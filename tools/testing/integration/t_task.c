@@ -312,7 +312,7 @@ static void t_resched_to_oneshot_now(void)
 	struct dwq_query q;
 	uint64_t id;
 
-	for (i = 0; i < 50; i++) {
+	for (i = 0; i < 200; i++) {
 		id = dwqt_sched_ok(fd, DWQT_FAR_NS, 50 * NSEC_PER_MSEC,
 				   i % 2 + 1, 0, i);
 		T_OK(dwqt_resched(fd, id, 0, 0, DWQ_MODE_ONESHOT,
@@ -340,7 +340,7 @@ static void t_resched_to_periodic_now(void)
 	struct dwq_query q;
 	uint64_t id;
 
-	for (i = 0; i < 50; i++) {
+	for (i = 0; i < 200; i++) {
 		id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
 		T_OK(dwqt_resched(fd, id, 0, 50 * NSEC_PER_MSEC, i % 2 + 1,
 				  DWQ_RESCHED_PERIOD));
