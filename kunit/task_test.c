@@ -50,11 +50,12 @@ struct tt_probe {
 static void tt_probe_fn(struct dwq_task *task)
 {
 	struct tt_probe *p = container_of(task, struct tt_probe, task);
-	int k = atomic_read(&p->runs), n;
+	int k = atomic_read(&p->runs), n, max;
 
 	n = atomic_inc_return(&p->inflight);
-	if (n > atomic_read(&p->max_inflight))
-		atomic_set(&p->max_inflight, n);
+	max = atomic_read(&p->max_inflight);
+	while (n > max && !atomic_try_cmpxchg(&p->max_inflight, &max, n))
+		;
 	if (k < TT_RUNS) {
 		p->start[k] = ktime_get_ns();
 		p->deadline[k] = dwq_task_run_deadline(task);

@@ -179,26 +179,80 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 	return task;
 }
 
+/* The wakeup key of a hand-off timer, see dwq_worker_handoff(). */
+static char dwq_wake_handoff;
+#define DWQ_WAKE_HANDOFF	((void *)&dwq_wake_handoff)
+
+/*
+ * Wake function of a follower's wait entry. Every wakeup of @q->waitq is
+ * made under @q->lock, so this may count the followers that a hand-off
+ * really woke (not those that were awake already) in @q->handoffs.
+ */
+static int dwq_follower_wake(struct wait_queue_entry *wait, unsigned int mode,
+			     int sync, void *key)
+{
+	struct dwq_worker *w = container_of(wait, struct dwq_worker, wait);
+	int woken = autoremove_wake_function(wait, mode, sync, key);
+
+	lockdep_assert_held(&w->queue->lock);
+	if (woken && key == DWQ_WAKE_HANDOFF) {
+		w->by_handoff = true;
+		w->queue->handoffs++;
+	}
+	return woken;
+}
+
+/**
+ * dwq_worker_handoff() - a worker's hand-off timer fired
+ * @timer: &dwq_worker.handoff
+ *
+ * The worker's callback outlived the grace after the deadline of the head
+ * it left without a leader (see dwq_take()): wake one follower for that
+ * head, unless someone leads it by now or a follower is already on its way
+ * (that one hands off in turn when it leaves with the head). The follower
+ * is counted in @q->handoffs until it is back under the lock, and the
+ * workers that come to the head meanwhile leave it to it, rather than have
+ * it wake for nothing.
+ *
+ * Context: hard interrupt (hrtimer callback).
+ * Return: %HRTIMER_NORESTART.
+ */
+enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
+{
+	struct dwq_worker *w = container_of(timer, struct dwq_worker, handoff);
+	struct dwq_queue *q = w->queue;
+
+	/* Interrupts are off, as everywhere else this lock is taken. */
+	spin_lock(&q->lock);
+	if (!q->leader && !q->handoffs && !q->stopping &&
+	    dwq_heap_peek(&q->heap))
+		__wake_up(&q->waitq, TASK_NORMAL, 1, DWQ_WAKE_HANDOFF);
+	spin_unlock(&q->lock);
+	return HRTIMER_NORESTART;
+}
+
 /*
  * Follower: wait without a timeout, at the tail of @q->waitq, until a
  * schedule or a hand-off wakes us (wake_up() on an exclusive waitqueue
  * wakes the first waiter: followers are woken first-in first-out).
  *
  * Drops @q->lock and retakes it. The state is set and the wait entry
- * queued under the lock, and every waker holds the lock or comes after a
- * change made under it, so no wakeup is lost.
+ * queued under the lock, and every waker holds the lock, so no wakeup is
+ * lost.
  *
  * Return: false if the worker must stop (then perhaps without sleeping).
  */
 static bool __dwq_wait_untimed(struct dwq_worker *w)
 {
 	struct dwq_queue *q = w->queue;
-	DEFINE_WAIT(wait);
 
 	lockdep_assert_held(&q->lock);
-	prepare_to_wait_exclusive(&q->waitq, &wait, TASK_INTERRUPTIBLE);
+	w->by_handoff = false;
+	init_wait_entry(&w->wait, 0);
+	w->wait.func = dwq_follower_wake;
+	prepare_to_wait_exclusive(&q->waitq, &w->wait, TASK_INTERRUPTIBLE);
 	if (kthread_should_stop()) {
-		finish_wait(&q->waitq, &wait);
+		finish_wait(&q->waitq, &w->wait);
 		return false;
 	}
 	w->stats.untimed_waits++;
@@ -206,9 +260,11 @@ static bool __dwq_wait_untimed(struct dwq_worker *w)
 
 	schedule();
 
-	finish_wait(&q->waitq, &wait);
+	finish_wait(&q->waitq, &w->wait);
 	spin_lock_irq(&q->lock);
 	w->stats.wakeups++;
+	if (w->by_handoff)
+		q->handoffs--;	/* We are here: see dwq_worker_handoff(). */
 	return !kthread_should_stop();
 }
 
@@ -270,6 +326,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 	u64 now = 0;
 
 	w->handoff_at = 0;
+	w->by_handoff = false;
 	spin_lock_irq(&q->lock);
 	for (;;) {
 		head = dwq_heap_peek(&q->heap);
@@ -281,11 +338,17 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 				task = __dwq_take_head(q, w);
 			break;
 		}
-		if (head && head->deadline <= now) {
+		/*
+		 * The head is due: take it, unless a hand-off woke a follower
+		 * for it who is not here yet. Then leave it to that follower
+		 * and wait as one, so that its wakeup is not for nothing.
+		 */
+		if (head && head->deadline <= now &&
+		    (!q->handoffs || w->by_handoff)) {
 			task = __dwq_take_head(q, w);
 			break;
 		}
-		if (!head || q->leader) {
+		if (!head || q->leader || head->deadline <= now) {
 			/*
 			 * Nothing to run and nothing to lead for: the wakeup
 			 * that brought us here, if any, was for nothing.
@@ -446,7 +509,7 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 	 * are gone, so nobody leads or waits on @waitq, and nobody may still
 	 * wait in dwq_cancel_sync().
 	 */
-	WARN_ON(q->leader || q->reserved || q->nr_workers);
+	WARN_ON(q->leader || q->handoffs || q->reserved || q->nr_workers);
 	/* No barrier: every waiter left before kthread_stop() returned. */
 	WARN_ON(waitqueue_active(&q->waitq) || waitqueue_active(&q->done_wq));
 	kvfree(q->heap.slots);
