@@ -9,9 +9,29 @@
 #   make shell           an interactive guest with dwq loaded
 #   sudo make load       insmod module/dwq.ko on this host
 #   sudo make unload     rmmod dwq on this host
+#   sudo make install    module (extra/, depmod), dwqctl, uapi header, udev
+#                        rule, modprobe.d example, man page; DESTDIR= stages
+#   sudo make uninstall  removes what install installed
+#   sudo make dkms-install / dkms-remove   the same module, through DKMS
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
+# The release KDIR was configured for: where modules_install puts dwq.ko.
+KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null || uname -r)
 TESTING := tools/testing
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+UDEVDIR ?= /etc/udev/rules.d
+MODPROBEDIR ?= /etc/modprobe.d
+# The version DKMS knows the sources by.
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC ?= /usr/src/dwq-$(VERSION)
+# What DKMS needs to build dwq.ko: kbuild files and sources, nothing built.
+DKMS_FILES := dkms.conf Kbuild include/dwq.h include/uapi/linux/dwq.h \
+	module/Kbuild $(filter-out %.mod.c,$(wildcard module/*.[ch])) \
+	kunit/Kbuild $(filter-out %.mod.c,$(wildcard kunit/*.[ch]))
 
 all: modules tools
 
@@ -45,6 +65,52 @@ load:
 unload:
 	rmmod dwq
 
+# Installed files, relative to DESTDIR; uninstall removes exactly these.
+INSTALLED := $(BINDIR)/dwqctl $(INCLUDEDIR)/linux/dwq.h \
+	$(MANDIR)/man1/dwqctl.1 $(UDEVDIR)/60-dwq.rules $(MODPROBEDIR)/dwq.conf
+
+install: modules
+	$(MAKE) -C tools/dwqctl
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=extra DEPMOD=true modules_install
+	install -D -m 0755 build/bin/dwqctl $(DESTDIR)$(BINDIR)/dwqctl
+	install -D -m 0644 include/uapi/linux/dwq.h $(DESTDIR)$(INCLUDEDIR)/linux/dwq.h
+	install -D -m 0644 tools/dwqctl/dwqctl.1 $(DESTDIR)$(MANDIR)/man1/dwqctl.1
+	install -D -m 0644 packaging/60-dwq.rules $(DESTDIR)$(UDEVDIR)/60-dwq.rules
+	install -D -m 0644 packaging/dwq.modprobe.conf $(DESTDIR)$(MODPROBEDIR)/dwq.conf
+	@# Staged (DESTDIR) installs leave depmod, the group and udev to the
+	@# package's scripts.
+	test -n "$(DESTDIR)" || depmod -a $(KVER)
+	test -n "$(DESTDIR)" || getent group dwq >/dev/null || groupadd --system dwq
+	test -n "$(DESTDIR)" || ! command -v udevadm >/dev/null || udevadm control --reload
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/module/dwq.ko* \
+		$(DESTDIR)/lib/modules/$(KVER)/extra/kunit/dwq_kunit.ko* \
+		$(addprefix $(DESTDIR),$(INSTALLED))
+	test -n "$(DESTDIR)" || depmod -a $(KVER)
+	@# In a staging tree, also the directories install made (rmdir -p
+	@# stops at DESTDIR because the paths are relative to it).
+	test -z "$(DESTDIR)" || { cd $(DESTDIR) && \
+		for d in lib/modules/$(KVER)/extra/module lib/modules/$(KVER)/extra/kunit \
+			$(patsubst /%,%,$(dir $(INSTALLED))); do \
+			[ ! -d $$d ] || rmdir -p --ignore-fail-on-non-empty $$d || exit; \
+		done; }
+
+# The sources DKMS builds from, in $(DESTDIR)$(DKMS_SRC).
+dkms-src:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	for f in $(DKMS_FILES); do install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit; done
+
+dkms-install: dkms-src
+	dkms add dwq/$(VERSION)
+	dkms build dwq/$(VERSION)
+	dkms install dwq/$(VERSION)
+
+dkms-remove:
+	dkms remove dwq/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
 clean:
 	@test ! -e $(KDIR)/Makefile || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/dwqctl clean
@@ -52,4 +118,5 @@ clean:
 	$(MAKE) -C examples clean
 	rm -rf build
 
-.PHONY: all modules tools deps check run shell load unload clean
+.PHONY: all modules tools deps check run shell load unload clean \
+	install uninstall dkms-src dkms-install dkms-remove
