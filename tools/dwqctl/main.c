@@ -205,6 +205,13 @@ int help_for(const char *cmd, FILE *f)
 {
 	const struct command *c = cmd ? find_command(cmd) : NULL;
 
+	if (opt.json && f == stdout) {
+		json_begin("help");
+		json_str("command", c ? c->name : "");
+		json_str("text", c ? c->help : main_help);
+		json_end();
+		return 0;
+	}
 	fputs(c ? c->help : main_help, f);
 	return f == stdout ? 0 : 2;
 }
