@@ -58,6 +58,32 @@ void dwq_dev_exit(void);
 #define DWQ_NAME_LEN		16
 
 /**
+ * enum dwq_worker_state - what a worker is doing, for debugfs
+ * @DWQ_WORKER_IDLE: awake, between a sleep and a callback, or stopped
+ * @DWQ_WORKER_LEADER: asleep until the head's deadline
+ * @DWQ_WORKER_FOLLOWER: asleep without a timeout on the wait queue
+ * @DWQ_WORKER_RUNNING: running a callback
+ */
+enum dwq_worker_state {
+	DWQ_WORKER_IDLE,
+	DWQ_WORKER_LEADER,
+	DWQ_WORKER_FOLLOWER,
+	DWQ_WORKER_RUNNING,
+};
+
+/*
+ * Why a worker is woken, as the dwq_wakeup tracepoint shows it: a leader
+ * voided by an earlier head, a follower for a new head, by a hand-off
+ * timer, or by a worker leaving take() with nobody to lead.
+ */
+enum dwq_trace_wake {
+	DWQ_TRACE_WAKE_VOID,
+	DWQ_TRACE_WAKE_HEAD,
+	DWQ_TRACE_WAKE_HANDOFF,
+	DWQ_TRACE_WAKE_LEAVE,
+};
+
+/**
  * struct dwq_worker - one kthread of a queue's pool
  * @queue: the queue it takes tasks from
  * @task: the kthread; NULL once it was stopped. Written under @queue->lock.
@@ -69,6 +95,7 @@ void dwq_dev_exit(void);
  *	used by the worker itself only
  * @wait: its entry in @queue->waitq while it waits as a follower
  * @by_handoff: it was woken by a hand-off timer; under @queue->lock
+ * @state: an &enum dwq_worker_state; under @queue->lock
  * @stats: what this worker did; under @queue->lock
  */
 struct dwq_worker {
@@ -79,6 +106,7 @@ struct dwq_worker {
 	u64 handoff_at;
 	struct wait_queue_entry wait;
 	bool by_handoff;
+	u8 state;
 	struct dwq_worker_stats stats;
 };
 

@@ -12,6 +12,10 @@
 
 #include "dwq_internal.h"
 
+/* The tracepoints are defined here, and only here. */
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 /* Permission bits of /dev/dwq, shown and taken in octal. */
 static unsigned int mode = 0600;
 

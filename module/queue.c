@@ -58,6 +58,7 @@
 #include <linux/timekeeping.h>
 
 #include "dwq_internal.h"
+#include "trace.h"
 
 /**
  * dwq_queue_now() - the current time on a queue's clock
@@ -92,8 +93,10 @@ void __dwq_queue_kick(struct dwq_queue *q)
 	lockdep_assert_held(&q->lock);
 	if (leader) {
 		WRITE_ONCE(q->leader, NULL);
+		trace_dwq_wakeup(q, leader->id, DWQ_TRACE_WAKE_VOID);
 		wake_up_process(leader->task);
 	} else {
+		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HEAD);
 		wake_up(&q->waitq);
 	}
 }
@@ -174,6 +177,7 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 	task->reserved = task->mode != DWQ_ONESHOT;
 	if (task->reserved)
 		q->reserved++;
+	w->state = DWQ_WORKER_RUNNING;
 	w->stats.tasks_run++;
 	__dwq_queue_maybe_shrink(q);
 	return task;
@@ -225,8 +229,10 @@ enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 	/* Interrupts are off, as everywhere else this lock is taken. */
 	spin_lock(&q->lock);
 	if (!q->leader && !q->handoffs && !q->stopping &&
-	    dwq_heap_peek(&q->heap))
+	    dwq_heap_peek(&q->heap)) {
+		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HANDOFF);
 		__wake_up(&q->waitq, TASK_NORMAL, 1, DWQ_WAKE_HANDOFF);
+	}
 	spin_unlock(&q->lock);
 	return HRTIMER_NORESTART;
 }
@@ -256,12 +262,14 @@ static bool __dwq_wait_untimed(struct dwq_worker *w)
 		return false;
 	}
 	w->stats.untimed_waits++;
+	w->state = DWQ_WORKER_FOLLOWER;
 	spin_unlock_irq(&q->lock);
 
 	schedule();
 
 	finish_wait(&q->waitq, &w->wait);
 	spin_lock_irq(&q->lock);
+	w->state = DWQ_WORKER_IDLE;
 	w->stats.wakeups++;
 	if (w->by_handoff)
 		q->handoffs--;	/* We are here: see dwq_worker_handoff(). */
@@ -292,12 +300,15 @@ static bool __dwq_wait_timed(struct dwq_worker *w, u64 deadline)
 	WRITE_ONCE(q->leader, w);
 	w->stats.leader_changes++;
 	w->stats.timed_waits++;
+	w->state = DWQ_WORKER_LEADER;
+	trace_dwq_leader(q, w->id, deadline);
 	spin_unlock_irq(&q->lock);
 
 	schedule_hrtimeout_range_clock(&expires, DWQ_SLACK_NS, HRTIMER_MODE_ABS,
 				       q->clockid);
 
 	spin_lock_irq(&q->lock);
+	w->state = DWQ_WORKER_IDLE;
 	w->stats.wakeups++;
 	/* Timed out, or woken by stop: give leadership up. Voided: it is gone. */
 	if (q->leader == w)
@@ -369,12 +380,14 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 	 */
 	head = dwq_heap_peek(&q->heap);
 	if (head && !q->leader) {
-		if (task && !q->stopping)
+		if (task && !q->stopping) {
 			w->handoff_at = min_t(u64, max(head->deadline, now),
 					      KTIME_MAX - DWQ_HANDOFF_GRACE_NS) +
 					DWQ_HANDOFF_GRACE_NS;
-		else
+		} else {
+			trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_LEAVE);
 			wake_up(&q->waitq);
+		}
 	}
 	spin_unlock_irq(&q->lock);
 	return task;

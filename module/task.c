@@ -34,6 +34,7 @@
 #include <linux/timekeeping.h>
 
 #include "dwq_internal.h"
+#include "trace.h"
 
 /**
  * dwq_task_init() - initialise a task before its first use
@@ -302,6 +303,7 @@ int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 		task->run_overruns = 0;
 		WRITE_ONCE(task->state, DWQ_TASK_QUEUED);
 		kref_get(&task->ref);
+		trace_dwq_schedule(q, task);
 	}
 	if (dwq_heap_peek(&q->heap) != head)
 		__dwq_queue_kick(q);
@@ -359,10 +361,12 @@ static int __dwq_cancel(struct dwq_queue *q, struct dwq_task *task, bool *put)
 		__dwq_task_unbind(q, task, DWQ_TASK_CANCELLED);
 		__dwq_queue_maybe_shrink(q);
 		*put = true;
+		trace_dwq_cancel(q, task, DWQ_CANCEL_REMOVED);
 		return DWQ_CANCEL_REMOVED;
 	case DWQ_TASK_RUNNING:
 		task->stop = true;
 		task->resched = false;
+		trace_dwq_cancel(q, task, DWQ_CANCEL_RUNNING);
 		return DWQ_CANCEL_RUNNING;
 	}
 	WARN_ON_ONCE(1);	/* bound, so queued or running */
@@ -544,6 +548,8 @@ retry:
 		task->mode = s->mode;
 		task->period_ns = s->period_ns;
 	}
+	if (task->state == DWQ_TASK_QUEUED)
+		trace_dwq_reschedule(q, task);
 unlock:
 	spin_unlock_irqrestore(&q->lock, flags);
 	return err;
@@ -653,6 +659,7 @@ void dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 	bool put = false;
 
 	spin_lock_irq(&q->lock);
+	w->state = DWQ_WORKER_IDLE;
 	if (task->reserved) {
 		task->reserved = false;
 		q->reserved--;

@@ -16,9 +16,21 @@
 #include <linux/string.h>
 
 #include "dwq_internal.h"
+#include "trace.h"
 
 static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 {
+	/*
+	 * The task's heap key stays as it was while it runs: only
+	 * dwq_task_finish() queues it again.
+	 */
+	if (trace_dwq_fire_enabled()) {
+		u64 now = dwq_queue_now(w->queue);
+
+		trace_dwq_fire(w->queue, task, w->id,
+			       now > task->node.deadline ?
+			       now - task->node.deadline : 0);
+	}
 	if (w->handoff_at)
 		hrtimer_start_range_ns(&w->handoff, ns_to_ktime(w->handoff_at),
 				       DWQ_SLACK_NS, HRTIMER_MODE_ABS);

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dwq tracepoints, trace system "dwq": /sys/kernel/tracing/events/dwq/.
+ * Every event is a static key: a disabled one costs a patched-out jump.
+ * Times are ns on the queue's clock; a task is shown by its (hashed)
+ * address, the same in every event while it lives.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM dwq
+
+#if !defined(_DWQ_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _DWQ_TRACE_H
+
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+
+#include "dwq_internal.h"
+
+/* Let user-space tools (trace-cmd, perf) decode the symbolic fields. */
+TRACE_DEFINE_ENUM(DWQ_ONESHOT);
+TRACE_DEFINE_ENUM(DWQ_FIXED_RATE);
+TRACE_DEFINE_ENUM(DWQ_FIXED_DELAY);
+TRACE_DEFINE_ENUM(DWQ_CANCEL_IDLE);
+TRACE_DEFINE_ENUM(DWQ_CANCEL_REMOVED);
+TRACE_DEFINE_ENUM(DWQ_CANCEL_RUNNING);
+TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_VOID);
+TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_HEAD);
+TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_HANDOFF);
+TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_LEAVE);
+
+/*
+ * clang-format cannot lay out the TRACE_EVENT() macros readably; this is
+ * the layout checkpatch accepts.
+ */
+/* clang-format off */
+DECLARE_EVENT_CLASS(dwq_task_class,
+		    TP_PROTO(const struct dwq_queue *q,
+			     const struct dwq_task *task),
+		    TP_ARGS(q, task),
+		    TP_STRUCT__entry(__array(char, queue, DWQ_NAME_LEN)
+				     __field(const void *, task)
+				     __field(u64, deadline)
+				     __field(u64, period)
+				     __field(u8, mode)
+				     __field(unsigned int, size)),
+		    TP_fast_assign(memcpy(__entry->queue, q->name, DWQ_NAME_LEN);
+				   __entry->task = task;
+				   __entry->deadline = task->node.deadline;
+				   __entry->period = task->period_ns;
+				   __entry->mode = task->mode;
+				   __entry->size = q->heap.nr;),
+		    TP_printk("queue=%s task=%p deadline=%llu period=%llu mode=%s size=%u",
+			      __entry->queue, __entry->task, __entry->deadline,
+			      __entry->period,
+			      __print_symbolic(__entry->mode,
+					       { DWQ_ONESHOT, "oneshot" },
+					       { DWQ_FIXED_RATE, "rate" },
+					       { DWQ_FIXED_DELAY, "delay" }),
+			      __entry->size));
+
+/* A task entered the heap: dwq_schedule() or dwq_schedule_batch(). */
+DEFINE_EVENT(dwq_task_class, dwq_schedule,
+	     TP_PROTO(const struct dwq_queue *q, const struct dwq_task *task),
+	     TP_ARGS(q, task));
+
+/* A queued task moved: dwq_reschedule(); deadline is the new one. */
+DEFINE_EVENT(dwq_task_class, dwq_reschedule,
+	     TP_PROTO(const struct dwq_queue *q, const struct dwq_task *task),
+	     TP_ARGS(q, task));
+
+/* dwq_cancel() or dwq_cancel_sync() found a queued or running task. */
+TRACE_EVENT(dwq_cancel,
+	    TP_PROTO(const struct dwq_queue *q, const struct dwq_task *task,
+		     int result),
+	    TP_ARGS(q, task, result),
+	    TP_STRUCT__entry(__array(char, queue, DWQ_NAME_LEN)
+			     __field(const void *, task)
+			     __field(int, result)),
+	    TP_fast_assign(memcpy(__entry->queue, q->name, DWQ_NAME_LEN);
+			   __entry->task = task;
+			   __entry->result = result;),
+	    TP_printk("queue=%s task=%p result=%s", __entry->queue,
+		      __entry->task,
+		      __print_symbolic(__entry->result,
+				       { DWQ_CANCEL_IDLE, "idle" },
+				       { DWQ_CANCEL_REMOVED, "removed" },
+				       { DWQ_CANCEL_RUNNING, "running" })));
+
+/* A worker is about to run a task's callback, lateness ns after its due. */
+TRACE_EVENT(dwq_fire,
+	    TP_PROTO(const struct dwq_queue *q, const struct dwq_task *task,
+		     unsigned int worker, u64 lateness),
+	    TP_ARGS(q, task, worker, lateness),
+	    TP_STRUCT__entry(__array(char, queue, DWQ_NAME_LEN)
+			     __field(const void *, task)
+			     __field(const void *, func)
+			     __field(unsigned int, worker)
+			     __field(u64, deadline)
+			     __field(u64, lateness)),
+	    TP_fast_assign(memcpy(__entry->queue, q->name, DWQ_NAME_LEN);
+			   __entry->task = task;
+			   __entry->func = task->func;
+			   __entry->worker = worker;
+			   __entry->deadline = task->node.deadline;
+			   __entry->lateness = lateness;),
+	    TP_printk("queue=%s task=%p func=%ps worker=%u deadline=%llu lateness=%llu",
+		      __entry->queue, __entry->task, __entry->func,
+		      __entry->worker, __entry->deadline, __entry->lateness));
+
+/* A worker became the leader: it sleeps until the head's deadline. */
+TRACE_EVENT(dwq_leader,
+	    TP_PROTO(const struct dwq_queue *q, unsigned int worker,
+		     u64 deadline),
+	    TP_ARGS(q, worker, deadline),
+	    TP_STRUCT__entry(__array(char, queue, DWQ_NAME_LEN)
+			     __field(unsigned int, worker)
+			     __field(u64, deadline)),
+	    TP_fast_assign(memcpy(__entry->queue, q->name, DWQ_NAME_LEN);
+			   __entry->worker = worker;
+			   __entry->deadline = deadline;),
+	    TP_printk("queue=%s worker=%u until=%llu", __entry->queue,
+		      __entry->worker, __entry->deadline));
+
+/*
+ * One wakeup of a worker: the voided leader (worker is its id), or the
+ * first follower on the wait queue (worker is -1: not known yet).
+ */
+TRACE_EVENT(dwq_wakeup,
+	    TP_PROTO(const struct dwq_queue *q, int worker, int reason),
+	    TP_ARGS(q, worker, reason),
+	    TP_STRUCT__entry(__array(char, queue, DWQ_NAME_LEN)
+			     __field(int, worker)
+			     __field(int, reason)),
+	    TP_fast_assign(memcpy(__entry->queue, q->name, DWQ_NAME_LEN);
+			   __entry->worker = worker;
+			   __entry->reason = reason;),
+	    TP_printk("queue=%s worker=%d reason=%s", __entry->queue,
+		      __entry->worker,
+		      __print_symbolic(__entry->reason,
+				       { DWQ_TRACE_WAKE_VOID, "void-leader" },
+				       { DWQ_TRACE_WAKE_HEAD, "new-head" },
+				       { DWQ_TRACE_WAKE_HANDOFF, "handoff" },
+				       { DWQ_TRACE_WAKE_LEAVE, "leave" })));
+/* clang-format on */
+
+#endif /* _DWQ_TRACE_H */
+
+/* Out of tree: tell define_trace.h where this file is. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>
