@@ -317,11 +317,13 @@ int dwqt_param(const char *name, unsigned long long *val)
 
 unsigned int dwqt_workers(void)
 {
+	static unsigned int workers;
 	unsigned long long n;
 
-	if (dwqt_param("workers", &n))
-		return 4;
-	return n;
+	/* Read once: sysfs is slow in a debug guest. */
+	if (!workers)
+		workers = dwqt_param("workers", &n) ? 4 : n;
+	return workers;
 }
 
 void *dwqt_unmapped(void)

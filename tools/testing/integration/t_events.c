@@ -509,7 +509,11 @@ static void t_none_dropped(void)
 		for (i = 0; i < NR_BATCH; i++)
 			ids[b * NR_BATCH + i] = e[b][i].id;
 	}
+	t_note("scheduled %d by base - %lld ms", total,
+	       (long long)(base - dwqt_now()) / 1000000);
 	wait_events(fd, total);
+	t_note("all fired by base + %lld ms",
+	       (long long)(dwqt_now() - base) / 1000000);
 	while (n < total) {
 		int got = dwqt_read_events(fd, ev + n, 50, DWQT_WAIT_MS);
 

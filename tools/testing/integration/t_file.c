@@ -115,8 +115,7 @@ static void t_dup(void)
 	T_EQ(result, DWQ_RESULT_REMOVED);
 	T_ERR(dwqt_query(fd, far, &q), ENOENT);
 	kept = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 3);
-	soon = dwqt_sched_ok(fd, 200 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0,
-			     4);
+	soon = dwqt_sched_ok(fd, NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT, 0, 4);
 	T_EXPECT(!close(fd), "close: %s", t_errname(errno));
 	T_EQ(dwqt_stats_ok(o).queue_size, base + 2);
 	T_EQ(dwqt_query_ok(fd2, kept).state, DWQ_STATE_QUEUED);
@@ -141,8 +140,7 @@ static void t_fork_child_reads(void)
 
 	if (pipe(p))
 		t_fail("pipe: %s", t_errname(errno));
-	id = dwqt_sched_ok(fd, 300 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0,
-			   55);
+	id = dwqt_sched_ok(fd, NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT, 0, 55);
 	pid = fork();
 	if (pid < 0)
 		t_fail("fork: %s", t_errname(errno));

@@ -319,7 +319,7 @@ static void t_boottime(void)
 	mono = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
 	T_EQ(dwqt_query_ok(fd, mono).flags, 0);
 
-	deadline = dwqt_now_boot() + 200 * NSEC_PER_MSEC;
+	deadline = dwqt_now_boot() + 500 * NSEC_PER_MSEC;
 	id = dwqt_sched_ok(fd, deadline, 0, DWQ_MODE_ONESHOT,
 			   DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME, 1);
 	q = dwqt_query_ok(fd, id);

@@ -22,7 +22,7 @@ static void t_cancel_queued(void)
 	uint32_t result = 0;
 
 	keep = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
-	id = dwqt_sched_ok(fd, 300 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 2);
+	id = dwqt_sched_ok(fd, NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT, 0, 2);
 	T_OK(dwqt_cancel(fd, id, &result));
 	T_EQ(result, DWQ_RESULT_REMOVED);
 	T_ERR(dwqt_query(fd, id, &q), ENOENT);
@@ -31,7 +31,7 @@ static void t_cancel_queued(void)
 	st = dwqt_stats_ok(fd);
 	T_EQ(st.pending, 1);
 	T_EQ(st.cancelled, 1);
-	dwqt_expect_no_event(fd, 800);
+	dwqt_expect_no_event(fd, 1500);
 	st = dwqt_stats_ok(fd);
 	T_EQ(st.fired, 0);
 	T_EQ(dwqt_query_ok(fd, keep).state, DWQ_STATE_QUEUED);
@@ -172,15 +172,15 @@ static void t_resched_order(void)
 	int fd = dwqt_open(0), i;
 	struct dwq_event ev;
 
-	base = dwqt_now() + 500 * NSEC_PER_MSEC;
+	base = dwqt_now() + 1000 * NSEC_PER_MSEC;
 	for (i = 0; i < 3; i++) {
 		id[i] = dwqt_sched_ok(fd, base + i * 200 * NSEC_PER_MSEC, 0,
 				      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 10 + i);
 	}
-	/* a: 0 -> 3 (later), c: 2 -> -1 (earlier); b stays. */
+	/* a: 0 -> 3 (later), c: 2 -> -2 (earlier); b stays. */
 	deadline[0] = base + 600 * NSEC_PER_MSEC;
 	deadline[1] = base + 200 * NSEC_PER_MSEC;
-	deadline[2] = base - 200 * NSEC_PER_MSEC;
+	deadline[2] = base - 400 * NSEC_PER_MSEC;
 	T_OK(dwqt_resched(fd, id[0], deadline[0], 0, 0, DWQ_SCHED_ABS));
 	T_OK(dwqt_resched(fd, id[2], deadline[2], 0, 0, DWQ_SCHED_ABS));
 	T_EQ(dwqt_query_ok(fd, id[0]).deadline_ns, deadline[0]);
@@ -266,12 +266,13 @@ static void t_resched_period(void)
 	q = dwqt_query_ok(fd, id);
 	T_EQ(q.mode, DWQ_MODE_FIXED_DELAY);
 	T_EQ(q.period_ns, 40 * NSEC_PER_MSEC);
-	/* Back to a one-shot: its next event is the last. */
-	T_OK(dwqt_resched(fd, id, 20 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT,
+	/* Back to a one-shot, then due now: its next event is the last. */
+	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT,
 			  DWQ_RESCHED_PERIOD));
 	q = dwqt_query_ok(fd, id);
 	T_EQ(q.mode, DWQ_MODE_ONESHOT);
 	T_EQ(q.period_ns, 0);
+	T_OK(dwqt_resched(fd, id, 0, 0, 0, 0));
 	/* Drain what the periodic task left, up to the one-shot's event. */
 	for (i = 0; i < 10; i++) {
 		ev = dwqt_read_one(fd);
