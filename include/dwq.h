@@ -307,6 +307,24 @@ static inline u64 dwq_task_run_overruns(const struct dwq_task *task)
 }
 
 /**
+ * dwq_task_run_oneshot() - whether the running callback is a one-shot run
+ * @task: the task whose callback is calling
+ *
+ * A one-shot run is the task's last: nothing can queue it again before
+ * the callback returns. This is the mode the task had when its worker
+ * took it; dwq_reschedule() with %DWQ_SET_PERIOD may change the task's
+ * mode meanwhile (for its next run), but not this. A periodic task holds
+ * a heap slot back from then until its callback returns, a one-shot not.
+ *
+ * Context: only from @task's own callback.
+ * Return: true for a one-shot run.
+ */
+static inline bool dwq_task_run_oneshot(const struct dwq_task *task)
+{
+	return !task->reserved;
+}
+
+/**
  * dwq_task_run_worker() - the worker running the callback
  * @task: the task whose callback is calling
  *

@@ -110,8 +110,8 @@ struct dwq_client {
  * @ev: the unread event
  * @gen: bumped whenever @ev changes, so a reader can tell it copied a
  *	stale version
- * @mode: its DWQ_MODE_*, as last scheduled (READ_ONCE/WRITE_ONCE)
- * @boottime: its clock is CLOCK_BOOTTIME, as last scheduled (likewise)
+ * @boottime: its clock is CLOCK_BOOTTIME, as last scheduled
+ *	(READ_ONCE/WRITE_ONCE)
  */
 struct dwq_utask {
 	struct dwq_task task;
@@ -121,7 +121,6 @@ struct dwq_utask {
 	struct list_head link;
 	struct dwq_event ev;
 	u64 gen;
-	u32 mode;
 	bool boottime;
 };
 
@@ -186,10 +185,23 @@ static void dwq_utask_fire(struct dwq_task *task)
 {
 	struct dwq_utask *ut = container_of(task, struct dwq_utask, task);
 	struct dwq_client *c = ut->client;
-	bool oneshot = READ_ONCE(ut->mode) == DWQ_MODE_ONESHOT;
+	/*
+	 * The mode this run was taken with, not the task's mode now: a
+	 * reschedule with DWQ_RESCHED_PERIOD may change that at any time,
+	 * and the event must say whether this run is the last.
+	 */
+	bool oneshot = dwq_task_run_oneshot(task);
 	u64 missed = dwq_task_run_overruns(task);
 	u64 now = READ_ONCE(ut->boottime) ? ktime_get_boottime_ns() :
 					    ktime_get_ns();
+
+	/*
+	 * A one-shot is done: its id goes before its event can be read, so
+	 * that a reader who has the LAST event finds the id gone (-ENOENT),
+	 * as the ABI promises. The queue's reference keeps @ut alive.
+	 */
+	if (oneshot)
+		dwq_client_forget(c, ut);
 
 	spin_lock_irq(&c->wqh.lock);
 	c->fired++;
@@ -222,10 +234,6 @@ static void dwq_utask_fire(struct dwq_task *task)
 		wake_up_locked_poll(&c->wqh, EPOLLIN);
 	}
 	spin_unlock_irq(&c->wqh.lock);
-
-	/* A one-shot is done: its id goes, the event stays readable. */
-	if (oneshot)
-		dwq_client_forget(c, ut);
 }
 
 /* Look up @id and take a reference, or NULL. */
@@ -334,7 +342,6 @@ static struct dwq_utask *dwq_utask_new(struct dwq_client *c,
 	dwq_task_init(&ut->task, dwq_utask_fire, dwq_utask_release);
 	INIT_LIST_HEAD(&ut->link);
 	ut->cookie = us->cookie;
-	ut->mode = us->mode;
 	ut->boottime = us->flags & DWQ_SCHED_BOOTTIME;
 	ut->client = c;
 	kref_get(&c->ref);
@@ -536,11 +543,8 @@ static long dwq_ioc_reschedule(struct dwq_client *c,
 	if (!ut)
 		return -ENOENT;
 	err = dwq_reschedule(&ut->task, &ds);
-	if (!err) {
-		if (ur.flags & DWQ_RESCHED_PERIOD)
-			WRITE_ONCE(ut->mode, ur.mode);
+	if (!err)
 		WRITE_ONCE(ut->boottime, ur.flags & DWQ_SCHED_BOOTTIME);
-	}
 	dwq_task_put(&ut->task);
 	return err;
 }
