@@ -174,6 +174,10 @@ void __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
 		       enum dwq_task_state state);
 void dwq_task_finish(struct dwq_worker *w, struct dwq_task *task);
 
+/* debugfs.c */
+void dwq_debugfs_init(struct dwq_queue *q);
+void dwq_debugfs_exit(void);
+
 /* worker.c */
 int dwq_workers_start(struct dwq_queue *q, unsigned int n);
 void dwq_workers_stop(struct dwq_queue *q);

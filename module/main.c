@@ -95,6 +95,7 @@ static int __init dwq_init(void)
 		pr_err("cannot register /dev/dwq: %d\n", err);
 		goto err_queue;
 	}
+	dwq_debugfs_init(dwq_default_queue);
 	pr_info("loaded: /dev/dwq mode %#o, %u workers\n", mode, workers);
 	return 0;
 
@@ -108,6 +109,7 @@ err:
 
 static void __exit dwq_exit(void)
 {
+	dwq_debugfs_exit();
 	dwq_dev_destroy(dwq_default_dev);
 	dwq_queue_destroy(dwq_default_queue, DWQ_DESTROY_DROP);
 	dwq_dev_exit();

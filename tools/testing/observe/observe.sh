@@ -1,0 +1,145 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# observe.sh - dwq's debugfs files and tracepoints, checked in a guest with
+# dwq.ko loaded (busybox sh, as root). TAP output.
+#
+#   tools/testing/vm-run --kernel debug --add tools/testing/observe/observe.sh \
+#       -- sh $PWD/tools/testing/observe/observe.sh
+
+dbg=/sys/kernel/debug/dwq
+tr=/sys/kernel/tracing
+n=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "TAP version 13"
+echo "1..14"
+
+# result STATUS NAME FILE: one test line; on failure, FILE's last lines.
+result() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		[ -f "$3" ] && sed 's/^/#   /' "$3" | tail -n 30
+	fi
+}
+
+# --- debugfs ----------------------------------------------------------
+
+ls -l $dbg >"$tmp/ls" 2>&1
+[ "$(stat -c '%a %u' $dbg/stats $dbg/workers $dbg/heap 2>/dev/null | sort -u)" = "400 0" ]
+result $? "debugfs: stats, workers, heap exist, mode 0400, owned by root" "$tmp/ls"
+
+# Two tasks pending, from a dwqctl in the background that waits until it
+# is killed, closing its file. (An echo marks when they are scheduled.)
+printf 'schedule 300s cookie 1\nschedule 200s rate 10s cookie 2\necho ready\nsleep 600s\n' >"$tmp/two"
+dwqctl run "$tmp/two" >"$tmp/two.out" 2>&1 &
+pid=$!
+ready() { i=0; while ! grep -q '^ready' "$1" && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done; }
+ready "$tmp/two.out"
+cat $dbg/stats >"$tmp/stats"
+cat $dbg/workers >"$tmp/workers"
+cat $dbg/heap >"$tmp/heap"
+grep -qx 'size 2' "$tmp/stats" && grep -qx 'queue dwq' "$tmp/stats" &&
+	grep -q '^tasks_run ' "$tmp/stats"
+result $? "stats: the queue's name, size 2 and its counters" "$tmp/stats"
+workers=$(cat /sys/module/dwq/parameters/workers)
+[ "$(grep -c '^[0-9]' "$tmp/workers")" = "$workers" ] &&
+	! grep -Ev '^(id |[0-9]+ (idle|leader|follower|running|stopped) [0-9 ]+$)' "$tmp/workers" | grep -q .
+result $? "workers: one line per worker ($workers), each with a state and counters" "$tmp/workers"
+# Nothing is due: one worker leads (sleeps until the head), the rest follow.
+[ "$(grep -c '^[0-9]* leader ' "$tmp/workers")" = 1 ] &&
+	[ "$(grep -c '^[0-9]* follower ' "$tmp/workers")" = $((workers - 1)) ]
+result $? "workers: one leader, the others followers" "$tmp/workers"
+leader=$(awk '$2 == "leader" { print $1 }' "$tmp/workers")
+grep -qx "leader $leader" "$tmp/stats"
+result $? "stats: the leader is the worker in state leader" "$tmp/stats"
+# slot 0 is the head: the 200 s rate task, then the 300 s one-shot.
+awk '$1 == "0" { d0 = $2; ok0 = ($3 == 10000000000 && $4 == "rate") }
+     $1 == "1" { d1 = $2; ok1 = ($3 == 0 && $4 == "oneshot") }
+     END { exit !(ok0 && ok1 && d0 < d1) }' "$tmp/heap" &&
+	grep -q '^0 [0-9]* [0-9]* rate [a-z_]' "$tmp/heap"
+result $? "heap: slot, deadline, period, mode, owner; the earliest in slot 0" "$tmp/heap"
+kill $pid
+wait
+cat $dbg/heap >"$tmp/heap"
+grep -q '^# 0 tasks' "$tmp/heap" && ! grep -q '^[0-9]' "$tmp/heap"
+result $? "heap: empty once the file that owned the tasks is closed" "$tmp/heap"
+
+# More tasks than the dump shows: it is capped.
+i=0
+while [ $i -lt 300 ]; do
+	echo "schedule $((60 + i))s"
+	i=$((i + 1))
+done >"$tmp/many"
+printf 'echo ready\nsleep 600s\n' >>"$tmp/many"
+dwqctl run "$tmp/many" >"$tmp/many.out" 2>&1 &
+pid=$!
+ready "$tmp/many.out"
+cat $dbg/heap >"$tmp/heap"
+kill $pid
+wait
+[ "$(grep -c '^[0-9]' "$tmp/heap")" = 256 ] &&
+	grep -q '^# 300 tasks, capacity [0-9]*, showing 256' "$tmp/heap" &&
+	grep -qx '# 44 more not shown' "$tmp/heap"
+result $? "heap: 300 tasks queued, the dump stops at 256 and says so" "$tmp/heap"
+
+# --- tracepoints -------------------------------------------------------
+
+if [ -d $tr/events/dwq ]; then
+	ls $tr/events/dwq >"$tmp/events"
+	for e in dwq_schedule dwq_reschedule dwq_cancel dwq_fire dwq_leader dwq_wakeup; do
+		[ -d $tr/events/dwq/$e ] || echo "missing $e" >>"$tmp/events"
+	done
+	! grep -q missing "$tmp/events"
+	result $? "tracefs: events/dwq/ has schedule, reschedule, cancel, fire, leader, wakeup" "$tmp/events"
+
+	echo 0 >$tr/tracing_on
+	echo >$tr/trace
+	echo 1 >$tr/events/dwq/enable
+	echo 1 >$tr/tracing_on
+	cat >"$tmp/work" <<'SCRIPT'
+schedule 200ms cookie 1
+schedule 10s cookie 2
+reschedule $2 100ms
+schedule 5s cookie 3
+cancel $3
+wait 2 events timeout 10s
+SCRIPT
+	dwqctl run "$tmp/work" >"$tmp/work.out" 2>&1
+	rc=$?
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/dwq/enable
+	cat $tr/trace >"$tmp/trace"
+	cat "$tmp/work.out" >>"$tmp/trace"
+	[ $rc = 0 ]
+	result $? "the traced workload ran" "$tmp/trace"
+	# The events of the workload, in the order they happened.
+	order=$(grep -oE 'dwq_(schedule|reschedule|cancel|fire):' "$tmp/trace" |
+		tr -d : | tr '\n' ' ')
+	echo "# order: $order"
+	[ "$order" = "dwq_schedule dwq_schedule dwq_reschedule dwq_schedule dwq_cancel dwq_fire dwq_fire " ]
+	result $? "trace: schedule x2, reschedule, schedule, cancel, fire x2, in that order" "$tmp/trace"
+	grep -q 'dwq_cancel:.* result=removed' "$tmp/trace"
+	result $? "trace: the cancel removed the queued task" "$tmp/trace"
+	grep -q 'dwq_fire:.* worker=[0-9]* deadline=[0-9]* lateness=[0-9]*$' "$tmp/trace"
+	result $? "trace: fire shows the worker and the lateness" "$tmp/trace"
+	grep -q 'dwq_leader:.* worker=[0-9]* until=[0-9]*' "$tmp/trace" &&
+		grep -q 'dwq_wakeup:.* reason=' "$tmp/trace"
+	result $? "trace: leader changes and wakeups are recorded" "$tmp/trace"
+else
+	ls $tr >"$tmp/tr" 2>&1
+	i=0
+	while [ $i -lt 6 ]; do
+		result 1 "tracefs: no $tr/events/dwq" "$tmp/tr"
+		i=$((i + 1))
+	done
+fi
+
+cp "$tmp"/* "${DWQ_OUT:-/tmp}/" 2>/dev/null
+[ $failed = 0 ]
