@@ -166,7 +166,10 @@ struct dwq_query {
  * @queue_size: tasks in the queue, all files and kernel users together
  * @queue_capacity: slots in the queue's heap array
  * @workers: worker threads
- * @leader: the worker that sleeps until the head's deadline, or -1
+ * @leader: the worker sleeping with a timeout, or -1. The timeout is the
+ *	deadline the head had when it began to sleep: a cancel does not wake
+ *	it, so it may stay leader of an emptied queue until then (as in
+ *	Java's DelayedWorkQueue).
  * @timed_waits: the workers' sleeps as leader
  * @untimed_waits: the workers' sleeps as followers
  * @wakeups: the workers' wakeups
