@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 
 # result STATUS NAME FILE: one test line; on failure, FILE's last lines.
 result() {
@@ -31,6 +31,14 @@ result() {
 echo "# kernel $(uname -r)"
 test -c /dev/dwq
 result $? "/dev/dwq is a character device" /dev/null
+
+# Every parameter is readable under /sys/module/dwq/parameters.
+ok=0
+for p in mode workers max_tasks_per_file max_tasks min_period_ns max_delay_ns; do
+	v=$(cat /sys/module/dwq/parameters/$p 2>&1) || ok=1
+	echo "$p=$v"
+done >"$tmp/params"
+result $ok "the six parameters are readable under /sys/module/dwq/parameters" "$tmp/params"
 
 # One open file: a one-shot that fires, one cancelled before its deadline,
 # a periodic one left for close() to cancel.
