@@ -102,14 +102,20 @@ dkms-src:
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 	for f in $(DKMS_FILES); do install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit; done
 
-dkms-install: dkms-src
-	dkms add dwq/$(VERSION)
-	dkms build dwq/$(VERSION)
-	dkms install dwq/$(VERSION)
+# DKMS_FLAGS: more dkms options for every command, e.g. scratch trees
+# (--sourcetree, --dkmstree, --installtree) as make check uses; DKMS_KERNEL:
+# for build and install, e.g. -k RELEASE --kernelsourcedir DIR (default:
+# the running kernel).
+dkms-build: dkms-src
+	dkms add dwq/$(VERSION) $(DKMS_FLAGS)
+	dkms build dwq/$(VERSION) $(DKMS_FLAGS) $(DKMS_KERNEL)
+
+dkms-install: dkms-build
+	dkms install dwq/$(VERSION) $(DKMS_FLAGS) $(DKMS_KERNEL)
 
 dkms-remove:
-	dkms remove dwq/$(VERSION) --all
-	rm -rf $(DKMS_SRC)
+	dkms remove dwq/$(VERSION) --all $(DKMS_FLAGS)
+	rm -rf $(DESTDIR)$(DKMS_SRC)
 
 clean:
 	@test ! -e $(KDIR)/Makefile || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
@@ -119,4 +125,4 @@ clean:
 	rm -rf build
 
 .PHONY: all modules tools deps check run shell load unload clean \
-	install uninstall dkms-src dkms-install dkms-remove
+	install uninstall dkms-src dkms-build dkms-install dkms-remove
