@@ -29,10 +29,13 @@ tap() {	# tap WHAT CMD...: run CMD, one TAP line for its status
 }
 
 echo "TAP version 13"
-echo "1..2"
+echo "1..3"
 tap "modeswitch: LAST follows the mode a firing was taken with" \
 	dwq-modeswitch --iterations "$iters"
 # shellcheck disable=SC2086 # $seed is empty or two words
 tap "stress: ${secs}s, 8 threads, ledger exact" \
 	dwq-stress --duration "$secs" --threads 8 $seed
+# shellcheck disable=SC2086
+tap "fuzz: $calls calls, then a normal round trip" \
+	dwq-fuzz --calls "$calls" --threads 3 $seed
 [ $failed = 0 ]
