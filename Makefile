@@ -45,6 +45,7 @@ modules:
 tools:
 	$(MAKE) -C tools/dwqctl
 	$(MAKE) -C tools/testing/integration
+	$(MAKE) -C tools/testing/stress
 	$(MAKE) -C examples
 
 deps:
@@ -52,6 +53,15 @@ deps:
 
 check: tools
 	$(TESTING)/check
+
+# The stress, mode-switch and fuzz programs of make check, for longer:
+# make soak DURATION=<seconds of stress> (the fuzzer makes 1M calls).
+DURATION ?= 3600
+soak: deps tools
+	$(TESTING)/vm-run --kernel debug --modparam workers=4 \
+		--timeout $$(( $(DURATION) * 3 / 2 + 1800 )) \
+		--add $(TESTING)/stress/guest.sh -- \
+		sh $(CURDIR)/$(TESTING)/stress/guest.sh $(DURATION) 1000000 1000
 
 run: deps tools
 	$(TESTING)/vm-run --kernel stock --no-leakcheck --modparam workers=4 -- dwqctl demo
@@ -124,5 +134,5 @@ clean:
 	$(MAKE) -C examples clean
 	rm -rf build
 
-.PHONY: all modules tools deps check run shell load unload clean \
+.PHONY: all modules tools deps check soak run shell load unload clean \
 	install uninstall dkms-src dkms-build dkms-install dkms-remove
