@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 
 # result STATUS NAME FILE: one test line; on failure, FILE's last lines.
 result() {
@@ -63,5 +63,20 @@ result $? "the periodic task fired" "$tmp/run"
 dwqctl --json stats >"$tmp/stats" 2>&1
 grep -q '"queue_size":0[,}]' "$tmp/stats"
 result $? "close() cancelled the periodic task: the queue is empty" "$tmp/stats"
+
+# The tracepoints work on this kernel too: one traced firing.
+tr=/sys/kernel/tracing
+if [ -d $tr/events/dwq ]; then
+	echo >$tr/trace
+	echo 1 >$tr/events/dwq/dwq_fire/enable
+	dwqctl schedule 20ms --wait >"$tmp/fire" 2>&1
+	echo 0 >$tr/events/dwq/dwq_fire/enable
+	cat $tr/trace >>"$tmp/fire"
+	grep -q 'dwq_fire:.* worker=[0-9]* deadline=[0-9]* lateness=[0-9]*$' "$tmp/fire"
+	result $? "tracefs: dwq:dwq_fire records a firing" "$tmp/fire"
+else
+	ls -R $tr >"$tmp/tr" 2>&1
+	result 1 "tracefs: no $tr/events/dwq" "$tmp/tr"
+fi
 
 [ $failed = 0 ]
