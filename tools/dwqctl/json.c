@@ -13,7 +13,7 @@
 
 #include "dwqctl.h"
 
-#define JSON_DEPTH	8
+#define JSON_DEPTH 8
 
 static int first[JSON_DEPTH];
 static int depth;

@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 		{ "list", no_argument, NULL, 'l' },
 		{ "dev", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
-		{ }
+		{}
 	};
 	bool list = false;
 	int c;
