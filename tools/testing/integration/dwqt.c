@@ -12,7 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "dwqt.h"
 
@@ -312,6 +314,61 @@ int dwqt_param(const char *name, unsigned long long *val)
 	*val = strtoull(buf, &end, 0);
 	if (errno || end == buf)
 		t_fail("%s: cannot parse '%s'", path, buf);
+	return 0;
+}
+
+int dwqt_param_set(const char *name, unsigned long long val)
+{
+	char path[256], buf[32];
+	int fd, n, err = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/dwq/parameters/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%llu\n", val);
+	if (write(fd, buf, n) != n)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int dwqt_with_param(const char *name, unsigned long long val,
+		    void (*fn)(void))
+{
+	unsigned long long old, now;
+	unsigned int left;
+	int status, err;
+	pid_t pid;
+
+	if (dwqt_param(name, &old))
+		t_fail("no parameter %s", name);
+	err = dwqt_param_set(name, val);
+	if (err)
+		return err;
+	t_note("%s set to %llu (was %llu) for this case", name, val, old);
+	/* The case's time limit goes to the child: we must live to restore. */
+	left = alarm(0);
+	signal(SIGALRM, SIG_IGN);
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", t_errname(errno));
+	if (!pid) {
+		signal(SIGALRM, SIG_DFL);
+		alarm(left > 10 ? left - 10 : 1);
+		fn();
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	err = dwqt_param_set(name, old);
+	if (err || dwqt_param(name, &now) || now != old)
+		t_fail("cannot restore %s to %llu: %s", name, old,
+		       t_errname(-err));
+	if (WIFSIGNALED(status))
+		t_fail("the case's child was killed by signal %d%s",
+		       WTERMSIG(status),
+		       WTERMSIG(status) == SIGALRM ? " (timed out)" : "");
 	return 0;
 }
 

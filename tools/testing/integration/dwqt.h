@@ -22,6 +22,8 @@
 #define DWQT_WAIT_MS	10000
 /* The latest an event may be read after its deadline. */
 #define DWQT_LATE_NS	(5 * NSEC_PER_SEC)
+/* How long a case may repeat rounds to catch a race. */
+#define DWQT_RACE_NS	(5 * NSEC_PER_SEC)
 /* Far enough ahead that a task does not fire during a case. */
 #define DWQT_FAR_NS	(3600 * NSEC_PER_SEC)
 
@@ -84,6 +86,15 @@ void __dwqt_check_event(const char *file, int line,
 
 /* A module parameter from /sys/module/dwq/parameters; -errno if none. */
 int dwqt_param(const char *name, unsigned long long *val);
+/* Write a module parameter; 0 or -errno. */
+int dwqt_param_set(const char *name, unsigned long long val);
+/*
+ * Run @fn in a child with the parameter @name set to @val, and restore it
+ * afterwards whatever the child did. -errno if the parameter could not be
+ * set (nothing was run); 0 once @fn ran (its failures are the case's).
+ */
+int dwqt_with_param(const char *name, unsigned long long val,
+		    void (*fn)(void));
 /* The number of workers: the parameter, or 4 (the guest's setting). */
 unsigned int dwqt_workers(void);
 
