@@ -131,6 +131,7 @@ clean:
 	@test ! -e $(KDIR)/Makefile || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/dwqctl clean
 	$(MAKE) -C tools/testing/integration clean
+	$(MAKE) -C tools/testing/stress clean
 	$(MAKE) -C examples clean
 	rm -rf build
 
