@@ -218,6 +218,9 @@ static void dwq_utask_fire(struct dwq_task *task)
 			ut->ev.flags |= DWQ_EVENT_LAST;
 		ut->gen++;
 		c->coalesced++;
+		/* Its deadline moved on: keep the list in deadline order. */
+		list_del(&ut->link);
+		dwq_client_add_event(c, ut);
 	} else {
 		ut->ev.id = ut->id;
 		ut->ev.cookie = ut->cookie;
@@ -454,15 +457,24 @@ static long dwq_ioc_schedule_batch(struct dwq_client *c,
 		tasks[made] = &ut->task;
 		us[made].id = ut->id;
 	}
-	/* All ids go out before any task can fire and be read. */
+	/*
+	 * All ids, and error_index for success, go out before any task can
+	 * fire: once the batch is scheduled nothing may fail any more, or it
+	 * would not be all or nothing.
+	 */
 	if (copy_to_user(u64_to_user_ptr(b.entries), us,
-			 array_size(b.count, sizeof(*us)))) {
+			 array_size(b.count, sizeof(*us))) ||
+	    put_user(b.count, &arg->error_index)) {
 		err = -EFAULT;
 		goto out_forget;
 	}
 	err = dwq_schedule_batch(c->q, tasks, ds, b.count);
-	if (!err)
-		goto out_free;
+	if (!err) {
+		kvfree(tasks);
+		kvfree(ds);
+		kvfree(us);
+		return 0;
+	}
 
 out_forget:
 	for (i = 0; i < made; i++)
@@ -473,8 +485,8 @@ out_free:
 	kvfree(ds);
 	kvfree(us);
 out_report:
-	if (put_user(b.error_index, &arg->error_index) && !err)
-		err = -EFAULT;
+	/* The call fails anyway: its error says more than a fault here. */
+	(void)put_user(b.error_index, &arg->error_index);
 	return err;
 }
 
