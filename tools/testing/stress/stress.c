@@ -92,6 +92,14 @@ struct orphan {
 
 struct file {
 	int fd;
+	/*
+	 * Held across read() and the ledger updates of what it returned:
+	 * the kernel hands events out in order, one reader at a time, and
+	 * the ledger must see them in that order too, or a thread preempted
+	 * between read() and handle_event() applies an older event after a
+	 * newer one (a periodic event after the task's LAST).
+	 */
+	pthread_mutex_t rlock;
 	pthread_mutex_t lock;
 	struct ent **tab;	/* by id; ids are small and dense */
 	__u64 tab_len;
@@ -663,17 +671,20 @@ static void op_read(__u64 *rs, struct file *f, bool wait)
 	/* Odd sizes: whole events only. */
 	if (rnd_below(rs, 4) == 0)
 		len += rnd_below(rs, sizeof(ev[0]));
+	pthread_mutex_lock(&f->rlock);
 	n = read(f->fd, ev, len);
 	__atomic_add_fetch(&tot.reads, 1, __ATOMIC_RELAXED);
 	if (n < 0) {
 		if (errno != EAGAIN)
 			fail("read: %s", strerror(errno));
+		pthread_mutex_unlock(&f->rlock);
 		return;
 	}
 	if (n % sizeof(ev[0]) || (size_t)n > len)
 		fail("read returned %zd bytes of %zu", n, len);
 	for (i = 0; i < n / (ssize_t)sizeof(ev[0]); i++)
 		handle_event(f, &ev[i]);
+	pthread_mutex_unlock(&f->rlock);
 }
 
 static void op_stats(struct file *f)
@@ -724,6 +735,7 @@ static void *worker(void *arg)
 static void file_open(struct file *f)
 {
 	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->rlock, NULL);
 	pthread_mutex_init(&f->lock, NULL);
 	f->fd = open(opt.dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (f->fd < 0) {
