@@ -51,7 +51,7 @@ tools:
 deps:
 	$(TESTING)/deps
 
-check: tools
+check: deps tools
 	$(TESTING)/check
 
 # The stress, mode-switch and fuzz programs of make check, for longer:
