@@ -11,29 +11,10 @@
 # kept in $DWQ_OUT/dwqctl/ (the host gets them back from vm-run).
 
 PLAN=44
-n=0
-failed=0
 out=${DWQ_OUT:-/tmp}/dwqctl
 mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "TAP version 13"
-echo "1..$PLAN"
-
-# ok COND-EXIT-STATUS NAME: one test line; on failure, the last output.
-result() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		if [ -n "$3" ] && [ -f "$3" ]; then
-			sed 's/^/#   /' "$3" | tail -n 30
-		fi
-	fi
-}
+. /dwq/tap.sh
+tap_plan $PLAN
 
 # check NAME FILE COMMAND...: the test passes if COMMAND succeeds.
 check() {

@@ -9,25 +9,8 @@
 
 dbg=/sys/kernel/debug/dwq
 tr=/sys/kernel/tracing
-n=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "TAP version 13"
-echo "1..14"
-
-# result STATUS NAME FILE: one test line; on failure, FILE's last lines.
-result() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[ -f "$3" ] && sed 's/^/#   /' "$3" | tail -n 30
-	fi
-}
+. /dwq/tap.sh
+tap_plan 14
 
 # --- debugfs ----------------------------------------------------------
 

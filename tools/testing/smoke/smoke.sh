@@ -8,25 +8,8 @@
 #   tools/testing/vm-run --kernel stock-6.1 --add tools/testing/smoke/smoke.sh \
 #       -- sh $PWD/tools/testing/smoke/smoke.sh
 
-n=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "TAP version 13"
-echo "1..8"
-
-# result STATUS NAME FILE: one test line; on failure, FILE's last lines.
-result() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[ -f "$3" ] && sed 's/^/#   /' "$3" | tail -n 20
-	fi
-}
+. /dwq/tap.sh
+tap_plan 8
 
 echo "# kernel $(uname -r)"
 test -c /dev/dwq
