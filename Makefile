@@ -77,7 +77,7 @@ unload:
 
 # Installed files, relative to DESTDIR; uninstall removes exactly these.
 INSTALLED := $(BINDIR)/dwqctl $(INCLUDEDIR)/linux/dwq.h \
-	$(MANDIR)/man1/dwqctl.1 $(UDEVDIR)/60-dwq.rules $(MODPROBEDIR)/dwq.conf
+	$(MANDIR)/man8/dwqctl.8 $(UDEVDIR)/60-dwq.rules $(MODPROBEDIR)/dwq.conf
 
 install: modules
 	$(MAKE) -C tools/dwqctl
@@ -85,7 +85,7 @@ install: modules
 		INSTALL_MOD_DIR=extra DEPMOD=true modules_install
 	install -D -m 0755 build/bin/dwqctl $(DESTDIR)$(BINDIR)/dwqctl
 	install -D -m 0644 include/uapi/linux/dwq.h $(DESTDIR)$(INCLUDEDIR)/linux/dwq.h
-	install -D -m 0644 tools/dwqctl/dwqctl.1 $(DESTDIR)$(MANDIR)/man1/dwqctl.1
+	install -D -m 0644 tools/dwqctl/dwqctl.8 $(DESTDIR)$(MANDIR)/man8/dwqctl.8
 	install -D -m 0644 packaging/60-dwq.rules $(DESTDIR)$(UDEVDIR)/60-dwq.rules
 	install -D -m 0644 packaging/dwq.modprobe.conf $(DESTDIR)$(MODPROBEDIR)/dwq.conf
 	@# Staged (DESTDIR) installs leave depmod, the group and udev to the
