@@ -330,6 +330,46 @@ static void dwq_queue_test_earlier_voids_leader(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[1].worker, leader);
 }
 
+/*
+ * A new head that is due no earlier than the leader's timer wakes nobody:
+ * the leader, woken by that timer, finds it and leads again. This is the
+ * common schedule-then-cancel pattern (a timeout armed and disarmed), which
+ * otherwise costs a context switch per schedule.
+ */
+static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 33);
+	struct dwq_queue *q = qt_queue(test, 4, 0);
+	struct dwq_queue_stats before, after;
+	int i, leader;
+
+	qt_wait_followers(test, q, 4);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 300 * MS), 0);
+	leader = qt_wait_leader(q, -1);
+	KUNIT_ASSERT_GE(test, leader, 0);
+	KUNIT_ASSERT_EQ(test, dwq_cancel(&p[0].task), DWQ_CANCEL_REMOVED);
+	before = qt_stats(q);
+
+	/* Each of these is the new head of an empty heap, and later. */
+	for (i = 1; i < 32; i++) {
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 400 * MS), 0);
+		KUNIT_ASSERT_EQ(test, dwq_cancel(&p[i].task),
+				DWQ_CANCEL_REMOVED);
+	}
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[32], 400 * MS), 0);
+	msleep(50);
+	after = qt_stats(q);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
+	KUNIT_EXPECT_EQ(test, after.leader, leader);
+
+	/* The leader's early timer still brings the last one in on time. */
+	qt_wait_ran(test, &p[32]);
+	KUNIT_EXPECT_GE(test, p[32].start, p[32].deadline);
+	KUNIT_EXPECT_EQ(test, p[32].worker, leader);
+	for (i = 0; i < 32; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 0);
+}
+
 /* Stopping the leader hands leadership on to another worker. */
 static void dwq_queue_test_stop_leader_hands_on(struct kunit *test)
 {
@@ -698,6 +738,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_create_invalid),
 	KUNIT_CASE(dwq_queue_test_seed_experiment),
 	KUNIT_CASE(dwq_queue_test_earlier_voids_leader),
+	KUNIT_CASE(dwq_queue_test_later_head_keeps_leader),
 	KUNIT_CASE(dwq_queue_test_stop_leader_hands_on),
 	KUNIT_CASE_SLOW(dwq_queue_test_wakeups_per_task),
 	KUNIT_CASE(dwq_queue_test_deadline_order),

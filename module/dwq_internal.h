@@ -113,7 +113,7 @@ struct dwq_worker {
 /**
  * struct dwq_queue - a delayed work queue
  * @lock: protects @heap (and the node of every queued task), @leader,
- *	@handoffs, @stopping, @run_due, @run_due_before, @reserved,
+ *	@leader_deadline, @handoffs, @stopping, @run_due, @run_due_before, @reserved,
  *	@nr_workers, every worker's @task, @by_handoff and @stats, and the
  *	private fields of every task whose ->queue is this queue. Every
  *	wakeup of @waitq is made under it. Taken with interrupts disabled
@@ -122,6 +122,8 @@ struct dwq_worker {
  *	allocating or freeing, or while a callback runs.
  * @heap: the tasks waiting for their deadlines, keyed on @clockid
  * @leader: the worker sleeping until the head's deadline, or NULL
+ * @leader_deadline: when @leader's timer fires (the deadline of the head
+ *	it began to lead for); meaningless without a @leader
  * @handoffs: followers woken by a hand-off timer and not yet back under
  *	the lock: a due head is left to them
  * @reserved: heap slots held back for periodic tasks whose callbacks are
@@ -144,6 +146,7 @@ struct dwq_queue {
 	spinlock_t lock;	/* heap, leader, tasks: see above */
 	struct dwq_heap heap;
 	struct dwq_worker *leader;
+	u64 leader_deadline;
 	unsigned int handoffs;
 	unsigned int reserved;
 	bool stopping;

@@ -23,7 +23,9 @@
  *   itself if there was one (it sleeps on its hrtimer, not on @waitq, so it
  *   is woken with wake_up_process(); it re-reads the head and leads again),
  *   else the first follower. The JDK signals @available instead, which may
- *   wake a follower and leave the old leader to time out for nothing.
+ *   wake a follower and leave the old leader to time out for nothing. A
+ *   new head due no earlier than the leader's timer (the head before it
+ *   was cancelled) wakes nobody: the leader's timer comes first anyway.
  *
  * - A worker leaving take() with no leader in place and tasks in the heap
  *   must make sure someone wakes for the new head (the JDK's finally
@@ -75,22 +77,31 @@ u64 dwq_queue_now(const struct dwq_queue *q)
 }
 
 /**
- * __dwq_queue_kick() - the head of a queue became earlier: wake one thread
+ * __dwq_queue_kick() - the head of a queue changed: wake one thread if needed
  * @q: the queue
  *
- * The leader, if any, sleeps until a deadline that is now too late. Void it
- * and wake it (it is on its hrtimer, not on @q->waitq); it re-reads the head
- * and leads again, or runs the new head at once if it is due. Without a
- * leader, wake the first follower, which will lead or run. Either way
- * exactly one thread wakes.
+ * A leader whose timer fires no later than the new head is due wakes in
+ * time by itself: it then finds the new head and leads again. Nobody is
+ * woken now. This is the case of a timeout armed and then disarmed before
+ * it is due, over and over: each schedule is a new head of an empty heap,
+ * later than the one before.
+ *
+ * Otherwise the leader sleeps until a deadline that is too late. Void it and
+ * wake it (it is on its hrtimer, not on @q->waitq); it re-reads the head and
+ * leads again, or runs the new head at once if it is due. Without a leader,
+ * wake the first follower, which will lead or run. Either way exactly one
+ * thread wakes.
  *
  * Context: @q->lock held.
  */
 void __dwq_queue_kick(struct dwq_queue *q)
 {
+	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
 	struct dwq_worker *leader = q->leader;
 
 	lockdep_assert_held(&q->lock);
+	if (leader && head && q->leader_deadline <= head->deadline)
+		return;
 	if (leader) {
 		WRITE_ONCE(q->leader, NULL);
 		trace_dwq_wakeup(q, leader->id, DWQ_TRACE_WAKE_VOID);
@@ -298,6 +309,7 @@ static bool __dwq_wait_timed(struct dwq_worker *w, u64 deadline)
 		return false;
 	}
 	WRITE_ONCE(q->leader, w);
+	q->leader_deadline = deadline;
 	w->stats.leader_changes++;
 	w->stats.timed_waits++;
 	w->state = DWQ_WORKER_LEADER;
