@@ -733,6 +733,142 @@ static void dwq_queue_test_stats_sum(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.total.timed_waits, st.total.leader_changes);
 }
 
+/*
+ * A callback that blocks for a long time: it waits for @gate (bounded by
+ * TIMEOUT_MS), then notes how many other tasks had run and whether
+ * @destroyed was complete by then.
+ */
+struct qt_sleeper {
+	struct dwq_task task;
+	struct completion started;
+	struct completion *gate;
+	atomic_t *others;
+	int others_seen;
+	struct completion *destroyed;
+	bool destroyed_seen;
+	int worker;
+	atomic_t runs;
+};
+
+static void qt_sleeper_fn(struct dwq_task *task)
+{
+	struct qt_sleeper *z = container_of(task, struct qt_sleeper, task);
+
+	z->worker = dwq_task_run_worker(task);
+	complete(&z->started);
+	wait_for_completion_timeout(z->gate, msecs_to_jiffies(TIMEOUT_MS));
+	z->others_seen = atomic_read(z->others);
+	if (z->destroyed)
+		z->destroyed_seen = completion_done(z->destroyed);
+	atomic_inc(&z->runs);
+}
+
+static void qt_wait_for(struct kunit *test, struct completion *c,
+			unsigned int ms)
+{
+	unsigned long left;
+
+	left = wait_for_completion_timeout(c, msecs_to_jiffies(ms));
+	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "timed out after %u ms", ms);
+}
+
+static void qt_sleeper_init(struct qt_sleeper *z, struct completion *gate,
+			    atomic_t *others)
+{
+	dwq_task_init(&z->task, qt_sleeper_fn, NULL);
+	init_completion(&z->started);
+	z->gate = gate;
+	z->others = others;
+}
+
+/*
+ * One of two workers blocked in a long callback does not stall the rest:
+ * 100 short tasks, due from 1 ms to 100 ms after it in the same batch, all
+ * run on the other worker while it is still blocked, in deadline order.
+ */
+static void dwq_queue_test_sleeper_does_not_stall(struct kunit *test)
+{
+	const unsigned int n = 100;
+	struct qt_probe *p = qt_probes(test, n);
+	struct dwq_queue *q = qt_queue(test, 2, 0);
+	struct dwq_task **tasks;
+	struct dwq_sched *s;
+	struct qt_sleeper *z;
+	struct completion gate;
+	atomic_t done, seq;
+	unsigned int i;
+
+	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
+	tasks = kunit_kcalloc(test, n + 1, sizeof(*tasks), GFP_KERNEL);
+	s = kunit_kcalloc(test, n + 1, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, z && tasks && s);
+	init_completion(&gate);
+	atomic_set(&done, 0);
+	atomic_set(&seq, 0);
+	qt_sleeper_init(z, &gate, &done);
+	tasks[0] = &z->task;
+	for (i = 0; i < n; i++) {
+		p[i].done = &done;
+		p[i].seq = &seq;
+		tasks[i + 1] = &p[i].task;
+		s[i + 1].time_ns = (i + 1) * MS;
+	}
+	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n + 1), 0);
+
+	qt_wait_count(test, &done, n);
+	/* All of them ran with the sleeper still blocked. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(z->task.state), (u8)DWQ_TASK_RUNNING);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, p[i].order, (int)i + 1);
+		KUNIT_EXPECT_NE(test, p[i].worker, z->worker);
+	}
+	complete(&gate);
+	for (i = 0; i < 2000 && !atomic_read(&z->runs); i++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 1);
+	KUNIT_EXPECT_EQ(test, z->others_seen, (int)n);
+}
+
+/*
+ * Two workers, both blocked in long callbacks: what the worker count
+ * implies, due tasks wait for them. Then they run, all of them.
+ */
+static void dwq_queue_test_sleepers_fill_workers(struct kunit *test)
+{
+	const unsigned int n = 10;
+	struct qt_probe *p = qt_probes(test, n);
+	struct dwq_queue *q = qt_queue(test, 2, 0);
+	struct qt_sleeper *z;
+	struct completion gate;
+	atomic_t done;
+	unsigned int i;
+
+	z = kunit_kcalloc(test, 2, sizeof(*z), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, z);
+	init_completion(&gate);
+	atomic_set(&done, 0);
+	for (i = 0; i < 2; i++) {
+		qt_sleeper_init(&z[i], &gate, &done);
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &z[i].task,
+						   &(struct dwq_sched){}), 0);
+	}
+	for (i = 0; i < 2; i++)
+		qt_wait_for(test, &z[i].started, TIMEOUT_MS);
+	KUNIT_EXPECT_NE(test, z[0].worker, z[1].worker);
+	for (i = 0; i < n; i++) {
+		p[i].done = &done;
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 0), 0);
+	}
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&done), 0);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n);
+	complete_all(&gate);
+	qt_wait_count(test, &done, n);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, z[i].others_seen, 0);
+}
+
 static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_create),
 	KUNIT_CASE(dwq_queue_test_create_invalid),
@@ -750,6 +886,8 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_clocks),
 	KUNIT_CASE(dwq_queue_test_callbacks_sleep),
 	KUNIT_CASE(dwq_queue_test_stats_sum),
+	KUNIT_CASE(dwq_queue_test_sleeper_does_not_stall),
+	KUNIT_CASE(dwq_queue_test_sleepers_fill_workers),
 	{}
 };
 
@@ -899,10 +1037,81 @@ static void dwq_queue_destroy_test_waits_for_callback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_IDLE);
 }
 
+/*
+ * Destroy with a long callback in flight waits for it to return, then
+ * drops the pending tasks and their references: the callback sees destroy
+ * unfinished when it returns, every task is released exactly once.
+ */
+static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
+{
+	const unsigned int n = 50;
+	struct qt_probe *p = qt_probes(test, n);
+	struct task_struct *thread;
+	struct qt_destroyer *d;
+	struct qt_sleeper *z;
+	struct completion gate;
+	atomic_t released, done;
+	struct dwq_queue *q;
+	unsigned int i;
+
+	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, z && d);
+	init_completion(&gate);
+	init_completion(&d->done);
+	atomic_set(&released, 0);
+	atomic_set(&done, 0);
+	qt_sleeper_init(z, &gate, &done);
+	z->destroyed = &d->done;
+	q = qt_queue(test, 2, 0);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &z->task, &(struct dwq_sched){}),
+			0);
+	qt_wait_for(test, &z->started, TIMEOUT_MS);
+	for (i = 0; i < n; i++) {
+		p[i].task.release = qt_probe_release;
+		p[i].released = &released;
+		p[i].done = &done;
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 3600ULL * NSEC_PER_SEC),
+				0);
+	}
+
+	d->q = q;
+	d->policy = DWQ_DESTROY_DROP;
+	thread = kthread_run(qt_destroyer_fn, d, "dwq-kunit-destroy");
+	if (IS_ERR(thread)) {
+		complete(&gate);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(thread));
+		return;
+	}
+	for (i = 0; i < 2000 && !READ_ONCE(q->stopping); i++)
+		usleep_range(500, 1000);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(q->stopping));
+	/* Destroy has begun; it cannot end while the callback blocks. */
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&d->done));
+	complete(&gate);
+	qt_wait_for(test, &d->done, 60000);
+	kunit_remove_action(test, qt_destroy, q);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 1);
+	KUNIT_EXPECT_FALSE(test, z->destroyed_seen);
+	KUNIT_EXPECT_EQ(test, z->task.state, (u8)DWQ_TASK_IDLE);
+	KUNIT_EXPECT_EQ(test, kref_read(&z->task.ref), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&done), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&released), 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_TASK_CANCELLED);
+		KUNIT_EXPECT_EQ(test, kref_read(&p[i].task.ref), 1U);
+		dwq_task_put(&p[i].task);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&released), (int)n);
+}
+
 static struct kunit_case dwq_queue_destroy_test_cases[] = {
 	KUNIT_CASE_SLOW(dwq_queue_destroy_test_drop_10k),
 	KUNIT_CASE_SLOW(dwq_queue_destroy_test_run_due_10k),
 	KUNIT_CASE(dwq_queue_destroy_test_waits_for_callback),
+	KUNIT_CASE(dwq_queue_destroy_test_waits_for_sleeper),
 	{}
 };
 
