@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs in a dwq guest (tools/testing/vm-run --add this file) for
+# tools/bench/run (`make bench`) and make check's bench step: records the
+# environment, runs the in-kernel figures (dwq_bench.ko: F1, F3, F4a) and
+# the user-space ones (dwqctl bench: F2, F4b, F5, F6, F7), and leaves
+# everything in $DWQ_OUT/bench for tools/bench/report.
+#
+# usage: guest.sh full|tiny
+#   full  dwq_bench.ko scale=full; dwqctl bench --ops 10000 --reps 5
+#   tiny  dwq_bench.ko scale=tiny reps=1; dwqctl bench --ops 50 --reps 1
+#         (proves the pipeline works; the numbers mean nothing)
+#
+# Files: env.txt (key=value), kernel.csv (the module's results, when it
+# exists), user.jsonl (dwqctl bench --json), status.txt (key=exit status
+# of each part), *.stderr. The exit status is non-zero if a part failed.
+
+scale=${1:-full}
+out=${DWQ_OUT:-/out}/bench
+ko=/dwq/dwq_bench.ko
+results=/sys/kernel/debug/dwq_bench/results
+rc=0
+
+case $scale in
+full) kparams="scale=full" uparams="--ops 10000 --reps 5" ;;
+tiny) kparams="scale=tiny reps=1" uparams="--ops 50 --reps 1" ;;
+*) echo "guest.sh: full or tiny, not '$scale'" >&2; exit 2 ;;
+esac
+mkdir -p "$out"
+
+first() { [ -r "$1" ] && head -n 1 "$1"; }
+
+hz=
+[ -r /proc/config.gz ] && hz=$(zcat /proc/config.gz | sed -n 's/^CONFIG_HZ=//p')
+{
+	echo "scale=$scale"
+	echo "kernel=$(uname -r)"
+	echo "kernel_version=$(uname -v)"
+	echo "machine=$(uname -m)"
+	echo "cpus=$(grep -c '^processor' /proc/cpuinfo)"
+	echo "cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "clocksource=$(first /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	echo "clocksources_available=$(first /sys/devices/system/clocksource/clocksource0/available_clocksource)"
+	echo "timer_slack_ns=$(first /proc/self/timerslack_ns)"
+	[ -n "$hz" ] && echo "hz=$hz"
+	echo "mem_total=$(sed -n 's/^MemTotal:[[:space:]]*//p' /proc/meminfo)"
+	echo "cmdline=$(cat /proc/cmdline)"
+	for p in /sys/module/dwq/parameters/*; do
+		[ -r "$p" ] && echo "dwq_${p##*/}=$(cat "$p")"
+	done
+	echo "dwqctl_params=$uparams"
+} >"$out/env.txt"
+
+: >"$out/status.txt"
+if [ -e $ko ]; then
+	echo "kernel_params=$kparams" >>"$out/env.txt"
+	echo "bench: insmod dwq_bench.ko $kparams"
+	start=$(date +%s)
+	# shellcheck disable=SC2086 # the parameters are words
+	insmod $ko $kparams 2>"$out/kernel.stderr"
+	krc=$?
+	echo "kernel_seconds=$(($(date +%s) - start))" >>"$out/env.txt"
+	if [ $krc = 0 ]; then
+		cat $results >"$out/kernel.csv" || krc=$?
+		rmmod dwq_bench || krc=$?
+	fi
+	echo "kernel=$krc" >>"$out/status.txt"
+	[ $krc = 0 ] || rc=1
+	echo "bench: in-kernel figures: exit $krc, $(wc -l <"$out/kernel.csv" 2>/dev/null || echo 0) lines"
+else
+	echo "kernel=absent" >>"$out/status.txt"
+	echo "bench: no $ko: the in-kernel figures (F1, F3, F4a) are not measured"
+fi
+
+echo "bench: dwqctl bench $uparams --json"
+start=$(date +%s)
+# shellcheck disable=SC2086
+dwqctl bench $uparams --json >"$out/user.jsonl" 2>"$out/user.stderr"
+urc=$?
+echo "user_seconds=$(($(date +%s) - start))" >>"$out/env.txt"
+echo "user=$urc" >>"$out/status.txt"
+[ $urc = 0 ] || rc=1
+echo "bench: user-space figures: exit $urc, $(wc -l <"$out/user.jsonl") lines"
+cat "$out/user.stderr"
+exit $rc
