@@ -6,6 +6,8 @@
 #   make                 dwq.ko (against KDIR) and the tools
 #   make run             demo in a QEMU guest on Debian's stock 6.12 kernel
 #   make check           every test; ends with "N passed, N failed"
+#   make bench           benchmarks in a stock guest: build/bench/report.md,
+#                        a CSV per figure, plots
 #   make shell           an interactive guest with dwq loaded
 #   sudo make load       insmod module/dwq.ko on this host
 #   sudo make unload     rmmod dwq on this host
@@ -62,6 +64,11 @@ soak: deps tools
 		--timeout $$(( $(DURATION) * 3 / 2 + 1800 )) \
 		--add $(TESTING)/stress/guest.sh -- \
 		sh $(CURDIR)/$(TESTING)/stress/guest.sh $(DURATION) 1000000 1000
+
+# Every figure of the performance plan in one stock 6.12 guest (no debug
+# options), then the report; see tools/bench/run.
+bench: deps tools
+	tools/bench/run
 
 run: deps tools
 	$(TESTING)/vm-run --kernel stock --no-leakcheck --modparam workers=4 -- dwqctl demo
@@ -135,5 +142,5 @@ clean:
 	$(MAKE) -C examples clean
 	rm -rf build
 
-.PHONY: all modules tools deps check soak run shell load unload clean \
+.PHONY: all modules tools deps check soak bench run shell load unload clean \
 	install uninstall dkms-src dkms-build dkms-install dkms-remove
