@@ -18,6 +18,7 @@
  * close() has its client to talk to.
  */
 #include <linux/compat.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/miscdevice.h>
@@ -31,6 +32,7 @@
 #include <linux/time64.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
@@ -49,6 +51,16 @@ module_param(max_tasks, uint, 0644);
 MODULE_PARM_DESC(max_tasks,
 		 "Tasks all open files together may own (default 1048576); more is -ENOSPC");
 
+/*
+ * A quarter of max_tasks: four files at max_tasks_per_file, yet no user
+ * can take more than a quarter of the global budget, so at least four
+ * users reach their own limit before the global one stops everyone.
+ */
+static unsigned int max_tasks_per_user = 1U << 18;
+module_param(max_tasks_per_user, uint, 0644);
+MODULE_PARM_DESC(max_tasks_per_user,
+		 "Tasks the files one user (euid of the opener) opened may hold together (default 262144); more is -ENOSPC");
+
 static ulong min_period_ns = 100 * NSEC_PER_USEC;
 module_param(min_period_ns, ulong, 0644);
 MODULE_PARM_DESC(min_period_ns,
@@ -62,6 +74,27 @@ MODULE_PARM_DESC(max_delay_ns,
 /* Tasks of all clients; checked against max_tasks. */
 static atomic_t dwq_dev_nr_tasks = ATOMIC_INIT(0);
 
+/**
+ * struct dwq_user - what the files of one user hold together
+ * @uid: the effective uid their openers had when they opened them
+ * @ref: one per open file charged here; guarded by the xa_lock of
+ *	@dwq_users, so that a lookup never finds an entry being freed
+ * @nr_tasks: tasks of those files not released yet (queued, firing, or
+ *	with an unread event: each holds memory); checked against
+ *	max_tasks_per_user
+ */
+struct dwq_user {
+	kuid_t uid;
+	unsigned int ref;
+	atomic_t nr_tasks;
+};
+
+/*
+ * Every user with a dwq file open: kuid value -> &struct dwq_user. Its
+ * xa_lock guards the map and every entry's @ref.
+ */
+static DEFINE_XARRAY(dwq_users);
+
 static struct kmem_cache *dwq_utask_cache;
 
 /**
@@ -72,6 +105,7 @@ static struct kmem_cache *dwq_utask_cache;
  *	xarray's own lock, as is @next_id
  * @next_id: the last id handed out
  * @nr_tasks: entries in @tasks
+ * @user: the user its tasks are charged to; the client holds a reference
  * @wqh: readers and pollers wait here; its lock guards @events, @closed,
  *	the counters below and every utask's @link, @ev and @gen (the
  *	scheme of fs/eventfd.c)
@@ -90,6 +124,7 @@ struct dwq_client {
 	struct xarray tasks;
 	u64 next_id;
 	atomic_t nr_tasks;
+	struct dwq_user *user;
 	wait_queue_head_t wqh;
 	struct list_head events;
 	u64 nr_events;
@@ -124,6 +159,61 @@ struct dwq_utask {
 	bool boottime;
 };
 
+/*
+ * The user a file opened with @cred is charged to, with a reference. It is
+ * the opener's effective uid (as inotify charges its instances to), fixed
+ * at open: a file passed to another process or inherited across fork()
+ * still charges the user who opened it.
+ */
+static struct dwq_user *dwq_user_get(const struct cred *cred)
+{
+	unsigned long key = __kuid_val(cred->euid);
+	struct dwq_user *u, *new;
+
+	xa_lock(&dwq_users);
+	u = xa_load(&dwq_users, key);
+	if (u)
+		u->ref++;
+	xa_unlock(&dwq_users);
+	if (u)
+		return u;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	new->uid = cred->euid;
+	new->ref = 1;
+	atomic_set(&new->nr_tasks, 0);
+	/*
+	 * Another file of the user may have been opened meanwhile: then
+	 * take that entry. __xa_cmpxchg() may drop the lock to allocate, but
+	 * what it returns was in the map, so had a reference, when it retook
+	 * the lock; and the last put erases the entry under that lock.
+	 */
+	xa_lock(&dwq_users);
+	u = __xa_cmpxchg(&dwq_users, key, NULL, new, GFP_KERNEL_ACCOUNT);
+	if (u && !xa_is_err(u))
+		u->ref++;
+	xa_unlock(&dwq_users);
+	if (!u)
+		return new;
+	kfree(new);
+	return xa_is_err(u) ? ERR_PTR(xa_err(u)) : u;
+}
+
+static void dwq_user_put(struct dwq_user *u)
+{
+	xa_lock(&dwq_users);
+	if (--u->ref) {
+		xa_unlock(&dwq_users);
+		return;
+	}
+	__xa_erase(&dwq_users, __kuid_val(u->uid));
+	xa_unlock(&dwq_users);
+	WARN_ON(atomic_read(&u->nr_tasks));
+	kfree(u);
+}
+
 static void dwq_client_free(struct kref *ref)
 {
 	struct dwq_client *c = container_of(ref, struct dwq_client, ref);
@@ -132,6 +222,7 @@ static void dwq_client_free(struct kref *ref)
 	WARN_ON(!xa_empty(&c->tasks));
 	xa_destroy(&c->tasks);
 	mutex_destroy(&c->read_mutex);
+	dwq_user_put(c->user);
 	kfree(c);
 }
 
@@ -140,6 +231,7 @@ static void dwq_utask_release(struct dwq_task *task)
 	struct dwq_utask *ut = container_of(task, struct dwq_utask, task);
 	struct dwq_client *c = ut->client;
 
+	atomic_dec(&c->user->nr_tasks);
 	atomic_dec(&dwq_dev_nr_tasks);
 	kmem_cache_free(dwq_utask_cache, ut);
 	kref_put(&c->ref, dwq_client_free);
@@ -311,19 +403,50 @@ static int dwq_dev_check_schedule(const struct dwq_schedule *us,
 			     us->flags);
 }
 
-/* Count @n more tasks against the limits, or -ENOSPC. */
+/*
+ * Add @n to @count unless that takes it over @max: checked and added in
+ * one step, so racing callers never exceed @max together, and none fails
+ * for room that another's failed attempt only seemed to take.
+ */
+static bool dwq_charge_add(atomic_t *count, unsigned int n, unsigned int max)
+{
+	int old = atomic_read(count);
+
+	do {
+		if ((unsigned int)old + n > max)
+			return false;
+	} while (!atomic_try_cmpxchg(count, &old, old + n));
+	return true;
+}
+
+/*
+ * Count @n more tasks against the limits of the file, of its user (over
+ * all the user's files) and of all files; or against none: -ENOSPC.
+ */
 static int dwq_client_charge(struct dwq_client *c, unsigned int n)
 {
-	if (atomic_add_return(n, &c->nr_tasks) > max_tasks_per_file) {
-		atomic_sub(n, &c->nr_tasks);
+	if (!dwq_charge_add(&c->nr_tasks, n, READ_ONCE(max_tasks_per_file)))
 		return -ENOSPC;
-	}
-	if (atomic_add_return(n, &dwq_dev_nr_tasks) > max_tasks) {
-		atomic_sub(n, &dwq_dev_nr_tasks);
-		atomic_sub(n, &c->nr_tasks);
-		return -ENOSPC;
-	}
+	if (!dwq_charge_add(&c->user->nr_tasks, n,
+			    READ_ONCE(max_tasks_per_user)))
+		goto err_file;
+	if (!dwq_charge_add(&dwq_dev_nr_tasks, n, READ_ONCE(max_tasks)))
+		goto err_user;
 	return 0;
+
+err_user:
+	atomic_sub(n, &c->user->nr_tasks);
+err_file:
+	atomic_sub(n, &c->nr_tasks);
+	return -ENOSPC;
+}
+
+/* Return the charge of @n tasks that were never made. */
+static void dwq_client_uncharge(struct dwq_client *c, unsigned int n)
+{
+	atomic_sub(n, &c->nr_tasks);
+	atomic_sub(n, &c->user->nr_tasks);
+	atomic_sub(n, &dwq_dev_nr_tasks);
 }
 
 /*
@@ -358,7 +481,7 @@ static struct dwq_utask *dwq_utask_new(struct dwq_client *c,
 	}
 	xa_unlock(&c->tasks);
 	if (err) {
-		/* The release function returns the global charge. */
+		/* The release function returns the user's and the global charge. */
 		atomic_dec(&c->nr_tasks);
 		dwq_task_put(&ut->task);
 		return ERR_PTR(err);
@@ -366,8 +489,7 @@ static struct dwq_utask *dwq_utask_new(struct dwq_client *c,
 	return ut;
 
 err_uncharge:
-	atomic_dec(&c->nr_tasks);
-	atomic_dec(&dwq_dev_nr_tasks);
+	dwq_client_uncharge(c, 1);
 	return ERR_PTR(err);
 }
 
@@ -450,8 +572,7 @@ static long dwq_ioc_schedule_batch(struct dwq_client *c,
 		if (IS_ERR(ut)) {
 			err = PTR_ERR(ut);
 			/* Return the charge of the ones never made. */
-			atomic_sub(b.count - made - 1, &c->nr_tasks);
-			atomic_sub(b.count - made - 1, &dwq_dev_nr_tasks);
+			dwq_client_uncharge(c, b.count - made - 1);
 			goto out_forget;
 		}
 		tasks[made] = &ut->task;
@@ -760,10 +881,16 @@ static int dwq_dev_open(struct inode *inode, struct file *file)
 	struct miscdevice *misc = file->private_data;
 	struct dwq_dev *dev = container_of(misc, struct dwq_dev, misc);
 	struct dwq_client *c;
+	int err;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return -ENOMEM;
+	c->user = dwq_user_get(file->f_cred);
+	if (IS_ERR(c->user)) {
+		err = PTR_ERR(c->user);
+		goto err_free;
+	}
 	kref_init(&c->ref);
 	c->q = dev->q;
 	xa_init(&c->tasks);
@@ -773,6 +900,10 @@ static int dwq_dev_open(struct inode *inode, struct file *file)
 	mutex_init(&c->read_mutex);
 	file->private_data = c;
 	return stream_open(inode, file);
+
+err_free:
+	kfree(c);
+	return err;
 }
 
 static int dwq_dev_release(struct inode *inode, struct file *file)
@@ -940,5 +1071,6 @@ int dwq_dev_init(void)
  */
 void dwq_dev_exit(void)
 {
+	WARN_ON(!xa_empty(&dwq_users));
 	kmem_cache_destroy(dwq_utask_cache);
 }
