@@ -48,6 +48,7 @@ tools:
 	$(MAKE) -C tools/dwqctl
 	$(MAKE) -C tools/testing/integration
 	$(MAKE) -C tools/testing/stress
+	$(MAKE) -C tools/testing/security
 	$(MAKE) -C examples
 
 deps:
@@ -139,6 +140,7 @@ clean:
 	$(MAKE) -C tools/dwqctl clean
 	$(MAKE) -C tools/testing/integration clean
 	$(MAKE) -C tools/testing/stress clean
+	$(MAKE) -C tools/testing/security clean
 	$(MAKE) -C examples clean
 	rm -rf build
 
