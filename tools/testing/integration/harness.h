@@ -44,6 +44,7 @@ extern const struct t_case schedule_cases[];
 extern const struct t_case task_cases[];
 extern const struct t_case event_cases[];
 extern const struct t_case file_cases[];
+extern const struct t_case bounds_cases[];
 
 /* -v: notes are printed for passing cases too. */
 extern bool t_verbose;
