@@ -13,8 +13,9 @@
 #         (proves the pipeline works; the numbers mean nothing)
 #
 # Files: env.txt (key=value), kernel.csv (the module's results, when it
-# exists), user.jsonl (dwqctl bench --json), status.txt (key=exit status
-# of each part), *.stderr. The exit status is non-zero if a part failed.
+# exists), kernel.log (what it logged), user.jsonl (dwqctl bench --json),
+# status.txt (key=exit status of each part), *.stderr. The exit status is
+# non-zero if a part failed.
 
 scale=${1:-full}
 out=${DWQ_OUT:-/out}/bench
@@ -61,6 +62,10 @@ if [ -e $ko ]; then
 	insmod $ko $kparams 2>"$out/kernel.stderr"
 	krc=$?
 	echo "kernel_seconds=$(($(date +%s) - start))" >>"$out/env.txt"
+	# What it logged: busybox's insmod loads a module again with
+	# init_module when finit_module fails, so a failed run can hide
+	# behind a second, good one; the report shows these lines.
+	dmesg | grep 'dwq_bench' >"$out/kernel.log"
 	if [ $krc = 0 ]; then
 		cat $results >"$out/kernel.csv" || krc=$?
 		rmmod dwq_bench || krc=$?
