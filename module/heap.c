@@ -9,7 +9,7 @@
  * local, the entries it passes are shifted one level, and it is written
  * once where it stops. Every write of a slot also writes that node's
  * @index; keys are compared only on the slot copies, never through the
- * node pointer.
+ * node pointer (unless built with DWQ_HEAP_INLINE_KEYS 0, see heap.h).
  *
  * Nothing here locks, sleeps or allocates: the caller serialises all calls
  * and owns the slot arrays (see dwq_heap_want_capacity() and
@@ -29,40 +29,65 @@
 static_assert(DWQ_HEAP_ARITY == 2 || DWQ_HEAP_ARITY == 4,
 	      "DWQ_HEAP_ARITY must be 2 or 4");
 
-/* Is @a's key (deadline, seq) before @b's? Counted in @heap->compares. */
-static inline bool dwq_heap_less(struct dwq_heap *heap,
-				 const struct dwq_heap_slot *a,
-				 const struct dwq_heap_slot *b)
+/*
+ * The key of the entry in a slot: the inline copy, or (built with
+ * DWQ_HEAP_INLINE_KEYS 0, for the benchmark) the node's own.
+ */
+#if DWQ_HEAP_INLINE_KEYS
+#define DWQ_SLOT_KEY(s)		(s)
+#else
+#define DWQ_SLOT_KEY(s)		((s)->node)
+#endif
+
+/* Copy the key of the node in slot @s into the slot, if it keeps one. */
+static inline void dwq_heap_slot_rekey(struct dwq_heap_slot *s)
 {
-	heap->compares++;
-	if (a->deadline != b->deadline)
-		return a->deadline < b->deadline;
-	return a->seq < b->seq;
+#if DWQ_HEAP_INLINE_KEYS
+	s->deadline = s->node->deadline;
+	s->seq = s->node->seq;
+#endif
 }
 
-/* Write @s into slot @i and tell its node where it now lives. */
-static inline void dwq_heap_set(struct dwq_heap *heap, unsigned int i,
+/*
+ * Is @a's key (deadline, seq) before @b's? The sift loops count the calls
+ * in a local and add them to @heap->compares once: a store per compare
+ * into memory that may alias the slots would make the compiler reload
+ * them, and costs a memory access of its own.
+ */
+static inline bool dwq_heap_less(const struct dwq_heap_slot *a,
+				 const struct dwq_heap_slot *b)
+{
+	if (DWQ_SLOT_KEY(a)->deadline != DWQ_SLOT_KEY(b)->deadline)
+		return DWQ_SLOT_KEY(a)->deadline < DWQ_SLOT_KEY(b)->deadline;
+	return DWQ_SLOT_KEY(a)->seq < DWQ_SLOT_KEY(b)->seq;
+}
+
+/* Write @s into slot @i of @slots and tell its node where it now lives. */
+static inline void dwq_heap_set(struct dwq_heap_slot *slots, unsigned int i,
 				const struct dwq_heap_slot *s)
 {
-	heap->slots[i] = *s;
+	slots[i] = *s;
 	s->node->index = i;
 }
 
 /* Move the entry at slot @i towards the root; return where it stops. */
 static unsigned int dwq_heap_sift_up(struct dwq_heap *heap, unsigned int i)
 {
-	struct dwq_heap_slot s = heap->slots[i];
-	unsigned int start = i, parent;
+	struct dwq_heap_slot *slots = heap->slots;
+	struct dwq_heap_slot s = slots[i];
+	unsigned int start = i, parent, compares = 0;
 
 	while (i > 0) {
 		parent = (i - 1) / DWQ_HEAP_ARITY;
-		if (!dwq_heap_less(heap, &s, &heap->slots[parent]))
+		compares++;
+		if (!dwq_heap_less(&s, &slots[parent]))
 			break;
-		dwq_heap_set(heap, i, &heap->slots[parent]);
+		dwq_heap_set(slots, i, &slots[parent]);
 		i = parent;
 	}
+	heap->compares += compares;
 	if (i != start)
-		dwq_heap_set(heap, i, &s);
+		dwq_heap_set(slots, i, &s);
 	return i;
 }
 
@@ -75,7 +100,7 @@ static unsigned int dwq_heap_sift_down(struct dwq_heap *heap, unsigned int i)
 {
 	struct dwq_heap_slot *slots = heap->slots;
 	struct dwq_heap_slot s = slots[i];
-	unsigned int nr = heap->nr, start = i;
+	unsigned int nr = heap->nr, start = i, compares = 0;
 	unsigned int first, end, c, least;
 
 	/*
@@ -87,38 +112,61 @@ static unsigned int dwq_heap_sift_down(struct dwq_heap *heap, unsigned int i)
 		first = DWQ_HEAP_ARITY * i + 1;
 		end = min(first + DWQ_HEAP_ARITY, nr);
 		least = first;
-		for (c = first + 1; c < end; c++)
-			if (dwq_heap_less(heap, &slots[c], &slots[least]))
+		for (c = first + 1; c < end; c++) {
+			compares++;
+			if (dwq_heap_less(&slots[c], &slots[least]))
 				least = c;
-		if (!dwq_heap_less(heap, &slots[least], &s))
+		}
+		compares++;
+		if (!dwq_heap_less(&slots[least], &s))
 			break;
-		dwq_heap_set(heap, i, &slots[least]);
+		dwq_heap_set(slots, i, &slots[least]);
 		i = least;
 	}
+	heap->compares += compares;
 	if (i != start)
-		dwq_heap_set(heap, i, &s);
+		dwq_heap_set(slots, i, &s);
 	return i;
 }
 
-/* Take the entry at slot @i out of the heap and restore heap order. */
+/*
+ * Take the entry at slot @i out of the heap and restore heap order.
+ *
+ * Entries other than the last stay; the last must find a new slot. The
+ * hole at @i moves down to a leaf, the least child moving up into it at
+ * each level (ARITY - 1 comparisons), then the last entry fills it and
+ * sifts up. The last entry comes from the bottom level and nearly always
+ * belongs near it, so this saves its own comparison at every level on the
+ * way down (Floyd's bottom-up removal); when it belongs above @i (it was
+ * a leaf of another branch), sifting up takes it there.
+ */
 static struct dwq_heap_node *dwq_heap_remove_at(struct dwq_heap *heap,
 						unsigned int i)
 {
-	struct dwq_heap_node *node = heap->slots[i].node;
-	unsigned int last = --heap->nr;
+	struct dwq_heap_slot *slots = heap->slots;
+	struct dwq_heap_node *node = slots[i].node;
+	unsigned int last = --heap->nr, compares = 0;
+	unsigned int first, end, c, least;
 
 	node->index = -1;
-	if (i != last) {
-		/*
-		 * The last entry fills the hole. It may belong below the
-		 * hole (it came from another subtree) or, when it is a leaf
-		 * of a different branch, above it: try down first, and up
-		 * only if it did not move.
-		 */
-		dwq_heap_set(heap, i, &heap->slots[last]);
-		if (dwq_heap_sift_down(heap, i) == i)
-			dwq_heap_sift_up(heap, i);
+	if (i == last)
+		return node;
+	/* Slot i has a child among 0 .. last - 1 iff ARITY * i + 1 < last. */
+	while (last > 1 && i <= (last - 2) / DWQ_HEAP_ARITY) {
+		first = DWQ_HEAP_ARITY * i + 1;
+		end = min(first + DWQ_HEAP_ARITY, last);
+		least = first;
+		for (c = first + 1; c < end; c++) {
+			compares++;
+			if (dwq_heap_less(&slots[c], &slots[least]))
+				least = c;
+		}
+		dwq_heap_set(slots, i, &slots[least]);
+		i = least;
 	}
+	heap->compares += compares;
+	dwq_heap_set(slots, i, &slots[last]);
+	dwq_heap_sift_up(heap, i);
 	return node;
 }
 
@@ -182,9 +230,8 @@ int dwq_heap_insert(struct dwq_heap *heap, struct dwq_heap_node *node,
 	node->deadline = deadline;
 	node->seq = heap->next_seq++;
 	i = heap->nr++;
-	heap->slots[i].deadline = deadline;
-	heap->slots[i].seq = node->seq;
 	heap->slots[i].node = node;
+	dwq_heap_slot_rekey(&heap->slots[i]);
 	node->index = i;
 	dwq_heap_sift_up(heap, i);
 	return 0;
@@ -214,8 +261,9 @@ EXPORT_SYMBOL_IF_KUNIT(dwq_heap_pop);
  * @heap: the heap
  * @node: a node queued in @heap
  *
- * The last entry fills the hole and is sifted down, or up if it did not
- * move down. The node leaves with index -1. O(log n), no search.
+ * The hole moves down to a leaf, then the last entry fills it and is
+ * sifted up (see dwq_heap_remove_at()). The node leaves with index -1.
+ * O(log n), no search.
  *
  * Context: any context; the caller serialises access to @heap.
  * If @node is not queued in @heap this warns once and does nothing.
@@ -258,8 +306,7 @@ void dwq_heap_update(struct dwq_heap *heap, struct dwq_heap_node *node,
 	i = node->index;
 	node->deadline = deadline;
 	node->seq = heap->next_seq++;
-	heap->slots[i].deadline = deadline;
-	heap->slots[i].seq = node->seq;
+	dwq_heap_slot_rekey(&heap->slots[i]);
 	if (earlier)
 		dwq_heap_sift_up(heap, i);
 	else

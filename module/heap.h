@@ -9,7 +9,9 @@
  * heapIndex of Java's ScheduledFutureTask.
  *
  * Slots hold the key inline next to the node pointer, so sifting compares
- * keys without dereferencing nodes (one cache miss fewer per level).
+ * keys without dereferencing nodes (one cache miss fewer per level). Built
+ * with DWQ_HEAP_INLINE_KEYS 0, a slot is the node pointer alone and every
+ * compare goes through it: the F1 benchmark (tools/bench) measures both.
  *
  * Nothing here locks, sleeps or allocates. The caller serialises all
  * access and owns the slot array: it allocates a bigger (or smaller) array
@@ -31,6 +33,11 @@
 #define DWQ_HEAP_ARITY 4
 #endif
 
+/* Keys inline in the slots (1) or read through the node pointer (0). */
+#ifndef DWQ_HEAP_INLINE_KEYS
+#define DWQ_HEAP_INLINE_KEYS 1
+#endif
+
 /* Capacity never goes below this; growth is by half (16, 24, 36, 54...). */
 #define DWQ_HEAP_MIN_CAPACITY 16U
 
@@ -39,13 +46,15 @@
 
 /**
  * struct dwq_heap_slot - one array slot: the key inline, then the node
- * @deadline: copy of @node->deadline
- * @seq: copy of @node->seq
+ * @deadline: copy of @node->deadline (only with DWQ_HEAP_INLINE_KEYS)
+ * @seq: copy of @node->seq (only with DWQ_HEAP_INLINE_KEYS)
  * @node: the node in this slot
  */
 struct dwq_heap_slot {
+#if DWQ_HEAP_INLINE_KEYS
 	u64 deadline;
 	u64 seq;
+#endif
 	struct dwq_heap_node *node;
 };
 
