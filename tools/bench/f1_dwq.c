@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * F1 for dwq's heap: the four copies (2- and 4-ary, keys inline or through
+ * the node pointer), each driven by the loops of f1_dwq_tmpl.h. The heap
+ * functions are called across translation units, as dwq.ko's queue calls
+ * them.
+ */
+#include <linux/errno.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "f1.h"
+#include "heap_variants.h"
+
+/* The state of one dwq heap variant: the heap and its @n + 1 nodes. */
+struct f1_dwq {
+	void *heap;
+	struct dwq_heap_node *nodes;
+};
+
+static struct f1_dwq *f1_dwq_alloc(struct f1_run *r)
+{
+	struct f1_dwq *s;
+	unsigned int i;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->nodes = kvmalloc_array(r->n + 1, sizeof(*s->nodes), GFP_KERNEL);
+	if (!s->nodes) {
+		kfree(s);
+		return NULL;
+	}
+	for (i = 0; i <= r->n; i++) {
+		s->nodes[i].deadline = 0;
+		s->nodes[i].seq = 0;
+		s->nodes[i].index = -1;
+	}
+	return s;
+}
+
+static void f1_dwq_free(struct f1_dwq *s)
+{
+	kvfree(s->nodes);
+	kfree(s);
+}
+
+#define F1_PREFIX h2i
+#include "f1_dwq_tmpl.h"
+#undef F1_PREFIX
+
+#define F1_PREFIX h2p
+#include "f1_dwq_tmpl.h"
+#undef F1_PREFIX
+
+#define F1_PREFIX h4i
+#include "f1_dwq_tmpl.h"
+#undef F1_PREFIX
+
+#define F1_PREFIX h4p
+#include "f1_dwq_tmpl.h"
+#undef F1_PREFIX
+
+const struct f1_variant f1_h2i = {
+	.name = "dwq-2ary-inline",
+	.setup = h2i_f1_setup,
+	.pairs = h2i_f1_pairs,
+	.pops = h2i_f1_pops,
+	.teardown = h2i_f1_teardown,
+};
+
+const struct f1_variant f1_h2p = {
+	.name = "dwq-2ary-ptr",
+	.setup = h2p_f1_setup,
+	.pairs = h2p_f1_pairs,
+	.pops = h2p_f1_pops,
+	.teardown = h2p_f1_teardown,
+};
+
+const struct f1_variant f1_h4i = {
+	.name = "dwq-4ary-inline",
+	.setup = h4i_f1_setup,
+	.pairs = h4i_f1_pairs,
+	.pops = h4i_f1_pops,
+	.teardown = h4i_f1_teardown,
+};
+
+const struct f1_variant f1_h4p = {
+	.name = "dwq-4ary-ptr",
+	.setup = h4p_f1_setup,
+	.pairs = h4p_f1_pairs,
+	.pops = h4p_f1_pops,
+	.teardown = h4p_f1_teardown,
+};

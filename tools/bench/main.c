@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwq_bench: the in-kernel benchmarks of dwq (figures F1, F3 and F4a of
+ * issue #6), run once, synchronously, when the module is loaded:
+ *
+ *   insmod dwq_bench.ko [scale=tiny|full] [figures=F1,F3,F4a] [reps=5]
+ *
+ * Loading returns 0 once every figure asked for has run, or an errno
+ * (logged) if one could not. The results stay readable as CSV in
+ * /sys/kernel/debug/dwq_bench/results (root only) until rmmod. README has
+ * the CSV's columns and what each figure measures.
+ */
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/errno.h>
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/utsname.h>
+
+#include "bench.h"
+#include "dwq_internal.h"
+
+static char *scale = "full";
+module_param(scale, charp, 0444);
+MODULE_PARM_DESC(scale, "tiny (a smoke run of seconds) or full (the figures; minutes)");
+
+static char *figures = "F1,F3,F4a";
+module_param(figures, charp, 0444);
+MODULE_PARM_DESC(figures, "comma-separated figures to run: F1, F3, F4a");
+
+static unsigned int reps = 5;
+module_param(reps, uint, 0444);
+MODULE_PARM_DESC(reps, "repetitions of every measurement, 1..100");
+
+static unsigned long long seed = 1;
+module_param(seed, ullong, 0444);
+MODULE_PARM_DESC(seed, "seed of every pseudo-random sequence (keys, victims, deadlines)");
+
+struct bench_cfg bench_cfg;
+
+/* The CSV; written by the figures, which run one at a time, in init. */
+#define BENCH_RESULTS_MAX	(1024 * 1024)
+static char *bench_buf;
+static struct debugfs_blob_wrapper bench_blob;
+static struct dentry *bench_dir;
+
+static __printf(7, 8)
+int bench_row(const char *figure, const char *variant, u64 n,
+	      const char *metric, const char *unit, unsigned int rep,
+	      const char *fmt, ...)
+{
+	size_t len = bench_blob.size, room = BENCH_RESULTS_MAX - len;
+	va_list args;
+	int w, v;
+
+	w = snprintf(bench_buf + len, room, "%s,%s,%llu,%s,%s,%u,", figure,
+		     variant, n, metric, unit, rep);
+	if (w >= room)
+		goto full;
+	va_start(args, fmt);
+	v = vsnprintf(bench_buf + len + w, room - w, fmt, args);
+	va_end(args);
+	if (v + 1 >= room - w)
+		goto full;
+	bench_buf[len + w + v] = '\n';
+	bench_blob.size = len + w + v + 1;
+	return 0;
+full:
+	bench_buf[len] = '\0';
+	pr_err("the results outgrew %u bytes\n", BENCH_RESULTS_MAX);
+	return -ENOSPC;
+}
+
+int bench_row_u64(const char *figure, const char *variant, u64 n,
+		  const char *metric, const char *unit, unsigned int rep,
+		  u64 value)
+{
+	return bench_row(figure, variant, n, metric, unit, rep, "%llu", value);
+}
+
+int bench_row_s64(const char *figure, const char *variant, u64 n,
+		  const char *metric, const char *unit, unsigned int rep,
+		  s64 value)
+{
+	return bench_row(figure, variant, n, metric, unit, rep, "%lld", value);
+}
+
+/* @num / @den with @decimals (at most 6) decimals, rounded to nearest. */
+int bench_row_ratio(const char *figure, const char *variant, u64 n,
+		    const char *metric, const char *unit, unsigned int rep,
+		    u64 num, u64 den, unsigned int decimals)
+{
+	u64 scale = 1, q;
+	unsigned int i;
+
+	decimals = min(decimals, 6U);
+	for (i = 0; i < decimals; i++)
+		scale *= 10;
+	if (!den)
+		return bench_row(figure, variant, n, metric, unit, rep, "nan");
+	q = div64_u64(num * scale + den / 2, den);
+	if (!decimals)
+		return bench_row(figure, variant, n, metric, unit, rep, "%llu",
+				 q);
+	return bench_row(figure, variant, n, metric, unit, rep, "%llu.%0*llu",
+			 div64_u64(q, scale), decimals, q % scale);
+}
+
+int bench_row_str(const char *figure, const char *variant, u64 n,
+		  const char *metric, const char *unit, unsigned int rep,
+		  const char *value)
+{
+	return bench_row(figure, variant, n, metric, unit, rep, "%s", value);
+}
+
+void bench_rnd_init(struct rnd_state *rnd, u32 a, u32 b, u32 c)
+{
+	prandom_seed_state(rnd, bench_cfg.seed ^
+				((u64)a << 56 | (u64)b << 32 | c));
+}
+
+/* The current clocksource's name, read the way user space reads it. */
+static void bench_clocksource(char *name, size_t size)
+{
+	static const char path[] =
+		"/sys/devices/system/clocksource/clocksource0/current_clocksource";
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t len;
+
+	strscpy(name, "unknown", size);
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return;
+	len = kernel_read(f, name, size - 1, &pos);
+	filp_close(f, NULL);
+	if (len <= 0) {
+		strscpy(name, "unknown", size);
+		return;
+	}
+	name[len] = '\0';
+	strim(name);
+}
+
+static int bench_env(void)
+{
+	char cs[32];
+	int err;
+
+	bench_clocksource(cs, sizeof(cs));
+	err = bench_row_u64("env", "kernel", 0, "hz", "count", 0, HZ);
+	err = err ?: bench_row_str("env", "kernel", 0, "clocksource", "name",
+				   0, cs);
+	err = err ?: bench_row_u64("env", "kernel", 0, "online_cpus", "count",
+				   0, num_online_cpus());
+	err = err ?: bench_row_u64("env", "kernel", 0, "hrtimer_resolution",
+				   "ns", 0, hrtimer_resolution);
+	err = err ?: bench_row_str("env", "kernel", 0, "release", "name", 0,
+				   init_utsname()->release);
+	err = err ?: bench_row_u64("env", "dwq", 0, "slack", "ns", 0,
+				   DWQ_SLACK_NS);
+	err = err ?: bench_row_u64("env", "dwq", 0, "heap_arity", "count", 0,
+				   DWQ_HEAP_ARITY);
+	err = err ?: bench_row_str("env", "dwq", 0, "heap_default", "name", 0,
+				   DWQ_HEAP_ARITY == 2 ?
+				   (DWQ_HEAP_INLINE_KEYS ? "dwq-2ary-inline" :
+				    "dwq-2ary-ptr") :
+				   (DWQ_HEAP_INLINE_KEYS ? "dwq-4ary-inline" :
+				    "dwq-4ary-ptr"));
+	err = err ?: bench_row_str("env", "bench", 0, "scale", "name", 0,
+				   bench_cfg.full ? "full" : "tiny");
+	err = err ?: bench_row_u64("env", "bench", 0, "reps", "count", 0,
+				   bench_cfg.reps);
+	err = err ?: bench_row_u64("env", "bench", 0, "seed", "count", 0,
+				   bench_cfg.seed);
+	return err;
+}
+
+/* Parse figures=: names separated by commas, any case. */
+static int bench_parse_figures(const char *list, unsigned int *bits)
+{
+	char name[8];
+	const char *p = list, *end;
+	size_t len;
+
+	*bits = 0;
+	while (*p) {
+		end = strchrnul(p, ',');
+		len = end - p;
+		if (len && len < sizeof(name)) {
+			memcpy(name, p, len);
+			name[len] = '\0';
+			if (!strcasecmp(name, "F1"))
+				*bits |= BENCH_F1;
+			else if (!strcasecmp(name, "F3"))
+				*bits |= BENCH_F3;
+			else if (!strcasecmp(name, "F4a"))
+				*bits |= BENCH_F4A;
+			else
+				len = 0;
+		} else {
+			len = 0;
+		}
+		if (!len) {
+			pr_err("figures=%s: F1, F3 or F4a, separated by commas\n",
+			       list);
+			return -EINVAL;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return *bits ? 0 : -EINVAL;
+}
+
+static int bench_parse(void)
+{
+	if (sysfs_streq(scale, "tiny")) {
+		bench_cfg.full = false;
+	} else if (sysfs_streq(scale, "full")) {
+		bench_cfg.full = true;
+	} else {
+		pr_err("scale=%s: tiny or full\n", scale);
+		return -EINVAL;
+	}
+	if (!reps || reps > 100) {
+		pr_err("reps=%u: 1..100\n", reps);
+		return -EINVAL;
+	}
+	bench_cfg.reps = reps;
+	bench_cfg.seed = seed;
+	return bench_parse_figures(figures, &bench_cfg.figures);
+}
+
+static int bench_run(void)
+{
+	static const struct {
+		unsigned int bit;
+		const char *name;
+		int (*run)(void);
+	} figs[] = {
+		{ BENCH_F1, "F1", bench_f1 },
+		{ BENCH_F3, "F3", bench_f3 },
+		{ BENCH_F4A, "F4a", bench_f4a },
+	};
+	unsigned int i;
+	u64 t0;
+	int err;
+
+	err = bench_env();
+	for (i = 0; i < ARRAY_SIZE(figs) && !err; i++) {
+		if (!(bench_cfg.figures & figs[i].bit))
+			continue;
+		pr_info("%s: running (scale=%s, reps=%u)\n", figs[i].name,
+			bench_cfg.full ? "full" : "tiny", bench_cfg.reps);
+		t0 = ktime_get_ns();
+		err = figs[i].run();
+		if (err) {
+			pr_err("%s failed: %d\n", figs[i].name, err);
+			break;
+		}
+		pr_info("%s: done in %llu ms\n", figs[i].name,
+			div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));
+	}
+	return err;
+}
+
+static int __init bench_init(void)
+{
+	int err;
+
+	err = bench_parse();
+	if (err)
+		return err;
+	bench_buf = kvzalloc(BENCH_RESULTS_MAX, GFP_KERNEL);
+	if (!bench_buf)
+		return -ENOMEM;
+	bench_blob.data = bench_buf;
+	/* The header line: the interface make bench reads, keep it exact. */
+	bench_blob.size = scnprintf(bench_buf, BENCH_RESULTS_MAX, "%s\n",
+				    "figure,variant,n,metric,unit,rep,value");
+
+	err = bench_run();
+	if (err)
+		goto err_free;
+
+	bench_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_blob("results", 0400, bench_dir, &bench_blob);
+	pr_info("results in /sys/kernel/debug/%s/results\n", KBUILD_MODNAME);
+	return 0;
+
+err_free:
+	kvfree(bench_buf);
+	return err;
+}
+
+static void __exit bench_exit(void)
+{
+	debugfs_remove_recursive(bench_dir);
+	kvfree(bench_buf);
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+
+MODULE_DESCRIPTION("dwq in-kernel benchmarks: heap variants, wakeups, lateness");
+MODULE_LICENSE("GPL");
