@@ -153,7 +153,8 @@ static void dwq_queue_shrink_work(struct work_struct *work)
 		if (!shrink)
 			return;
 
-		slots = kvmalloc_array(want, sizeof(*slots), GFP_KERNEL_ACCOUNT);
+		/* Shared by all callers: not charged, as in growing. */
+		slots = kvmalloc_array(want, sizeof(*slots), GFP_KERNEL);
 		if (!slots)
 			return;	/* Keep the big array; try after the next pop. */
 
@@ -432,7 +433,7 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	if (!q)
 		return ERR_PTR(-ENOMEM);
 	slots = kvmalloc_array(DWQ_HEAP_MIN_CAPACITY, sizeof(*slots),
-			       GFP_KERNEL_ACCOUNT);
+			       GFP_KERNEL);
 	if (!slots) {
 		err = -ENOMEM;
 		goto err_free;

@@ -278,11 +278,14 @@ int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 
 		/*
 		 * Grow: allocate outside the lock, then retake it and start
-		 * over, as anything may have changed meanwhile.
+		 * over, as anything may have changed meanwhile. The array holds
+		 * every caller's tasks, so it is not charged to the memory
+		 * cgroup of whichever caller happens to make it grow (the
+		 * tasks themselves are charged to their owners).
 		 */
 		spin_unlock_irq(&q->lock);
 		kvfree(spare);
-		spare = kvmalloc_array(want, sizeof(*spare), GFP_KERNEL_ACCOUNT);
+		spare = kvmalloc_array(want, sizeof(*spare), GFP_KERNEL);
 		spare_cap = want;
 		if (!spare)
 			return -ENOMEM;
