@@ -449,7 +449,10 @@ static void op_batch(__u64 *rs, struct file *f)
 	err = xioctl(f->fd, DWQ_IOC_SCHEDULE_BATCH, &b);
 	t1 = now_ns(CLOCK_MONOTONIC);
 	if (bad < n) {
-		if (err != -EINVAL || b.error_index != bad)
+		/* Out of memory before the entries were checked: none named. */
+		if (err == -ENOMEM && b.error_index == n)
+			unexpected("SCHEDULE_BATCH", err);
+		else if (err != -EINVAL || b.error_index != bad)
 			fail("batch with bad entry %u: %ld, error_index %u", bad,
 			     err, b.error_index);
 		return;
@@ -737,7 +740,11 @@ static void file_open(struct file *f)
 	memset(f, 0, sizeof(*f));
 	pthread_mutex_init(&f->rlock, NULL);
 	pthread_mutex_init(&f->lock, NULL);
-	f->fd = open(opt.dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	/* Under fault injection open() may fail too: only with ENOMEM. */
+	do {
+		f->fd = open(opt.dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	} while (f->fd < 0 && errno == ENOMEM && opt.enomem_ok &&
+		 __atomic_add_fetch(&tot.enomem, 1, __ATOMIC_RELAXED));
 	if (f->fd < 0) {
 		fprintf(stderr, "dwq-stress: %s: %s\n", opt.dev, strerror(errno));
 		exit(2);
