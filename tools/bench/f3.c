@@ -58,7 +58,7 @@
 static const unsigned int f3_workers[] = { 1, 4, 8, 16 };
 
 /* Ahead of the first deadline: time to schedule the stream. */
-#define F3_LEAD_NS	(bench_cfg.full ? 100 * NSEC_PER_MSEC : 50 * NSEC_PER_MSEC)
+#define F3_LEAD_NS	(bench_cfg.full ? 100 * NSEC_PER_MSEC : 30 * NSEC_PER_MSEC)
 
 /**
  * struct f3_run - one stream on one queue
@@ -419,9 +419,9 @@ static int f3_wake_all(struct f3_stream *s, unsigned int workers,
 int bench_f3(void)
 {
 	struct f3_stream s = {
-		.n = bench_cfg.full ? 400 : 40,
+		.n = bench_cfg.full ? 400 : 20,
 		.window = bench_cfg.full ? 2 * NSEC_PER_SEC :
-			  100 * NSEC_PER_MSEC,
+			  50 * NSEC_PER_MSEC,
 	};
 	unsigned int rep, i, v;
 	struct rnd_state rnd;
