@@ -41,13 +41,58 @@
 
 #include "dwq_internal.h"
 
+/*
+ * The limits below refuse 0 (and what is no number) at load and in sysfs
+ * alike, with a message: no limit of 0 makes sense. A task limit of 0
+ * would make /dev/dwq refuse every task; min_period_ns=0 would let a
+ * period of 1 ns keep a worker busy for good; max_delay_ns=0 would refuse
+ * every delay. dwq_dev_init() checks them against each other.
+ */
+static int dwq_param_uint_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	/* A value written to sysfs ends in a newline: not in the message. */
+	if (kstrtouint(val, 0, &v) || !v) {
+		pr_err("%s=%.*s: must be a number from 1 to %u\n", kp->name,
+		       (int)strcspn(val, "\n"), val, UINT_MAX);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops dwq_param_uint_ops = {
+	.set = dwq_param_uint_set,
+	.get = param_get_uint,
+};
+
+static int dwq_param_ulong_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long v;
+
+	if (kstrtoul(val, 0, &v) || !v) {
+		pr_err("%s=%.*s: must be a number of ns from 1 to %lu\n",
+		       kp->name, (int)strcspn(val, "\n"), val, ULONG_MAX);
+		return -EINVAL;
+	}
+	*(unsigned long *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops dwq_param_ulong_ops = {
+	.set = dwq_param_ulong_set,
+	.get = param_get_ulong,
+};
+
 static unsigned int max_tasks_per_file = 65536;
-module_param(max_tasks_per_file, uint, 0644);
+module_param_cb(max_tasks_per_file, &dwq_param_uint_ops, &max_tasks_per_file,
+		0644);
 MODULE_PARM_DESC(max_tasks_per_file,
 		 "Tasks one open file of /dev/dwq may own (default 65536); more is -ENOSPC");
 
 static unsigned int max_tasks = 1U << 20;
-module_param(max_tasks, uint, 0644);
+module_param_cb(max_tasks, &dwq_param_uint_ops, &max_tasks, 0644);
 MODULE_PARM_DESC(max_tasks,
 		 "Tasks all open files together may own (default 1048576); more is -ENOSPC");
 
@@ -62,12 +107,12 @@ MODULE_PARM_DESC(max_tasks_per_user,
 		 "Tasks the files one user (euid of the opener) opened may hold together (default 262144); more is -ENOSPC");
 
 static ulong min_period_ns = 100 * NSEC_PER_USEC;
-module_param(min_period_ns, ulong, 0644);
+module_param_cb(min_period_ns, &dwq_param_ulong_ops, &min_period_ns, 0644);
 MODULE_PARM_DESC(min_period_ns,
 		 "Shortest period of a periodic task from user space, ns (default 100000); shorter is -EINVAL");
 
 static ulong max_delay_ns = 366ULL * 24 * 3600 * NSEC_PER_SEC;
-module_param(max_delay_ns, ulong, 0644);
+module_param_cb(max_delay_ns, &dwq_param_ulong_ops, &max_delay_ns, 0644);
 MODULE_PARM_DESC(max_delay_ns,
 		 "Longest delay or period from user space, ns (default 366 days); longer is -EINVAL");
 
@@ -1047,7 +1092,7 @@ EXPORT_SYMBOL_IF_KUNIT(dwq_dev_destroy);
  * dwq_dev_init() - set up what every dwq device shares
  *
  * Context: module init.
- * Return: 0 or -ENOMEM.
+ * Return: 0, -EINVAL for inconsistent limits, or -ENOMEM.
  */
 int dwq_dev_init(void)
 {
@@ -1059,6 +1104,18 @@ int dwq_dev_init(void)
 	BUILD_BUG_ON(sizeof(struct dwq_stats) != 168);
 	BUILD_BUG_ON(sizeof(struct dwq_event) != 48);
 	BUILD_BUG_ON(DWQ_SCHEDULE_BATCH_MAX > DWQ_BATCH_MAX);
+
+	/*
+	 * Each limit was checked on its own when it was set; together, no
+	 * periodic task could be scheduled if the shortest period allowed
+	 * were longer than the longest. (Root changing either at run time is
+	 * trusted to keep them consistent.)
+	 */
+	if (min_period_ns > max_delay_ns) {
+		pr_err("min_period_ns=%lu is above max_delay_ns=%lu: no period could be scheduled\n",
+		       min_period_ns, max_delay_ns);
+		return -EINVAL;
+	}
 
 	dwq_utask_cache = KMEM_CACHE(dwq_utask, SLAB_ACCOUNT);
 	return dwq_utask_cache ? 0 : -ENOMEM;
