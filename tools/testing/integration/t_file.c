@@ -46,8 +46,8 @@ static void t_close_while_firing(void)
 			dwqt_sched_ok(b, 0, 2 * NSEC_PER_MSEC,
 				      DWQ_MODE_FIXED_DELAY, 0, i);
 			dwqt_sched_ok(b, 0, 0, DWQ_MODE_ONESHOT, 0, i);
-			dwqt_sched_ok(b, i * NSEC_PER_MSEC, 0,
-				      DWQ_MODE_ONESHOT, 0, i);
+			dwqt_sched_ok(b, i * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT,
+				      0, i);
 		}
 		/* Round 0 closes at once, the others after some firings. */
 		dwqt_sleep_ms(round * 50);
@@ -255,5 +255,5 @@ const struct t_case file_cases[] = {
 	T_CASE("file/fork_child_reads", t_fork_child_reads),
 	T_CASE("file/fork_last_close", t_fork_last_close),
 	T_CASE("file/fdinfo", t_fdinfo),
-	{ }
+	{}
 };
