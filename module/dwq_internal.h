@@ -44,7 +44,7 @@ void dwq_dev_exit(void);
  * Timer slack of the leader's sleep and of the hand-off timer. Explicit,
  * because kthreads otherwise inherit 50 us from kthreadd.
  */
-#define DWQ_SLACK_NS		(5 * NSEC_PER_USEC)
+#define DWQ_SLACK_NS (5 * NSEC_PER_USEC)
 
 /*
  * How long after the head is due a worker busy in a callback lets a
@@ -52,10 +52,10 @@ void dwq_dev_exit(void);
  * so a callback that returns within it takes the head itself sooner than a
  * woken follower would have.
  */
-#define DWQ_HANDOFF_GRACE_NS	(50 * NSEC_PER_USEC)
+#define DWQ_HANDOFF_GRACE_NS (50 * NSEC_PER_USEC)
 
 /* Room for "dwq-<name>/<id>" in TASK_COMM_LEN is smaller still. */
-#define DWQ_NAME_LEN		16
+#define DWQ_NAME_LEN 16
 
 /**
  * enum dwq_worker_state - what a worker is doing, for debugfs
@@ -143,7 +143,7 @@ struct dwq_worker {
  * @name: the queue's name, as given to dwq_queue_create()
  */
 struct dwq_queue {
-	spinlock_t lock;	/* heap, leader, tasks: see above */
+	spinlock_t lock; /* heap, leader, tasks: see above */
 	struct dwq_heap heap;
 	struct dwq_worker *leader;
 	u64 leader_deadline;
