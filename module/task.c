@@ -372,7 +372,7 @@ static int __dwq_cancel(struct dwq_queue *q, struct dwq_task *task, bool *put)
 		trace_dwq_cancel(q, task, DWQ_CANCEL_RUNNING);
 		return DWQ_CANCEL_RUNNING;
 	}
-	WARN_ON_ONCE(1);	/* bound, so queued or running */
+	WARN_ON_ONCE(1); /* bound, so queued or running */
 	return DWQ_CANCEL_IDLE;
 }
 
@@ -541,7 +541,7 @@ retry:
 		task->resched_at = key;
 		break;
 	default:
-		WARN_ON_ONCE(1);	/* bound, so queued or running */
+		WARN_ON_ONCE(1); /* bound, so queued or running */
 		err = -ENOENT;
 		goto unlock;
 	}
@@ -684,8 +684,10 @@ void dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 			__dwq_queue_kick(q);
 	} else {
 		/* A one-shot ran (even if cancel came too late); a periodic ends. */
-		__dwq_task_unbind(q, task, task->mode == DWQ_ONESHOT ?
-				  DWQ_TASK_IDLE : DWQ_TASK_CANCELLED);
+		__dwq_task_unbind(q, task,
+				  task->mode == DWQ_ONESHOT ?
+					  DWQ_TASK_IDLE :
+					  DWQ_TASK_CANCELLED);
 		put = true;
 	}
 	if (task->canceling)
