@@ -57,22 +57,22 @@ struct dwq_queue;
 struct dwq_worker;
 
 /* Most workers a queue can have. */
-#define DWQ_MAX_WORKERS		64U
+#define DWQ_MAX_WORKERS 64U
 
 /* dwq_queue_create() flags */
-#define DWQ_QUEUE_BOOTTIME	0x1U	/* key the heap on CLOCK_BOOTTIME */
+#define DWQ_QUEUE_BOOTTIME 0x1U /* key the heap on CLOCK_BOOTTIME */
 
 /* dwq_queue_destroy() policies */
-#define DWQ_DESTROY_DROP	0U	/* drop every pending task */
-#define DWQ_DESTROY_RUN_DUE	1U	/* first run the tasks already due */
+#define DWQ_DESTROY_DROP 0U /* drop every pending task */
+#define DWQ_DESTROY_RUN_DUE 1U /* first run the tasks already due */
 
 /* &struct dwq_sched flags */
-#define DWQ_ABS			0x1U	/* @time_ns is a deadline, not a delay */
-#define DWQ_BOOTTIME		0x2U	/* @time_ns is on CLOCK_BOOTTIME */
-#define DWQ_SET_PERIOD		0x4U	/* dwq_reschedule(): take @mode, @period_ns too */
+#define DWQ_ABS 0x1U /* @time_ns is a deadline, not a delay */
+#define DWQ_BOOTTIME 0x2U /* @time_ns is on CLOCK_BOOTTIME */
+#define DWQ_SET_PERIOD 0x4U /* dwq_reschedule(): take @mode, @period_ns too */
 
 /* Most tasks one dwq_schedule_batch() takes. */
-#define DWQ_BATCH_MAX		1024U
+#define DWQ_BATCH_MAX 1024U
 
 /**
  * enum dwq_mode - how a task repeats
