@@ -18,8 +18,8 @@
 
 #include "harness.h"
 
-#define T_DEFAULT_TIMEOUT	60
-#define T_DIAG_MAX		(32 * 1024)
+#define T_DEFAULT_TIMEOUT 60
+#define T_DIAG_MAX (32 * 1024)
 
 /* What a case reports to the runner; shared with every process of it. */
 struct t_result {
@@ -133,8 +133,8 @@ void __t_expect_err(const char *file, int line, const char *expr, long got,
 	if (got == -want1 || got == -want2)
 		return;
 	if (want1 == want2)
-		snprintf(want, sizeof(want), "%s", want1 ? t_errname(want1) :
-			 "success (0)");
+		snprintf(want, sizeof(want), "%s",
+			 want1 ? t_errname(want1) : "success (0)");
 	else
 		snprintf(want, sizeof(want), "%s or %s", t_errname(want1),
 			 t_errname(want2));
@@ -151,8 +151,8 @@ void __t_expect_eq(const char *file, int line, const char *a, const char *b,
 	if (got == want)
 		return;
 	__t_fail(file, line,
-		 "%s == %s: got %llu (%#llx, %lld), expected %llu (%#llx)",
-		 a, b, got, got, (long long)got, want, want);
+		 "%s == %s: got %llu (%#llx, %lld), expected %llu (%#llx)", a,
+		 b, got, got, (long long)got, want, want);
 }
 
 /* Print the diagnostics, each line as a TAP comment. */
@@ -211,8 +211,8 @@ static int run_case(const struct t_case *c, unsigned int n)
 		;
 
 	after = t_leftovers();
-	failed = result->failed || !WIFEXITED(status) ||
-		 WEXITSTATUS(status) || (before >= 0 && after > before);
+	failed = result->failed || !WIFEXITED(status) || WEXITSTATUS(status) ||
+		 (before >= 0 && after > before);
 	if (failed)
 		printf("not ok %u - %s\n", n, c->name);
 	else if (result->skipped)
@@ -256,8 +256,8 @@ static bool selected(const struct t_case *c, char **filters, int nfilters)
 }
 
 static const struct t_case *const tables[] = {
-	ioctl_cases, schedule_cases, task_cases, event_cases, file_cases,
-	bounds_cases,
+	ioctl_cases, schedule_cases, task_cases,
+	event_cases, file_cases,     bounds_cases,
 };
 
 /**
