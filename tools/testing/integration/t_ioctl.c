@@ -83,12 +83,13 @@ static void t_wrong_size(void)
 
 			snprintf(what, sizeof(what), "%s with size %u",
 				 cmds[i].name, size);
-			expect_enotty(fd, what, _IOC(_IOC_DIR(c), _IOC_TYPE(c),
-						     _IOC_NR(c), size));
+			expect_enotty(fd, what,
+				      _IOC(_IOC_DIR(c), _IOC_TYPE(c),
+					   _IOC_NR(c), size));
 		}
 		snprintf(what, sizeof(what), "%s with size 0", cmds[i].name);
-		expect_enotty(fd, what, _IOC(_IOC_DIR(c), _IOC_TYPE(c),
-					     _IOC_NR(c), 0));
+		expect_enotty(fd, what,
+			      _IOC(_IOC_DIR(c), _IOC_TYPE(c), _IOC_NR(c), 0));
 	}
 	expect_nothing_scheduled(fd);
 }
@@ -97,7 +98,10 @@ static void t_wrong_size(void)
 static void t_wrong_direction(void)
 {
 	static const unsigned int dirs[] = {
-		_IOC_NONE, _IOC_READ, _IOC_WRITE, _IOC_READ | _IOC_WRITE,
+		_IOC_NONE,
+		_IOC_READ,
+		_IOC_WRITE,
+		_IOC_READ | _IOC_WRITE,
 	};
 	int fd = dwqt_open(0);
 	char what[96];
@@ -111,9 +115,9 @@ static void t_wrong_direction(void)
 				continue;
 			snprintf(what, sizeof(what), "%s with direction %u",
 				 cmds[i].name, dirs[j]);
-			expect_enotty(fd, what, _IOC(dirs[j], _IOC_TYPE(c),
-						     _IOC_NR(c),
-						     _IOC_SIZE(c)));
+			expect_enotty(fd, what,
+				      _IOC(dirs[j], _IOC_TYPE(c), _IOC_NR(c),
+					   _IOC_SIZE(c)));
 		}
 	}
 	expect_nothing_scheduled(fd);
@@ -276,5 +280,5 @@ const struct t_case ioctl_cases[] = {
 	T_CASE("ioctl/straddling_pointer_efault", t_efault_straddling),
 	T_CASE("ioctl/readonly_pointer_efault", t_efault_readonly),
 	T_CASE("ioctl/readonly_reschedule_ok", t_readonly_reschedule),
-	{ }
+	{}
 };
