@@ -100,8 +100,7 @@ int dev_read_events(int fd, struct dwq_event *ev, size_t max)
  * Return: events read (at least 1), 0 if none came in time, or a negative
  * errno.
  */
-int dev_wait_events(int fd, struct dwq_event *ev, size_t max,
-		    __s64 timeout_ns)
+int dev_wait_events(int fd, struct dwq_event *ev, size_t max, __s64 timeout_ns)
 {
 	__u64 end = clock_now(0) + (timeout_ns > 0 ? timeout_ns : 0);
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -124,7 +123,7 @@ int dev_wait_events(int fd, struct dwq_event *ev, size_t max,
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		if (n > 0 && !(pfd.revents & POLLIN))
-			return -EIO;	/* POLLERR, POLLHUP, POLLNVAL */
+			return -EIO; /* POLLERR, POLLHUP, POLLNVAL */
 	}
 }
 
@@ -281,8 +280,11 @@ int param_u64(const char *name, __u64 *v)
  */
 const char *event_flags(__u32 flags)
 {
-	static const char * const names[] = {
-		"-", "last", "coalesced", "last,coalesced",
+	static const char *const names[] = {
+		"-",
+		"last",
+		"coalesced",
+		"last,coalesced",
 	};
 
 	return names[flags & (DWQ_EVENT_LAST | DWQ_EVENT_COALESCED)];
@@ -371,13 +373,13 @@ void print_query(const struct dwq_query *q)
 		json_end();
 		return;
 	}
-	printf("query %llu: state %s mode %s remaining %s deadline %s",
-	       q->id, state_name(q->state), mode_name(q->mode),
+	printf("query %llu: state %s mode %s remaining %s deadline %s", q->id,
+	       state_name(q->state), mode_name(q->mode),
 	       fmt_duration(rem, sizeof(rem), q->remaining_ns),
 	       fmt_clock(dl, sizeof(dl), q->deadline_ns));
 	printf(" period %s cookie %llu runs %llu overruns %llu clock %s\n",
-	       fmt_duration(per, sizeof(per), q->period_ns), q->cookie,
-	       q->runs, q->overruns, clock);
+	       fmt_duration(per, sizeof(per), q->period_ns), q->cookie, q->runs,
+	       q->overruns, clock);
 	fflush(stdout);
 }
 
@@ -392,7 +394,8 @@ __u64 clock_now(__u32 flags)
 	struct timespec ts;
 
 	clock_gettime(flags & DWQ_SCHED_BOOTTIME ? CLOCK_BOOTTIME :
-		      CLOCK_MONOTONIC, &ts);
+						   CLOCK_MONOTONIC,
+		      &ts);
 	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
