@@ -13,19 +13,19 @@
 
 #include "harness.h"
 
-#define NSEC_PER_MSEC	1000000ULL
-#define NSEC_PER_SEC	1000000000ULL
-#define U64_MAX		UINT64_MAX
-#define S64_MAX		INT64_MAX
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_SEC 1000000000ULL
+#define U64_MAX UINT64_MAX
+#define S64_MAX INT64_MAX
 
 /* How long an event may take to come, at most; TCG guests are slow. */
-#define DWQT_WAIT_MS	10000
+#define DWQT_WAIT_MS 10000
 /* The latest an event may be read after its deadline. */
-#define DWQT_LATE_NS	(5 * NSEC_PER_SEC)
+#define DWQT_LATE_NS (5 * NSEC_PER_SEC)
 /* How long a case may repeat rounds to catch a race. */
-#define DWQT_RACE_NS	(5 * NSEC_PER_SEC)
+#define DWQT_RACE_NS (5 * NSEC_PER_SEC)
 /* Far enough ahead that a task does not fire during a case. */
-#define DWQT_FAR_NS	(3600 * NSEC_PER_SEC)
+#define DWQT_FAR_NS (3600 * NSEC_PER_SEC)
 
 /* The device, --dev; /dev/dwq by default. */
 extern const char *dwqt_dev;
@@ -68,8 +68,8 @@ void dwqt_sleep_ms(unsigned int ms);
  * Wait up to @timeout_ms for events with poll(), then read() up to @max
  * of them. Return how many were read (0: none came).
  */
-int __dwqt_read_events(const char *file, int line, int fd,
-		       struct dwq_event *ev, int max, int timeout_ms);
+int __dwqt_read_events(const char *file, int line, int fd, struct dwq_event *ev,
+		       int max, int timeout_ms);
 #define dwqt_read_events(fd, ev, max, ms) \
 	__dwqt_read_events(__FILE__, __LINE__, (fd), (ev), (max), (ms))
 /* One event within DWQT_WAIT_MS, or fail. */
@@ -80,8 +80,7 @@ void __dwqt_expect_no_event(const char *file, int line, int fd, int ms);
 #define dwqt_expect_no_event(fd, ms) \
 	__dwqt_expect_no_event(__FILE__, __LINE__, (fd), (ms))
 /* Check the fields every event must have right. */
-void __dwqt_check_event(const char *file, int line,
-			const struct dwq_event *ev);
+void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev);
 #define dwqt_check_event(ev) __dwqt_check_event(__FILE__, __LINE__, (ev))
 
 /* A module parameter from /sys/module/dwq/parameters; -errno if none. */
@@ -93,8 +92,7 @@ int dwqt_param_set(const char *name, unsigned long long val);
  * afterwards whatever the child did. -errno if the parameter could not be
  * set (nothing was run); 0 once @fn ran (its failures are the case's).
  */
-int dwqt_with_param(const char *name, unsigned long long val,
-		    void (*fn)(void));
+int dwqt_with_param(const char *name, unsigned long long val, void (*fn)(void));
 /* The number of workers: the parameter, or 4 (the guest's setting). */
 unsigned int dwqt_workers(void);
 
