@@ -16,11 +16,11 @@
 #include <stddef.h>
 
 /* The kernel's attribute macros, spelt so that checkpatch takes them. */
-#define t_attr(x)	__attribute__(x)
-#define __printf(a, b)	t_attr((format(printf, a, b)))
-#define __noreturn	t_attr((noreturn))
+#define t_attr(x) __attribute__(x)
+#define __printf(a, b) t_attr((format(printf, a, b)))
+#define __noreturn t_attr((noreturn))
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /**
  * struct t_case - one test case, one TAP line
@@ -35,8 +35,14 @@ struct t_case {
 };
 
 /* An entry of a case table, with the default timeout or its own. */
-#define T_CASE(n, f)		{ .name = (n), .fn = (f) }
-#define T_CASE_SLOW(n, f, t)	{ .name = (n), .fn = (f), .timeout = (t) }
+#define T_CASE(n, f)                   \
+	{                              \
+		.name = (n), .fn = (f) \
+	}
+#define T_CASE_SLOW(n, f, t)                           \
+	{                                              \
+		.name = (n), .fn = (f), .timeout = (t) \
+	}
 
 /* The case tables, each ending with an empty entry. */
 extern const struct t_case ioctl_cases[];
@@ -64,8 +70,8 @@ const char *t_errname(int err);
 void t_note(const char *fmt, ...) __printf(1, 2);
 
 /* End the case as failed, with file:line and the message. */
-void __t_fail(const char *file, int line, const char *fmt, ...)
-	__noreturn __printf(3, 4);
+void __t_fail(const char *file, int line, const char *fmt, ...) __noreturn
+	__printf(3, 4);
 
 /* End the case as skipped; the reason is required. */
 void t_skip(const char *fmt, ...) __noreturn __printf(1, 2);
@@ -84,8 +90,7 @@ void __t_expect_eq(const char *file, int line, const char *a, const char *b,
 	__t_expect(__FILE__, __LINE__, (cond), #cond, __VA_ARGS__)
 
 /* expr (0 or -errno) is 0. */
-#define T_OK(expr) \
-	__t_expect_err(__FILE__, __LINE__, #expr, (expr), 0, -1)
+#define T_OK(expr) __t_expect_err(__FILE__, __LINE__, #expr, (expr), 0, -1)
 
 /* expr (0 or -errno) is -err. */
 #define T_ERR(expr, err) \
