@@ -21,18 +21,18 @@
 #include <linux/types.h>
 
 /* ioctl magic; free in Documentation/userspace-api/ioctl/ioctl-number.rst */
-#define DWQ_IOC_MAGIC		0xD7
+#define DWQ_IOC_MAGIC 0xD7
 
 /* Task modes, &struct dwq_schedule.mode */
-#define DWQ_MODE_ONESHOT	0	/* fires once */
-#define DWQ_MODE_FIXED_RATE	1	/* fires at deadline + k * period */
-#define DWQ_MODE_FIXED_DELAY	2	/* fires period after the last firing */
+#define DWQ_MODE_ONESHOT 0 /* fires once */
+#define DWQ_MODE_FIXED_RATE 1 /* fires at deadline + k * period */
+#define DWQ_MODE_FIXED_DELAY 2 /* fires period after the last firing */
 
 /* &struct dwq_schedule.flags and &struct dwq_reschedule.flags */
-#define DWQ_SCHED_ABS		(1U << 0)	/* time_ns is a deadline */
-#define DWQ_SCHED_BOOTTIME	(1U << 1)	/* on CLOCK_BOOTTIME */
+#define DWQ_SCHED_ABS (1U << 0) /* time_ns is a deadline */
+#define DWQ_SCHED_BOOTTIME (1U << 1) /* on CLOCK_BOOTTIME */
 /* &struct dwq_reschedule.flags only: also set mode and period */
-#define DWQ_RESCHED_PERIOD	(1U << 2)
+#define DWQ_RESCHED_PERIOD (1U << 2)
 
 /**
  * struct dwq_schedule - DWQ_IOC_SCHEDULE: schedule a new task
@@ -77,7 +77,7 @@ struct dwq_schedule_batch {
 	__u32 reserved;
 };
 
-#define DWQ_SCHEDULE_BATCH_MAX		1024
+#define DWQ_SCHEDULE_BATCH_MAX 1024
 
 /**
  * struct dwq_cancel - DWQ_IOC_CANCEL: cancel a task by id
@@ -95,12 +95,12 @@ struct dwq_cancel {
 };
 
 /* The task was queued and is removed: it will not fire (again). */
-#define DWQ_RESULT_REMOVED	1
+#define DWQ_RESULT_REMOVED 1
 /*
  * The task is firing right now: a one-shot's event still comes; a
  * periodic task's event of this firing comes, then no more.
  */
-#define DWQ_RESULT_RUNNING	2
+#define DWQ_RESULT_RUNNING 2
 
 /**
  * struct dwq_reschedule - DWQ_IOC_RESCHEDULE: move a task, keeping its id
@@ -124,9 +124,9 @@ struct dwq_reschedule {
 };
 
 /* &struct dwq_query.state */
-#define DWQ_STATE_QUEUED	1	/* waiting for its deadline */
-#define DWQ_STATE_RUNNING	2	/* firing now */
-#define DWQ_STATE_IDLE		3	/* neither, e.g. cancelled while firing */
+#define DWQ_STATE_QUEUED 1 /* waiting for its deadline */
+#define DWQ_STATE_RUNNING 2 /* firing now */
+#define DWQ_STATE_IDLE 3 /* neither, e.g. cancelled while firing */
 
 /**
  * struct dwq_query - DWQ_IOC_QUERY: the state of a task
@@ -199,8 +199,8 @@ struct dwq_stats {
 
 /* &struct dwq_event.flags */
 /* A one-shot task's event: the task is done and its id is gone. */
-#define DWQ_EVENT_LAST		(1U << 0)
-#define DWQ_EVENT_COALESCED	(1U << 1)	/* @overruns counts folded firings */
+#define DWQ_EVENT_LAST (1U << 0)
+#define DWQ_EVENT_COALESCED (1U << 1) /* @overruns counts folded firings */
 
 /**
  * struct dwq_event - what read() returns, one per firing (or coalesced run)
@@ -231,11 +231,12 @@ struct dwq_event {
 	__u32 flags;
 };
 
-#define DWQ_IOC_SCHEDULE	_IOWR(DWQ_IOC_MAGIC, 1, struct dwq_schedule)
-#define DWQ_IOC_SCHEDULE_BATCH	_IOWR(DWQ_IOC_MAGIC, 2, struct dwq_schedule_batch)
-#define DWQ_IOC_CANCEL		_IOWR(DWQ_IOC_MAGIC, 3, struct dwq_cancel)
-#define DWQ_IOC_RESCHEDULE	_IOW(DWQ_IOC_MAGIC, 4, struct dwq_reschedule)
-#define DWQ_IOC_QUERY		_IOWR(DWQ_IOC_MAGIC, 5, struct dwq_query)
-#define DWQ_IOC_STATS		_IOR(DWQ_IOC_MAGIC, 6, struct dwq_stats)
+#define DWQ_IOC_SCHEDULE _IOWR(DWQ_IOC_MAGIC, 1, struct dwq_schedule)
+#define DWQ_IOC_SCHEDULE_BATCH \
+	_IOWR(DWQ_IOC_MAGIC, 2, struct dwq_schedule_batch)
+#define DWQ_IOC_CANCEL _IOWR(DWQ_IOC_MAGIC, 3, struct dwq_cancel)
+#define DWQ_IOC_RESCHEDULE _IOW(DWQ_IOC_MAGIC, 4, struct dwq_reschedule)
+#define DWQ_IOC_QUERY _IOWR(DWQ_IOC_MAGIC, 5, struct dwq_query)
+#define DWQ_IOC_STATS _IOR(DWQ_IOC_MAGIC, 6, struct dwq_stats)
 
 #endif /* _UAPI_LINUX_DWQ_H */
