@@ -23,27 +23,27 @@
 #include <linux/types.h>
 #include <linux/dwq.h>
 
-#define DWQ_DEFAULT_DEV		"/dev/dwq"
-#define DWQ_PARAMS		"/sys/module/dwq/parameters"
+#define DWQ_DEFAULT_DEV "/dev/dwq"
+#define DWQ_PARAMS "/sys/module/dwq/parameters"
 
-#define NSEC_PER_USEC		1000ULL
-#define NSEC_PER_MSEC		1000000ULL
-#define NSEC_PER_SEC		1000000000ULL
+#define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_SEC 1000000000ULL
 
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
  * The kernel's __printf() for user space, where <linux/compiler_attributes.h>
  * is not available: printf-style arguments are checked by the compiler.
  */
-#define dwq_attr(x)		__attribute__(x)
-#define __printf(a, b)		dwq_attr((format(printf, a, b)))
+#define dwq_attr(x) __attribute__(x)
+#define __printf(a, b) dwq_attr((format(printf, a, b)))
 
 /* Options every command takes. */
 struct opts {
-	const char *dev;	/* --device, $DWQ_DEVICE, or /dev/dwq */
-	int json;		/* --json: one JSON object per line */
-	int line;		/* run: the script line running, or 0 */
+	const char *dev; /* --device, $DWQ_DEVICE, or /dev/dwq */
+	int json; /* --json: one JSON object per line */
+	int line; /* run: the script line running, or 0 */
 };
 
 extern struct opts opt;
@@ -56,7 +56,7 @@ char *fmt_clock(char *buf, size_t len, __u64 ns);
 
 /* parse.c: one line of the run language */
 enum run_op {
-	RUN_NOP,		/* blank line or comment */
+	RUN_NOP, /* blank line or comment */
 	RUN_SCHEDULE,
 	RUN_CANCEL,
 	RUN_RESCHEDULE,
@@ -68,19 +68,19 @@ enum run_op {
 };
 
 enum run_wait {
-	WAIT_ALL,		/* `wait`: until nothing is pending or unread */
-	WAIT_EVENTS,		/* `wait N events [timeout D]` */
-	WAIT_TIME,		/* `wait D` */
+	WAIT_ALL, /* `wait`: until nothing is pending or unread */
+	WAIT_EVENTS, /* `wait N events [timeout D]` */
+	WAIT_TIME, /* `wait D` */
 };
 
 /* How a command names a task. */
 enum run_ref {
-	REF_ID,			/* a literal id */
-	REF_NTH,		/* $N: the id of this run's Nth schedule */
-	REF_LAST,		/* $last: the id of this run's latest schedule */
+	REF_ID, /* a literal id */
+	REF_NTH, /* $N: the id of this run's Nth schedule */
+	REF_LAST, /* $last: the id of this run's latest schedule */
 };
 
-#define RUN_TEXT_MAX	256
+#define RUN_TEXT_MAX 256
 
 /**
  * struct run_cmd - one parsed line of the run language
@@ -156,8 +156,7 @@ struct run_state {
 
 int run_open(struct run_state *st);
 void run_close(struct run_state *st);
-int run_exec(struct run_state *st, const struct run_cmd *cmd,
-	     const char *text);
+int run_exec(struct run_state *st, const struct run_cmd *cmd, const char *text);
 
 /* device.c */
 enum dwq_op {
@@ -180,15 +179,13 @@ int dev_stats(int fd, struct dwq_stats *st);
 int dev_read_events(int fd, struct dwq_event *ev, size_t max);
 const char *errno_name(int err, char *buf, size_t len);
 const char *err_cause(enum dwq_op op, int err);
-void errorf(int err, const char *cause, const char *fmt, ...)
-	__printf(3, 4);
+void errorf(int err, const char *cause, const char *fmt, ...) __printf(3, 4);
 void json_error(const char *what, int err, const char *cause);
 int read_param(const char *name, char *buf, size_t len);
 int param_u64(const char *name, __u64 *v);
 void print_event(const struct dwq_event *ev);
 const char *event_flags(__u32 flags);
-int dev_wait_events(int fd, struct dwq_event *ev, size_t max,
-		    __s64 timeout_ns);
+int dev_wait_events(int fd, struct dwq_event *ev, size_t max, __s64 timeout_ns);
 const char *state_name(__u32 state);
 void print_query(const struct dwq_query *q);
 __u64 clock_now(__u32 flags);
