@@ -156,7 +156,7 @@ static void dwq_queue_shrink_work(struct work_struct *work)
 		/* Shared by all callers: not charged, as in growing. */
 		slots = kvmalloc_array(want, sizeof(*slots), GFP_KERNEL);
 		if (!slots)
-			return;	/* Keep the big array; try after the next pop. */
+			return; /* Keep the big array; try after the next pop. */
 
 		/* The lock was dropped: the heap may have changed. */
 		spin_lock_irq(&q->lock);
@@ -197,7 +197,7 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 
 /* The wakeup key of a hand-off timer, see dwq_worker_handoff(). */
 static char dwq_wake_handoff;
-#define DWQ_WAKE_HANDOFF	((void *)&dwq_wake_handoff)
+#define DWQ_WAKE_HANDOFF ((void *)&dwq_wake_handoff)
 
 /*
  * Wake function of a follower's wait entry. Every wakeup of @q->waitq is
@@ -284,7 +284,7 @@ static bool __dwq_wait_untimed(struct dwq_worker *w)
 	w->state = DWQ_WORKER_IDLE;
 	w->stats.wakeups++;
 	if (w->by_handoff)
-		q->handoffs--;	/* We are here: see dwq_worker_handoff(). */
+		q->handoffs--; /* We are here: see dwq_worker_handoff(). */
 	return !kthread_should_stop();
 }
 
@@ -358,7 +358,8 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 			now = dwq_queue_now(q);
 		if (unlikely(q->stopping)) {
 			/* Destroying: only what DWQ_DESTROY_RUN_DUE still runs. */
-			if (head && q->run_due && head->deadline <= q->run_due_before)
+			if (head && q->run_due &&
+			    head->deadline <= q->run_due_before)
 				task = __dwq_take_head(q, w);
 			break;
 		}
@@ -384,7 +385,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 			woke = __dwq_wait_timed(w, head->deadline);
 		}
 		if (!woke)
-			break;	/* kthread_should_stop() */
+			break; /* kthread_should_stop() */
 	}
 
 	/*
@@ -394,9 +395,10 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 	head = dwq_heap_peek(&q->heap);
 	if (head && !q->leader) {
 		if (task && !q->stopping) {
-			w->handoff_at = min_t(u64, max(head->deadline, now),
-					      KTIME_MAX - DWQ_HANDOFF_GRACE_NS) +
-					DWQ_HANDOFF_GRACE_NS;
+			w->handoff_at =
+				min_t(u64, max(head->deadline, now),
+				      KTIME_MAX - DWQ_HANDOFF_GRACE_NS) +
+				DWQ_HANDOFF_GRACE_NS;
 		} else {
 			trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_LEAVE);
 			wake_up(&q->waitq);
@@ -441,7 +443,7 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	spin_lock_init(&q->lock);
 	dwq_heap_init(&q->heap, slots, DWQ_HEAP_MIN_CAPACITY);
 	q->clockid = flags & DWQ_QUEUE_BOOTTIME ? CLOCK_BOOTTIME :
-		     CLOCK_MONOTONIC;
+						  CLOCK_MONOTONIC;
 	init_waitqueue_head(&q->waitq);
 	init_waitqueue_head(&q->done_wq);
 	INIT_WORK(&q->shrink_work, dwq_queue_shrink_work);
