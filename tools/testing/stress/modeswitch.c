@@ -34,13 +34,13 @@
 #include <unistd.h>
 #include <linux/dwq.h>
 
-#define NS_PER_MS	1000000ULL
-#define UNTIL_LAST	1
-#define UNTIL_ANY	2
+#define NS_PER_MS 1000000ULL
+#define UNTIL_LAST 1
+#define UNTIL_ANY 2
 
 static int iterations = 300, nthreads = 4;
 static const char *dev = "/dev/dwq";
-static int failures, stray;	/* __atomic */
+static int failures, stray; /* __atomic */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void fail(int t, int i, const char *fmt, ...)
@@ -81,8 +81,8 @@ static bool done(int until, int n, int n0, int last)
 	return (until && last) || (until == UNTIL_ANY && n > n0);
 }
 
-static void collect(int fd, __u64 id, int ms, int *n, int *last,
-		    __u64 *last_dl, int *other, int until)
+static void collect(int fd, __u64 id, int ms, int *n, int *last, __u64 *last_dl,
+		    int *other, int until)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	__u64 end = now_ns() + ms * NS_PER_MS;
@@ -113,7 +113,8 @@ static void case_a(int t, int i, int fd)
 {
 	struct dwq_schedule s = { .mode = DWQ_MODE_ONESHOT };
 	struct dwq_reschedule r = {
-		.mode = DWQ_MODE_FIXED_RATE, .period_ns = NS_PER_MS,
+		.mode = DWQ_MODE_FIXED_RATE,
+		.period_ns = NS_PER_MS,
 		.flags = DWQ_RESCHED_PERIOD,
 	};
 	struct dwq_cancel c = {};
@@ -136,15 +137,18 @@ static void case_a(int t, int i, int fd)
 		collect(fd, s.id, 5000, &n, &last, &dl, &other, UNTIL_LAST);
 	else if (!cerr && c.result == DWQ_RESULT_RUNNING)
 		collect(fd, s.id, 3000, &n, &last, &dl, &other, UNTIL_ANY);
-	else	/* REMOVED: an event of an earlier firing may be unread. */
+	else /* REMOVED: an event of an earlier firing may be unread. */
 		collect(fd, s.id, 5, &n, &last, &dl, &other, 0);
 	if (err == 0 && (last || cerr))
-		fail(t, i, "A: one-shot made periodic: %d LAST events of %d, then CANCEL %ld",
+		fail(t, i,
+		     "A: one-shot made periodic: %d LAST events of %d, then CANCEL %ld",
 		     last, n, cerr);
 	else if (err == -ENOENT && (last != 1 || n != 1))
-		fail(t, i, "A: one-shot fired first: %d LAST of %d events", last, n);
+		fail(t, i, "A: one-shot fired first: %d LAST of %d events",
+		     last, n);
 	else if (err == -ENOENT && last_before && cerr != -ENOENT)
-		fail(t, i, "A: CANCEL after the LAST event was read: %ld, result %u",
+		fail(t, i,
+		     "A: CANCEL after the LAST event was read: %ld, result %u",
 		     cerr, c.result);
 	else if (err == -ENOENT && cerr && cerr != -ENOENT)
 		fail(t, i, "A: CANCEL of a fired one-shot: %ld", cerr);
@@ -157,10 +161,12 @@ static void case_a(int t, int i, int fd)
 static void case_b(int t, int i, int fd)
 {
 	struct dwq_schedule s = {
-		.mode = DWQ_MODE_FIXED_RATE, .period_ns = NS_PER_MS,
+		.mode = DWQ_MODE_FIXED_RATE,
+		.period_ns = NS_PER_MS,
 	};
 	struct dwq_reschedule r = {
-		.mode = DWQ_MODE_ONESHOT, .flags = DWQ_RESCHED_PERIOD,
+		.mode = DWQ_MODE_ONESHOT,
+		.flags = DWQ_RESCHED_PERIOD,
 	};
 	struct dwq_query q = {};
 	int n = 0, last = 0, other = 0;
@@ -185,13 +191,17 @@ static void case_b(int t, int i, int fd)
 	q.id = s.id;
 	qerr = xioctl(fd, DWQ_IOC_QUERY, &q);
 	if (err)
-		fail(t, i, "B: RESCHEDULE of a periodic task: %s", strerror((int)-err));
+		fail(t, i, "B: RESCHEDULE of a periodic task: %s",
+		     strerror((int)-err));
 	else if (last != 1)
-		fail(t, i, "B: periodic made one-shot: %d LAST events (%d events after)",
+		fail(t, i,
+		     "B: periodic made one-shot: %d LAST events (%d events after)",
 		     last, n);
 	else if (dl < t0 + r.time_ns || dl > t1 + r.time_ns)
-		fail(t, i, "B: LAST deadline %llu not the new one, in [%llu, %llu]",
-		     (unsigned long long)dl, (unsigned long long)(t0 + r.time_ns),
+		fail(t, i,
+		     "B: LAST deadline %llu not the new one, in [%llu, %llu]",
+		     (unsigned long long)dl,
+		     (unsigned long long)(t0 + r.time_ns),
 		     (unsigned long long)(t1 + r.time_ns));
 	if (!err && qerr != -ENOENT)
 		fail(t, i, "B: after its LAST event, QUERY: %ld", qerr);
@@ -222,7 +232,8 @@ static void quiet(int t, int fd)
 	if (xioctl(fd, DWQ_IOC_STATS, &b))
 		fail(t, iterations, "STATS: %s", strerror(errno));
 	else if (a.pending || b.pending || a.fired != b.fired)
-		fail(t, iterations, "at the end: pending %llu, fired %llu then %llu",
+		fail(t, iterations,
+		     "at the end: pending %llu, fired %llu then %llu",
 		     (unsigned long long)b.pending, (unsigned long long)a.fired,
 		     (unsigned long long)b.fired);
 }
@@ -247,10 +258,10 @@ static void *thread(void *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "iterations", 1, NULL, 'i' }, { "threads", 1, NULL, 't' },
-		{ "dev", 1, NULL, 'd' }, {}
-	};
+	static const struct option lo[] = { { "iterations", 1, NULL, 'i' },
+					    { "threads", 1, NULL, 't' },
+					    { "dev", 1, NULL, 'd' },
+					    {} };
 	pthread_t th[64];
 	int c, t;
 
@@ -270,7 +281,7 @@ int main(int argc, char **argv)
 		pthread_create(&th[t], NULL, thread, (void *)(long)t);
 	for (t = 0; t < nthreads; t++)
 		pthread_join(th[t], NULL);
-	printf("iterations=%d threads=%d late-events=%d failures=%d\n", iterations,
-	       nthreads, stray, failures);
+	printf("iterations=%d threads=%d late-events=%d failures=%d\n",
+	       iterations, nthreads, stray, failures);
 	return failures ? 1 : 0;
 }
