@@ -27,14 +27,14 @@
 
 #include "dwqctl.h"
 
-#define DEMO_WORKERS	4
-#define FAR_AHEAD	(60 * NSEC_PER_SEC)
-#define GROW_TASKS	40
-#define EVENT_TIMEOUT	(10 * NSEC_PER_SEC)
+#define DEMO_WORKERS 4
+#define FAR_AHEAD (60 * NSEC_PER_SEC)
+#define GROW_TASKS 40
+#define EVENT_TIMEOUT (10 * NSEC_PER_SEC)
 
 struct demo {
-	int fd;			/* the demo's file: its tasks */
-	int obs;		/* another file, to watch the queue */
+	int fd; /* the demo's file: its tasks */
+	int obs; /* another file, to watch the queue */
 	int step;
 	int checks;
 	int failed;
@@ -53,8 +53,8 @@ static void __printf(1, 2) say(const char *fmt, ...)
 	fflush(stdout);
 }
 
-static void __printf(4, 5) check(struct demo *d, int ok, const char *name,
-				 const char *fmt, ...)
+static void __printf(4, 5)
+	check(struct demo *d, int ok, const char *name, const char *fmt, ...)
 {
 	char detail[256];
 	va_list ap;
@@ -112,8 +112,7 @@ static int demo_stats(struct demo *d, int fd, struct dwq_stats *st)
 	return err;
 }
 
-static int demo_schedule(struct demo *d, __u64 delay, __u64 cookie,
-			 __u64 *id)
+static int demo_schedule(struct demo *d, __u64 delay, __u64 cookie, __u64 *id)
 {
 	struct dwq_schedule s = { .time_ns = delay, .cookie = cookie };
 	int err = dev_schedule(d->fd, &s);
@@ -181,8 +180,8 @@ static int intro(struct demo *d, struct dwq_stats *st)
  * "   LABEL                 VALUE   NOTE": the lines of the demo's tables.
  * Notes start at column 37 and stay short; more() continues one.
  */
-static void __printf(3, 4) row(const char *label, const char *note,
-			       const char *fmt, ...)
+static void __printf(3, 4)
+	row(const char *label, const char *note, const char *fmt, ...)
 {
 	char val[64];
 	va_list ap;
@@ -221,7 +220,8 @@ static int void_leader(struct demo *d, struct dwq_stats *st, int checked)
 	say("   Worker %d is the leader, yet nothing is queued: it sleeps until\n"
 	    "   the deadline of a head that was cancelled, and would wake then\n"
 	    "   for nothing. A new head voids a leader and wakes that same\n"
-	    "   worker, so here is one task due now (from another file):\n", old);
+	    "   worker, so here is one task due now (from another file):\n",
+	    old);
 	err = dev_schedule(d->obs, &s);
 	if (err) {
 		errorf(-err, err_cause(OP_SCHEDULE, -err),
@@ -230,8 +230,9 @@ static int void_leader(struct demo *d, struct dwq_stats *st, int checked)
 	}
 	n = dev_wait_events(d->obs, &ev, 1, EVENT_TIMEOUT);
 	if (n <= 0) {
-		errorf(n ? -n : ETIMEDOUT, n ? err_cause(OP_READ, -n) :
-		       "no event within 10s", "demo: step %d: read", d->step);
+		errorf(n ? -n : ETIMEDOUT,
+		       n ? err_cause(OP_READ, -n) : "no event within 10s",
+		       "demo: step %d: read", d->step);
 		return -1;
 	}
 	if (demo_stats(d, d->obs, &s1))
@@ -246,8 +247,9 @@ static int void_leader(struct demo *d, struct dwq_stats *st, int checked)
 	else
 		row("leader", NULL, "worker %d", s1.leader);
 	if (checked)
-		check(d, ev.worker == (__u32)old &&
-		      s1.wakeups - st->wakeups == 1 && s1.leader < 0,
+		check(d,
+		      ev.worker == (__u32)old &&
+			      s1.wakeups - st->wakeups == 1 && s1.leader < 0,
 		      "new_head_voids_leader",
 		      "the new head woke the old leader itself, once, and left no leader");
 	*st = s1;
@@ -275,8 +277,7 @@ static int step_idle(struct demo *d, struct dwq_stats *st)
 	    st->wakeups);
 	more("totals, not a count per worker");
 	check(d, st->leader < 0, "idle_no_leader",
-	      "%u workers wait for work and none is the leader",
-	      st->workers);
+	      "%u workers wait for work and none is the leader", st->workers);
 	if (st->queue_size)
 		check(d, 0, "idle_queue_empty",
 		      "the queue is not idle: %u tasks of someone else, and the counts below assume nobody else uses dwq",
@@ -341,8 +342,9 @@ static int step_leader(struct demo *d, struct dwq_stats *s0)
 
 	n = dev_wait_events(d->fd, &ev, 1, EVENT_TIMEOUT);
 	if (n <= 0) {
-		errorf(n ? -n : ETIMEDOUT, n ? err_cause(OP_READ, -n) :
-		       "no event within 10s", "demo: step 2: read");
+		errorf(n ? -n : ETIMEDOUT,
+		       n ? err_cause(OP_READ, -n) : "no event within 10s",
+		       "demo: step 2: read");
 		return -1;
 	}
 	if (demo_stats(d, d->obs, &s2))
@@ -366,8 +368,10 @@ static int step_leader(struct demo *d, struct dwq_stats *s0)
 	    "   the leader was seen to the event, the total grew by %lld: the\n"
 	    "   leader's own. So none of the other %u workers woke up.\n",
 	    (long long)(s2.wakeups - s1.wakeups), s1.workers - 1);
-	check(d, s2.wakeups - s1.wakeups == 1 &&
-	      s2.spurious_wakeups == s1.spurious_wakeups, "idle_did_not_wake",
+	check(d,
+	      s2.wakeups - s1.wakeups == 1 &&
+		      s2.spurious_wakeups == s1.spurious_wakeups,
+	      "idle_did_not_wake",
 	      "the other %u workers never woke: the total grew by exactly 1",
 	      s1.workers - 1);
 	*s0 = s2;
@@ -421,8 +425,7 @@ static int step_three(struct demo *d, struct dwq_stats *s0)
 		if (seen[j] != 1)
 			once = 0;
 	check(d, once && got == 3, "each_once",
-	      "each ran exactly once: %d events for 3 tasks, no overruns",
-	      got);
+	      "each ran exactly once: %d events for 3 tasks, no overruns", got);
 	check(d, s1.tasks_run - s0->tasks_run == 3, "three_runs",
 	      "the workers ran %llu callbacks for them",
 	      s1.tasks_run - s0->tasks_run);
@@ -442,7 +445,8 @@ static int step_grow(struct demo *d, unsigned int *base)
 
 	step(d, "The heap array grows by half when full");
 	say("   %d tasks 60 s ahead are added one at a time. A line for each\n"
-	    "   change of the capacity (STATS.queue_capacity):\n", GROW_TASKS);
+	    "   change of the capacity (STATS.queue_capacity):\n",
+	    GROW_TASKS);
 	row("tasks queued", NULL, "capacity");
 	if (demo_stats(d, d->obs, &st))
 		return -1;
@@ -470,7 +474,8 @@ static int step_grow(struct demo *d, unsigned int *base)
 	}
 	exact = ncap == ARRAY_SIZE(want);
 	for (i = 0; exact && i < ncap; i++)
-		exact = caps[i] == want[i] && sizes[i] == (i ? want[i - 1] + 1 : 1);
+		exact = caps[i] == want[i] &&
+			sizes[i] == (i ? want[i - 1] + 1 : 1);
 	if (*base == 0)
 		check(d, exact, "grow_16_24_36_54",
 		      "16 -> 24 -> 36 -> 54: it grew when the 17th, 25th and 37th task came");
@@ -515,7 +520,8 @@ static int step_cancel(struct demo *d)
 	snprintf(label, sizeof(label), "cancel %llu", c.id);
 	row(label, "the middle one", "%s",
 	    c.result == DWQ_RESULT_REMOVED ? "removed" :
-	    c.result == DWQ_RESULT_RUNNING ? "running" : "?");
+	    c.result == DWQ_RESULT_RUNNING ? "running" :
+					     "?");
 	row("tasks queued", "at once, not at its deadline", "%u -> %u",
 	    s0.queue_size, s1.queue_size);
 	q.id = ids[1];
@@ -527,8 +533,10 @@ static int step_cancel(struct demo *d)
 		    errno_name(-err, nb, sizeof(nb)));
 	else
 		row(label, NULL, "%s", state_name(q.state));
-	check(d, c.result == DWQ_RESULT_REMOVED &&
-	      s1.queue_size + 1 == s0.queue_size && gone, "cancel_removes",
+	check(d,
+	      c.result == DWQ_RESULT_REMOVED &&
+		      s1.queue_size + 1 == s0.queue_size && gone,
+	      "cancel_removes",
 	      "the cancelled task left the heap at once: size %u -> %u",
 	      s0.queue_size, s1.queue_size);
 	say("   Java's default (removeOnCancel=false) leaves a cancelled task in\n"
@@ -549,7 +557,8 @@ static int step_close(struct demo *d, unsigned int base)
 	if (demo_stats(d, d->obs, &s1))
 		return -1;
 	say("   The demo closes its file: the %llu tasks it still owns are\n"
-	    "   cancelled with it.\n", s0.pending);
+	    "   cancelled with it.\n",
+	    s0.pending);
 	row("tasks queued", "seen from another open file", "%u -> %u",
 	    s0.queue_size, s1.queue_size);
 	check(d, s1.queue_size == base, "close_cancels",
