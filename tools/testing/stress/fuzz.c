@@ -40,10 +40,10 @@
 #include <unistd.h>
 #include <linux/dwq.h>
 
-#define NFDS		4
-#define PAGE		4096UL
-#define KERNEL_ADDR	0xffff800000000000ULL
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define NFDS 4
+#define PAGE 4096UL
+#define KERNEL_ADDR 0xffff800000000000ULL
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static long calls = 200000;
 static int nthreads = 3;
@@ -59,8 +59,8 @@ static int failures;
 static __u64 n_ok, n_enotty, n_efault, n_einval, n_other, n_eintr;
 
 static const unsigned int valid_cmds[] = {
-	DWQ_IOC_SCHEDULE, DWQ_IOC_SCHEDULE_BATCH, DWQ_IOC_CANCEL,
-	DWQ_IOC_RESCHEDULE, DWQ_IOC_QUERY, DWQ_IOC_STATS,
+	DWQ_IOC_SCHEDULE,   DWQ_IOC_SCHEDULE_BATCH, DWQ_IOC_CANCEL,
+	DWQ_IOC_RESCHEDULE, DWQ_IOC_QUERY,	    DWQ_IOC_STATS,
 };
 
 static void fail(const char *what, long a, long b)
@@ -88,9 +88,22 @@ static __u64 below(__u64 *s, __u64 n)
 static __u64 val64(__u64 *s)
 {
 	static const __u64 v[] = {
-		0, 1, 2, 3, -1ULL, INT64_MAX, (__u64)INT64_MAX + 1, UINT32_MAX,
-		1000000, 100000, 99999, 366ULL * 24 * 3600 * 1000000000ULL,
-		366ULL * 24 * 3600 * 1000000000ULL + 1, 1ULL << 62, 1024, 1025,
+		0,
+		1,
+		2,
+		3,
+		-1ULL,
+		INT64_MAX,
+		(__u64)INT64_MAX + 1,
+		UINT32_MAX,
+		1000000,
+		100000,
+		99999,
+		366ULL * 24 * 3600 * 1000000000ULL,
+		366ULL * 24 * 3600 * 1000000000ULL + 1,
+		1ULL << 62,
+		1024,
+		1025,
 	};
 
 	switch (below(s, 4)) {
@@ -124,8 +137,11 @@ static void fill(__u64 *s, void *p, size_t len)
 	size_t i;
 
 	for (i = 0; i < len / 8; i++)
-		w[i] = below(s, 3) ? (below(s, 2) ? val64(s) :
-				      ((__u64)val32(s) << 32 | val32(s))) : 0;
+		w[i] = below(s, 3) ?
+			       (below(s, 2) ?
+					val64(s) :
+					((__u64)val32(s) << 32 | val32(s))) :
+			       0;
 }
 
 /* A pointer: good, misaligned, read-only, unmapped, straddling, NULL. */
@@ -139,7 +155,7 @@ static void *ptr(__u64 *s, size_t len, bool *writable)
 		return hole + below(s, PAGE);
 	case 2:
 		return ro + below(s, PAGE - 8);
-	case 3:	/* the last bytes of the read-write area, then the RO page */
+	case 3: /* the last bytes of the read-write area, then the RO page */
 		*writable = true;
 		return ro - 1 - below(s, len ? len : 1);
 	case 4:
@@ -193,7 +209,7 @@ static void count(long ret, int err, bool valid, unsigned int cmd)
 		break;
 	case ENOENT:
 	case ENOSPC:
-	case EBADF:	/* another thread closed it */
+	case EBADF: /* another thread closed it */
 		__atomic_add_fetch(&n_other, 1, __ATOMIC_RELAXED);
 		break;
 	default:
@@ -216,14 +232,14 @@ static void fuzz_ioctl(__u64 *s)
 	size_t i;
 
 	switch (below(s, 6)) {
-	case 0:	/* any number at all */
+	case 0: /* any number at all */
 		cmd = (__u32)rnd(s);
 		break;
-	case 1:	/* dwq's magic, any nr, size and direction */
+	case 1: /* dwq's magic, any nr, size and direction */
 		size = below(s, 2) ? below(s, 256) : (__u32)below(s, 1 << 14);
 		cmd = _IOC(below(s, 4), DWQ_IOC_MAGIC, below(s, 12), size);
 		break;
-	case 2:	/* a real command with its size off by a little */
+	case 2: /* a real command with its size off by a little */
 		cmd = valid_cmds[below(s, 6)];
 		cmd = _IOC(_IOC_DIR(cmd), DWQ_IOC_MAGIC, _IOC_NR(cmd),
 			   _IOC_SIZE(cmd) + (below(s, 2) ? 8 : -8));
@@ -251,8 +267,11 @@ static void fuzz_ioctl(__u64 *s)
 			b->entries = (uintptr_t)ptr(s, 64, &ew);
 			if (below(s, 2))
 				b->count = 1 + below(s, 40);
-			if (ew && (char *)(uintptr_t)b->entries + 64 * (__u64)b->count <= ro)
-				fill(s, (void *)(uintptr_t)b->entries, 64 * b->count);
+			if (ew && (char *)(uintptr_t)b->entries +
+						  64 * (__u64)b->count <=
+					  ro)
+				fill(s, (void *)(uintptr_t)b->entries,
+				     64 * b->count);
 			if (below(s, 2)) {
 				b->flags = 0;
 				b->reserved = 0;
@@ -264,16 +283,18 @@ static void fuzz_ioctl(__u64 *s)
 	if (!ret && writable && (char *)arg + 168 <= ro) {
 		/* Word 6 of STATS holds workers and leader, which may be -1. */
 		if (cmd == DWQ_IOC_STATS)
-			check_leak("STATS returned a kernel address", arg, 21, 6);
+			check_leak("STATS returned a kernel address", arg, 21,
+				   6);
 		else if (cmd == DWQ_IOC_QUERY)
-			check_leak("QUERY returned a kernel address", arg, 10, 4);
+			check_leak("QUERY returned a kernel address", arg, 10,
+				   4);
 	}
 }
 
 static void fuzz_read(__u64 *s)
 {
-	static const size_t sizes[] = { 0, 1, 47, 48, 49, 95, 96, 4095, 4096,
-					 1 << 20, SIZE_MAX };
+	static const size_t sizes[] = { 0,  1,	  47,	48,	 49,	  95,
+					96, 4095, 4096, 1 << 20, SIZE_MAX };
 	struct dwq_event *ev;
 	bool writable;
 	size_t len = sizes[below(s, ARRAY_SIZE(sizes))];
@@ -285,7 +306,8 @@ static void fuzz_read(__u64 *s)
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EINVAL && errno != EFAULT &&
 		    errno != EBADF)
-			fail("read: an errno the ABI does not allow", (long)len, errno);
+			fail("read: an errno the ABI does not allow", (long)len,
+			     errno);
 		if (errno == EINVAL && len >= sizeof(*ev) && len != SIZE_MAX)
 			fail("read of a whole event said EINVAL", (long)len, 0);
 		return;
@@ -293,7 +315,8 @@ static void fuzz_read(__u64 *s)
 	if (n % sizeof(*ev) || (size_t)n > len)
 		fail("read returned a partial event", (long)len, (long)n);
 	for (ev = p, i = 0; writable && i < n / (int)sizeof(*ev); i++)
-		check_leak("an event has a kernel address", (__u64 *)&ev[i], 5, 1);
+		check_leak("an event has a kernel address", (__u64 *)&ev[i], 5,
+			   1);
 }
 
 static void on_alarm(int sig)
@@ -331,7 +354,8 @@ static void blocking_read(void)
 	setitimer(ITIMER_REAL, &off, NULL);
 	pthread_mutex_unlock(&one);
 	if (n >= 0 || err != EINTR)
-		fail("blocking read with nothing to read did not end in EINTR", n, err);
+		fail("blocking read with nothing to read did not end in EINTR",
+		     n, err);
 	else
 		__atomic_add_fetch(&n_eintr, 1, __ATOMIC_RELAXED);
 	close(fd);
@@ -343,7 +367,7 @@ static void fuzz_files(__u64 *s)
 	pid_t pid;
 
 	switch (below(s, 8)) {
-	case 0:	/* close one while others may use it, and reopen */
+	case 0: /* close one while others may use it, and reopen */
 		fd = open(dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			return;
@@ -353,12 +377,12 @@ static void fuzz_files(__u64 *s)
 		pthread_mutex_unlock(&fd_lock);
 		close(old);
 		break;
-	case 1:	/* a dup that outlives nothing: its close must not cancel */
+	case 1: /* a dup that outlives nothing: its close must not cancel */
 		fd = dup(pick_fd(s));
 		if (fd >= 0)
 			close(fd);
 		break;
-	case 2:	/* a child shares the files, uses and leaves them */
+	case 2: /* a child shares the files, uses and leaves them */
 		pid = fork();
 		if (pid == 0) {
 			struct dwq_stats st;
@@ -417,7 +441,8 @@ static bool round_trip(void)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct dwq_event ev;
 
-	if (fd < 0 || ioctl(fd, DWQ_IOC_SCHEDULE, &sc) || poll(&p, 1, 10000) != 1 ||
+	if (fd < 0 || ioctl(fd, DWQ_IOC_SCHEDULE, &sc) ||
+	    poll(&p, 1, 10000) != 1 ||
 	    read(fd, &ev, sizeof(ev)) != sizeof(ev)) {
 		printf("dwq-fuzz: FAIL: round trip: %s\n", strerror(errno));
 		return false;
@@ -425,7 +450,8 @@ static bool round_trip(void)
 	close(fd);
 	if (ev.id != sc.id || ev.cookie != 42 || ev.flags != DWQ_EVENT_LAST) {
 		printf("dwq-fuzz: FAIL: round trip: event id %llu cookie %llu flags %#x\n",
-		       (unsigned long long)ev.id, (unsigned long long)ev.cookie, ev.flags);
+		       (unsigned long long)ev.id, (unsigned long long)ev.cookie,
+		       ev.flags);
 		return false;
 	}
 	printf("dwq-fuzz: round trip ok: id %llu fired %llu us late\n",
@@ -436,11 +462,12 @@ static bool round_trip(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "calls", 1, NULL, 'c' }, { "threads", 1, NULL, 't' },
-		{ "seed", 1, NULL, 's' }, { "dev", 1, NULL, 'd' }, {}
-	};
-	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	static const struct option lo[] = { { "calls", 1, NULL, 'c' },
+					    { "threads", 1, NULL, 't' },
+					    { "seed", 1, NULL, 's' },
+					    { "dev", 1, NULL, 'd' },
+					    {} };
+	struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART */
 	pthread_t th[16];
 	sigset_t alrm;
 	__u64 st;
@@ -467,7 +494,7 @@ int main(int argc, char **argv)
 	sigaction(SIGALRM, &sa, NULL);
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);
-	pthread_sigmask(SIG_BLOCK, &alrm, NULL);	/* inherited by threads */
+	pthread_sigmask(SIG_BLOCK, &alrm, NULL); /* inherited by threads */
 
 	for (i = 0; i < NFDS; i++) {
 		fds[i] = open(dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -479,7 +506,8 @@ int main(int argc, char **argv)
 
 	st = seed ? seed : 1;
 	for (i = 0; i < nthreads; i++)
-		pthread_create(&th[i], NULL, thread, (void *)(uintptr_t)(rnd(&st) | 1));
+		pthread_create(&th[i], NULL, thread,
+			       (void *)(uintptr_t)(rnd(&st) | 1));
 	for (i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
 	for (i = 0; i < NFDS; i++)
@@ -490,8 +518,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)n_efault, (unsigned long long)n_einval,
 	       (unsigned long long)n_other, (unsigned long long)n_eintr);
 	if (!round_trip() || failures || !n_ok || !n_enotty || !n_efault) {
-		printf("dwq-fuzz: FAIL: %d failed checks (seed %llu)\n", failures,
-		       (unsigned long long)seed);
+		printf("dwq-fuzz: FAIL: %d failed checks (seed %llu)\n",
+		       failures, (unsigned long long)seed);
 		return 1;
 	}
 	printf("dwq-fuzz: PASS\n");
