@@ -34,9 +34,9 @@ static_assert(DWQ_HEAP_ARITY == 2 || DWQ_HEAP_ARITY == 4,
  * DWQ_HEAP_INLINE_KEYS 0, for the benchmark) the node's own.
  */
 #if DWQ_HEAP_INLINE_KEYS
-#define DWQ_SLOT_KEY(s)		(s)
+#define DWQ_SLOT_KEY(s) (s)
 #else
-#define DWQ_SLOT_KEY(s)		((s)->node)
+#define DWQ_SLOT_KEY(s) ((s)->node)
 #endif
 
 /* Copy the key of the node in slot @s into the slot, if it keeps one. */
