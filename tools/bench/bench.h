@@ -10,9 +10,9 @@
 #include <linux/types.h>
 
 /* The figures, as bits of bench_cfg.figures. */
-#define BENCH_F1	0x1U
-#define BENCH_F3	0x2U
-#define BENCH_F4A	0x4U
+#define BENCH_F1 0x1U
+#define BENCH_F3 0x2U
+#define BENCH_F4A 0x4U
 
 /**
  * struct bench_cfg - what this load of the module was asked to do
