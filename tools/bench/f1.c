@@ -28,7 +28,7 @@
 #include "f1.h"
 
 static const struct f1_variant *const f1_variants[] = {
-	&f1_h2i, &f1_h2p, &f1_h4i, &f1_h4p, &f1_timerqueue,
+	&f1_h2i,      &f1_h2p, &f1_h4i, &f1_h4p, &f1_timerqueue,
 #ifdef F1_HAVE_MIN_HEAP
 	&f1_min_heap,
 #endif
@@ -39,13 +39,13 @@ static const unsigned int f1_sizes_full[] = { 1000, 100000, 1000000 };
 static const unsigned int f1_sizes_tiny[] = { 1000 };
 
 /* Pops per timing at most in one round, and in all (full scale). */
-#define F1_ROUND_MAX	10000U
-#define F1_POPS		10000U
-#define F1_PAIRS	10000U
+#define F1_ROUND_MAX 10000U
+#define F1_POPS 10000U
+#define F1_PAIRS 10000U
 
 /* Keys are 1000 s ahead (hrtimers must not expire) and spread over 68 s. */
-#define F1_KEY_AHEAD	(1000ULL * NSEC_PER_SEC)
-#define F1_KEY_SHIFT	4
+#define F1_KEY_AHEAD (1000ULL * NSEC_PER_SEC)
+#define F1_KEY_SHIFT 4
 
 /**
  * struct f1_keys - the pseudo-random input of one repetition at one N
@@ -86,13 +86,16 @@ static int f1_keys_make(struct f1_keys *k, unsigned int rep, unsigned int n,
 	}
 	bench_rnd_init(&rnd, 1, rep, n);
 	for (i = 0; i <= n; i++)
-		k->fill[i] = base + ((u64)prandom_u32_state(&rnd) << F1_KEY_SHIFT);
+		k->fill[i] =
+			base + ((u64)prandom_u32_state(&rnd) << F1_KEY_SHIFT);
 	for (i = 0; i < pairs; i++) {
-		k->keys[i] = base + ((u64)prandom_u32_state(&rnd) << F1_KEY_SHIFT);
+		k->keys[i] =
+			base + ((u64)prandom_u32_state(&rnd) << F1_KEY_SHIFT);
 		k->victims[i] = bench_rnd_below(&rnd, n + 1);
 	}
 	for (i = 0; i < pops; i++)
-		k->refill[i] = base + ((u64)prandom_u32_state(&rnd) << F1_KEY_SHIFT);
+		k->refill[i] =
+			base + ((u64)prandom_u32_state(&rnd) << F1_KEY_SHIFT);
 	return 0;
 }
 
@@ -112,8 +115,8 @@ static int f1_one(const struct f1_variant *v, struct f1_run *r,
 	r->spare = r->n;
 	err = v->setup(r);
 	if (err) {
-		pr_err("F1 %s: setting up %u items failed: %d\n", v->name,
-		       r->n, err);
+		pr_err("F1 %s: setting up %u items failed: %d\n", v->name, r->n,
+		       err);
 		return err;
 	}
 	cond_resched();
@@ -151,9 +154,9 @@ out:
 int bench_f1(void)
 {
 	const unsigned int *sizes = bench_cfg.full ? f1_sizes_full :
-				    f1_sizes_tiny;
+						     f1_sizes_tiny;
 	unsigned int nsizes = bench_cfg.full ? ARRAY_SIZE(f1_sizes_full) :
-			      ARRAY_SIZE(f1_sizes_tiny);
+					       ARRAY_SIZE(f1_sizes_tiny);
 	unsigned int pairs = bench_cfg.full ? F1_PAIRS : F1_PAIRS / 5;
 	unsigned int pops = bench_cfg.full ? F1_POPS : F1_POPS / 10;
 	unsigned int nv = ARRAY_SIZE(f1_variants);
