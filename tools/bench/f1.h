@@ -43,7 +43,7 @@ struct f1_run {
 	const u64 *refill;
 	u32 *popped;
 	u32 spare;
-	spinlock_t lock;	/* the structure under test, see above */
+	spinlock_t lock; /* the structure under test, see above */
 	void *priv;
 };
 
