@@ -4,10 +4,10 @@
  * copy with F1_PREFIX set to the copy's prefix (see heap_variant.h). No
  * include guard: that is the point.
  */
-#define F1_CAT2(a, b)	a##b
-#define F1_CAT(a, b)	F1_CAT2(a, b)
-#define F1_HEAP(name)	F1_CAT(F1_PREFIX, name)
-#define f1_heap		F1_HEAP(_heap)
+#define F1_CAT2(a, b) a##b
+#define F1_CAT(a, b) F1_CAT2(a, b)
+#define F1_HEAP(name) F1_CAT(F1_PREFIX, name)
+#define f1_heap F1_HEAP(_heap)
 
 static int F1_HEAP(_f1_setup)(struct f1_run *r)
 {
