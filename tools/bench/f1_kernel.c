@@ -178,7 +178,7 @@ static void f1_mh_push(struct f1_mh_heap *heap, struct f1_mh_item *item,
 	struct f1_mh_elem e = { .key = key, .item = item };
 
 	item->key = key;
-	item->idx = heap->nr;	/* where min_heap_push() puts it first */
+	item->idx = heap->nr; /* where min_heap_push() puts it first */
 	min_heap_push(heap, &e, &f1_mh_cb, heap);
 }
 
