@@ -38,27 +38,27 @@
 
 /* The wake-all queue uses the copy of the heap dwq.ko is built with. */
 #if DWQ_HEAP_ARITY == 2 && DWQ_HEAP_INLINE_KEYS
-#define F3_PREFIX	h2i
+#define F3_PREFIX h2i
 #elif DWQ_HEAP_ARITY == 2
-#define F3_PREFIX	h2p
+#define F3_PREFIX h2p
 #elif DWQ_HEAP_INLINE_KEYS
-#define F3_PREFIX	h4i
+#define F3_PREFIX h4i
 #else
-#define F3_PREFIX	h4p
+#define F3_PREFIX h4p
 #endif
-#define F3_CAT2(a, b)	a##b
-#define F3_CAT(a, b)	F3_CAT2(a, b)
-#define f3_heap		F3_CAT(F3_PREFIX, _heap)
-#define f3_heap_create	F3_CAT(F3_PREFIX, _create)
-#define f3_heap_destroy	F3_CAT(F3_PREFIX, _destroy)
-#define f3_heap_insert	F3_CAT(F3_PREFIX, _insert)
-#define f3_heap_pop	F3_CAT(F3_PREFIX, _pop)
-#define f3_heap_peek	F3_CAT(F3_PREFIX, _peek)
+#define F3_CAT2(a, b) a##b
+#define F3_CAT(a, b) F3_CAT2(a, b)
+#define f3_heap F3_CAT(F3_PREFIX, _heap)
+#define f3_heap_create F3_CAT(F3_PREFIX, _create)
+#define f3_heap_destroy F3_CAT(F3_PREFIX, _destroy)
+#define f3_heap_insert F3_CAT(F3_PREFIX, _insert)
+#define f3_heap_pop F3_CAT(F3_PREFIX, _pop)
+#define f3_heap_peek F3_CAT(F3_PREFIX, _peek)
 
 static const unsigned int f3_workers[] = { 1, 4, 8, 16 };
 
 /* Ahead of the first deadline: time to schedule the stream. */
-#define F3_LEAD_NS	(bench_cfg.full ? 100 * NSEC_PER_MSEC : 30 * NSEC_PER_MSEC)
+#define F3_LEAD_NS (bench_cfg.full ? 100 * NSEC_PER_MSEC : 30 * NSEC_PER_MSEC)
 
 /**
  * struct f3_run - one stream on one queue
@@ -123,7 +123,7 @@ struct f3_wa_worker {
  * @workers: the pool
  */
 struct f3_wa {
-	spinlock_t lock;	/* heap, leader, counters: see above */
+	spinlock_t lock; /* heap, leader, counters: see above */
 	struct f3_heap *heap;
 	struct f3_wa_worker *leader;
 	bool stopping;
@@ -186,7 +186,7 @@ static int f3_wa_fn(void *arg)
 	struct f3_wa_worker *w = arg;
 	struct f3_task *t;
 
-	init_wait_entry(&w->wait, 0);	/* wakes current: this kthread */
+	init_wait_entry(&w->wait, 0); /* wakes current: this kthread */
 	while ((t = f3_wa_take(w)))
 		f3_task_done(t);
 	/* Stopping: wait for our kthread_stop(). */
@@ -297,8 +297,8 @@ struct f3_stream {
 /* Wait for a stream to finish, then for the workers to go back to sleep. */
 static int f3_wait(struct f3_stream *s, struct f3_run *run)
 {
-	unsigned long timeout = nsecs_to_jiffies(s->window + F3_LEAD_NS) +
-				30 * HZ;
+	unsigned long timeout =
+		nsecs_to_jiffies(s->window + F3_LEAD_NS) + 30 * HZ;
 
 	if (!wait_for_completion_timeout(&run->done, timeout)) {
 		pr_err("F3: %d of %u tasks did not run in time\n",
@@ -309,8 +309,8 @@ static int f3_wait(struct f3_stream *s, struct f3_run *run)
 	return 0;
 }
 
-static int f3_rows(const char *variant, unsigned int workers,
-		   unsigned int rep, const struct dwq_worker_stats *a,
+static int f3_rows(const char *variant, unsigned int workers, unsigned int rep,
+		   const struct dwq_worker_stats *a,
 		   const struct dwq_worker_stats *b)
 {
 	u64 wakeups = b->wakeups - a->wakeups;
@@ -320,14 +320,18 @@ static int f3_rows(const char *variant, unsigned int workers,
 
 	err = bench_row_ratio("F3", variant, workers, "wakeups_per_task",
 			      "ratio", rep, wakeups, tasks, 3);
-	err = err ?: bench_row_ratio("F3", variant, workers, "spurious_share",
-				     "ratio", rep, spurious, wakeups, 3);
-	err = err ?: bench_row_u64("F3", variant, workers, "tasks", "count",
-				   rep, tasks);
-	err = err ?: bench_row_u64("F3", variant, workers, "wakeups", "count",
-				   rep, wakeups);
-	err = err ?: bench_row_u64("F3", variant, workers, "spurious_wakeups",
-				   "count", rep, spurious);
+	err = err   ?:
+		      bench_row_ratio("F3", variant, workers, "spurious_share",
+				      "ratio", rep, spurious, wakeups, 3);
+	err = err   ?:
+		      bench_row_u64("F3", variant, workers, "tasks", "count",
+				    rep, tasks);
+	err = err   ?:
+		      bench_row_u64("F3", variant, workers, "wakeups", "count",
+				    rep, wakeups);
+	err = err   ?:
+		      bench_row_u64("F3", variant, workers, "spurious_wakeups",
+				    "count", rep, spurious);
 	return err;
 }
 
@@ -354,7 +358,7 @@ static int f3_leader_follower(struct f3_stream *s, unsigned int workers,
 		pr_err("F3: dwq_queue_create(%u workers): %d\n", workers, err);
 		goto out;
 	}
-	msleep(20);	/* every worker asleep as a follower */
+	msleep(20); /* every worker asleep as a follower */
 	dwq_queue_stats(q, &a);
 	start = ktime_get_ns() + F3_LEAD_NS;
 	for (i = 0; i < s->n && !err; i++) {
@@ -421,7 +425,7 @@ int bench_f3(void)
 	struct f3_stream s = {
 		.n = bench_cfg.full ? 400 : 20,
 		.window = bench_cfg.full ? 2 * NSEC_PER_SEC :
-			  50 * NSEC_PER_MSEC,
+					   50 * NSEC_PER_MSEC,
 	};
 	unsigned int rep, i, v;
 	struct rnd_state rnd;
@@ -439,7 +443,8 @@ int bench_f3(void)
 	for (rep = 0; rep < bench_cfg.reps && !err; rep++) {
 		bench_rnd_init(&rnd, 3, rep, 0);
 		for (i = 0; i < s.n; i++)
-			s.offsets[i] = i * slot + bench_rnd_below(&rnd, slot / 2);
+			s.offsets[i] =
+				i * slot + bench_rnd_below(&rnd, slot / 2);
 		for (i = 0; i < ARRAY_SIZE(f3_workers) && !err; i++) {
 			for (v = 0; v < 2 && !err; v++) {
 				if ((v + rep) % 2)
