@@ -33,10 +33,10 @@
  * Ahead of the first deadline: time to schedule the stream. A run whose
  * scheduling outlasts it is run again with twice the lead, a few times.
  */
-#define F4_LEAD_NS	(300 * NSEC_PER_MSEC)
-#define F4_TRIES	4
+#define F4_LEAD_NS (300 * NSEC_PER_MSEC)
+#define F4_TRIES 4
 /* The background tasks of the loaded queue are due this much later. */
-#define F4_FAR_NS	(3600ULL * NSEC_PER_SEC)
+#define F4_FAR_NS (3600ULL * NSEC_PER_SEC)
 
 /**
  * struct f4_task - a task of the stream, on dwq
@@ -127,16 +127,21 @@ static int f4_rows(struct f4 *f, const char *variant, unsigned int rep)
 		early += f->late[i] < 0;
 	err = bench_row_s64("F4a", variant, f->n, "p50", "ns", rep,
 			    f4_rank(f->late, f->n, 500));
-	err = err ?: bench_row_s64("F4a", variant, f->n, "p99", "ns", rep,
-				   f4_rank(f->late, f->n, 990));
-	err = err ?: bench_row_s64("F4a", variant, f->n, "p999", "ns", rep,
-				   f4_rank(f->late, f->n, 999));
-	err = err ?: bench_row_s64("F4a", variant, f->n, "min", "ns", rep,
-				   f->late[0]);
-	err = err ?: bench_row_s64("F4a", variant, f->n, "max", "ns", rep,
-				   f->late[f->n - 1]);
-	err = err ?: bench_row_u64("F4a", variant, f->n, "early", "count", rep,
-				   early);
+	err = err   ?:
+		      bench_row_s64("F4a", variant, f->n, "p99", "ns", rep,
+				    f4_rank(f->late, f->n, 990));
+	err = err   ?:
+		      bench_row_s64("F4a", variant, f->n, "p999", "ns", rep,
+				    f4_rank(f->late, f->n, 999));
+	err = err   ?:
+		      bench_row_s64("F4a", variant, f->n, "min", "ns", rep,
+				    f->late[0]);
+	err = err   ?:
+		      bench_row_s64("F4a", variant, f->n, "max", "ns", rep,
+				    f->late[f->n - 1]);
+	err = err   ?:
+		      bench_row_u64("F4a", variant, f->n, "early", "count", rep,
+				    early);
 	return err;
 }
 
@@ -278,7 +283,7 @@ int bench_f4a(void)
 	struct f4 f = {
 		.n = bench_cfg.full ? 10000 : 500,
 		.window = bench_cfg.full ? 2 * NSEC_PER_SEC :
-			  200 * NSEC_PER_MSEC,
+					   200 * NSEC_PER_MSEC,
 		.nfar = bench_cfg.full ? 100000 : 1000,
 		.workers = min(num_online_cpus(), DWQ_MAX_WORKERS),
 		.lead = F4_LEAD_NS,
@@ -296,10 +301,12 @@ int bench_f4a(void)
 		goto out;
 	}
 	err = bench_row_u64("env", "f4a", 0, "window", "ns", 0, f.window);
-	err = err ?: bench_row_u64("env", "f4a", 0, "background", "count", 0,
-				   f.nfar);
-	err = err ?: bench_row_u64("env", "f4a", 0, "workers", "count", 0,
-				   f.workers);
+	err = err   ?:
+		      bench_row_u64("env", "f4a", 0, "background", "count", 0,
+				    f.nfar);
+	err = err   ?:
+		      bench_row_u64("env", "f4a", 0, "workers", "count", 0,
+				    f.workers);
 	for (rep = 0; rep < bench_cfg.reps && !err; rep++) {
 		bench_rnd_init(&rnd, 4, rep, 0);
 		for (i = 0; i < f.n; i++)
