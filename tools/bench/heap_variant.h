@@ -22,21 +22,21 @@
  */
 #include <kunit/visibility.h>
 #undef EXPORT_SYMBOL_IF_KUNIT
-#define EXPORT_SYMBOL_IF_KUNIT(symbol)	static_assert(sizeof(typeof(symbol) *))
+#define EXPORT_SYMBOL_IF_KUNIT(symbol) static_assert(sizeof(typeof(symbol) *))
 
-#define BENCH_CAT2(a, b)		a##b
-#define BENCH_CAT(a, b)			BENCH_CAT2(a, b)
-#define BENCH_HEAP(name)		BENCH_CAT(BENCH_HEAP_PREFIX, name)
+#define BENCH_CAT2(a, b) a##b
+#define BENCH_CAT(a, b) BENCH_CAT2(a, b)
+#define BENCH_HEAP(name) BENCH_CAT(BENCH_HEAP_PREFIX, name)
 
-#define dwq_heap			BENCH_HEAP(_heap)
-#define dwq_heap_slot			BENCH_HEAP(_slot)
-#define dwq_heap_init			BENCH_HEAP(_init)
-#define dwq_heap_insert			BENCH_HEAP(_insert)
-#define dwq_heap_pop			BENCH_HEAP(_pop)
-#define dwq_heap_remove			BENCH_HEAP(_remove)
-#define dwq_heap_update			BENCH_HEAP(_update)
-#define dwq_heap_want_capacity		BENCH_HEAP(_want_capacity)
-#define dwq_heap_adopt			BENCH_HEAP(_adopt)
+#define dwq_heap BENCH_HEAP(_heap)
+#define dwq_heap_slot BENCH_HEAP(_slot)
+#define dwq_heap_init BENCH_HEAP(_init)
+#define dwq_heap_insert BENCH_HEAP(_insert)
+#define dwq_heap_pop BENCH_HEAP(_pop)
+#define dwq_heap_remove BENCH_HEAP(_remove)
+#define dwq_heap_update BENCH_HEAP(_update)
+#define dwq_heap_want_capacity BENCH_HEAP(_want_capacity)
+#define dwq_heap_adopt BENCH_HEAP(_adopt)
 
 #include "../../module/heap.c"
 #include "heap_variants.h"
