@@ -12,8 +12,7 @@
 struct h2i_heap;
 struct h2i_heap *h2i_create(unsigned int cap);
 void h2i_destroy(struct h2i_heap *heap);
-int h2i_insert(struct h2i_heap *heap, struct dwq_heap_node *node,
-	       u64 deadline);
+int h2i_insert(struct h2i_heap *heap, struct dwq_heap_node *node, u64 deadline);
 struct dwq_heap_node *h2i_pop(struct h2i_heap *heap);
 void h2i_remove(struct h2i_heap *heap, struct dwq_heap_node *node);
 struct dwq_heap_node *h2i_peek(struct h2i_heap *heap);
@@ -22,8 +21,7 @@ size_t h2i_slot_size(void);
 struct h2p_heap;
 struct h2p_heap *h2p_create(unsigned int cap);
 void h2p_destroy(struct h2p_heap *heap);
-int h2p_insert(struct h2p_heap *heap, struct dwq_heap_node *node,
-	       u64 deadline);
+int h2p_insert(struct h2p_heap *heap, struct dwq_heap_node *node, u64 deadline);
 struct dwq_heap_node *h2p_pop(struct h2p_heap *heap);
 void h2p_remove(struct h2p_heap *heap, struct dwq_heap_node *node);
 struct dwq_heap_node *h2p_peek(struct h2p_heap *heap);
@@ -32,8 +30,7 @@ size_t h2p_slot_size(void);
 struct h4i_heap;
 struct h4i_heap *h4i_create(unsigned int cap);
 void h4i_destroy(struct h4i_heap *heap);
-int h4i_insert(struct h4i_heap *heap, struct dwq_heap_node *node,
-	       u64 deadline);
+int h4i_insert(struct h4i_heap *heap, struct dwq_heap_node *node, u64 deadline);
 struct dwq_heap_node *h4i_pop(struct h4i_heap *heap);
 void h4i_remove(struct h4i_heap *heap, struct dwq_heap_node *node);
 struct dwq_heap_node *h4i_peek(struct h4i_heap *heap);
@@ -42,8 +39,7 @@ size_t h4i_slot_size(void);
 struct h4p_heap;
 struct h4p_heap *h4p_create(unsigned int cap);
 void h4p_destroy(struct h4p_heap *heap);
-int h4p_insert(struct h4p_heap *heap, struct dwq_heap_node *node,
-	       u64 deadline);
+int h4p_insert(struct h4p_heap *heap, struct dwq_heap_node *node, u64 deadline);
 struct dwq_heap_node *h4p_pop(struct h4p_heap *heap);
 void h4p_remove(struct h4p_heap *heap, struct dwq_heap_node *node);
 struct dwq_heap_node *h4p_peek(struct h4p_heap *heap);
