@@ -49,12 +49,12 @@
 #include <unistd.h>
 #include <linux/dwq.h>
 
-#define NS_PER_MS	1000000ULL
-#define NS_PER_SEC	1000000000ULL
-#define MAX_FILES	8
-#define MAX_THREADS	64
-#define MAX_BATCH	16
-#define MAX_ERRORS	50
+#define NS_PER_MS 1000000ULL
+#define NS_PER_SEC 1000000000ULL
+#define MAX_FILES 8
+#define MAX_THREADS 64
+#define MAX_BATCH 16
+#define MAX_ERRORS 50
 
 enum { ST_LIVE, ST_FIRED, ST_CANCELLED };
 
@@ -66,23 +66,23 @@ enum { ST_LIVE, ST_FIRED, ST_CANCELLED };
 struct ent {
 	__u64 id;
 	__u64 cookie;
-	__u32 mode;		/* as last set successfully */
-	__u32 clock;		/* CLOCK_MONOTONIC or CLOCK_BOOTTIME */
+	__u32 mode; /* as last set successfully */
+	__u32 clock; /* CLOCK_MONOTONIC or CLOCK_BOOTTIME */
 	__u64 period;
-	__u64 lo, hi;		/* the deadline last given lies in [lo, hi] */
-	__u64 d0;		/* periodic, never moved: its first deadline */
-	bool moved;		/* rescheduled (or converted) at least once */
-	bool was_periodic;	/* was periodic at some time */
+	__u64 lo, hi; /* the deadline last given lies in [lo, hi] */
+	__u64 d0; /* periodic, never moved: its first deadline */
+	bool moved; /* rescheduled (or converted) at least once */
+	bool was_periodic; /* was periodic at some time */
 	bool busy;
-	bool expect_last;	/* cancel said RUNNING or ENOENT: LAST comes */
+	bool expect_last; /* cancel said RUNNING or ENOENT: LAST comes */
 	__u8 state;
-	int live_idx;		/* index in file->live, -1 if not there */
-	__u64 nev;		/* events read */
-	__u64 nlast;		/* LAST events read */
-	__u64 sum;		/* sum of 1 + overruns over events */
-	__u64 min_dl, max_dl;	/* event deadlines */
-	__u64 min_runs;		/* runs seen by QUERY */
-	__u64 cancel_end;	/* when a cancel returned, 0 if none */
+	int live_idx; /* index in file->live, -1 if not there */
+	__u64 nev; /* events read */
+	__u64 nlast; /* LAST events read */
+	__u64 sum; /* sum of 1 + overruns over events */
+	__u64 min_dl, max_dl; /* event deadlines */
+	__u64 min_runs; /* runs seen by QUERY */
+	__u64 cancel_end; /* when a cancel returned, 0 if none */
 };
 
 struct orphan {
@@ -101,14 +101,14 @@ struct file {
 	 */
 	pthread_mutex_t rlock;
 	pthread_mutex_t lock;
-	struct ent **tab;	/* by id; ids are small and dense */
+	struct ent **tab; /* by id; ids are small and dense */
 	__u64 tab_len;
-	struct ent **live;	/* ids that may be cancelled/rescheduled */
+	struct ent **live; /* ids that may be cancelled/rescheduled */
 	int nlive, live_cap;
-	struct orphan *orphans;	/* events read before their id was known */
+	struct orphan *orphans; /* events read before their id was known */
 	__u64 events_read;
-	__u64 removed;		/* DWQ_RESULT_REMOVED results */
-	__u64 stopped;		/* periodic tasks cancelled while firing */
+	__u64 removed; /* DWQ_RESULT_REMOVED results */
+	__u64 stopped; /* periodic tasks cancelled while firing */
 	int periodic_live;
 };
 
@@ -124,7 +124,7 @@ static struct {
 } opt = { 60, 8, 2, 0, 2000, false, "/dev/dwq", 0 };
 
 static struct file files[MAX_FILES];
-static bool stop_ops;		/* __atomic */
+static bool stop_ops; /* __atomic */
 static pthread_mutex_t glock = PTHREAD_MUTEX_INITIALIZER;
 static int nerrors;
 
@@ -217,16 +217,19 @@ static void live_del(struct file *f, struct ent *e)
 }
 
 /* Account one event to its entry. Called with f->lock held. */
-static void apply_event(struct file *f, struct ent *e, const struct dwq_event *ev)
+static void apply_event(struct file *f, struct ent *e,
+			const struct dwq_event *ev)
 {
 	__u64 late;
 
 	if (ev->cookie != e->cookie)
-		fail("id %llu: cookie %llu, want %llu", (unsigned long long)e->id,
-		     (unsigned long long)ev->cookie, (unsigned long long)e->cookie);
+		fail("id %llu: cookie %llu, want %llu",
+		     (unsigned long long)e->id, (unsigned long long)ev->cookie,
+		     (unsigned long long)e->cookie);
 	if (ev->fired_ns < ev->deadline_ns) {
 		fail("id %llu: fired at %llu before its deadline %llu",
-		     (unsigned long long)e->id, (unsigned long long)ev->fired_ns,
+		     (unsigned long long)e->id,
+		     (unsigned long long)ev->fired_ns,
 		     (unsigned long long)ev->deadline_ns);
 	} else {
 		late = ev->fired_ns - ev->deadline_ns;
@@ -261,7 +264,8 @@ static void apply_event(struct file *f, struct ent *e, const struct dwq_event *e
 		if (e->mode != DWQ_MODE_ONESHOT)
 			fail("id %llu: LAST event of a periodic task",
 			     (unsigned long long)e->id);
-		if (!e->was_periodic && (ev->overruns || ev->flags != DWQ_EVENT_LAST))
+		if (!e->was_periodic &&
+		    (ev->overruns || ev->flags != DWQ_EVENT_LAST))
 			fail("id %llu: one-shot event with overruns %llu flags %#x",
 			     (unsigned long long)e->id,
 			     (unsigned long long)ev->overruns, ev->flags);
@@ -270,7 +274,8 @@ static void apply_event(struct file *f, struct ent *e, const struct dwq_event *e
 			fail("id %llu: deadline %llu not in [%llu, %llu]",
 			     (unsigned long long)e->id,
 			     (unsigned long long)ev->deadline_ns,
-			     (unsigned long long)e->lo, (unsigned long long)e->hi);
+			     (unsigned long long)e->lo,
+			     (unsigned long long)e->hi);
 		e->state = ST_FIRED;
 		live_del(f, e);
 		__atomic_add_fetch(&tot.oneshot_fired, 1, __ATOMIC_RELAXED);
@@ -329,8 +334,8 @@ static void unbusy(struct file *f, struct ent *e)
 }
 
 /* Record a new id; apply events that came before. f->lock held. */
-static struct ent *record(struct file *f, __u64 id, const struct dwq_schedule *s,
-			  __u64 t0, __u64 t1)
+static struct ent *record(struct file *f, __u64 id,
+			  const struct dwq_schedule *s, __u64 t0, __u64 t1)
 {
 	struct ent *e;
 	__u64 n;
@@ -346,7 +351,8 @@ static struct ent *record(struct file *f, __u64 id, const struct dwq_schedule *s
 		f->tab = realloc(f->tab, n * sizeof(*f->tab));
 		if (!f->tab)
 			abort();
-		memset(f->tab + f->tab_len, 0, (n - f->tab_len) * sizeof(*f->tab));
+		memset(f->tab + f->tab_len, 0,
+		       (n - f->tab_len) * sizeof(*f->tab));
 		f->tab_len = n;
 	}
 	e = calloc(1, sizeof(*e));
@@ -355,7 +361,8 @@ static struct ent *record(struct file *f, __u64 id, const struct dwq_schedule *s
 	e->id = id;
 	e->cookie = s->cookie;
 	e->mode = s->mode;
-	e->clock = s->flags & DWQ_SCHED_BOOTTIME ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
+	e->clock = s->flags & DWQ_SCHED_BOOTTIME ? CLOCK_BOOTTIME :
+						   CLOCK_MONOTONIC;
 	e->period = s->period_ns;
 	e->was_periodic = s->mode != DWQ_MODE_ONESHOT;
 	if (s->flags & DWQ_SCHED_ABS) {
@@ -392,7 +399,8 @@ static void make_sched(__u64 *rs, struct file *f, struct dwq_schedule *s,
 		s->flags |= DWQ_SCHED_BOOTTIME;
 	if (allow_periodic && f->periodic_live < 2 * opt.threads &&
 	    rnd_below(rs, 20) == 0) {
-		s->mode = rnd_below(rs, 2) ? DWQ_MODE_FIXED_RATE : DWQ_MODE_FIXED_DELAY;
+		s->mode = rnd_below(rs, 2) ? DWQ_MODE_FIXED_RATE :
+					     DWQ_MODE_FIXED_DELAY;
 		s->period_ns = (2 + rnd_below(rs, 49)) * NS_PER_MS;
 		s->flags |= DWQ_SCHED_ABS;
 	} else if (rnd_below(rs, 4) == 0) {
@@ -400,13 +408,14 @@ static void make_sched(__u64 *rs, struct file *f, struct dwq_schedule *s,
 	}
 	if (s->flags & DWQ_SCHED_ABS)
 		s->time_ns += now_ns(s->flags & DWQ_SCHED_BOOTTIME ?
-				     CLOCK_BOOTTIME : CLOCK_MONOTONIC);
+					     CLOCK_BOOTTIME :
+					     CLOCK_MONOTONIC);
 }
 
 static __u64 clock_of(const struct dwq_schedule *s)
 {
 	return now_ns(s->flags & DWQ_SCHED_BOOTTIME ? CLOCK_BOOTTIME :
-			  CLOCK_MONOTONIC);
+						      CLOCK_MONOTONIC);
 }
 
 static void op_schedule(__u64 *rs, struct file *f)
@@ -453,8 +462,8 @@ static void op_batch(__u64 *rs, struct file *f)
 		if (err == -ENOMEM && b.error_index == n)
 			unexpected("SCHEDULE_BATCH", err);
 		else if (err != -EINVAL || b.error_index != bad)
-			fail("batch with bad entry %u: %ld, error_index %u", bad,
-			     err, b.error_index);
+			fail("batch with bad entry %u: %ld, error_index %u",
+			     bad, err, b.error_index);
 		return;
 	}
 	if (err) {
@@ -577,9 +586,11 @@ static void op_reschedule(__u64 *rs, struct file *f)
 		e->hi = t1 + r.time_ns;
 		e->moved = true;
 		if (r.flags & DWQ_RESCHED_PERIOD) {
-			if (e->mode == DWQ_MODE_ONESHOT && r.mode != DWQ_MODE_ONESHOT)
+			if (e->mode == DWQ_MODE_ONESHOT &&
+			    r.mode != DWQ_MODE_ONESHOT)
 				f->periodic_live++;
-			else if (e->mode != DWQ_MODE_ONESHOT && r.mode == DWQ_MODE_ONESHOT)
+			else if (e->mode != DWQ_MODE_ONESHOT &&
+				 r.mode == DWQ_MODE_ONESHOT)
 				f->periodic_live--;
 			e->mode = r.mode;
 			e->period = r.period_ns;
@@ -622,8 +633,9 @@ static void op_query(__u64 *rs, struct file *f)
 		     strerror((int)-err));
 		goto out;
 	}
-	if (q.cookie != e->cookie || q.mode != e->mode || q.period_ns != e->period ||
-	    q.state < DWQ_STATE_QUEUED || q.state > DWQ_STATE_IDLE ||
+	if (q.cookie != e->cookie || q.mode != e->mode ||
+	    q.period_ns != e->period || q.state < DWQ_STATE_QUEUED ||
+	    q.state > DWQ_STATE_IDLE ||
 	    q.flags != (e->clock == CLOCK_BOOTTIME ? DWQ_SCHED_BOOTTIME : 0u))
 		fail("query id %llu: cookie %llu mode %u period %llu state %u flags %#x",
 		     (unsigned long long)e->id, (unsigned long long)q.cookie,
@@ -634,7 +646,8 @@ static void op_query(__u64 *rs, struct file *f)
 	    (q.deadline_ns < e->lo || q.deadline_ns > e->hi ||
 	     (q.runs && !e->was_periodic)))
 		fail("query one-shot id %llu: deadline %llu not in [%llu, %llu], runs %llu",
-		     (unsigned long long)e->id, (unsigned long long)q.deadline_ns,
+		     (unsigned long long)e->id,
+		     (unsigned long long)q.deadline_ns,
 		     (unsigned long long)e->lo, (unsigned long long)e->hi,
 		     (unsigned long long)q.runs);
 	/* A fixed-rate task never moved stays on its grid. */
@@ -697,7 +710,8 @@ static void op_stats(struct file *f)
 
 	if (err)
 		fail("STATS: %s", strerror((int)-err));
-	else if (st.workers < 1 || st.workers > 64 || st.queue_size > st.queue_capacity)
+	else if (st.workers < 1 || st.workers > 64 ||
+		 st.queue_size > st.queue_capacity)
 		fail("STATS: workers %u size %u capacity %u", st.workers,
 		     st.queue_size, st.queue_capacity);
 }
@@ -746,7 +760,8 @@ static void file_open(struct file *f)
 	} while (f->fd < 0 && errno == ENOMEM && opt.enomem_ok &&
 		 __atomic_add_fetch(&tot.enomem, 1, __ATOMIC_RELAXED));
 	if (f->fd < 0) {
-		fprintf(stderr, "dwq-stress: %s: %s\n", opt.dev, strerror(errno));
+		fprintf(stderr, "dwq-stress: %s: %s\n", opt.dev,
+			strerror(errno));
 		exit(2);
 	}
 }
@@ -785,16 +800,19 @@ static void verify(int fi)
 	while (f->nlive) {
 		e = f->live[0];
 		do_cancel(f, e);
-		live_del(f, e);	/* also if the cancel failed */
+		live_del(f, e); /* also if the cancel failed */
 	}
 	if (!drain(f, &st))
 		fail("file %d: pending %llu events %llu fired %llu coalesced %llu read %llu",
-		     fi, (unsigned long long)st.pending, (unsigned long long)st.events,
-		     (unsigned long long)st.fired, (unsigned long long)st.coalesced,
+		     fi, (unsigned long long)st.pending,
+		     (unsigned long long)st.events,
+		     (unsigned long long)st.fired,
+		     (unsigned long long)st.coalesced,
 		     (unsigned long long)f->events_read);
 	if (st.cancelled != f->removed)
 		fail("file %d: STATS cancelled %llu, ledger %llu REMOVED", fi,
-		     (unsigned long long)st.cancelled, (unsigned long long)f->removed);
+		     (unsigned long long)st.cancelled,
+		     (unsigned long long)f->removed);
 	for (o = f->orphans; o; o = o->next) {
 		fail("file %d: event for unknown id %llu", fi,
 		     (unsigned long long)o->ev.id);
@@ -814,7 +832,8 @@ static void verify(int fi)
 		ents++;
 		done += e->state != ST_LIVE;
 		if (e->nlast > 1) {
-			fail("id %llu: %llu LAST events", (unsigned long long)id,
+			fail("id %llu: %llu LAST events",
+			     (unsigned long long)id,
 			     (unsigned long long)e->nlast);
 			tot.duplicated += e->nlast - 1;
 		}
@@ -833,14 +852,17 @@ static void verify(int fi)
 		firings = e->sum;
 		if (e->cancel_end && e->max_dl > e->cancel_end)
 			fail("id %llu: fired at deadline %llu after its cancel at %llu",
-			     (unsigned long long)id, (unsigned long long)e->max_dl,
+			     (unsigned long long)id,
+			     (unsigned long long)e->max_dl,
 			     (unsigned long long)e->cancel_end);
 		if (e->mode == DWQ_MODE_FIXED_RATE) {
 			k = (e->max_dl - e->d0) / e->period;
-			if (e->min_dl < e->d0 || (e->max_dl - e->d0) % e->period ||
+			if (e->min_dl < e->d0 ||
+			    (e->max_dl - e->d0) % e->period ||
 			    firings != k + 1) {
 				fail("fixed-rate id %llu: %llu firings, want %llu",
-				     (unsigned long long)id, (unsigned long long)firings,
+				     (unsigned long long)id,
+				     (unsigned long long)firings,
 				     (unsigned long long)(k + 1));
 				fail("... deadlines %llu..%llu, d0 %llu, period %llu",
 				     (unsigned long long)e->min_dl,
@@ -851,15 +873,17 @@ static void verify(int fi)
 		} else if (e->min_dl < e->d0 ||
 			   e->max_dl - e->d0 < (firings - 1) * e->period) {
 			fail("fixed-delay id %llu: %llu firings within %llu ns of d0, period %llu",
-			     (unsigned long long)id, (unsigned long long)firings,
+			     (unsigned long long)id,
+			     (unsigned long long)firings,
 			     (unsigned long long)(e->max_dl - e->d0),
 			     (unsigned long long)e->period);
 		}
 	}
 	/* Every task ended: fired (one-shot) or cancelled. */
 	if (done != ents)
-		fail("file %d: %llu of %llu tasks neither fired nor cancelled", fi,
-		     (unsigned long long)(ents - done), (unsigned long long)ents);
+		fail("file %d: %llu of %llu tasks neither fired nor cancelled",
+		     fi, (unsigned long long)(ents - done),
+		     (unsigned long long)ents);
 	for (id = 0; id < f->tab_len; id++)
 		free(f->tab[id]);
 	while ((o = f->orphans)) {
@@ -882,13 +906,15 @@ static void bad_args(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "duration", 1, NULL, 'd' }, { "threads", 1, NULL, 't' },
-		{ "files", 1, NULL, 'f' }, { "seed", 1, NULL, 's' },
-		{ "rounds", 1, NULL, 'r' }, { "max-live", 1, NULL, 'm' },
-		{ "enomem-ok", 0, NULL, 'e' }, { "dev", 1, NULL, 'D' },
-		{}
-	};
+	static const struct option lo[] = { { "duration", 1, NULL, 'd' },
+					    { "threads", 1, NULL, 't' },
+					    { "files", 1, NULL, 'f' },
+					    { "seed", 1, NULL, 's' },
+					    { "rounds", 1, NULL, 'r' },
+					    { "max-live", 1, NULL, 'm' },
+					    { "enomem-ok", 0, NULL, 'e' },
+					    { "dev", 1, NULL, 'D' },
+					    {} };
 	pthread_t th[MAX_THREADS];
 	double round_len, t_start, elapsed;
 	__u64 seed_state;
@@ -933,8 +959,9 @@ int main(int argc, char **argv)
 		opt.rounds = opt.duration > 30 ? (int)(opt.duration / 30) : 1;
 	round_len = opt.duration / opt.rounds;
 	printf("dwq-stress: seed=%llu threads=%d files=%d duration=%.0fs rounds=%d max-live=%d%s\n",
-	       (unsigned long long)opt.seed, opt.threads, opt.nfiles, opt.duration,
-	       opt.rounds, opt.max_live, opt.enomem_ok ? " enomem-ok" : "");
+	       (unsigned long long)opt.seed, opt.threads, opt.nfiles,
+	       opt.duration, opt.rounds, opt.max_live,
+	       opt.enomem_ok ? " enomem-ok" : "");
 	fflush(stdout);
 	seed_state = opt.seed ? opt.seed : 1;
 	t_start = now_ns(CLOCK_MONOTONIC) / 1e9;
@@ -946,7 +973,8 @@ int main(int argc, char **argv)
 		for (i = 0; i < opt.threads; i++) {
 			__u64 s = rnd(&seed_state) | 1;
 
-			if (pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)s)) {
+			if (pthread_create(&th[i], NULL, worker,
+					   (void *)(uintptr_t)s)) {
 				perror("pthread_create");
 				return 2;
 			}
@@ -959,8 +987,8 @@ int main(int argc, char **argv)
 			verify(i);
 		elapsed = now_ns(CLOCK_MONOTONIC) / 1e9 - t_start;
 		printf("dwq-stress: round %d/%d done at %.0fs: scheduled=%llu errors=%d\n",
-		       round + 1, opt.rounds, elapsed, (unsigned long long)tot.scheduled,
-		       nerrors);
+		       round + 1, opt.rounds, elapsed,
+		       (unsigned long long)tot.scheduled, nerrors);
 		fflush(stdout);
 	}
 
@@ -970,13 +998,15 @@ int main(int argc, char **argv)
 	       (unsigned long long)tot.resched_ok);
 	printf("dwq-stress: periodic=%llu events=%llu firings=%llu coalesced=%llu enomem=%llu\n",
 	       (unsigned long long)tot.periodic, (unsigned long long)tot.events,
-	       (unsigned long long)tot.firings, (unsigned long long)tot.coalesced,
+	       (unsigned long long)tot.firings,
+	       (unsigned long long)tot.coalesced,
 	       (unsigned long long)tot.enomem);
-	printf("scheduled=%llu fired=%llu cancelled=%llu ", (unsigned long long)tot.scheduled,
+	printf("scheduled=%llu fired=%llu cancelled=%llu ",
+	       (unsigned long long)tot.scheduled,
 	       (unsigned long long)tot.oneshot_fired,
 	       (unsigned long long)tot.cancelled);
-	printf("lost=%llu duplicated=%llu late_max_us=%llu\n", (unsigned long long)tot.lost,
-	       (unsigned long long)tot.duplicated,
+	printf("lost=%llu duplicated=%llu late_max_us=%llu\n",
+	       (unsigned long long)tot.lost, (unsigned long long)tot.duplicated,
 	       (unsigned long long)(tot.late_max_ns / 1000));
 	if (tot.scheduled != tot.oneshot_fired + tot.cancelled)
 		fail("scheduled %llu != fired %llu + cancelled %llu",
