@@ -35,13 +35,13 @@ static void *heap_test_alloc(struct kunit *test, size_t n, size_t size)
 	void *p = kvcalloc(n, size, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, heap_test_kvfree,
-							p), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, heap_test_kvfree, p),
+			0);
 	return p;
 }
 
-static struct dwq_heap_node *heap_test_nodes(struct kunit *test,
-					     unsigned int n)
+static struct dwq_heap_node *heap_test_nodes(struct kunit *test, unsigned int n)
 {
 	struct dwq_heap_node *nodes;
 	unsigned int i;
@@ -101,7 +101,8 @@ static bool heap_test_check(struct kunit *test, const struct dwq_heap *heap)
 		}
 		if (s[i].deadline != s[i].node->deadline ||
 		    s[i].seq != s[i].node->seq) {
-			KUNIT_FAIL(test, "slot %u: key (%llu,%llu), node (%llu,%llu)",
+			KUNIT_FAIL(test,
+				   "slot %u: key (%llu,%llu), node (%llu,%llu)",
 				   i, s[i].deadline, s[i].seq,
 				   s[i].node->deadline, s[i].node->seq);
 			return false;
@@ -111,7 +112,8 @@ static bool heap_test_check(struct kunit *test, const struct dwq_heap *heap)
 		p = &s[(i - 1) / DWQ_HEAP_ARITY];
 		if (!heap_test_key_less(p->deadline, p->seq, s[i].deadline,
 					s[i].seq)) {
-			KUNIT_FAIL(test, "slot %u (%llu,%llu) not after its parent (%llu,%llu)",
+			KUNIT_FAIL(test,
+				   "slot %u (%llu,%llu) not after its parent (%llu,%llu)",
 				   i, s[i].deadline, s[i].seq, p->deadline,
 				   p->seq);
 			return false;
@@ -139,7 +141,8 @@ static int heap_test_drain(struct kunit *test, struct dwq_heap *heap,
 		}
 		if (prev && !heap_test_key_less(prev->deadline, prev - nodes,
 						node->deadline, node - nodes)) {
-			KUNIT_FAIL(test, "pop %d: node %td (%llu) after node %td (%llu)",
+			KUNIT_FAIL(test,
+				   "pop %d: node %td (%llu) after node %td (%llu)",
 				   n, node - nodes, node->deadline,
 				   prev - nodes, prev->deadline);
 			return -1;
@@ -197,8 +200,9 @@ static void dwq_heap_test_pop_sorted(struct kunit *test)
 	prandom_seed_state(&rnd, HEAP_TEST_SEED);
 	heap_test_init(test, &heap, n);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i],
-						      prandom_u32_state(&rnd) % 256),
+		KUNIT_ASSERT_EQ(test,
+				dwq_heap_insert(&heap, &nodes[i],
+						prandom_u32_state(&rnd) % 256),
 				0);
 	KUNIT_ASSERT_TRUE(test, heap_test_check(test, &heap));
 	KUNIT_EXPECT_EQ(test, heap_test_drain(test, &heap, nodes), n);
@@ -208,17 +212,19 @@ static void dwq_heap_test_pop_sorted(struct kunit *test)
 /* Deadlines 0 and U64_MAX order like any others. */
 static void dwq_heap_test_extreme_deadlines(struct kunit *test)
 {
-	static const u64 deadlines[] = { U64_MAX, 1, 0, U64_MAX - 1, U64_MAX,
-					 0 };
-	struct dwq_heap_node *nodes = heap_test_nodes(test,
-						      ARRAY_SIZE(deadlines));
+	static const u64 deadlines[] = {
+		U64_MAX, 1, 0, U64_MAX - 1, U64_MAX, 0
+	};
+	struct dwq_heap_node *nodes =
+		heap_test_nodes(test, ARRAY_SIZE(deadlines));
 	struct dwq_heap heap;
 	unsigned int i;
 
 	heap_test_init(test, &heap, 16);
 	for (i = 0; i < ARRAY_SIZE(deadlines); i++)
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i],
-						      deadlines[i]), 0);
+		KUNIT_ASSERT_EQ(test,
+				dwq_heap_insert(&heap, &nodes[i], deadlines[i]),
+				0);
 	KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[2]);
 	KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[5]);
 	KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[1]);
@@ -238,14 +244,15 @@ static void dwq_heap_test_fifo(struct kunit *test)
 	heap_test_init(test, &heap, n);
 	/* Odd nodes share deadline 50, even ones are due 101 - i. */
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i],
-						      i % 2 ? 50 : 101 - i),
+		KUNIT_ASSERT_EQ(test,
+				dwq_heap_insert(&heap, &nodes[i],
+						i % 2 ? 50 : 101 - i),
 				0);
-	for (i = n - 2; i >= 52; i -= 2)	/* due 39..49 */
+	for (i = n - 2; i >= 52; i -= 2) /* due 39..49 */
 		KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[i]);
-	for (i = 1; i < n; i += 2)		/* due 50, FIFO */
+	for (i = 1; i < n; i += 2) /* due 50, FIFO */
 		KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[i]);
-	for (i = 50; i >= 0; i -= 2)		/* due 51..101 */
+	for (i = 50; i >= 0; i -= 2) /* due 51..101 */
 		KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[i]);
 	KUNIT_EXPECT_NULL(test, dwq_heap_pop(&heap));
 }
@@ -267,9 +274,9 @@ static void dwq_heap_test_fifo_after_update(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[6], 30), 0);
 	KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[4], 10), 0);
 
-	dwq_heap_update(&heap, &nodes[5], 20);	/* down through them */
-	dwq_heap_update(&heap, &nodes[6], 10);	/* up, behind them */
-	dwq_heap_update(&heap, &nodes[1], 10);	/* same deadline: to the back */
+	dwq_heap_update(&heap, &nodes[5], 20); /* down through them */
+	dwq_heap_update(&heap, &nodes[6], 10); /* up, behind them */
+	dwq_heap_update(&heap, &nodes[1], 10); /* same deadline: to the back */
 	KUNIT_ASSERT_TRUE(test, heap_test_check(test, &heap));
 
 	KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[0]);
@@ -292,8 +299,8 @@ static void dwq_heap_test_update_up(struct kunit *test)
 
 	heap_test_init(test, &heap, n);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i],
-						      1000 + i), 0);
+		KUNIT_ASSERT_EQ(test,
+				dwq_heap_insert(&heap, &nodes[i], 1000 + i), 0);
 	KUNIT_ASSERT_EQ(test, nodes[n - 1].index, n - 1);
 	dwq_heap_update(&heap, &nodes[n - 1], 999);
 	KUNIT_EXPECT_EQ(test, nodes[n - 1].deadline, 999);
@@ -313,8 +320,8 @@ static void dwq_heap_test_update_down(struct kunit *test)
 
 	heap_test_init(test, &heap, n);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i],
-						      1000 + i), 0);
+		KUNIT_ASSERT_EQ(test,
+				dwq_heap_insert(&heap, &nodes[i], 1000 + i), 0);
 	dwq_heap_update(&heap, &nodes[0], 5000);
 	KUNIT_EXPECT_EQ(test, nodes[0].deadline, 5000);
 	KUNIT_EXPECT_PTR_EQ(test, dwq_heap_peek(&heap), &nodes[1]);
@@ -334,8 +341,9 @@ static void dwq_heap_test_remove_root(struct kunit *test)
 
 	heap_test_init(test, &heap, n);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i],
-						      (i * 7) % n), 0);
+		KUNIT_ASSERT_EQ(test,
+				dwq_heap_insert(&heap, &nodes[i], (i * 7) % n),
+				0);
 	KUNIT_ASSERT_PTR_EQ(test, dwq_heap_peek(&heap), &nodes[0]);
 	dwq_heap_remove(&heap, &nodes[0]);
 	KUNIT_EXPECT_EQ(test, nodes[0].index, -1);
@@ -359,8 +367,8 @@ static void dwq_heap_test_remove_last(struct kunit *test)
 
 	heap_test_init(test, &heap, n);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i],
-						      n - i), 0);
+		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i], n - i),
+				0);
 	before = kunit_kmalloc_array(test, n, sizeof(*before), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, before);
 	memcpy(before, heap.slots, n * sizeof(*before));
@@ -371,8 +379,9 @@ static void dwq_heap_test_remove_last(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, heap.compares, compares);
 	KUNIT_EXPECT_EQ(test, last->index, -1);
 	KUNIT_EXPECT_EQ(test, dwq_heap_size(&heap), n - 1);
-	KUNIT_EXPECT_EQ(test, memcmp(before, heap.slots,
-				     (n - 1) * sizeof(*before)), 0);
+	KUNIT_EXPECT_EQ(test,
+			memcmp(before, heap.slots, (n - 1) * sizeof(*before)),
+			0);
 	KUNIT_EXPECT_TRUE(test, heap_test_check(test, &heap));
 }
 
@@ -390,8 +399,8 @@ static void dwq_heap_test_remove_every_position(struct kunit *test)
 	unsigned int n, pos, i;
 	u64 *deadlines;
 
-	deadlines = kunit_kmalloc_array(test, max, sizeof(*deadlines),
-					GFP_KERNEL);
+	deadlines =
+		kunit_kmalloc_array(test, max, sizeof(*deadlines), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, deadlines);
 	heap_test_init(test, &heap, max);
 	for (n = 1; n <= max; n++) {
@@ -404,7 +413,8 @@ static void dwq_heap_test_remove_every_position(struct kunit *test)
 			for (i = 0; i < n; i++) {
 				dwq_heap_node_init(&nodes[i]);
 				KUNIT_ASSERT_EQ(test,
-						dwq_heap_insert(&heap, &nodes[i],
+						dwq_heap_insert(&heap,
+								&nodes[i],
 								deadlines[i]),
 						0);
 			}
@@ -414,7 +424,8 @@ static void dwq_heap_test_remove_every_position(struct kunit *test)
 					    "n %u pos %u", n, pos);
 			KUNIT_ASSERT_EQ_MSG(test, dwq_heap_size(&heap), n - 1,
 					    "n %u pos %u", n, pos);
-			KUNIT_ASSERT_TRUE_MSG(test, heap_test_check(test, &heap),
+			KUNIT_ASSERT_TRUE_MSG(test,
+					      heap_test_check(test, &heap),
 					      "n %u pos %u", n, pos);
 			KUNIT_ASSERT_EQ_MSG(test,
 					    heap_test_drain(test, &heap, nodes),
@@ -546,11 +557,12 @@ static void dwq_heap_test_want_capacity_limits(struct kunit *test)
 	struct dwq_heap heap;
 
 	dwq_heap_init(&heap, NULL, 0);
-	KUNIT_EXPECT_EQ(test, dwq_heap_want_capacity(&heap,
-						     DWQ_HEAP_MAX_CAPACITY),
+	KUNIT_EXPECT_EQ(test,
+			dwq_heap_want_capacity(&heap, DWQ_HEAP_MAX_CAPACITY),
 			DWQ_HEAP_MAX_CAPACITY);
-	KUNIT_EXPECT_EQ(test, dwq_heap_want_capacity(&heap,
-						     DWQ_HEAP_MAX_CAPACITY + 1),
+	KUNIT_EXPECT_EQ(test,
+			dwq_heap_want_capacity(&heap,
+					       DWQ_HEAP_MAX_CAPACITY + 1),
 			0);
 	KUNIT_EXPECT_EQ(test, dwq_heap_want_capacity(&heap, UINT_MAX), 0);
 	heap.nr = 10;
@@ -577,8 +589,9 @@ static void dwq_heap_test_failed_growth(struct kunit *test)
 
 	heap_test_init(test, &heap, n);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i],
-						      (i * 5) % 7), 0);
+		KUNIT_ASSERT_EQ(test,
+				dwq_heap_insert(&heap, &nodes[i], (i * 5) % 7),
+				0);
 	KUNIT_ASSERT_EQ(test, dwq_heap_want_capacity(&heap, 1), 24);
 	before = kunit_kmalloc_array(test, n, sizeof(*before), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, before);
@@ -636,8 +649,8 @@ static void dwq_heap_test_adopt_exact(struct kunit *test)
 
 	heap_test_init(test, &heap, 24);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i],
-						      i % 3), 0);
+		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i], i % 3),
+				0);
 	old = heap.slots;
 	exact = kunit_kmalloc_array(test, n, sizeof(*exact), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, exact);
@@ -651,9 +664,9 @@ static void dwq_heap_test_adopt_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, heap_test_drain(test, &heap, nodes), n);
 }
 
-#define HEAP_TEST_BIG		65536
-#define HEAP_TEST_REMOVES	8192
-#define HEAP_TEST_POPS		1024
+#define HEAP_TEST_BIG 65536
+#define HEAP_TEST_REMOVES 8192
+#define HEAP_TEST_POPS 1024
 
 /*
  * Comparisons per remove at n = 65536 stay within the bound, at random
@@ -673,8 +686,8 @@ static void dwq_heap_test_adopt_exact(struct kunit *test)
 static void dwq_heap_test_remove_compares(struct kunit *test)
 {
 	const unsigned int n = HEAP_TEST_BIG;
-	const unsigned int bound = DWQ_HEAP_ARITY *
-				   (ilog2(n) / ilog2(DWQ_HEAP_ARITY)) + 2;
+	const unsigned int bound =
+		DWQ_HEAP_ARITY * (ilog2(n) / ilog2(DWQ_HEAP_ARITY)) + 2;
 	struct dwq_heap_node *nodes = heap_test_nodes(test, n);
 	u64 c, sum = 0, worst = 0, root_sum = 0, root_worst = 0;
 	struct dwq_heap_node *node;
@@ -685,8 +698,9 @@ static void dwq_heap_test_remove_compares(struct kunit *test)
 	prandom_seed_state(&rnd, HEAP_TEST_SEED);
 	heap_test_init(test, &heap, n);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i],
-						      prandom_u32_state(&rnd)),
+		KUNIT_ASSERT_EQ(test,
+				dwq_heap_insert(&heap, &nodes[i],
+						prandom_u32_state(&rnd)),
 				0);
 
 	/* Remove at a random slot, then put it back: n stays 65536. */
@@ -697,8 +711,9 @@ static void dwq_heap_test_remove_compares(struct kunit *test)
 		c = heap.compares - c;
 		sum += c;
 		worst = max(worst, c);
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, node,
-						      prandom_u32_state(&rnd)),
+		KUNIT_ASSERT_EQ(test,
+				dwq_heap_insert(&heap, node,
+						prandom_u32_state(&rnd)),
 				0);
 	}
 	for (i = 0; i < HEAP_TEST_POPS; i++) {
@@ -707,11 +722,13 @@ static void dwq_heap_test_remove_compares(struct kunit *test)
 		c = heap.compares - c;
 		root_sum += c;
 		root_worst = max(root_worst, c);
-		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, node,
-						      prandom_u32_state(&rnd)),
+		KUNIT_ASSERT_EQ(test,
+				dwq_heap_insert(&heap, node,
+						prandom_u32_state(&rnd)),
 				0);
 	}
-	kunit_info(test, "arity %d, n %u, bound %u: random slot avg %llu.%02llu max %llu; root avg %llu.%02llu max %llu\n",
+	kunit_info(test,
+		   "arity %d, n %u, bound %u: random slot avg %llu.%02llu max %llu; root avg %llu.%02llu max %llu\n",
 		   DWQ_HEAP_ARITY, n, bound, sum / HEAP_TEST_REMOVES,
 		   sum * 100 / HEAP_TEST_REMOVES % 100, worst,
 		   root_sum / HEAP_TEST_POPS,
@@ -728,10 +745,10 @@ static void dwq_heap_test_remove_compares(struct kunit *test)
  * numbers are its own, so it checks the heap's FIFO rather than trusting
  * the heap's seq.
  */
-#define HEAP_TEST_OPS		100000
-#define HEAP_TEST_POOL		4096
-#define HEAP_TEST_CHECK_ALL	128	/* full check after every op up to */
-#define HEAP_TEST_CHECK_EVERY	512	/* above: every this many ops */
+#define HEAP_TEST_OPS 100000
+#define HEAP_TEST_POOL 4096
+#define HEAP_TEST_CHECK_ALL 128 /* full check after every op up to */
+#define HEAP_TEST_CHECK_EVERY 512 /* above: every this many ops */
 
 struct heap_test_ref {
 	u64 deadline;
@@ -743,18 +760,23 @@ struct heap_test_random {
 	struct kunit *test;
 	struct rnd_state rnd;
 	struct dwq_heap heap;
-	struct heap_test_ref *ref;	/* the model: queued nodes */
+	struct heap_test_ref *ref; /* the model: queued nodes */
 	unsigned int nr;
 	u64 next_seq;
-	struct dwq_heap_node **free;	/* nodes not queued */
+	struct dwq_heap_node **free; /* nodes not queued */
 	unsigned int nr_free;
-	unsigned int target;		/* size the op mix drifts towards */
+	unsigned int target; /* size the op mix drifts towards */
 	unsigned long ops[5], resizes, refused;
 	unsigned int max_nr;
 };
 
-enum { HEAP_TEST_INSERT, HEAP_TEST_POP, HEAP_TEST_REMOVE, HEAP_TEST_UPDATE,
-	HEAP_TEST_PEEK };
+enum {
+	HEAP_TEST_INSERT,
+	HEAP_TEST_POP,
+	HEAP_TEST_REMOVE,
+	HEAP_TEST_UPDATE,
+	HEAP_TEST_PEEK
+};
 
 static u32 heap_test_rand(struct heap_test_random *t, u32 range)
 {
@@ -939,8 +961,9 @@ static bool heap_test_random_check(struct heap_test_random *t)
 		if (node->index < 0 || node->index >= heap->nr ||
 		    heap->slots[node->index].node != node ||
 		    node->deadline != t->ref[i].deadline) {
-			KUNIT_FAIL(t->test, "model node %u is not at its slot %d",
-				   i, node->index);
+			KUNIT_FAIL(t->test,
+				   "model node %u is not at its slot %d", i,
+				   node->index);
 			return false;
 		}
 	}
@@ -978,8 +1001,9 @@ static void dwq_heap_test_random_ops(struct kunit *test)
 	}
 
 	for (i = 0; i < HEAP_TEST_OPS; i++) {
-		t->target = heap_test_targets[i * ARRAY_SIZE(heap_test_targets) /
-					      HEAP_TEST_OPS];
+		t->target =
+			heap_test_targets[i * ARRAY_SIZE(heap_test_targets) /
+					  HEAP_TEST_OPS];
 		err = heap_test_random_op(t);
 		if (!err && t->heap.nr != t->nr)
 			err = "heap size differs from the model";
@@ -988,8 +1012,7 @@ static void dwq_heap_test_random_ops(struct kunit *test)
 			return;
 		}
 		t->max_nr = max(t->max_nr, t->nr);
-		if (t->nr > HEAP_TEST_CHECK_ALL &&
-		    i % HEAP_TEST_CHECK_EVERY)
+		if (t->nr > HEAP_TEST_CHECK_ALL && i % HEAP_TEST_CHECK_EVERY)
 			continue;
 		if (!heap_test_random_check(t)) {
 			KUNIT_FAIL(test, "seed %#llx, op %u: invariant", seed,
@@ -999,11 +1022,12 @@ static void dwq_heap_test_random_ops(struct kunit *test)
 	}
 	KUNIT_EXPECT_TRUE_MSG(test, heap_test_random_check(t), "seed %#llx",
 			      seed);
-	kunit_info(test, "seed %#llx: %lu inserts (%lu refused), %lu pops, %lu removes, %lu updates, %lu peeks, %lu resizes, max size %u\n",
+	kunit_info(test,
+		   "seed %#llx: %lu inserts (%lu refused), %lu pops, %lu removes, %lu updates, %lu peeks, %lu resizes, max size %u\n",
 		   seed, t->ops[HEAP_TEST_INSERT], t->refused,
 		   t->ops[HEAP_TEST_POP], t->ops[HEAP_TEST_REMOVE],
-		   t->ops[HEAP_TEST_UPDATE], t->ops[HEAP_TEST_PEEK],
-		   t->resizes, t->max_nr);
+		   t->ops[HEAP_TEST_UPDATE], t->ops[HEAP_TEST_PEEK], t->resizes,
+		   t->max_nr);
 }
 
 static struct kunit_case dwq_heap_test_cases[] = {
