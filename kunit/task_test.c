@@ -19,9 +19,9 @@
 
 #include "dwq_internal.h"
 
-#define MS		NSEC_PER_MSEC
-#define TIMEOUT_MS	10000
-#define TT_RUNS		8
+#define MS NSEC_PER_MSEC
+#define TIMEOUT_MS 10000
+#define TT_RUNS 8
 
 /* A task that records each of its first TT_RUNS runs. */
 struct tt_probe {
@@ -32,18 +32,18 @@ struct tt_probe {
 	u64 deadline[TT_RUNS];
 	u64 overruns[TT_RUNS];
 	int order;
-	atomic_t *seq;			/* stamps @order */
-	unsigned int sleep_ms[TT_RUNS];	/* sleep this long in run k */
-	struct completion *gate;	/* wait for it in run @gate_run */
+	atomic_t *seq; /* stamps @order */
+	unsigned int sleep_ms[TT_RUNS]; /* sleep this long in run k */
+	struct completion *gate; /* wait for it in run @gate_run */
 	int gate_run;
-	struct completion started;	/* each run, on entry */
-	struct completion ran;		/* each run, on exit */
-	int want;			/* complete @enough after this many runs */
+	struct completion started; /* each run, on entry */
+	struct completion ran; /* each run, on exit */
+	int want; /* complete @enough after this many runs */
 	struct completion enough;
 	atomic_t inflight;
 	atomic_t max_inflight;
-	int (*self)(struct dwq_task *task);	/* call on itself... */
-	int self_ret;				/* ...and keep the result */
+	int (*self)(struct dwq_task *task); /* call on itself... */
+	int self_ret; /* ...and keep the result */
 	atomic_t released;
 };
 
@@ -129,7 +129,9 @@ static int tt_sched(struct dwq_queue *q, struct tt_probe *p, u64 delay,
 		    u32 mode, u64 period)
 {
 	struct dwq_sched s = {
-		.time_ns = delay, .mode = mode, .period_ns = period,
+		.time_ns = delay,
+		.mode = mode,
+		.period_ns = period,
 	};
 
 	return dwq_schedule(q, &p->task, &s);
@@ -197,7 +199,8 @@ static void dwq_task_periodic_test_fixed_rate_overrun(struct kunit *test)
 	kunit_info(test, "75 ms callback, 20 ms period: %llu overruns\n", ov);
 	KUNIT_EXPECT_EQ(test, p->overruns[0], 0ULL);
 	KUNIT_EXPECT_GE(test, ov, 3ULL);
-	KUNIT_EXPECT_EQ(test, p->deadline[1], p->deadline[0] + (1 + ov) * period);
+	KUNIT_EXPECT_EQ(test, p->deadline[1],
+			p->deadline[0] + (1 + ov) * period);
 	/* The first deadline of the series after the overrun ended. */
 	KUNIT_EXPECT_GT(test, p->deadline[1], p->end[0]);
 	KUNIT_EXPECT_GE(test, p->start[1], p->deadline[1]);
@@ -270,7 +273,7 @@ static void dwq_task_periodic_test_cancel_running(struct kunit *test)
 	p->gate_run = 1;
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_FIXED_RATE, 10 * MS), 0);
 	tt_wait(test, &p->started);
-	tt_wait(test, &p->started);	/* run 1, held at the gate */
+	tt_wait(test, &p->started); /* run 1, held at the gate */
 	dwq_query(&p->task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_RUNNING);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_RUNNING);
@@ -329,14 +332,18 @@ static void dwq_task_periodic_test_set_period(struct kunit *test)
 	struct tt_probe *p = tt_probes(test, 1);
 	struct dwq_queue *q = tt_queue(test, 2);
 	struct dwq_sched s = {
-		.time_ns = 50 * MS, .mode = DWQ_FIXED_RATE,
-		.period_ns = 80 * MS, .flags = DWQ_SET_PERIOD,
+		.time_ns = 50 * MS,
+		.mode = DWQ_FIXED_RATE,
+		.period_ns = 80 * MS,
+		.flags = DWQ_SET_PERIOD,
 	};
 	struct dwq_task_info info;
 
 	p->want = 3;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 3600ULL * NSEC_PER_SEC,
-				       DWQ_FIXED_DELAY, 10 * MS), 0);
+	KUNIT_ASSERT_EQ(test,
+			tt_sched(q, p, 3600ULL * NSEC_PER_SEC, DWQ_FIXED_DELAY,
+				 10 * MS),
+			0);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &s), 0);
 	dwq_query(&p->task, &info);
 	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_FIXED_RATE);
@@ -386,8 +393,10 @@ static void dwq_task_cancel_test_queued(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, tt_sched(q, &p[i], (i + 1) * 100 * MS,
-					       DWQ_ONESHOT, 0), 0);
+		KUNIT_ASSERT_EQ(test,
+				tt_sched(q, &p[i], (i + 1) * 100 * MS,
+					 DWQ_ONESHOT, 0),
+				0);
 	KUNIT_EXPECT_EQ(test, kref_read(&p[1].task.ref), 2U);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[1].task), DWQ_CANCEL_REMOVED);
 	dwq_queue_stats(q, &st);
@@ -531,7 +540,8 @@ static void dwq_task_cancel_test_race_10k(struct kunit *test)
 		}
 		KUNIT_EXPECT_EQ(test, kref_read(&r->p[i].task.ref), 1U);
 	}
-	kunit_info(test, "%u removed before running, %u running, %u already run\n",
+	kunit_info(test,
+		   "%u removed before running, %u running, %u already run\n",
 		   removed, running, idle);
 	KUNIT_EXPECT_EQ(test, removed + ran, n);
 	KUNIT_EXPECT_EQ(test, ran, running + idle);
@@ -594,8 +604,10 @@ static void dwq_task_cancel_test_reschedule_reorders(struct kunit *test)
 	atomic_set(&seq, 0);
 	for (i = 0; i < 3; i++) {
 		p[i].seq = &seq;
-		KUNIT_ASSERT_EQ(test, tt_sched(q, &p[i], (i + 2) * 100 * MS,
-					       DWQ_ONESHOT, 0), 0);
+		KUNIT_ASSERT_EQ(test,
+				tt_sched(q, &p[i], (i + 2) * 100 * MS,
+					 DWQ_ONESHOT, 0),
+				0);
 	}
 	/* A 200 ms, B 300 ms, C 400 ms  ->  B 100 ms, A 600 ms */
 	s.time_ns = 100 * MS;
@@ -651,8 +663,10 @@ static void dwq_task_cancel_test_query(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
 	KUNIT_EXPECT_EQ(test, info.deadline_ns, p[0].deadline[0]);
 
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 3600ULL * NSEC_PER_SEC,
-				       DWQ_FIXED_DELAY, 5 * MS), 0);
+	KUNIT_ASSERT_EQ(test,
+			tt_sched(q, &p[1], 3600ULL * NSEC_PER_SEC,
+				 DWQ_FIXED_DELAY, 5 * MS),
+			0);
 	dwq_query(&p[1].task, &info);
 	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_FIXED_DELAY);
 	KUNIT_EXPECT_EQ(test, info.period_ns, 5 * MS);
@@ -672,8 +686,10 @@ static void dwq_task_cancel_test_references(struct kunit *test)
 	struct dwq_queue *q = tt_queue(test, 1);
 
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_ONESHOT, 0), 0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 3600ULL * NSEC_PER_SEC,
-				       DWQ_ONESHOT, 0), 0);
+	KUNIT_ASSERT_EQ(test,
+			tt_sched(q, &p[1], 3600ULL * NSEC_PER_SEC, DWQ_ONESHOT,
+				 0),
+			0);
 	/* The owner lets go first: the queue's reference keeps them alive. */
 	dwq_task_put(&p[0].task);
 	dwq_task_put(&p[1].task);
