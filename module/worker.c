@@ -29,7 +29,8 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 
 		trace_dwq_fire(w->queue, task, w->id,
 			       now > task->node.deadline ?
-			       now - task->node.deadline : 0);
+				       now - task->node.deadline :
+				       0);
 	}
 	if (w->handoff_at)
 		hrtimer_start_range_ns(&w->handoff, ns_to_ktime(w->handoff_at),
