@@ -37,29 +37,32 @@
 
 #include "dwqctl.h"
 
-#define MAX_REPS	99
-#define BATCH		64
-#define FAR_AHEAD	(3600 * NSEC_PER_SEC)
-#define F5_PER_FILE	50000
-#define F7_READ		256
+#define MAX_REPS 99
+#define BATCH 64
+#define FAR_AHEAD (3600 * NSEC_PER_SEC)
+#define F5_PER_FILE 50000
+#define F7_READ 256
 
 /* An ioctl no driver answers but dwq's: -ENOTTY at once, the floor. */
-#define DWQ_IOC_NOOP	_IO(DWQ_IOC_MAGIC, 0xff)
+#define DWQ_IOC_NOOP _IO(DWQ_IOC_MAGIC, 0xff)
 
 struct bench {
 	__u64 ops;
 	unsigned int reps;
-	unsigned int only;	/* bit per figure; 0: all */
+	unsigned int only; /* bit per figure; 0: all */
 	int failed;
 };
 
 enum { F2 = 1, F4B = 2, F5 = 4, F6 = 8, F7 = 16 };
 
-#define SERIES(n, l)	{ .name = (n), .label = (l) }
+#define SERIES(n, l)                      \
+	{                                 \
+		.name = (n), .label = (l) \
+	}
 
 struct series {
-	const char *name;	/* key for --json */
-	const char *label;	/* for people */
+	const char *name; /* key for --json */
+	const char *label; /* for people */
 	double v[MAX_REPS];
 	unsigned int n;
 };
@@ -195,7 +198,8 @@ static int f2_floor(struct bench *b, int fd, double *ns)
 	for (i = 0; i < b->ops; i++) {
 		if (ioctl(fd, DWQ_IOC_NOOP, 0) != -1 || errno != ENOTTY ||
 		    ioctl(fd, DWQ_IOC_NOOP, 0) != -1 || errno != ENOTTY)
-			return fail(b, errno, OP_STATS, "no-op ioctl: not ENOTTY");
+			return fail(b, errno, OP_STATS,
+				    "no-op ioctl: not ENOTTY");
 	}
 	*ns = (double)(now_ns() - t0) / b->ops;
 	return 0;
@@ -349,14 +353,20 @@ static int f2_posix_timer(struct bench *b, double *ns)
 
 static int bench_f2(struct bench *b)
 {
-	struct series floor = SERIES("noop_ioctl_x2", "two no-op ioctls (the floor)"),
-		single = SERIES("dwq_single", "dwq schedule+cancel"),
-		nothead = SERIES("dwq_single_not_head", "dwq the same, behind a head"),
-		batch = SERIES("dwq_batch64", "dwq batch-64 schedule + cancels"),
-		bsched = SERIES("dwq_batch64_schedule", "dwq batch-64 schedule alone"),
-		tarm = SERIES("timerfd_arm_disarm", "timerfd arm+disarm"),
-		tcreate = SERIES("timerfd_create_settime_close", "timerfd create+settime+close"),
-		posix = SERIES("timer_create_settime_delete", "timer_create+settime+delete");
+	struct series floor = SERIES("noop_ioctl_x2",
+				     "two no-op ioctls (the floor)"),
+		      single = SERIES("dwq_single", "dwq schedule+cancel"),
+		      nothead = SERIES("dwq_single_not_head",
+				       "dwq the same, behind a head"),
+		      batch = SERIES("dwq_batch64",
+				     "dwq batch-64 schedule + cancels"),
+		      bsched = SERIES("dwq_batch64_schedule",
+				      "dwq batch-64 schedule alone"),
+		      tarm = SERIES("timerfd_arm_disarm", "timerfd arm+disarm"),
+		      tcreate = SERIES("timerfd_create_settime_close",
+				       "timerfd create+settime+close"),
+		      posix = SERIES("timer_create_settime_delete",
+				     "timer_create+settime+delete");
 	double v, w;
 	unsigned int r;
 	int fd = dev_open(1);
@@ -426,10 +436,9 @@ static double pct(__u64 *v, size_t n, double p)
 	return n ? (double)v[i < n ? i : n - 1] : 0;
 }
 
-#define F4_GAP		(500 * NSEC_PER_USEC)
+#define F4_GAP (500 * NSEC_PER_USEC)
 
-static int f4_dwq(struct bench *b, int fd, __u64 *late, __u64 *wlate,
-		  size_t n)
+static int f4_dwq(struct bench *b, int fd, __u64 *late, __u64 *wlate, size_t n)
 {
 	struct dwq_schedule s = { .flags = DWQ_SCHED_ABS };
 	struct dwq_event ev;
@@ -547,8 +556,8 @@ static int bench_f4(struct bench *b)
 	print_target("F4b", "at read() p99 <= 2x timerfd+epoll",
 		     median(&s[0][1]) / median(&s[1][1]), 2, 0);
 	if (!opt.json)
-		printf("  (%zu timers per repetition, each armed %s ahead)\n", n,
-		       "500us");
+		printf("  (%zu timers per repetition, each armed %s ahead)\n",
+		       n, "500us");
 	ret = 0;
 out:
 	if (fd >= 0)
@@ -710,8 +719,8 @@ out:
 static int bench_f5(struct bench *b)
 {
 	struct series d = SERIES("dwq", "dwq task"),
-		tf = SERIES("timerfd", "timerfd, armed"),
-		px = SERIES("posix_timer", "POSIX timer, armed");
+		      tf = SERIES("timerfd", "timerfd, armed"),
+		      px = SERIES("posix_timer", "POSIX timer, armed");
 	size_t n = b->ops * 10 > 100000 ? 100000 : b->ops * 10;
 	unsigned int r, reps = b->reps > 3 ? 3 : b->reps;
 	double v;
@@ -740,7 +749,8 @@ static int bench_f5(struct bench *b)
 	row("F5", &tf, &tf, "bytes");
 	row("F5", &d, &tf, "bytes");
 	row("F5", &px, &tf, "bytes");
-	print_target("F5", "dwq <= 96 bytes per pending task", median(&d), 96, 0);
+	print_target("F5", "dwq <= 96 bytes per pending task", median(&d), 96,
+		     0);
 	if (!opt.json)
 		printf("  (N = %zu; MemFree also moves with anything else the system does)\n",
 		       n);
@@ -804,11 +814,12 @@ static int f6_run(struct bench *b, enum f6_kind kind, unsigned int n,
 
 	pthread_barrier_init(&bar, NULL, n + 1);
 	for (i = 0; i < n; i++) {
-		t[i] = (struct f6_thread){ .bar = &bar, .kind = kind,
+		t[i] = (struct f6_thread){ .bar = &bar,
+					   .kind = kind,
 					   .ops = b->ops };
 		t[i].fd = kind == F6_TIMERFD ?
-			  timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC) :
-			  dev_open(1);
+				  timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC) :
+				  dev_open(1);
 		if (t[i].fd < 0)
 			break;
 	}
@@ -839,11 +850,11 @@ static int f6_run(struct bench *b, enum f6_kind kind, unsigned int n,
 static int bench_f6(struct bench *b)
 {
 	static const unsigned int threads[] = { 1, 2, 4, 8 };
-	static const char * const kinds[] = { "dwq", "noop_ioctl_x2",
-					      "timerfd_arm_disarm" };
-	static const char * const labels[] = {
-		"dwq schedule+cancel", "two no-op ioctls", "timerfd arm+disarm"
-	};
+	static const char *const kinds[] = { "dwq", "noop_ioctl_x2",
+					     "timerfd_arm_disarm" };
+	static const char *const labels[] = { "dwq schedule+cancel",
+					      "two no-op ioctls",
+					      "timerfd arm+disarm" };
 	static struct series s[3][4];
 	static char names[3][4][48], lbl[3][4][48];
 	unsigned int r, k, i;
@@ -853,8 +864,9 @@ static int bench_f6(struct bench *b)
 		for (i = 0; i < 4; i++) {
 			snprintf(names[k][i], sizeof(names[k][i]), "%s_%ut",
 				 kinds[k], threads[i]);
-			snprintf(lbl[k][i], sizeof(lbl[k][i]), "%s, %u thread%s",
-				 labels[k], threads[i], threads[i] > 1 ? "s" : "");
+			snprintf(lbl[k][i], sizeof(lbl[k][i]),
+				 "%s, %u thread%s", labels[k], threads[i],
+				 threads[i] > 1 ? "s" : "");
 			s[k][i].name = names[k][i];
 			s[k][i].label = lbl[k][i];
 			s[k][i].n = 0;
@@ -1011,7 +1023,7 @@ out:
 static int bench_f7(struct bench *b)
 {
 	struct series d = SERIES("dwq_read", "dwq, read() 256 at a time"),
-		tf = SERIES("timerfd_epoll", "N timerfds, epoll + read");
+		      tf = SERIES("timerfd_epoll", "N timerfds, epoll + read");
 	size_t n = b->ops > 10000 ? 10000 : b->ops;
 	struct rlimit rl;
 	unsigned int r;
@@ -1032,8 +1044,8 @@ static int bench_f7(struct bench *b)
 	       "timerfd");
 	row("F7", &tf, &tf, "kevents/s");
 	row("F7", &d, &tf, "kevents/s");
-	print_target("F7", "dwq >= 3x timerfd via epoll", median(&d) / median(&tf),
-		     3, 1);
+	print_target("F7", "dwq >= 3x timerfd via epoll",
+		     median(&d) / median(&tf), 3, 1);
 	if (!opt.json)
 		printf("  (N = %zu timers, one deadline)\n", n);
 	return 0;
