@@ -22,7 +22,7 @@ static const struct {
 } units[] = {
 	{ "ns", 1 },
 	{ "us", NSEC_PER_USEC },
-	{ "\xc2\xb5s", NSEC_PER_USEC },	/* µs */
+	{ "\xc2\xb5s", NSEC_PER_USEC }, /* µs */
 	{ "ms", NSEC_PER_MSEC },
 	{ "s", NSEC_PER_SEC },
 	{ "m", 60 * NSEC_PER_SEC },
@@ -108,8 +108,8 @@ int parse_duration(const char *s, __u64 *ns, char *err, size_t errlen)
 		*ns = (__u64)total;
 		return 0;
 	}
-	snprintf(err, errlen,
-		 "'%s': unknown unit '%s' (ns, us, ms, s, m or h)", s, unit);
+	snprintf(err, errlen, "'%s': unknown unit '%s' (ns, us, ms, s, m or h)",
+		 s, unit);
 	return -1;
 
 too_fine:
