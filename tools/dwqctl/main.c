@@ -158,8 +158,7 @@ static const char bench_help[] =
 	"\n"
 	"Absolute numbers in a TCG guest mean little: read the ratios.\n";
 
-static const char help_help[] =
-	"usage: dwqctl help [COMMAND]\n";
+static const char help_help[] = "usage: dwqctl help [COMMAND]\n";
 
 struct command {
 	const char *name;
@@ -293,11 +292,12 @@ static int one_off(const char *cmd, int nwords, char **words,
 	char err[256];
 
 	if (run_parse_args(nwords, words, rc, err, sizeof(err)))
-		return usage_error(cmd, "%s", !strncmp(err, cmd, strlen(cmd)) &&
-				   err[strlen(cmd)] == ':' ?
-				   err + strlen(cmd) + 2 : err);
-	if ((rc->op == RUN_CANCEL || rc->op == RUN_QUERY) &&
-	    rc->ref != REF_ID)
+		return usage_error(cmd, "%s",
+				   !strncmp(err, cmd, strlen(cmd)) &&
+						   err[strlen(cmd)] == ':' ?
+					   err + strlen(cmd) + 2 :
+					   err);
+	if ((rc->op == RUN_CANCEL || rc->op == RUN_QUERY) && rc->ref != REF_ID)
 		return usage_error(cmd,
 				   "$N and $last name the tasks of a run: give an id");
 	return 0;
@@ -310,8 +310,8 @@ static void join_words(char *buf, size_t len, int n, char **w)
 
 	buf[0] = '\0';
 	for (i = 0; i < n && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s",
-				 i ? " " : "", w[i]);
+		used += snprintf(buf + used, len - used, "%s%s", i ? " " : "",
+				 w[i]);
 }
 
 static const char one_file_hint[] =
@@ -330,8 +330,7 @@ static int cmd_cancel_query(const char *cmd, int argc, char **argv)
 		if (common_opt(cmd, argv, &i))
 			continue;
 		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error(cmd, "unknown option '%s'",
-					   argv[i]);
+			return usage_error(cmd, "unknown option '%s'", argv[i]);
 		if (n == ARRAY_SIZE(words))
 			return usage_error(cmd, "unexpected '%s'", argv[i]);
 		words[n++] = argv[i];
@@ -376,7 +375,8 @@ static int cmd_schedule(int argc, char **argv)
 		if (!strcmp(a, "--wait")) {
 			do_wait = 1;
 		} else if (!strcmp(a, "--count")) {
-			if (i + 1 >= argc || parse_u64(argv[i + 1], &wait.count))
+			if (i + 1 >= argc ||
+			    parse_u64(argv[i + 1], &wait.count))
 				return usage_error("schedule",
 						   "--count needs a number of events");
 			wait.wait = WAIT_EVENTS;
@@ -385,7 +385,8 @@ static int cmd_schedule(int argc, char **argv)
 		} else if (!strcmp(a, "--timeout")) {
 			if (i + 1 >= argc ||
 			    parse_duration(argv[i + 1], &wait.timeout_ns, err,
-					   sizeof(err)) || !wait.timeout_ns)
+					   sizeof(err)) ||
+			    !wait.timeout_ns)
 				return usage_error("schedule",
 						   "--timeout needs a duration, e.g. 5s");
 			i++;
