@@ -24,8 +24,8 @@
 
 #include "dwqctl.h"
 
-#define MAX_TOKENS	32
-#define LINE_MAX_LEN	1024
+#define MAX_TOKENS 32
+#define LINE_MAX_LEN 1024
 
 /**
  * mode_name() - a task mode for people
@@ -62,7 +62,8 @@ static int parse_time(const char *tok, struct run_cmd *cmd, char *err,
 		return 0;
 	if (tok[3] != '+' && tok[3] != '-') {
 		snprintf(err, errlen,
-			 "'%s': expected now, now+DURATION or now-DURATION", tok);
+			 "'%s': expected now, now+DURATION or now-DURATION",
+			 tok);
 		return -1;
 	}
 	if (parse_duration(tok + 4, &ns, err, errlen))
@@ -110,8 +111,8 @@ static int parse_period(const char *what, char **tok, int i, int n,
 	char msg[200];
 
 	if (*have_period) {
-		snprintf(err, errlen,
-			 "%s: '%s': only one of every, rate%s", what, tok[i],
+		snprintf(err, errlen, "%s: '%s': only one of every, rate%s",
+			 what, tok[i],
 			 cmd->op == RUN_RESCHEDULE ? " and once" : "");
 		return -1;
 	}
@@ -124,7 +125,7 @@ static int parse_period(const char *what, char **tok, int i, int n,
 		return 0;
 	}
 	cmd->mode = !strcmp(tok[i], "every") ? DWQ_MODE_FIXED_DELAY :
-					     DWQ_MODE_FIXED_RATE;
+					       DWQ_MODE_FIXED_RATE;
 	if (i + 1 >= n) {
 		snprintf(err, errlen, "%s: '%s' needs a period, e.g. %s 1s",
 			 what, tok[i], tok[i]);
@@ -151,8 +152,7 @@ static int parse_schedule(char **tok, int n, struct run_cmd *cmd, char *err,
 	int have_period = 0, have_cookie = 0, have_at = 0, have_boot = 0;
 	int i = 1;
 
-	if (resched && parse_ref(what, n > 1 ? tok[1] : NULL, cmd, err,
-				 errlen))
+	if (resched && parse_ref(what, n > 1 ? tok[1] : NULL, cmd, err, errlen))
 		return -1;
 	if (resched)
 		i++;
@@ -198,8 +198,9 @@ static int parse_schedule(char **tok, int n, struct run_cmd *cmd, char *err,
 		} else {
 			snprintf(err, errlen,
 				 "%s: unexpected '%s' (options: %s, at, boottime)",
-				 what, t, resched ? "every P, rate P, once" :
-				 "every P, rate P, cookie C");
+				 what, t,
+				 resched ? "every P, rate P, once" :
+					   "every P, rate P, cookie C");
 			return -1;
 		}
 	}
@@ -219,7 +220,8 @@ static int parse_wait(char **tok, int n, struct run_cmd *cmd, char *err,
 		cmd->wait = WAIT_EVENTS;
 		if (parse_u64(tok[1], &cmd->count)) {
 			snprintf(err, errlen,
-				 "wait: '%s' is not a number of events", tok[1]);
+				 "wait: '%s' is not a number of events",
+				 tok[1]);
 			return -1;
 		}
 		if (n == 3)
@@ -233,8 +235,8 @@ static int parse_wait(char **tok, int n, struct run_cmd *cmd, char *err,
 			return 0;
 		}
 		snprintf(err, errlen,
-			 "wait: after '%s %s', only 'timeout DURATION'",
-			 tok[1], tok[2]);
+			 "wait: after '%s %s', only 'timeout DURATION'", tok[1],
+			 tok[2]);
 		return -1;
 	}
 	if (n == 2) {
@@ -306,7 +308,8 @@ int run_parse_args(int argc, char **argv, struct run_cmd *cmd, char *err,
 	if (!strcmp(argv[0], "sleep")) {
 		cmd->op = RUN_SLEEP;
 		if (argc < 2) {
-			snprintf(err, errlen, "sleep: how long? e.g. sleep 100ms");
+			snprintf(err, errlen,
+				 "sleep: how long? e.g. sleep 100ms");
 			return -1;
 		}
 		if (parse_duration(argv[1], &cmd->time_ns, msg, sizeof(msg))) {
@@ -322,7 +325,8 @@ int run_parse_args(int argc, char **argv, struct run_cmd *cmd, char *err,
 		for (i = 1; i < argc; i++)
 			len += snprintf(cmd->text + len,
 					len < sizeof(cmd->text) ?
-					sizeof(cmd->text) - len : 0,
+						sizeof(cmd->text) - len :
+						0,
 					"%s%s", i > 1 ? " " : "", argv[i]);
 		return 0;
 	}
