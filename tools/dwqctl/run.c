@@ -18,7 +18,7 @@
 
 #include "dwqctl.h"
 
-#define EVENT_BATCH	64
+#define EVENT_BATCH 64
 
 /**
  * run_open() - open the device for a run
@@ -111,8 +111,10 @@ static int resolve(struct run_state *st, const struct run_cmd *cmd,
 			return 0;
 		}
 		snprintf(what, sizeof(what), "%s $%llu", verb, cmd->id);
-		run_error(st, 0, st->ntasks ? "not that many schedules yet" :
-			  "nothing was scheduled yet", what);
+		run_error(st, 0,
+			  st->ntasks ? "not that many schedules yet" :
+				       "nothing was scheduled yet",
+			  what);
 		return -1;
 	}
 	return -1;
@@ -280,9 +282,9 @@ static int do_reschedule(struct run_state *st, const struct run_cmd *cmd)
 	err = dev_reschedule(st->fd, &r);
 	if (err) {
 		cause = err == -EINVAL ?
-			einval_cause(r.time_ns, r.period_ns, r.flags, buf,
-				     sizeof(buf)) :
-			err_cause(OP_RESCHEDULE, -err);
+				einval_cause(r.time_ns, r.period_ns, r.flags,
+					     buf, sizeof(buf)) :
+				err_cause(OP_RESCHEDULE, -err);
 		run_error(st, -err, cause, what);
 		return -1;
 	}
@@ -456,8 +458,7 @@ static void do_echo(const struct run_cmd *cmd)
  *
  * Return: 0, or -1 after printing the error.
  */
-int run_exec(struct run_state *st, const struct run_cmd *cmd,
-	     const char *text)
+int run_exec(struct run_state *st, const struct run_cmd *cmd, const char *text)
 {
 	if (st->echo && cmd->op != RUN_NOP && !opt.json) {
 		printf("+ %s\n", text);
