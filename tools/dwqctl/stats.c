@@ -78,7 +78,10 @@ struct counter {
 	const char *note;
 };
 
-#define COUNTER(f, note) { #f, offsetof(struct dwq_stats, f), note }
+#define COUNTER(f, note)                                \
+	{                                               \
+#f, offsetof(struct dwq_stats, f), note \
+	}
 
 static const struct counter totals[] = {
 	COUNTER(timed_waits, "sleeps as leader, until the head's deadline"),
@@ -125,9 +128,9 @@ static void print_stats_table(const struct dwq_stats *st,
 			if (name[j] == '_')
 				name[j] = ' ';
 		if (prev && dt_ns) {
-			double rate = (double)(counter(st, c) -
-					       counter(prev, c)) *
-				      NSEC_PER_SEC / dt_ns;
+			double rate =
+				(double)(counter(st, c) - counter(prev, c)) *
+				NSEC_PER_SEC / dt_ns;
 
 			printf("  %-18s %10llu  %12.1f\n", name, counter(st, c),
 			       rate);
@@ -229,7 +232,8 @@ int cmd_watch(int argc, char **argv)
 	if (interval && parse_duration(interval, &period, err, sizeof(err)))
 		return usage_error("watch", "%s", err);
 	if (period < 10 * NSEC_PER_MSEC)
-		return usage_error("watch", "an interval of at least 10ms, please");
+		return usage_error("watch",
+				   "an interval of at least 10ms, please");
 	fd = dev_open(1);
 	if (fd < 0)
 		return 1;
@@ -262,8 +266,7 @@ int cmd_watch(int argc, char **argv)
 			printf("Every %s: dwq stats of %s   refresh %llu   %s\n",
 			       fmt_duration(d, sizeof(d), period), opt.dev, n,
 			       when);
-			print_stats_table(&st, n > 1 ? &prev : NULL,
-					  t - tprev);
+			print_stats_table(&st, n > 1 ? &prev : NULL, t - tprev);
 			fflush(stdout);
 		}
 		prev = st;
@@ -273,13 +276,13 @@ int cmd_watch(int argc, char **argv)
 		next += period;
 		t = clock_now(0);
 		if (next < t)
-			next = t;	/* fell behind: do not catch up */
+			next = t; /* fell behind: do not catch up */
 		pfd.fd = sfd;
 		pfd.events = POLLIN;
-		ret = poll(&pfd, sfd >= 0, (next - t + NSEC_PER_MSEC - 1) /
-				    NSEC_PER_MSEC);
+		ret = poll(&pfd, sfd >= 0,
+			   (next - t + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
 		if (ret > 0)
-			break;	/* ^C or SIGTERM: a clean end */
+			break; /* ^C or SIGTERM: a clean end */
 		if (ret < 0 && errno != EINTR)
 			break;
 	}
