@@ -25,8 +25,7 @@ int __dwqt_open(const char *file, int line, int flags)
 	int fd = open(dwqt_dev, O_RDWR | O_CLOEXEC | flags);
 
 	if (fd < 0)
-		__t_fail(file, line, "open %s: %s", dwqt_dev,
-			 t_errname(errno));
+		__t_fail(file, line, "open %s: %s", dwqt_dev, t_errname(errno));
 	return fd;
 }
 
@@ -55,8 +54,8 @@ struct dwq_schedule dwqt_sched_arg(uint64_t time_ns, uint64_t period_ns,
 long dwqt_sched(int fd, uint64_t time_ns, uint64_t period_ns, uint32_t mode,
 		uint32_t flags, uint64_t cookie, uint64_t *id)
 {
-	struct dwq_schedule s = dwqt_sched_arg(time_ns, period_ns, mode, flags,
-					       cookie);
+	struct dwq_schedule s =
+		dwqt_sched_arg(time_ns, period_ns, mode, flags, cookie);
 	long r;
 
 	r = dwqt_ioctl(fd, DWQ_IOC_SCHEDULE, &s);
@@ -186,8 +185,8 @@ void dwqt_sleep_ms(unsigned int ms)
 		;
 }
 
-int __dwqt_read_events(const char *file, int line, int fd,
-		       struct dwq_event *ev, int max, int timeout_ms)
+int __dwqt_read_events(const char *file, int line, int fd, struct dwq_event *ev,
+		       int max, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	ssize_t n;
@@ -246,8 +245,7 @@ void __dwqt_expect_no_event(const char *file, int line, int fd, int ms)
 		 t_errname(errno));
 }
 
-void __dwqt_check_event(const char *file, int line,
-			const struct dwq_event *ev)
+void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev)
 {
 	unsigned int workers = dwqt_workers();
 
@@ -333,8 +331,7 @@ int dwqt_param_set(const char *name, unsigned long long val)
 	return err;
 }
 
-int dwqt_with_param(const char *name, unsigned long long val,
-		    void (*fn)(void))
+int dwqt_with_param(const char *name, unsigned long long val, void (*fn)(void))
 {
 	unsigned long long old, now;
 	unsigned int left;
