@@ -16,7 +16,7 @@
 #include "dwqt.h"
 
 /* Slack for the refusals that depend on the time of the call. */
-#define SLACK_NS	(60 * NSEC_PER_SEC)
+#define SLACK_NS (60 * NSEC_PER_SEC)
 
 static unsigned long long max_delay(void)
 {
@@ -117,28 +117,31 @@ static void ktime_max_bounds(void)
 
 	/* A delay ending past KTIME_MAX is refused, whenever it is made. */
 	t0 = dwqt_now();
-	T_ERR(dwqt_sched(fd, S64_MAX - t0 + 1, 0, DWQ_MODE_ONESHOT, 0, 0,
-			 NULL), EINVAL);
+	T_ERR(dwqt_sched(fd, S64_MAX - t0 + 1, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),
+	      EINVAL);
 	/* One ending an hour short of it is taken. */
 	id = dwqt_sched_ok(fd, S64_MAX - t0 - DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT,
 			   0, 1);
 	q = dwqt_query_ok(fd, id);
-	T_EXPECT(q.deadline_ns <= (uint64_t)S64_MAX &&
-		 q.deadline_ns >= (uint64_t)S64_MAX - DWQT_FAR_NS,
+	T_EXPECT((q.deadline_ns <= (uint64_t)S64_MAX &&
+		  q.deadline_ns >= (uint64_t)S64_MAX - DWQT_FAR_NS),
 		 "deadline %llu", (unsigned long long)q.deadline_ns);
 	/* The deadline KTIME_MAX is taken, one more is not. */
 	id = dwqt_sched_ok(fd, S64_MAX, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 2);
 	T_EQ(dwqt_query_ok(fd, id).deadline_ns, S64_MAX);
 	T_ERR(dwqt_sched(fd, (uint64_t)S64_MAX + 1, 0, DWQ_MODE_ONESHOT,
-			 DWQ_SCHED_ABS, 0, NULL), EINVAL);
+			 DWQ_SCHED_ABS, 0, NULL),
+	      EINVAL);
 	/* A periodic task's first deadline plus its period fits, exactly. */
 	id = dwqt_sched_ok(fd, S64_MAX - p, p, DWQ_MODE_FIXED_RATE,
 			   DWQ_SCHED_ABS, 3);
 	T_EQ(dwqt_query_ok(fd, id).deadline_ns, S64_MAX - p);
 	T_ERR(dwqt_sched(fd, S64_MAX - p + 1, p, DWQ_MODE_FIXED_RATE,
-			 DWQ_SCHED_ABS, 0, NULL), EINVAL);
-	T_ERR(dwqt_sched(fd, S64_MAX, p, DWQ_MODE_FIXED_DELAY, DWQ_SCHED_ABS,
-			 0, NULL), EINVAL);
+			 DWQ_SCHED_ABS, 0, NULL),
+	      EINVAL);
+	T_ERR(dwqt_sched(fd, S64_MAX, p, DWQ_MODE_FIXED_DELAY, DWQ_SCHED_ABS, 0,
+			 NULL),
+	      EINVAL);
 	/* The same through RESCHEDULE; a refusal leaves the task as it was. */
 	T_ERR(dwqt_resched(fd, id, S64_MAX - p + 1, 0, 0, DWQ_SCHED_ABS),
 	      EINVAL);
@@ -147,9 +150,11 @@ static void ktime_max_bounds(void)
 	T_EQ(dwqt_query_ok(fd, id).deadline_ns, S64_MAX - 2 * p);
 	/* The period KTIME_MAX, from deadline 0, fits; one more does not. */
 	T_ERR(dwqt_sched(fd, 0, (uint64_t)S64_MAX + 1, DWQ_MODE_FIXED_RATE,
-			 DWQ_SCHED_ABS, 0, NULL), EINVAL);
-	T_ERR(dwqt_sched(fd, 1, S64_MAX, DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS,
-			 0, NULL), EINVAL);
+			 DWQ_SCHED_ABS, 0, NULL),
+	      EINVAL);
+	T_ERR(dwqt_sched(fd, 1, S64_MAX, DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 0,
+			 NULL),
+	      EINVAL);
 	id = dwqt_sched_ok(fd, 0, S64_MAX, DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS,
 			   4);
 	/* It fires at once; its next deadline is KTIME_MAX itself. */
@@ -209,8 +214,9 @@ static void t_overrun_arithmetic(void)
 	       (unsigned long long)p);
 	q = dwqt_query_ok(fd, id);
 	T_EQ((q.deadline_ns - d0) % p, 0);
-	T_EXPECT(q.overruns + q.runs >= counted, "query runs %llu overruns %llu",
-		 (unsigned long long)q.runs, (unsigned long long)q.overruns);
+	T_EXPECT(q.overruns + q.runs >= counted,
+		 "query runs %llu overruns %llu", (unsigned long long)q.runs,
+		 (unsigned long long)q.overruns);
 }
 
 const struct t_case bounds_cases[] = {
@@ -218,5 +224,5 @@ const struct t_case bounds_cases[] = {
 	T_CASE("bounds/period_max_delay", t_period_bounds),
 	T_CASE("bounds/ktime_max", t_ktime_max),
 	T_CASE("bounds/fixed_rate_overrun_arithmetic", t_overrun_arithmetic),
-	{ }
+	{}
 };
