@@ -36,35 +36,35 @@
 #include <sys/wait.h>
 #include <linux/dwq.h>
 
-#define t_attr(x)	__attribute__(x)
-#define __printf(a, b)	t_attr((format(printf, a, b)))
-#define __noreturn	t_attr((noreturn))
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define t_attr(x) __attribute__(x)
+#define __printf(a, b) t_attr((format(printf, a, b)))
+#define __noreturn t_attr((noreturn))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define DEV		"/dev/dwq"
-#define PARAMS		"/sys/module/dwq/parameters/"
-#define DEBUGFS		"/sys/kernel/debug"
-#define CGROOT		"/sys/fs/cgroup"
-#define USER_A		1000
-#define USER_B		1001
+#define DEV "/dev/dwq"
+#define PARAMS "/sys/module/dwq/parameters/"
+#define DEBUGFS "/sys/kernel/debug"
+#define CGROOT "/sys/fs/cgroup"
+#define USER_A 1000
+#define USER_B 1001
 /* The limits the module is reloaded with for the quota cases. */
-#define PER_FILE	64
-#define PER_USER	100
+#define PER_FILE 64
+#define PER_USER 100
 /* Far enough ahead that nothing fires during a case. */
-#define FAR_NS		(3600ULL * 1000000000ULL)
+#define FAR_NS (3600ULL * 1000000000ULL)
 /* The tasks of the memory cgroup case, and the bytes each costs at least. */
-#define MEMCG_TASKS	50000
-#define MIN_TASK_BYTES	128
+#define MEMCG_TASKS 50000
+#define MIN_TASK_BYTES 128
 /* The longest an event or a released charge may take to come, ms. */
-#define WAIT_MS		10000
+#define WAIT_MS 10000
 
 static const char *module_path = "/dwq/dwq.ko";
 static int n_cases, n_failed;
 
 /* --- a minimal harness: each case a child; a failed check ends it ---- */
 
-static void fail_at(const char *file, int line, const char *fmt, ...)
-	__noreturn __printf(3, 4);
+static void fail_at(const char *file, int line, const char *fmt, ...) __noreturn
+	__printf(3, 4);
 static void fail_at(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
@@ -78,9 +78,12 @@ static void fail_at(const char *file, int line, const char *fmt, ...)
 	_exit(1);
 }
 
-#define fail(...)	fail_at(__FILE__, __LINE__, __VA_ARGS__)
-#define CHECK(cond, ...) \
-	do { if (!(cond)) fail(__VA_ARGS__); } while (0)
+#define fail(...) fail_at(__FILE__, __LINE__, __VA_ARGS__)
+#define CHECK(cond, ...)                   \
+	do {                               \
+		if (!(cond))               \
+			fail(__VA_ARGS__); \
+	} while (0)
 /* expr returns 0 or -errno; want is 0 or an errno value */
 #define EXPECT_ERR(expr, want) \
 	expect_err(__FILE__, __LINE__, #expr, (expr), (want))
@@ -101,14 +104,22 @@ static const char *errname(long err)
 	static char buf[32];
 
 	switch (err) {
-	case 0: return "success";
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case ENOSPC: return "ENOSPC";
-	case ENOMEM: return "ENOMEM";
-	case EINVAL: return "EINVAL";
-	case EAGAIN: return "EAGAIN";
+	case 0:
+		return "success";
+	case EACCES:
+		return "EACCES";
+	case EPERM:
+		return "EPERM";
+	case ENOENT:
+		return "ENOENT";
+	case ENOSPC:
+		return "ENOSPC";
+	case ENOMEM:
+		return "ENOMEM";
+	case EINVAL:
+		return "EINVAL";
+	case EAGAIN:
+		return "EAGAIN";
 	}
 	snprintf(buf, sizeof(buf), "errno %ld", err);
 	return buf;
@@ -178,16 +189,15 @@ static void as_user(uid_t uid, void (*fn)(void))
 		_exit(0);
 	}
 	CHECK(waitpid(pid, &st, 0) == pid, "waitpid: %s", strerror(errno));
-	CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "the part run as uid %u failed",
-	      uid);
+	CHECK(WIFEXITED(st) && !WEXITSTATUS(st),
+	      "the part run as uid %u failed", uid);
 }
 
 static int dev_open(void)
 {
 	int fd = open(DEV, O_RDWR | O_CLOEXEC);
 
-	CHECK(fd >= 0, "open %s as uid %d: %s", DEV, geteuid(),
-	      errname(errno));
+	CHECK(fd >= 0, "open %s as uid %d: %s", DEV, geteuid(), errname(errno));
 	return fd;
 }
 
@@ -241,7 +251,8 @@ static void fill(int fd, uint32_t n)
 	long r;
 
 	while (n) {
-		uint32_t c = n > DWQ_SCHEDULE_BATCH_MAX ? DWQ_SCHEDULE_BATCH_MAX : n;
+		uint32_t c =
+			n > DWQ_SCHEDULE_BATCH_MAX ? DWQ_SCHEDULE_BATCH_MAX : n;
 
 		r = batch(fd, c);
 		CHECK(!r, "a batch of %u: %s", c, errname(-r));
@@ -314,8 +325,10 @@ static void send_fd(int sock, int fd)
 	char byte = 'F', cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
 	};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
 
@@ -331,8 +344,10 @@ static int recv_fd(int sock)
 	char byte, cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
 	};
 	struct cmsghdr *cm;
 	int fd;
@@ -370,7 +385,8 @@ static void default_mode(void)
 	      "%s is %04o %u:%u, want 0600 0:0", DEV, st.st_mode & 07777,
 	      st.st_uid, st.st_gid);
 	f = fopen(PARAMS "mode", "r");
-	CHECK(f && fgets(mode, sizeof(mode), f), "cannot read the mode parameter");
+	CHECK(f && fgets(mode, sizeof(mode), f),
+	      "cannot read the mode parameter");
 	fclose(f);
 	CHECK(!strcmp(mode, "0600\n"), "parameter mode is '%s'", mode);
 }
@@ -383,8 +399,9 @@ static void open_denied(void)
 
 	for (i = 0; i < ARRAY_SIZE(flags); i++) {
 		fd = open(DEV, flags[i]);
-		CHECK(fd < 0 && errno == EACCES, "open %s (flags %#x) as uid %d: %s",
-		      DEV, flags[i], geteuid(), fd < 0 ? errname(errno) : "opened");
+		CHECK(fd < 0 && errno == EACCES,
+		      "open %s (flags %#x) as uid %d: %s", DEV, flags[i],
+		      geteuid(), fd < 0 ? errname(errno) : "opened");
 	}
 }
 
@@ -395,7 +412,9 @@ static void default_root_only(void)
 }
 
 static const char *const debugfs_files[] = {
-	DEBUGFS "/dwq/stats", DEBUGFS "/dwq/workers", DEBUGFS "/dwq/heap",
+	DEBUGFS "/dwq/stats",
+	DEBUGFS "/dwq/workers",
+	DEBUGFS "/dwq/heap",
 };
 
 static void debugfs_denied(void)
@@ -453,8 +472,8 @@ static void user_round_trip(void)
 	wait_readable(fd);
 	CHECK(read(fd, &ev, sizeof(ev)) == sizeof(ev), "read: %s",
 	      strerror(errno));
-	CHECK(ev.id == id && (ev.flags & DWQ_EVENT_LAST), "event id %llu flags %#x",
-	      (unsigned long long)ev.id, ev.flags);
+	CHECK(ev.id == id && (ev.flags & DWQ_EVENT_LAST),
+	      "event id %llu flags %#x", (unsigned long long)ev.id, ev.flags);
 	far = sched_ok(fd, FAR_NS);
 	rs.id = far;
 	CHECK(!xioctl(fd, DWQ_IOC_RESCHEDULE, &rs), "RESCHEDULE: %s",
@@ -538,7 +557,8 @@ static void user_a_fill(void)
 	CHECK(pid >= 0, "fork: %s", strerror(errno));
 	if (!pid) {
 		c = dev_open();
-		EXPECT_ERR(sched(c, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
+		EXPECT_ERR(sched(c, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL),
+			   ENOSPC);
 		_exit(0);
 	}
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
@@ -708,8 +728,9 @@ static void foreign_ids(void)
 		wait_peer(sv[1]);
 		for (i = 0; i < ARRAY_SIZE(g_ids); i++) {
 			q.id = g_ids[i];
-			CHECK(!xioctl(fd, DWQ_IOC_QUERY, &q) &&
-			      q.state == DWQ_STATE_QUEUED, "task %llu changed",
+			CHECK((!xioctl(fd, DWQ_IOC_QUERY, &q) &&
+			       q.state == DWQ_STATE_QUEUED),
+			      "task %llu changed",
 			      (unsigned long long)g_ids[i]);
 		}
 		expect_pending(fd, ARRAY_SIZE(g_ids));
@@ -785,8 +806,13 @@ static void read_file(const char *path, char *buf, size_t size)
 }
 
 static const char *const param_names[] = {
-	"mode", "workers", "max_tasks_per_file", "max_tasks_per_user",
-	"max_tasks", "min_period_ns", "max_delay_ns",
+	"mode",
+	"workers",
+	"max_tasks_per_file",
+	"max_tasks_per_user",
+	"max_tasks",
+	"min_period_ns",
+	"max_delay_ns",
 };
 
 static void user_no_addresses(void)
@@ -813,7 +839,8 @@ static void user_no_addresses(void)
 	}
 	for (i = 0; i < 2; i++) {
 		q.id = ids[i];
-		CHECK(!xioctl(fd, DWQ_IOC_QUERY, &q), "QUERY: %s", errname(errno));
+		CHECK(!xioctl(fd, DWQ_IOC_QUERY, &q), "QUERY: %s",
+		      errname(errno));
 		check_words("QUERY", &q, sizeof(q));
 	}
 	st = stats(fd);
@@ -975,7 +1002,8 @@ static void memcg_charged(void)
 	     MEMCG_TASKS, cur1 - cur0, (cur1 - cur0) / MEMCG_TASKS,
 	     slab1 - slab0, (slab1 - slab0) / MEMCG_TASKS);
 	note("dwq_utask's slab_size: %llu B", obj);
-	CHECK(slab1 > slab0 && slab1 - slab0 >= MEMCG_TASKS * (obj ? obj : MIN_TASK_BYTES),
+	CHECK((slab1 > slab0 &&
+	       slab1 - slab0 >= MEMCG_TASKS * (obj ? obj : MIN_TASK_BYTES)),
 	      "slab grew by %llu B, want at least %d x %llu B", slab1 - slab0,
 	      MEMCG_TASKS, obj ? obj : MIN_TASK_BYTES);
 	CHECK(cur1 > cur0 && cur1 - cur0 >= MEMCG_TASKS * MIN_TASK_BYTES,
@@ -1087,17 +1115,19 @@ static void memcg_enomem(void)
 	     (unsigned long long)g_lim->made, errname(g_lim->err),
 	     cg_read(cg, "memory.events", "oom"),
 	     cg_read(cg, "memory.events", "oom_kill"));
-	CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "the limited process failed (status %#x)",
-	      st);
+	CHECK(WIFEXITED(st) && !WEXITSTATUS(st),
+	      "the limited process failed (status %#x)", st);
 	CHECK(g_lim->err == ENOMEM, "the call past memory.max: %s, want ENOMEM",
 	      errname(g_lim->err));
-	CHECK(g_lim->pending == g_lim->made, "pending %llu after ENOMEM, made %llu",
+	CHECK(g_lim->pending == g_lim->made,
+	      "pending %llu after ENOMEM, made %llu",
 	      (unsigned long long)g_lim->pending,
 	      (unsigned long long)g_lim->made);
 	CHECK(g_lim->cancel_err == 0 && g_lim->after_err == ENOENT,
 	      "cancel after ENOMEM: %s, then %s", errname(g_lim->cancel_err),
 	      errname(g_lim->after_err));
-	CHECK(cg_read(cg, "memory.events", "oom_kill") == 0, "someone was killed");
+	CHECK(cg_read(cg, "memory.events", "oom_kill") == 0,
+	      "someone was killed");
 	CHECK(queue_size() == q0, "queue size %u after close, was %u",
 	      queue_size(), q0);
 }
@@ -1123,7 +1153,8 @@ static void memcg_oom_kill(void)
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
 	      "the process was not OOM-killed (status %#x, its call: %s)", st,
 	      errname(g_lim->err));
-	CHECK(cg_read(cg, "memory.events", "oom_kill") >= 1, "no oom_kill event");
+	CHECK(cg_read(cg, "memory.events", "oom_kill") >= 1,
+	      "no oom_kill event");
 	CHECK(queue_size() == q0, "queue size %u after the kill, was %u",
 	      queue_size(), q0);
 	/* The module works on: a round trip as root. */
