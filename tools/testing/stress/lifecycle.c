@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwq-lifecycle: the user-space halves of tools/testing/stress/lifecycle.sh.
+ *
+ * usage: dwq-lifecycle hold N PERIODIC
+ *        dwq-lifecycle traffic
+ *        dwq-lifecycle failnth
+ *        dwq-lifecycle load MODULE PARAMS
+ *
+ * hold: schedules N tasks with batches on one file, PERIODIC of them
+ *	fixed-rate every 10 ms, the others one-shots an hour away; prints
+ *	"holding N" once STATS agrees, then waits to be killed.
+ * traffic: one short round trip: 64 one-shots (0..20 ms) and 2 periodic
+ *	tasks, a quarter of the one-shots cancelled, every event read, the
+ *	counters checked against what was done; then close.
+ * failnth: with failslab/fail_page_alloc set up by the caller (filtered to
+ *	dwq.ko's text), fails the 1st, 2nd, ... allocation of batch schedules
+ *	that make the heap grow, through /proc/thread-self/fail-nth, until a
+ *	batch needs fewer allocations than that. Every failed call must be
+ *	ENOMEM and leave STATS, the queue and every earlier task as they
+ *	were; at the end all tasks fire, each exactly once.
+ * load: finit_module(MODULE, PARAMS), once (busybox insmod loads a module
+ *	a second time with init_module() when that fails).
+ *
+ * Exit status 0 when every check passed; each failure is printed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/dwq.h>
+
+#define MS		1000000ULL
+#define HOUR		(3600ULL * 1000 * MS)
+#define MAX_IDS		8192
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static int failures;
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("dwq-lifecycle: FAIL: ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	failures++;
+}
+
+static int open_dev(void)
+{
+	int fd = open("/dev/dwq", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror("dwq-lifecycle: /dev/dwq");
+		exit(2);
+	}
+	return fd;
+}
+
+static struct dwq_stats stats(int fd)
+{
+	struct dwq_stats st;
+
+	if (ioctl(fd, DWQ_IOC_STATS, &st)) {
+		perror("dwq-lifecycle: STATS");
+		exit(2);
+	}
+	return st;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Batch-schedule @n entries of @s; 0 or -errno. */
+static long batch(int fd, struct dwq_schedule *s, unsigned int n)
+{
+	struct dwq_schedule_batch b = {
+		.entries = (uintptr_t)s,
+		.count = n,
+	};
+
+	return ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &b) ? -errno : 0;
+}
+
+static int cmd_hold(unsigned int n, unsigned int periodic)
+{
+	static struct dwq_schedule s[DWQ_SCHEDULE_BATCH_MAX];
+	unsigned int done = 0, k, i;
+	int fd = open_dev();
+	long err;
+
+	while (done < n) {
+		k = n - done < DWQ_SCHEDULE_BATCH_MAX ?
+		    n - done : DWQ_SCHEDULE_BATCH_MAX;
+		memset(s, 0, sizeof(s[0]) * k);
+		for (i = 0; i < k; i++) {
+			s[i].cookie = done + i;
+			if (done + i < periodic) {
+				s[i].mode = DWQ_MODE_FIXED_RATE;
+				s[i].period_ns = 10 * MS;
+			} else {
+				s[i].time_ns = HOUR;
+			}
+		}
+		err = batch(fd, s, k);
+		if (err) {
+			printf("dwq-lifecycle: batch at %u: %s\n", done,
+			       strerror((int)-err));
+			return 1;
+		}
+		done += k;
+	}
+	if (stats(fd).pending != n) {
+		printf("dwq-lifecycle: pending %llu, want %u\n",
+		       (unsigned long long)stats(fd).pending, n);
+		return 1;
+	}
+	printf("holding %u\n", n);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+/* Read events until @want one-shots are done and periodic ones ran twice. */
+static void read_until(int fd, const bool *cancelled, unsigned int n,
+		       unsigned int want, __u64 *runs, __u64 *read_events)
+{
+	struct dwq_event ev[32];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	unsigned int last = 0, i;
+	__u64 deadline = now_ns() + 10000 * MS;
+	ssize_t len;
+
+	while ((last < want || runs[n] < 2 || runs[n + 1] < 2) &&
+	       now_ns() < deadline) {
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		len = read(fd, ev, sizeof(ev));
+		if (len < 0) {
+			fail("read: %s", strerror(errno));
+			return;
+		}
+		for (i = 0; i < len / sizeof(ev[0]); i++) {
+			__u64 c = ev[i].cookie;
+
+			(*read_events)++;
+			if (c >= n + 2) {
+				fail("event: cookie %llu (id %llu)",
+				     (unsigned long long)c,
+				     (unsigned long long)ev[i].id);
+				continue;
+			}
+			if (c < n && cancelled[c])
+				fail("event: cancelled task %llu fired",
+				     (unsigned long long)c);
+			if (c < n && !(ev[i].flags & DWQ_EVENT_LAST))
+				fail("event: one-shot %llu without LAST (flags %#x)",
+				     (unsigned long long)c, ev[i].flags);
+			if (ev[i].fired_ns < ev[i].deadline_ns)
+				fail("event: task %llu fired before its deadline",
+				     (unsigned long long)c);
+			runs[c] += 1 + ev[i].overruns;
+			if (c < n)
+				last++;
+		}
+	}
+	if (last != want)
+		fail("round trip: %u one-shots fired, want %u", last, want);
+}
+
+static int cmd_traffic(void)
+{
+	enum { N = 64 };
+	struct dwq_schedule s[N + 2] = {};
+	bool cancelled[N] = {};
+	__u64 runs[N + 2] = {}, read_events = 0;
+	unsigned int i, removed = 0, want = N;
+	struct dwq_cancel c;
+	struct dwq_stats st;
+	int fd = open_dev();
+	long err;
+
+	for (i = 0; i < N + 2; i++) {
+		s[i].cookie = i;
+		if (i < N) {
+			s[i].time_ns = (i % 21) * MS;
+		} else {
+			s[i].mode = DWQ_MODE_FIXED_RATE + (i - N);
+			s[i].period_ns = 2 * MS;
+		}
+	}
+	err = batch(fd, s, N + 2);
+	if (err) {
+		fail("batch: %s", strerror((int)-err));
+		return 1;
+	}
+	/* Cancel every fourth one-shot: removed, or it fired already. */
+	for (i = 0; i < N; i += 4) {
+		c = (struct dwq_cancel){ .id = s[i].id };
+		if (ioctl(fd, DWQ_IOC_CANCEL, &c) == 0) {
+			if (c.result == DWQ_RESULT_REMOVED) {
+				cancelled[i] = true;
+				removed++;
+				want--;
+			}
+		} else if (errno != ENOENT) {
+			fail("cancel id %llu: %s", (unsigned long long)s[i].id,
+			     strerror(errno));
+		}
+	}
+	read_until(fd, cancelled, N, want, runs, &read_events);
+	for (i = N; i < N + 2; i++) {
+		c = (struct dwq_cancel){ .id = s[i].id };
+		if (ioctl(fd, DWQ_IOC_CANCEL, &c))
+			fail("cancel periodic id %llu: %s",
+			     (unsigned long long)s[i].id, strerror(errno));
+		else if (c.result == DWQ_RESULT_REMOVED)
+			removed++;
+	}
+	st = stats(fd);
+	if (st.cancelled != removed)
+		fail("round trip: STATS cancelled %llu, removed %u",
+		     (unsigned long long)st.cancelled, removed);
+	if (st.pending != 0)
+		fail("round trip: %llu pending after the cancels",
+		     (unsigned long long)st.pending);
+	if (st.fired - st.coalesced != read_events + st.events)
+		fail("round trip: fired - coalesced %llu != events read %llu + waiting %llu",
+		     (unsigned long long)(st.fired - st.coalesced),
+		     (unsigned long long)read_events,
+		     (unsigned long long)st.events);
+	printf("dwq-lifecycle: traffic: %u fired, %u removed, periodic %llu+%llu, %llu events\n",
+	       want, removed, (unsigned long long)runs[N],
+	       (unsigned long long)runs[N + 1], (unsigned long long)read_events);
+	if (close(fd))
+		fail("close: %s", strerror(errno));
+	return failures ? 1 : 0;
+}
+
+static int fail_nth_fd = -1;
+
+/* Fail the @nth allocation from now on in this thread (0: none). */
+static void set_fail_nth(unsigned int nth)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", nth);
+
+	if (pwrite(fail_nth_fd, buf, len, 0) != len) {
+		perror("dwq-lifecycle: fail-nth");
+		exit(2);
+	}
+}
+
+/* 0 if the failure armed last was injected, else how many were left. */
+static unsigned int fail_nth_left(void)
+{
+	char buf[16] = "";
+
+	if (pread(fail_nth_fd, buf, sizeof(buf) - 1, 0) < 0) {
+		perror("dwq-lifecycle: fail-nth");
+		exit(2);
+	}
+	return strtoul(buf, NULL, 10);
+}
+
+/* The ledger of failnth: every id scheduled, with its cookie. */
+static __u64 ids[MAX_IDS], cookies[MAX_IDS];
+static unsigned int nids;
+
+static bool check_intact(int fd, const struct dwq_stats *before,
+			 unsigned int nth)
+{
+	struct dwq_stats st = stats(fd);
+	struct dwq_query q;
+	unsigned int i;
+	bool ok = true;
+
+	if (st.pending != before->pending ||
+	    st.queue_size != before->queue_size ||
+	    st.queue_capacity != before->queue_capacity) {
+		printf("dwq-lifecycle: FAIL: nth %u: pending %llu size %u cap %u not %llu %u %u\n",
+		       nth, (unsigned long long)st.pending, st.queue_size,
+		       st.queue_capacity, (unsigned long long)before->pending,
+		       before->queue_size, before->queue_capacity);
+		ok = false;
+	}
+	for (i = 0; i < nids; i++) {
+		q = (struct dwq_query){ .id = ids[i] };
+		if (ioctl(fd, DWQ_IOC_QUERY, &q) || q.cookie != cookies[i] ||
+		    q.state != DWQ_STATE_QUEUED) {
+			printf("dwq-lifecycle: FAIL: nth %u: id %llu lost (cookie %llu state %u)\n",
+			       nth, (unsigned long long)ids[i],
+			       (unsigned long long)q.cookie, q.state);
+			ok = false;
+			break;
+		}
+	}
+	if (!ok)
+		failures++;
+	return ok;
+}
+
+/* Record the tasks of a batch that worked. */
+static void remember(const struct dwq_schedule *s, unsigned int k)
+{
+	unsigned int i;
+
+	for (i = 0; i < k; i++) {
+		if (nids == MAX_IDS) {
+			printf("dwq-lifecycle: more than %u tasks\n", MAX_IDS);
+			exit(2);
+		}
+		ids[nids] = s[i].id;
+		cookies[nids++] = s[i].cookie;
+	}
+}
+
+/*
+ * The base: a file whose 16 tasks an hour away fill an empty queue's heap
+ * (16 slots) to its capacity. Returns the file, and the queue's capacity
+ * then, which must be 16; reopening the base after a burst worked lets
+ * the heap shrink back first.
+ */
+static int base_open(__u64 *cookie)
+{
+	struct dwq_schedule s[16] = {};
+	__u64 deadline = now_ns() + 10000 * MS;
+	unsigned int i;
+	int fd = open_dev();
+
+	while (stats(fd).queue_capacity != 16 || stats(fd).queue_size) {
+		if (now_ns() > deadline) {
+			printf("dwq-lifecycle: the heap does not shrink to 16: size %u cap %u\n",
+			       stats(fd).queue_size, stats(fd).queue_capacity);
+			exit(2);
+		}
+		usleep(1000);
+	}
+	for (i = 0; i < 16; i++) {
+		s[i].cookie = (*cookie)++;
+		s[i].time_ns = HOUR;
+	}
+	if (batch(fd, s, 16)) {
+		perror("dwq-lifecycle: the base batch");
+		exit(2);
+	}
+	nids = 0;
+	remember(s, 16);
+	return fd;
+}
+
+/*
+ * Bursts of @k one-shots on a second file, into the full heap of the
+ * base, so that each must grow it, failing the 1st, 2nd, ... allocation
+ * made on dwq's behalf until a burst needs fewer than that. An injected
+ * failure either fails the call, which must then be ENOMEM and change
+ * nothing, or is one the kernel recovers from (kmemleak's and KASAN's own
+ * metadata, the xarray's atomic first try, kvmalloc's kmalloc before
+ * vmalloc): then the call works, and both files are closed and the base
+ * made again on an empty heap for the next one.
+ */
+static void grow_bursts(int *base, int fd, unsigned int k, __u64 *cookie,
+			unsigned int *injected, unsigned int *recovered)
+{
+	static struct dwq_schedule s[DWQ_SCHEDULE_BATCH_MAX];
+	unsigned int nth, i, left;
+	struct dwq_stats before;
+	long err;
+
+	for (nth = 1; nth < 100000; nth++) {
+		before = stats(*base);
+		memset(s, 0, sizeof(s[0]) * k);
+		for (i = 0; i < k; i++) {
+			s[i].cookie = *cookie + i;
+			s[i].time_ns = HOUR;
+		}
+		set_fail_nth(nth);
+		err = batch(fd, s, k);
+		left = fail_nth_left();
+		set_fail_nth(0);
+		if (err) {
+			(*injected)++;
+			if (err != -ENOMEM) {
+				printf("dwq-lifecycle: FAIL: nth %u: %s, want ENOMEM\n",
+				       nth, strerror((int)-err));
+				failures++;
+			}
+			if (!check_intact(*base, &before, nth))
+				return;
+			if (stats(fd).pending) {
+				printf("dwq-lifecycle: FAIL: nth %u: the burst left tasks\n",
+				       nth);
+				failures++;
+				return;
+			}
+			continue;
+		}
+		*cookie += k;
+		if (stats(fd).queue_size != before.queue_size + k ||
+		    stats(fd).queue_capacity <= before.queue_capacity) {
+			printf("dwq-lifecycle: FAIL: nth %u: size %u cap %u after a burst of %u\n",
+			       nth, stats(fd).queue_size,
+			       stats(fd).queue_capacity, k);
+			failures++;
+		}
+		if (left)
+			break;	/* Nothing left to fail. */
+		(*recovered)++;
+		/* Start again from a full heap of 16. */
+		close(fd);
+		close(*base);
+		*base = base_open(cookie);
+		fd = open_dev();
+	}
+	printf("dwq-lifecycle: bursts of %u: the first %u allocations failed in turn\n",
+	       k, nth - 1);
+	close(fd);
+	close(*base);
+	*base = base_open(cookie);
+}
+
+static int cmd_failnth(void)
+{
+	/*
+	 * Small arrays (kmalloc), then arrays past a page: kvmalloc, whose
+	 * kmalloc failing falls back to vmalloc, whose parts fail in turn.
+	 */
+	static const unsigned int sizes[] = { 1, 16, 100 };
+	unsigned int i, injected = 0, recovered = 0, fired = 0, dups = 0;
+	struct pollfd p = { .events = POLLIN };
+	struct dwq_event ev[64];
+	struct dwq_reschedule r;
+	struct dwq_stats st;
+	__u64 cookie = 1, deadline, *seen;
+	ssize_t len;
+	int fd;
+
+	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (fail_nth_fd < 0) {
+		perror("dwq-lifecycle: /proc/thread-self/fail-nth");
+		return 2;
+	}
+	fd = base_open(&cookie);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		grow_bursts(&fd, open_dev(), sizes[i], &cookie, &injected,
+			    &recovered);
+	p.fd = fd;
+	/* Every task fires once, with its cookie. */
+	seen = calloc(cookie, sizeof(*seen));
+	if (!seen)
+		return 2;
+	for (i = 0; i < nids; i++) {
+		r = (struct dwq_reschedule){ .id = ids[i], .time_ns = i % 50 * MS };
+		if (ioctl(fd, DWQ_IOC_RESCHEDULE, &r)) {
+			printf("dwq-lifecycle: FAIL: reschedule id %llu: %s\n",
+			       (unsigned long long)ids[i], strerror(errno));
+			failures++;
+		}
+	}
+	deadline = now_ns() + 30000 * MS;
+	while (fired + dups < nids && now_ns() < deadline) {
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		len = read(fd, ev, sizeof(ev));
+		for (i = 0; len > 0 && i < len / sizeof(ev[0]); i++) {
+			if (ev[i].cookie >= cookie || seen[ev[i].cookie]++)
+				dups++;
+			else
+				fired++;
+		}
+	}
+	st = stats(fd);
+	printf("dwq-lifecycle: fail-nth: %u calls failed, all ENOMEM, %u recovered\n",
+	       injected, recovered);
+	printf("dwq-lifecycle: fired %u of %u, %u unknown or twice, %llu left\n",
+	       fired, nids, dups, (unsigned long long)st.pending);
+	if (fired != nids || dups || st.pending || !injected) {
+		printf("dwq-lifecycle: FAIL: want all fired once, none pending, some injected\n");
+		failures++;
+	}
+	free(seen);
+	close(fd);
+	return failures ? 1 : 0;
+}
+
+/* finit_module(), once: busybox insmod tries init_module() after it. */
+static int cmd_load(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || syscall(SYS_finit_module, fd, params, 0)) {
+		printf("dwq-lifecycle: load %s %s: %s\n", path, params,
+		       strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "hold"))
+		return cmd_hold(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "load"))
+		return cmd_load(argv[2], argv[3]);
+	if (argc == 2 && !strcmp(argv[1], "traffic"))
+		return cmd_traffic();
+	if (argc == 2 && !strcmp(argv[1], "failnth"))
+		return cmd_failnth();
+	fprintf(stderr, "usage: dwq-lifecycle hold N PERIODIC | traffic | failnth\n"
+		"       dwq-lifecycle load MODULE PARAMS\n");
+	return 2;
+}
