@@ -65,6 +65,17 @@ soak: deps tools
 		--timeout $$(( $(DURATION) * 3 / 2 + 1800 )) \
 		--add $(TESTING)/stress/guest.sh -- \
 		sh $(CURDIR)/$(TESTING)/stress/guest.sh $(DURATION) 1000000 1000
+	$(MAKE) soak-lifecycle
+
+# The lifecycle and fault-injection tests of make check, longer: 200
+# insmod/rmmod cycles, a process holding 100k tasks killed, and DURATION
+# seconds of dwq-stress with 10% of dwq's allocations failing.
+soak-lifecycle: deps tools
+	$(TESTING)/vm-run --kernel debug --no-load \
+		--timeout $$(( $(DURATION) * 3 / 2 + 3600 )) \
+		--add $(TESTING)/stress/lifecycle.sh -- \
+		sh $(CURDIR)/$(TESTING)/stress/lifecycle.sh 200 $(DURATION) 100000
+.PHONY: soak-lifecycle
 
 # Every figure of the performance plan in one stock 6.12 guest (no debug
 # options), then the report; see tools/bench/run.
