@@ -10,7 +10,7 @@
 
 #include "dwqctl.h"
 
-#define MAX_RESULTS	512
+#define MAX_RESULTS 512
 
 static char *results[MAX_RESULTS];
 static int nresults, nfailed;
@@ -62,8 +62,8 @@ static void fmt_is(__s64 ns, const char *want)
 	char buf[32];
 
 	fmt_duration(buf, sizeof(buf), ns);
-	result(!strcmp(buf, want), "fmt_duration(%lld) = %s (got %s)", ns,
-	       want, buf);
+	result(!strcmp(buf, want), "fmt_duration(%lld) = %s (got %s)", ns, want,
+	       buf);
 }
 
 static void round_trip(__u64 ns)
@@ -174,28 +174,32 @@ static void test_schedule(void)
 	struct run_cmd c;
 
 	if (parse_ok("schedule 300ms", &c))
-		result(c.op == RUN_SCHEDULE && c.time_ns == 300000000 &&
-		       c.mode == DWQ_MODE_ONESHOT && !c.period_ns &&
-		       !c.flags && !c.cookie && !c.now,
+		result((c.op == RUN_SCHEDULE && c.time_ns == 300000000 &&
+			c.mode == DWQ_MODE_ONESHOT && !c.period_ns &&
+			!c.flags && !c.cookie && !c.now),
 		       "schedule 300ms: a one-shot 300 ms ahead");
 	if (parse_ok("  schedule 1s every 250ms cookie 0x2a  ", &c))
-		result(c.op == RUN_SCHEDULE && c.time_ns == 1000000000 &&
-		       c.mode == DWQ_MODE_FIXED_DELAY &&
-		       c.period_ns == 250000000 && c.cookie == 42 && !c.flags,
+		result((c.op == RUN_SCHEDULE && c.time_ns == 1000000000 &&
+			c.mode == DWQ_MODE_FIXED_DELAY &&
+			c.period_ns == 250000000 && c.cookie == 42 && !c.flags),
 		       "schedule 1s every 250ms cookie 0x2a: fixed delay");
 	if (parse_ok("schedule 1s rate 100ms", &c))
-		result(c.mode == DWQ_MODE_FIXED_RATE && c.period_ns == 100000000,
+		result((c.mode == DWQ_MODE_FIXED_RATE &&
+			c.period_ns == 100000000),
 		       "schedule 1s rate 100ms: fixed rate");
 	if (parse_ok("schedule 5s at", &c))
-		result(c.flags == DWQ_SCHED_ABS && c.time_ns == 5000000000ULL &&
-		       !c.now, "schedule 5s at: an absolute deadline");
+		result((c.flags == DWQ_SCHED_ABS &&
+			c.time_ns == 5000000000ULL && !c.now),
+		       "schedule 5s at: an absolute deadline");
 	if (parse_ok("schedule now+300ms", &c))
-		result(c.now && c.now_off == 300000000 &&
-		       c.flags == DWQ_SCHED_ABS, "schedule now+300ms");
+		result((c.now && c.now_off == 300000000 &&
+			c.flags == DWQ_SCHED_ABS),
+		       "schedule now+300ms");
 	if (parse_ok("schedule now-1s boottime cookie 9", &c))
-		result(c.now && c.now_off == -1000000000LL &&
-		       c.flags == (DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME) &&
-		       c.cookie == 9, "schedule now-1s boottime cookie 9");
+		result((c.now && c.now_off == -1000000000LL &&
+			c.flags == (DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME) &&
+			c.cookie == 9),
+		       "schedule now-1s boottime cookie 9");
 	if (parse_ok("schedule now at", &c))
 		result(c.now && !c.now_off && c.flags == DWQ_SCHED_ABS,
 		       "schedule now at");
@@ -248,16 +252,17 @@ static void test_ids(void)
 	line_bad("query", "which task?");
 
 	if (parse_ok("reschedule $1 2s", &c))
-		result(c.op == RUN_RESCHEDULE && c.ref == REF_NTH &&
-		       c.id == 1 && c.time_ns == 2000000000 && !c.flags,
+		result((c.op == RUN_RESCHEDULE && c.ref == REF_NTH &&
+			c.id == 1 && c.time_ns == 2000000000 && !c.flags),
 		       "reschedule $1 2s: same period");
 	if (parse_ok("reschedule 3 1s rate 10ms", &c))
-		result(c.flags == DWQ_RESCHED_PERIOD &&
-		       c.mode == DWQ_MODE_FIXED_RATE && c.period_ns == 10000000,
+		result((c.flags == DWQ_RESCHED_PERIOD &&
+			c.mode == DWQ_MODE_FIXED_RATE &&
+			c.period_ns == 10000000),
 		       "reschedule 3 1s rate 10ms: a new period");
 	if (parse_ok("reschedule 3 now+1s once", &c))
-		result(c.flags == (DWQ_RESCHED_PERIOD | DWQ_SCHED_ABS) &&
-		       c.mode == DWQ_MODE_ONESHOT && !c.period_ns && c.now,
+		result((c.flags == (DWQ_RESCHED_PERIOD | DWQ_SCHED_ABS) &&
+			c.mode == DWQ_MODE_ONESHOT && !c.period_ns && c.now),
 		       "reschedule 3 now+1s once: made a one-shot");
 	line_bad("reschedule", "which task?");
 	line_bad("reschedule 3", "when?");
@@ -284,8 +289,9 @@ static void test_other(void)
 	if (parse_ok("wait 1 event", &c))
 		result(c.wait == WAIT_EVENTS && c.count == 1, "wait 1 event");
 	if (parse_ok("wait 3 events timeout 2s", &c))
-		result(c.wait == WAIT_EVENTS && c.count == 3 &&
-		       c.timeout_ns == 2000000000, "wait 3 events timeout 2s");
+		result((c.wait == WAIT_EVENTS && c.count == 3 &&
+			c.timeout_ns == 2000000000),
+		       "wait 3 events timeout 2s");
 	if (parse_ok("wait 1.5s", &c))
 		result(c.wait == WAIT_TIME && c.time_ns == 1500000000,
 		       "wait 1.5s");
