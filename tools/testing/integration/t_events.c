@@ -201,12 +201,13 @@ static void t_whole_events(void)
 		 n < 0 ? t_errname(errno) : "bytes");
 	for (i = 0; i < 3; i++) {
 		dwqt_check_event(&ev[i]);
-		T_EXPECT(ev[i].id == ids[0] || ev[i].id == ids[1] ||
-			 ev[i].id == ids[2], "unknown id %llu",
-			 (unsigned long long)ev[i].id);
+		T_EXPECT((ev[i].id == ids[0] || ev[i].id == ids[1] ||
+			  ev[i].id == ids[2]),
+			 "unknown id %llu", (unsigned long long)ev[i].id);
 	}
-	T_EXPECT(ev[0].id != ev[1].id && ev[1].id != ev[2].id &&
-		 ev[0].id != ev[2].id, "an event came twice");
+	T_EXPECT((ev[0].id != ev[1].id && ev[1].id != ev[2].id &&
+		  ev[0].id != ev[2].id),
+		 "an event came twice");
 	T_EXPECT(read(fd, ev, sizeof(ev)) < 0 && errno == EAGAIN,
 		 "read after all events: %s, expected EAGAIN",
 		 t_errname(errno));
@@ -285,8 +286,7 @@ static void start_reader(pthread_t *th, struct reader *r)
 
 	if (pthread_create(th, NULL, reader_fn, r))
 		t_fail("pthread_create failed");
-	for (i = 0; i < 500 && !__atomic_load_n(&r->tid, __ATOMIC_SEQ_CST);
-	     i++)
+	for (i = 0; i < 500 && !__atomic_load_n(&r->tid, __ATOMIC_SEQ_CST); i++)
 		dwqt_sleep_ms(10);
 	wait_sleeping(r->tid);
 	/* Asleep in read() now, most likely; let it settle anyway. */
@@ -316,8 +316,7 @@ static void t_blocking_read(void)
 	id = dwqt_sched_ok(r.fd, 50 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0,
 			   77);
 	join_reader(th);
-	T_EXPECT(r.n == sizeof(r.ev), "read: %zd (%s)", r.n,
-		 t_errname(r.err));
+	T_EXPECT(r.n == sizeof(r.ev), "read: %zd (%s)", r.n, t_errname(r.err));
 	T_EQ(r.ev.id, id);
 	T_EQ(r.ev.cookie, 77);
 	T_EXPECT(r.t >= t + 50 * NSEC_PER_MSEC,
@@ -437,8 +436,8 @@ static void t_coalesced_order(void)
 		 (unsigned long long)ev[0].id,
 		 (unsigned long long)ev[1].deadline_ns,
 		 (unsigned long long)ev[1].id);
-	T_EXPECT((ev[0].id == periodic && ev[1].id == oneshot) ||
-		 (ev[0].id == oneshot && ev[1].id == periodic),
+	T_EXPECT(((ev[0].id == periodic && ev[1].id == oneshot) ||
+		  (ev[0].id == oneshot && ev[1].id == periodic)),
 		 "ids %llu and %llu", (unsigned long long)ev[0].id,
 		 (unsigned long long)ev[1].id);
 }
@@ -485,7 +484,7 @@ static void t_fifo_ties(void)
  * Two batches of 128 one-shots fire with nobody reading: every event is
  * kept, and they come out in deadline order, ties in the order scheduled.
  */
-#define NR_BATCH	128
+#define NR_BATCH 128
 
 static void t_none_dropped(void)
 {
@@ -500,9 +499,8 @@ static void t_none_dropped(void)
 	for (b = 0; b < 2; b++) {
 		for (i = 0; i < NR_BATCH; i++) {
 			/* Four deadlines, each shared by half a batch. */
-			e[b][i] = dwqt_sched_arg(base + (i % 4) *
-						 NSEC_PER_MSEC, 0,
-						 DWQ_MODE_ONESHOT,
+			e[b][i] = dwqt_sched_arg(base + (i % 4) * NSEC_PER_MSEC,
+						 0, DWQ_MODE_ONESHOT,
 						 DWQ_SCHED_ABS,
 						 b * NR_BATCH + i);
 		}
@@ -704,8 +702,8 @@ static void coalesce(uint32_t mode)
 	uint64_t id;
 	int n;
 
-	id = dwqt_sched_ok(fd, 10 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC, mode,
-			   0, 42);
+	id = dwqt_sched_ok(fd, 10 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC, mode, 0,
+			   42);
 	dwqt_sleep_ms(300);
 	q1 = dwqt_query_ok(fd, id);
 	T_EQ(dwqt_stats_ok(fd).events, 1);
@@ -719,8 +717,8 @@ static void coalesce(uint32_t mode)
 	st = dwqt_stats_ok(fd);
 	T_EQ(st.events, 1);
 	n = read(fd, ev, sizeof(ev));
-	T_EXPECT(n == sizeof(ev[0]), "read %d bytes (%s), expected 1 event",
-		 n, n < 0 ? t_errname(errno) : "bytes");
+	T_EXPECT(n == sizeof(ev[0]), "read %d bytes (%s), expected 1 event", n,
+		 n < 0 ? t_errname(errno) : "bytes");
 	dwqt_check_event(&ev[0]);
 	T_EQ(ev[0].id, id);
 	T_EQ(ev[0].cookie, 42);
@@ -739,8 +737,8 @@ static void coalesce(uint32_t mode)
 		 * the last run belong to the next firing's event: at most
 		 * q.overruns of them are in this one.
 		 */
-		T_EXPECT(1 + ev[0].overruns >= q.runs &&
-			 1 + ev[0].overruns <= q.runs + q.overruns,
+		T_EXPECT((1 + ev[0].overruns >= q.runs &&
+			  1 + ev[0].overruns <= q.runs + q.overruns),
 			 "1 + event overruns %llu, runs %llu, overruns %llu",
 			 (unsigned long long)ev[0].overruns,
 			 (unsigned long long)q.runs,
@@ -775,12 +773,11 @@ static void t_fixed_rate_phase(void)
 		dwqt_check_event(&ev);
 		T_EQ(ev.id, id);
 		T_EXPECT(!(ev.flags & DWQ_EVENT_LAST), "flags %#x", ev.flags);
-		T_EXPECT(ev.deadline_ns >= first &&
-			 (ev.deadline_ns - first) % period == 0,
+		T_EXPECT((ev.deadline_ns >= first &&
+			  (ev.deadline_ns - first) % period == 0),
 			 "deadline %llu is not first %llu + k * %llu",
 			 (unsigned long long)ev.deadline_ns,
-			 (unsigned long long)first,
-			 (unsigned long long)period);
+			 (unsigned long long)first, (unsigned long long)period);
 		T_EXPECT(ev.deadline_ns > last || !i,
 			 "deadline %llu after %llu",
 			 (unsigned long long)ev.deadline_ns,
@@ -837,5 +834,5 @@ const struct t_case event_cases[] = {
 	T_CASE("periodic/coalesce_fixed_rate", t_coalesce_fixed_rate),
 	T_CASE("periodic/fixed_rate_phase", t_fixed_rate_phase),
 	T_CASE("periodic/fixed_delay", t_fixed_delay),
-	{ }
+	{}
 };
