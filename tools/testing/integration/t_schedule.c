@@ -22,8 +22,8 @@ static void expect_none(int fd)
 	T_EQ(st.events, 0);
 }
 
-static void expect_sched_err(int fd, struct dwq_schedule s, int err1,
-			     int err2, const char *what)
+static void expect_sched_err(int fd, struct dwq_schedule s, int err1, int err2,
+			     const char *what)
 {
 	long r = dwqt_ioctl(fd, DWQ_IOC_SCHEDULE, &s);
 
@@ -40,7 +40,9 @@ static void expect_sched_err(int fd, struct dwq_schedule s, int err1,
 static void t_ids_unique(void)
 {
 	static const uint32_t modes[] = {
-		DWQ_MODE_ONESHOT, DWQ_MODE_FIXED_RATE, DWQ_MODE_FIXED_DELAY,
+		DWQ_MODE_ONESHOT,
+		DWQ_MODE_FIXED_RATE,
+		DWQ_MODE_FIXED_DELAY,
 	};
 	uint64_t ids[300];
 	int fd = dwqt_open(0);
@@ -73,8 +75,8 @@ static void t_ids_not_reused(void)
 	int i;
 
 	for (i = 0; i < 100; i++) {
-		ids[n] = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT,
-				       0, i);
+		ids[n] = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0,
+				       i);
 		T_OK(dwqt_cancel(fd, ids[n++], NULL));
 	}
 	for (i = 0; i < 10; i++) {
@@ -97,8 +99,8 @@ static void t_reserved(void)
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
-		struct dwq_schedule s = dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT,
-						       0, 0);
+		struct dwq_schedule s =
+			dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, 0, 0);
 
 		s.reserved[i] = 1;
 		expect_sched_err(fd, s, EINVAL, EINVAL, "reserved[i] = 1");
@@ -113,15 +115,16 @@ static void t_reserved(void)
 static void t_unknown_flags(void)
 {
 	static const uint32_t bad[] = {
-		DWQ_RESCHED_PERIOD, 1U << 3, 1U << 31, ~0U,
+		DWQ_RESCHED_PERIOD,	   1U << 3, 1U << 31, ~0U,
 		DWQ_SCHED_ABS | (1U << 8),
 	};
 	int fd = dwqt_open(0);
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		expect_sched_err(fd, dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT,
-						    bad[i], 0),
+		expect_sched_err(fd,
+				 dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, bad[i],
+						0),
 				 EINVAL, EINVAL, "unknown flag");
 	expect_none(fd);
 }
@@ -134,10 +137,10 @@ static void t_unknown_mode(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		expect_sched_err(fd, dwqt_sched_arg(0, 0, bad[i], 0, 0),
-				 EINVAL, EINVAL, "unknown mode, period 0");
-		expect_sched_err(fd, dwqt_sched_arg(0, NSEC_PER_SEC, bad[i],
-						    0, 0),
+		expect_sched_err(fd, dwqt_sched_arg(0, 0, bad[i], 0, 0), EINVAL,
+				 EINVAL, "unknown mode, period 0");
+		expect_sched_err(fd,
+				 dwqt_sched_arg(0, NSEC_PER_SEC, bad[i], 0, 0),
 				 EINVAL, EINVAL, "unknown mode, period 1 s");
 	}
 	expect_none(fd);
@@ -148,8 +151,9 @@ static void t_period_mode_mismatch(void)
 {
 	int fd = dwqt_open(0);
 
-	expect_sched_err(fd, dwqt_sched_arg(0, NSEC_PER_SEC, DWQ_MODE_ONESHOT,
-					    0, 0),
+	expect_sched_err(fd,
+			 dwqt_sched_arg(0, NSEC_PER_SEC, DWQ_MODE_ONESHOT, 0,
+					0),
 			 EINVAL, EINVAL, "one-shot with a period");
 	expect_sched_err(fd, dwqt_sched_arg(0, 1, DWQ_MODE_ONESHOT, 0, 0),
 			 EINVAL, EINVAL, "one-shot with a period");
@@ -173,8 +177,8 @@ static void t_min_period(void)
 	t_note("min_period_ns = %llu", min);
 	T_EXPECT(min > 1, "min_period_ns is %llu", min);
 	for (m = DWQ_MODE_FIXED_RATE; m <= DWQ_MODE_FIXED_DELAY; m++) {
-		expect_sched_err(fd, dwqt_sched_arg(DWQT_FAR_NS, min - 1, m,
-						    0, 0),
+		expect_sched_err(fd,
+				 dwqt_sched_arg(DWQT_FAR_NS, min - 1, m, 0, 0),
 				 EINVAL, EINVAL, "period min_period_ns - 1");
 		expect_sched_err(fd, dwqt_sched_arg(DWQT_FAR_NS, 1, m, 0, 0),
 				 EINVAL, EINVAL, "period 1 ns");
@@ -199,8 +203,7 @@ static void t_max_delay(void)
 	t_note("max_delay_ns = %llu", max);
 	if (!max || max >= (unsigned long long)S64_MAX)
 		t_skip("max_delay_ns is %llu: no limit to test", max);
-	expect_sched_err(fd, dwqt_sched_arg(max + 1, 0, DWQ_MODE_ONESHOT, 0,
-					    0),
+	expect_sched_err(fd, dwqt_sched_arg(max + 1, 0, DWQ_MODE_ONESHOT, 0, 0),
 			 EINVAL, EINVAL, "delay max_delay_ns + 1");
 	expect_none(fd);
 	if (max > (unsigned long long)S64_MAX - dwqt_now() - DWQT_FAR_NS)
@@ -247,9 +250,9 @@ static void t_overflow(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		expect_sched_err(fd, dwqt_sched_arg(bad[i].time, bad[i].period,
-						    bad[i].mode, bad[i].flags,
-						    0),
+		expect_sched_err(fd,
+				 dwqt_sched_arg(bad[i].time, bad[i].period,
+						bad[i].mode, bad[i].flags, 0),
 				 EINVAL, ERANGE, bad[i].what);
 	expect_none(fd);
 	T_EQ(dwqt_stats_ok(other).queue_size, before);
@@ -272,8 +275,8 @@ static void t_relative(void)
 		 (unsigned long long)q.deadline_ns,
 		 (unsigned long long)(t0 + delay),
 		 (unsigned long long)(t1 + delay));
-	T_EXPECT(q.remaining_ns <= q.deadline_ns - t0 &&
-		 q.remaining_ns >= q.deadline_ns - t2,
+	T_EXPECT((q.remaining_ns <= q.deadline_ns - t0 &&
+		  q.remaining_ns >= q.deadline_ns - t2),
 		 "remaining %llu outside [%llu, %llu]",
 		 (unsigned long long)q.remaining_ns,
 		 (unsigned long long)(q.deadline_ns - t2),
@@ -357,8 +360,8 @@ static void t_batch(void)
 	for (i = 0; i < ARRAY_SIZE(e); i++) {
 		uint32_t m = i % 3;
 
-		e[i] = dwqt_sched_arg(DWQT_FAR_NS + i, m ? NSEC_PER_SEC : 0,
-				      m, 0, 100 + i);
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS + i, m ? NSEC_PER_SEC : 0, m,
+				      0, 100 + i);
 		e[i].id = U64_MAX;
 	}
 	T_OK(dwqt_batch(fd, e, ARRAY_SIZE(e), &idx));
@@ -403,7 +406,10 @@ static void t_batch_count(void)
 {
 	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX + 1];
 	static const uint32_t bad[] = {
-		0, DWQ_SCHEDULE_BATCH_MAX + 1, 1U << 31, ~0U,
+		0,
+		DWQ_SCHEDULE_BATCH_MAX + 1,
+		1U << 31,
+		~0U,
 	};
 	int fd = dwqt_open(0);
 	size_t i;
@@ -458,8 +464,8 @@ static void t_batch_all_or_nothing(void)
 
 			/* The good entries would fire at once. */
 			for (i = 0; i < ARRAY_SIZE(e); i++)
-				e[i] = dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT,
-						      0, i);
+				e[i] = dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, 0,
+						      i);
 			switch (kind) {
 			case 0:
 				b->period_ns = NSEC_PER_SEC;
@@ -568,8 +574,8 @@ static void per_file_limit(unsigned long long max)
 	      ENOSPC);
 	t0 = dwqt_now();
 	close(fd);
-	t_note("closed in %llu ms", (unsigned long long)((dwqt_now() - t0) /
-							 NSEC_PER_MSEC));
+	t_note("closed in %llu ms",
+	       (unsigned long long)((dwqt_now() - t0) / NSEC_PER_MSEC));
 	T_EQ(dwqt_stats_ok(other).queue_size, base + 1);
 }
 
@@ -586,12 +592,12 @@ static bool cheap_enough(unsigned long long n, unsigned int budget_ms)
 		T_OK(dwqt_batch(fd, e, DWQ_SCHEDULE_BATCH_MAX, NULL));
 	close(fd);
 	ms = (dwqt_now() - t0) / NSEC_PER_MSEC;
-	t_note("%d tasks scheduled and closed in %llu ms", 2 *
-	       DWQ_SCHEDULE_BATCH_MAX, (unsigned long long)ms);
+	t_note("%d tasks scheduled and closed in %llu ms",
+	       2 * DWQ_SCHEDULE_BATCH_MAX, (unsigned long long)ms);
 	return ms * n / (2 * DWQ_SCHEDULE_BATCH_MAX) <= budget_ms;
 }
 
-#define LOWERED_LIMIT	4096
+#define LOWERED_LIMIT 4096
 
 static void per_file_limit_lowered(void)
 {
@@ -627,7 +633,7 @@ static void t_per_file_limit(void)
 		       max, t_errname(-err));
 }
 
-#define GLOBAL_ROOM	2500
+#define GLOBAL_ROOM 2500
 
 /*
  * max_tasks over three files: the tasks of all count, and the next is
@@ -660,7 +666,8 @@ static void global_limit(void)
 	fresh = dwqt_open(0);
 	for (i = 0; i < 3; i++)
 		T_ERR(dwqt_sched(f[i], DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0,
-				 NULL), ENOSPC);
+				 NULL),
+		      ENOSPC);
 	T_ERR(dwqt_sched(fresh, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),
 	      ENOSPC);
 	/* Room again once one file is closed. */
@@ -706,5 +713,5 @@ const struct t_case schedule_cases[] = {
 	T_CASE("batch/entries_efault", t_batch_efault),
 	T_CASE_SLOW("limits/per_file_enospc", t_per_file_limit, 400),
 	T_CASE_SLOW("limits/global_enospc", t_global_limit, 240),
-	{ }
+	{}
 };
