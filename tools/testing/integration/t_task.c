@@ -225,8 +225,7 @@ static void t_resched_relative(void)
 	T_EQ(q.state, DWQ_STATE_QUEUED);
 	/* To CLOCK_BOOTTIME, with an absolute deadline on that clock. */
 	d = dwqt_now_boot() + DWQT_FAR_NS;
-	T_OK(dwqt_resched(fd, id, d, 0, 0,
-			  DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME));
+	T_OK(dwqt_resched(fd, id, d, 0, 0, DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME));
 	q = dwqt_query_ok(fd, id);
 	T_EQ(q.deadline_ns, d);
 	T_EQ(q.flags, DWQ_SCHED_BOOTTIME);
@@ -453,9 +452,8 @@ static void t_query_fields(void)
 	struct dwq_query q, q2;
 
 	deadline = dwqt_now() + 60 * NSEC_PER_SEC;
-	id = dwqt_sched_ok(fd, deadline, 2 * NSEC_PER_SEC,
-			   DWQ_MODE_FIXED_DELAY, DWQ_SCHED_ABS,
-			   0x0123456789abcdefULL);
+	id = dwqt_sched_ok(fd, deadline, 2 * NSEC_PER_SEC, DWQ_MODE_FIXED_DELAY,
+			   DWQ_SCHED_ABS, 0x0123456789abcdefULL);
 	t0 = dwqt_now();
 	q = dwqt_query_ok(fd, id);
 	t1 = dwqt_now();
@@ -468,8 +466,8 @@ static void t_query_fields(void)
 	T_EQ(q.state, DWQ_STATE_QUEUED);
 	T_EQ(q.mode, DWQ_MODE_FIXED_DELAY);
 	T_EQ(q.flags, 0);
-	T_EXPECT(q.remaining_ns <= deadline - t0 &&
-		 q.remaining_ns >= deadline - t1,
+	T_EXPECT((q.remaining_ns <= deadline - t0 &&
+		  q.remaining_ns >= deadline - t1),
 		 "remaining_ns %llu outside [%llu, %llu]",
 		 (unsigned long long)q.remaining_ns,
 		 (unsigned long long)(deadline - t1),
@@ -552,8 +550,8 @@ static void t_stats_fresh(void)
 	T_EQ(st.coalesced, 0);
 	T_EQ(st.events, 0);
 	T_EQ(st.workers, workers);
-	T_EXPECT(st.queue_capacity >= st.queue_size,
-		 "capacity %u < size %u", st.queue_capacity, st.queue_size);
+	T_EXPECT(st.queue_capacity >= st.queue_size, "capacity %u < size %u",
+		 st.queue_capacity, st.queue_size);
 	T_EXPECT(st.leader >= -1 && st.leader < (int)st.workers,
 		 "leader %d with %u workers", st.leader, st.workers);
 	for (i = 0; i < ARRAY_SIZE(st.reserved); i++)
@@ -645,8 +643,7 @@ static void t_stats_leader(void)
 	T_EXPECT(st.leader >= 0 && st.leader < (int)st.workers,
 		 "leader %d with %u workers and a task queued", st.leader,
 		 st.workers);
-	T_EXPECT(st.timed_waits > st0.timed_waits,
-		 "timed_waits %llu, was %llu",
+	T_EXPECT(st.timed_waits > st0.timed_waits, "timed_waits %llu, was %llu",
 		 (unsigned long long)st.timed_waits,
 		 (unsigned long long)st0.timed_waits);
 	T_EXPECT(st.leader_changes > st0.leader_changes,
@@ -675,5 +672,5 @@ const struct t_case task_cases[] = {
 	T_CASE("stats/counts", t_stats_counts),
 	T_CASE("stats/queue_size", t_stats_queue_size),
 	T_CASE("stats/leader", t_stats_leader),
-	{ }
+	{}
 };
