@@ -20,8 +20,8 @@
 
 #include "dwq_internal.h"
 
-#define MS		NSEC_PER_MSEC
-#define TIMEOUT_MS	10000
+#define MS NSEC_PER_MSEC
+#define TIMEOUT_MS 10000
 
 /* A task that records how and when it ran. */
 struct qt_probe {
@@ -32,16 +32,16 @@ struct qt_probe {
 	u64 start;
 	u64 deadline;
 	struct completion ran;
-	atomic_t *seq;			/* stamps @order */
-	struct completion *gate;	/* wait for it before returning */
-	unsigned int sleep_ms;		/* then sleep this long */
-	atomic_t *inflight;		/* callbacks running at once... */
-	atomic_t *max_inflight;		/* ...and the most seen */
-	atomic_t *done;			/* counted once per run */
-	atomic_t *released;		/* counted by the release function */
-	struct dwq_queue *resched_q;	/* schedule @resched on it... */
+	atomic_t *seq; /* stamps @order */
+	struct completion *gate; /* wait for it before returning */
+	unsigned int sleep_ms; /* then sleep this long */
+	atomic_t *inflight; /* callbacks running at once... */
+	atomic_t *max_inflight; /* ...and the most seen */
+	atomic_t *done; /* counted once per run */
+	atomic_t *released; /* counted by the release function */
+	struct dwq_queue *resched_q; /* schedule @resched on it... */
 	struct qt_probe *resched;
-	int resched_err;		/* ...and keep the result */
+	int resched_err; /* ...and keep the result */
 };
 
 static void qt_probe_fn(struct dwq_task *task)
@@ -67,8 +67,8 @@ static void qt_probe_fn(struct dwq_task *task)
 	if (p->sleep_ms)
 		msleep(p->sleep_ms);
 	if (p->resched_q)
-		p->resched_err = dwq_schedule(p->resched_q, &p->resched->task,
-					      &s);
+		p->resched_err =
+			dwq_schedule(p->resched_q, &p->resched->task, &s);
 	if (p->inflight)
 		atomic_dec(p->inflight);
 	atomic_inc(&p->runs);
@@ -130,7 +130,9 @@ static int qt_after(struct dwq_queue *q, struct qt_probe *p, u64 delay)
 static int qt_at(struct dwq_queue *q, struct qt_probe *p, u64 deadline)
 {
 	struct dwq_sched s = {
-		.time_ns = deadline, .mode = DWQ_ONESHOT, .flags = DWQ_ABS,
+		.time_ns = deadline,
+		.mode = DWQ_ONESHOT,
+		.flags = DWQ_ABS,
 	};
 
 	return dwq_schedule(q, &p->task, &s);
@@ -180,14 +182,14 @@ static void qt_wait_followers(struct kunit *test, struct dwq_queue *q,
 	KUNIT_ASSERT_EQ(test, st.leader, -1);
 }
 
-/* Wait until some worker other than @not leads; return it, or -1. */
-static int qt_wait_leader(struct dwq_queue *q, int not)
+/* Wait until some worker other than @other leads; return it, or -1. */
+static int qt_wait_leader(struct dwq_queue *q, int other)
 {
 	int i, leader;
 
 	for (i = 0; i < 2000; i++) {
 		leader = qt_stats(q).leader;
-		if (leader >= 0 && leader != not)
+		if (leader >= 0 && leader != other)
 			return leader;
 		usleep_range(500, 1000);
 	}
@@ -269,7 +271,8 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qt_stats(q).leader, leader);
 	for (i = 0; i < 4; i++) {
 		ws = qt_wstats(test, q, i);
-		KUNIT_EXPECT_EQ(test, ws.timed_waits, i == leader ? 1ULL : 0ULL);
+		KUNIT_EXPECT_EQ(test, ws.timed_waits,
+				i == leader ? 1ULL : 0ULL);
 		KUNIT_EXPECT_EQ(test, ws.leader_changes,
 				i == leader ? 1ULL : 0ULL);
 	}
@@ -442,7 +445,8 @@ static void dwq_queue_test_wakeups_per_task(struct kunit *test)
 	msleep(20);
 
 	st = qt_stats(q);
-	kunit_info(test, "%u tasks: %llu wakeups (%llu spurious), %llu timed and %llu untimed waits, %llu leader changes\n",
+	kunit_info(test,
+		   "%u tasks: %llu wakeups (%llu spurious), %llu timed and %llu untimed waits, %llu leader changes\n",
 		   n, st.total.wakeups, st.total.spurious_wakeups,
 		   st.total.timed_waits, st.total.untimed_waits,
 		   st.total.leader_changes);
@@ -514,8 +518,8 @@ static void dwq_queue_test_growth_and_shrink(struct kunit *test)
 	unsigned int i, cap, expect;
 
 	for (i = 0; i < n; i++) {
-		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 3600ULL * NSEC_PER_SEC),
-				0);
+		KUNIT_ASSERT_EQ(test,
+				qt_after(q, &p[i], 3600ULL * NSEC_PER_SEC), 0);
 		cap = qt_stats(q).capacity;
 		expect = i < 16 ? 16 : i < 24 ? 24 : i < 36 ? 36 : 54;
 		KUNIT_EXPECT_EQ_MSG(test, cap, expect, "after %u tasks", i + 1);
@@ -565,7 +569,8 @@ static void dwq_queue_test_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 16U);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_TASK_IDLE);
-	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, DWQ_BATCH_MAX + 1),
+	KUNIT_EXPECT_EQ(test,
+			dwq_schedule_batch(q, tasks, s, DWQ_BATCH_MAX + 1),
 			-EINVAL);
 
 	/* 101 tasks: one growth, 16 -> 121, not five. */
@@ -603,10 +608,13 @@ static void dwq_queue_test_schedule_errors(struct kunit *test)
 	s = (struct dwq_sched){ .time_ns = KTIME_MAX };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
 	/* the deadline fits but the next period would not */
-	s = (struct dwq_sched){ .time_ns = KTIME_MAX, .flags = DWQ_ABS,
-				.mode = DWQ_FIXED_RATE, .period_ns = 1 };
+	s = (struct dwq_sched){ .time_ns = KTIME_MAX,
+				.flags = DWQ_ABS,
+				.mode = DWQ_FIXED_RATE,
+				.period_ns = 1 };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
-	s = (struct dwq_sched){ .time_ns = MS, .mode = DWQ_FIXED_RATE,
+	s = (struct dwq_sched){ .time_ns = MS,
+				.mode = DWQ_FIXED_RATE,
 				.period_ns = (u64)KTIME_MAX + 1 };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
@@ -850,8 +858,10 @@ static void dwq_queue_test_sleepers_fill_workers(struct kunit *test)
 	atomic_set(&done, 0);
 	for (i = 0; i < 2; i++) {
 		qt_sleeper_init(&z[i], &gate, &done);
-		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &z[i].task,
-						   &(struct dwq_sched){}), 0);
+		KUNIT_ASSERT_EQ(test,
+				dwq_schedule(q, &z[i].task,
+					     &(struct dwq_sched){}),
+				0);
 	}
 	for (i = 0; i < 2; i++)
 		qt_wait_for(test, &z[i].started, TIMEOUT_MS);
@@ -952,8 +962,11 @@ static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 		usleep_range(5000, 6000);
 	KUNIT_ASSERT_NE(test, READ_ONCE(blocker->start), 0ULL);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], i < n / 2 ? 0 :
-					       3600ULL * NSEC_PER_SEC), 0);
+		KUNIT_ASSERT_EQ(test,
+				qt_after(q, &p[i],
+					 i < n / 2 ? 0 :
+						     3600ULL * NSEC_PER_SEC),
+				0);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n);
 
 	worker = q->workers[0].task;
@@ -1018,7 +1031,8 @@ static void dwq_queue_destroy_test_waits_for_callback(struct kunit *test)
 {
 	struct qt_probe *p = qt_probes(test, 1);
 	struct dwq_sched s = {
-		.mode = DWQ_FIXED_RATE, .period_ns = MS,
+		.mode = DWQ_FIXED_RATE,
+		.period_ns = MS,
 	};
 	struct dwq_queue *q;
 	unsigned int i;
@@ -1071,8 +1085,8 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 		p[i].task.release = qt_probe_release;
 		p[i].released = &released;
 		p[i].done = &done;
-		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 3600ULL * NSEC_PER_SEC),
-				0);
+		KUNIT_ASSERT_EQ(test,
+				qt_after(q, &p[i], 3600ULL * NSEC_PER_SEC), 0);
 	}
 
 	d->q = q;
