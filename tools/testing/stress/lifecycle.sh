@@ -114,8 +114,9 @@ result $st "writing bad limits to sysfs is refused with a message: $(echo $bad_s
 
 dwq-lifecycle hold "$ntasks" 8 >"$tmp/hold" 2>&1 &
 holder=$!
+# Bounded only against a hang: 100k tasks take minutes on a loaded host.
 i=0
-while ! grep -q '^holding' "$tmp/hold" && [ $i -lt 600 ] &&
+while ! grep -q '^holding' "$tmp/hold" && [ $i -lt 6000 ] &&
 	kill -0 $holder 2>/dev/null; do
 	sleep 0.2
 	i=$((i + 1))
