@@ -88,13 +88,23 @@ static const struct kernel_param_ops dwq_param_ulong_ops = {
 static unsigned int max_tasks_per_file = 65536;
 module_param_cb(max_tasks_per_file, &dwq_param_uint_ops, &max_tasks_per_file,
 		0644);
+/*
+ * Not clang-formatted (here and at each "clang-format off" below): it
+ * would break right after "MODULE_PARM_DESC(", which checkpatch rejects
+ * (OPEN_ENDED_LINE), and the description must stay one string that
+ * grep finds (checkpatch: SPLIT_STRING).
+ */
+/* clang-format off */
 MODULE_PARM_DESC(max_tasks_per_file,
 		 "Tasks one open file of /dev/dwq may own (default 65536); more is -ENOSPC");
+/* clang-format on */
 
 static unsigned int max_tasks = 1U << 20;
 module_param_cb(max_tasks, &dwq_param_uint_ops, &max_tasks, 0644);
+/* clang-format off */
 MODULE_PARM_DESC(max_tasks,
 		 "Tasks all open files together may own (default 1048576); more is -ENOSPC");
+/* clang-format on */
 
 /*
  * A quarter of max_tasks: four files at max_tasks_per_file, yet no user
@@ -103,18 +113,24 @@ MODULE_PARM_DESC(max_tasks,
  */
 static unsigned int max_tasks_per_user = 1U << 18;
 module_param(max_tasks_per_user, uint, 0644);
+/* clang-format off */
 MODULE_PARM_DESC(max_tasks_per_user,
 		 "Tasks the files one user (euid of the opener) opened may hold together (default 262144); more is -ENOSPC");
+/* clang-format on */
 
 static ulong min_period_ns = 100 * NSEC_PER_USEC;
 module_param_cb(min_period_ns, &dwq_param_ulong_ops, &min_period_ns, 0644);
+/* clang-format off */
 MODULE_PARM_DESC(min_period_ns,
 		 "Shortest period of a periodic task from user space, ns (default 100000); shorter is -EINVAL");
+/* clang-format on */
 
 static ulong max_delay_ns = 366ULL * 24 * 3600 * NSEC_PER_SEC;
 module_param_cb(max_delay_ns, &dwq_param_ulong_ops, &max_delay_ns, 0644);
+/* clang-format off */
 MODULE_PARM_DESC(max_delay_ns,
 		 "Longest delay or period from user space, ns (default 366 days); longer is -EINVAL");
+/* clang-format on */
 
 /* Tasks of all clients; checked against max_tasks. */
 static atomic_t dwq_dev_nr_tasks = ATOMIC_INIT(0);
@@ -586,7 +602,8 @@ static long dwq_ioc_schedule_batch(struct dwq_client *c,
 	if (copy_from_user(&b, arg, sizeof(b)))
 		return -EFAULT;
 	b.error_index = b.count;
-	if (b.flags || b.reserved || !b.count || b.count > DWQ_SCHEDULE_BATCH_MAX) {
+	if (b.flags || b.reserved || !b.count ||
+	    b.count > DWQ_SCHEDULE_BATCH_MAX) {
 		err = -EINVAL;
 		goto out_report;
 	}
@@ -707,8 +724,8 @@ static long dwq_ioc_reschedule(struct dwq_client *c,
 		return -EFAULT;
 	if (ur.reserved[0] || ur.reserved[1])
 		return -EINVAL;
-	if (ur.flags & ~(DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME |
-			 DWQ_RESCHED_PERIOD))
+	if (ur.flags &
+	    ~(DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME | DWQ_RESCHED_PERIOD))
 		return -EINVAL;
 	if (!(ur.flags & DWQ_RESCHED_PERIOD) && (ur.mode || ur.period_ns))
 		return -EINVAL;
@@ -833,8 +850,14 @@ static int dwq_client_peek(struct dwq_client *c, bool block,
 			spin_unlock_irq(&c->wqh.lock);
 			return -EAGAIN;
 		}
+		/*
+		 * Not clang-formatted: it would end a line in "!list_empty(",
+		 * which checkpatch rejects (OPEN_ENDED_LINE).
+		 */
+		/* clang-format off */
 		err = wait_event_interruptible_locked_irq(c->wqh,
 							  !list_empty(&c->events));
+		/* clang-format on */
 		if (err) {
 			spin_unlock_irq(&c->wqh.lock);
 			return err;
@@ -1019,15 +1042,15 @@ static void dwq_dev_show_fdinfo(struct seq_file *m, struct file *file)
 }
 
 static const struct file_operations dwq_dev_fops = {
-	.owner		= THIS_MODULE,
-	.open		= dwq_dev_open,
-	.release	= dwq_dev_release,
-	.read		= dwq_dev_read,
-	.poll		= dwq_dev_poll,
-	.unlocked_ioctl	= dwq_dev_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= noop_llseek,
-	.show_fdinfo	= dwq_dev_show_fdinfo,
+	.owner = THIS_MODULE,
+	.open = dwq_dev_open,
+	.release = dwq_dev_release,
+	.read = dwq_dev_read,
+	.poll = dwq_dev_poll,
+	.unlocked_ioctl = dwq_dev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+	.show_fdinfo = dwq_dev_show_fdinfo,
 };
 
 /**
