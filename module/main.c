@@ -43,7 +43,15 @@ static const struct kernel_param_ops dwq_param_mode_ops = {
 	.get = dwq_param_mode_get,
 };
 module_param_cb(mode, &dwq_param_mode_ops, &mode, 0444);
+/*
+ * Not clang-formatted (here and at each "clang-format off" below): it
+ * would break right after "MODULE_PARM_DESC(", which checkpatch rejects
+ * (OPEN_ENDED_LINE), and the description must stay one string that
+ * grep finds (checkpatch: SPLIT_STRING).
+ */
+/* clang-format off */
 MODULE_PARM_DESC(mode, "Permission bits of /dev/dwq, octal (default 0600: root only)");
+/* clang-format on */
 
 /* Worker threads of the default queue; 0 until set: one per online CPU. */
 static unsigned int workers;
@@ -66,7 +74,9 @@ static const struct kernel_param_ops dwq_param_workers_ops = {
 	.get = param_get_uint,
 };
 module_param_cb(workers, &dwq_param_workers_ops, &workers, 0444);
+/* clang-format off */
 MODULE_PARM_DESC(workers, "Worker threads of the default queue, 1..64 (default: online CPUs)");
+/* clang-format on */
 
 static struct dwq_dev *dwq_default_dev;
 
@@ -120,5 +130,7 @@ module_init(dwq_init);
 module_exit(dwq_exit);
 
 MODULE_LICENSE("GPL");
+/* clang-format off */
 MODULE_DESCRIPTION("Delayed work queue: timed tasks on an indexed min-heap, for kernel and user space");
+/* clang-format on */
 MODULE_AUTHOR("The dwq developers");
