@@ -29,7 +29,15 @@
 
 static char *scale = "full";
 module_param(scale, charp, 0444);
+/*
+ * Not clang-formatted (here and at each "clang-format off" below): it
+ * would break right after "MODULE_PARM_DESC(", which checkpatch rejects
+ * (OPEN_ENDED_LINE), and the description must stay one string that
+ * grep finds (checkpatch: SPLIT_STRING).
+ */
+/* clang-format off */
 MODULE_PARM_DESC(scale, "tiny (a smoke run of seconds) or full (the figures; minutes)");
+/* clang-format on */
 
 static char *figures = "F1,F3,F4a";
 module_param(figures, charp, 0444);
@@ -41,20 +49,21 @@ MODULE_PARM_DESC(reps, "repetitions of every measurement, 1..100");
 
 static unsigned long long seed = 1;
 module_param(seed, ullong, 0444);
+/* clang-format off */
 MODULE_PARM_DESC(seed, "seed of every pseudo-random sequence (keys, victims, deadlines)");
+/* clang-format on */
 
 struct bench_cfg bench_cfg;
 
 /* The CSV; written by the figures, which run one at a time, in init. */
-#define BENCH_RESULTS_MAX	(1024 * 1024)
+#define BENCH_RESULTS_MAX (1024 * 1024)
 static char *bench_buf;
 static struct debugfs_blob_wrapper bench_blob;
 static struct dentry *bench_dir;
 
-static __printf(7, 8)
-int bench_row(const char *figure, const char *variant, u64 n,
-	      const char *metric, const char *unit, unsigned int rep,
-	      const char *fmt, ...)
+static __printf(7, 8) int bench_row(const char *figure, const char *variant,
+				    u64 n, const char *metric, const char *unit,
+				    unsigned int rep, const char *fmt, ...)
 {
 	size_t len = bench_blob.size, room = BENCH_RESULTS_MAX - len;
 	va_list args;
@@ -122,8 +131,8 @@ int bench_row_str(const char *figure, const char *variant, u64 n,
 
 void bench_rnd_init(struct rnd_state *rnd, u32 a, u32 b, u32 c)
 {
-	prandom_seed_state(rnd, bench_cfg.seed ^
-				((u64)a << 56 | (u64)b << 32 | c));
+	prandom_seed_state(rnd,
+			   bench_cfg.seed ^ ((u64)a << 56 | (u64)b << 32 | c));
 }
 
 /* The current clocksource's name, read the way user space reads it. */
@@ -156,30 +165,42 @@ static int bench_env(void)
 
 	bench_clocksource(cs, sizeof(cs));
 	err = bench_row_u64("env", "kernel", 0, "hz", "count", 0, HZ);
-	err = err ?: bench_row_str("env", "kernel", 0, "clocksource", "name",
-				   0, cs);
-	err = err ?: bench_row_u64("env", "kernel", 0, "online_cpus", "count",
-				   0, num_online_cpus());
-	err = err ?: bench_row_u64("env", "kernel", 0, "hrtimer_resolution",
-				   "ns", 0, hrtimer_resolution);
-	err = err ?: bench_row_str("env", "kernel", 0, "release", "name", 0,
-				   init_utsname()->release);
-	err = err ?: bench_row_u64("env", "dwq", 0, "slack", "ns", 0,
-				   DWQ_SLACK_NS);
-	err = err ?: bench_row_u64("env", "dwq", 0, "heap_arity", "count", 0,
-				   DWQ_HEAP_ARITY);
-	err = err ?: bench_row_str("env", "dwq", 0, "heap_default", "name", 0,
-				   DWQ_HEAP_ARITY == 2 ?
-				   (DWQ_HEAP_INLINE_KEYS ? "dwq-2ary-inline" :
-				    "dwq-2ary-ptr") :
-				   (DWQ_HEAP_INLINE_KEYS ? "dwq-4ary-inline" :
-				    "dwq-4ary-ptr"));
-	err = err ?: bench_row_str("env", "bench", 0, "scale", "name", 0,
-				   bench_cfg.full ? "full" : "tiny");
-	err = err ?: bench_row_u64("env", "bench", 0, "reps", "count", 0,
-				   bench_cfg.reps);
-	err = err ?: bench_row_u64("env", "bench", 0, "seed", "count", 0,
-				   bench_cfg.seed);
+	err = err   ?:
+		      bench_row_str("env", "kernel", 0, "clocksource", "name",
+				    0, cs);
+	err = err   ?:
+		      bench_row_u64("env", "kernel", 0, "online_cpus", "count",
+				    0, num_online_cpus());
+	err = err   ?:
+		      bench_row_u64("env", "kernel", 0, "hrtimer_resolution",
+				    "ns", 0, hrtimer_resolution);
+	err = err   ?:
+		      bench_row_str("env", "kernel", 0, "release", "name", 0,
+				    init_utsname()->release);
+	err = err   ?:
+		      bench_row_u64("env", "dwq", 0, "slack", "ns", 0,
+				    DWQ_SLACK_NS);
+	err = err   ?:
+		      bench_row_u64("env", "dwq", 0, "heap_arity", "count", 0,
+				    DWQ_HEAP_ARITY);
+	err = err   ?:
+		      bench_row_str("env", "dwq", 0, "heap_default", "name", 0,
+				    DWQ_HEAP_ARITY == 2 ?
+					    (DWQ_HEAP_INLINE_KEYS ?
+						     "dwq-2ary-inline" :
+						     "dwq-2ary-ptr") :
+					    (DWQ_HEAP_INLINE_KEYS ?
+						     "dwq-4ary-inline" :
+						     "dwq-4ary-ptr"));
+	err = err   ?:
+		      bench_row_str("env", "bench", 0, "scale", "name", 0,
+				    bench_cfg.full ? "full" : "tiny");
+	err = err   ?:
+		      bench_row_u64("env", "bench", 0, "reps", "count", 0,
+				    bench_cfg.reps);
+	err = err   ?:
+		      bench_row_u64("env", "bench", 0, "seed", "count", 0,
+				    bench_cfg.seed);
 	return err;
 }
 
@@ -308,5 +329,7 @@ static void __exit bench_exit(void)
 module_init(bench_init);
 module_exit(bench_exit);
 
+/* clang-format off */
 MODULE_DESCRIPTION("dwq in-kernel benchmarks: heap variants, wakeups, lateness");
+/* clang-format on */
 MODULE_LICENSE("GPL");
