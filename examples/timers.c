@@ -26,17 +26,17 @@ int main(void)
 
 	if (fd < 0)
 		return perror("/dev/dwq"), 1;
-	schedule(fd, 300, 0, 1);	/* once, in 300 ms */
-	schedule(fd, 100, 0, 2);	/* once, in 100 ms */
-	schedule(fd, 50, 100, 3);	/* every 100 ms from 50 ms on */
+	schedule(fd, 300, 0, 1); /* once, in 300 ms */
+	schedule(fd, 100, 0, 2); /* once, in 100 ms */
+	schedule(fd, 50, 100, 3); /* every 100 ms from 50 ms on */
 	while (n < 6) {
-		ssize_t len = read(fd, ev, sizeof(ev));	/* blocks */
+		ssize_t len = read(fd, ev, sizeof(ev)); /* blocks */
 
 		for (int i = 0; i < len / (ssize_t)sizeof(ev[0]); i++, n++)
 			printf("cookie %llu late %llu us%s\n", ev[i].cookie,
 			       (ev[i].fired_ns - ev[i].deadline_ns) / 1000,
 			       ev[i].flags & DWQ_EVENT_LAST ? " (done)" : "");
 	}
-	close(fd);	/* cancels the periodic timer */
+	close(fd); /* cancels the periodic timer */
 	return 0;
 }
