@@ -40,10 +40,10 @@
 #include <unistd.h>
 #include <linux/dwq.h>
 
-#define MS		1000000ULL
-#define HOUR		(3600ULL * 1000 * MS)
-#define MAX_IDS		8192
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define MS 1000000ULL
+#define HOUR (3600ULL * 1000 * MS)
+#define MAX_IDS 8192
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static int failures;
 
@@ -108,8 +108,8 @@ static int cmd_hold(unsigned int n, unsigned int periodic)
 	long err;
 
 	while (done < n) {
-		k = n - done < DWQ_SCHEDULE_BATCH_MAX ?
-		    n - done : DWQ_SCHEDULE_BATCH_MAX;
+		k = n - done < DWQ_SCHEDULE_BATCH_MAX ? n - done :
+							DWQ_SCHEDULE_BATCH_MAX;
 		memset(s, 0, sizeof(s[0]) * k);
 		for (i = 0; i < k; i++) {
 			s[i].cookie = done + i;
@@ -249,7 +249,8 @@ static int cmd_traffic(void)
 		     (unsigned long long)st.events);
 	printf("dwq-lifecycle: traffic: %u fired, %u removed, periodic %llu+%llu, %llu events\n",
 	       want, removed, (unsigned long long)runs[N],
-	       (unsigned long long)runs[N + 1], (unsigned long long)read_events);
+	       (unsigned long long)runs[N + 1],
+	       (unsigned long long)read_events);
 	if (close(fd))
 		fail("close: %s", strerror(errno));
 	return failures ? 1 : 0;
@@ -422,7 +423,7 @@ static void grow_bursts(int *base, int fd, unsigned int k, __u64 *cookie,
 			failures++;
 		}
 		if (left)
-			break;	/* Nothing left to fail. */
+			break; /* Nothing left to fail. */
 		(*recovered)++;
 		/* Start again from a full heap of 16. */
 		close(fd);
@@ -468,7 +469,8 @@ static int cmd_failnth(void)
 	if (!seen)
 		return 2;
 	for (i = 0; i < nids; i++) {
-		r = (struct dwq_reschedule){ .id = ids[i], .time_ns = i % 50 * MS };
+		r = (struct dwq_reschedule){ .id = ids[i],
+					     .time_ns = i % 50 * MS };
 		if (ioctl(fd, DWQ_IOC_RESCHEDULE, &r)) {
 			printf("dwq-lifecycle: FAIL: reschedule id %llu: %s\n",
 			       (unsigned long long)ids[i], strerror(errno));
@@ -517,14 +519,16 @@ static int cmd_load(const char *path, const char *params)
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "hold"))
-		return cmd_hold(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+		return cmd_hold(strtoul(argv[2], NULL, 0),
+				strtoul(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "load"))
 		return cmd_load(argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[1], "traffic"))
 		return cmd_traffic();
 	if (argc == 2 && !strcmp(argv[1], "failnth"))
 		return cmd_failnth();
-	fprintf(stderr, "usage: dwq-lifecycle hold N PERIODIC | traffic | failnth\n"
+	fprintf(stderr,
+		"usage: dwq-lifecycle hold N PERIODIC | traffic | failnth\n"
 		"       dwq-lifecycle load MODULE PARAMS\n");
 	return 2;
 }
