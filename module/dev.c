@@ -25,6 +25,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/rbtree.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -162,8 +163,13 @@ static struct kmem_cache *dwq_utask_cache;
  * struct dwq_client - one open file of a dwq device
  * @ref: the file holds one reference, each of its utasks one more
  * @q: the queue its tasks run on
- * @tasks: id -> &struct dwq_utask, for the tasks it owns; guarded by the
- *	xarray's own lock, as is @next_id
+ * @lock: guards @tasks, @next_id and every utask's @node
+ * @tasks: the tasks it owns, by id. An rbtree, not an xarray: ids only
+ *	grow, so a file whose tasks come and go one at a time (a timeout
+ *	armed and disarmed) would have the xarray allocate a node for each
+ *	new window of 64 ids and RCU-free it again when the window empties:
+ *	30% of a schedule+cancel pair, measured. The rbtree node is in the
+ *	utask.
  * @next_id: the last id handed out
  * @nr_tasks: entries in @tasks
  * @user: the user its tasks are charged to; the client holds a reference
@@ -182,7 +188,8 @@ static struct kmem_cache *dwq_utask_cache;
 struct dwq_client {
 	struct kref ref;
 	struct dwq_queue *q;
-	struct xarray tasks;
+	spinlock_t lock; /* @tasks, @next_id: see above */
+	struct rb_root tasks;
 	u64 next_id;
 	atomic_t nr_tasks;
 	struct dwq_user *user;
@@ -200,7 +207,9 @@ struct dwq_client {
  * struct dwq_utask - a task owned by a client
  * @task: the engine's task; its reference count is the utask's
  * @client: the owner; the utask holds a reference to it
- * @id: its id in @client->tasks
+ * @id: its key in @client->tasks
+ * @node: in @client->tasks while the client knows the id; cleared
+ *	(RB_EMPTY_NODE) when it is forgotten
  * @cookie: the user's value, returned in every event
  * @link: on @client->events while @ev is unread
  * @ev: the unread event
@@ -213,6 +222,7 @@ struct dwq_utask {
 	struct dwq_task task;
 	struct dwq_client *client;
 	u64 id;
+	struct rb_node node;
 	u64 cookie;
 	struct list_head link;
 	struct dwq_event ev;
@@ -280,8 +290,7 @@ static void dwq_client_free(struct kref *ref)
 	struct dwq_client *c = container_of(ref, struct dwq_client, ref);
 
 	WARN_ON(!list_empty(&c->events));
-	WARN_ON(!xa_empty(&c->tasks));
-	xa_destroy(&c->tasks);
+	WARN_ON(!RB_EMPTY_ROOT(&c->tasks));
 	mutex_destroy(&c->read_mutex);
 	dwq_user_put(c->user);
 	kfree(c);
@@ -298,13 +307,46 @@ static void dwq_utask_release(struct dwq_task *task)
 	kref_put(&c->ref, dwq_client_free);
 }
 
+static int dwq_utask_cmp(const void *key, const struct rb_node *node)
+{
+	const struct dwq_utask *ut = rb_entry(node, struct dwq_utask, node);
+	u64 id = *(const u64 *)key;
+
+	return id < ut->id ? -1 : id > ut->id;
+}
+
+static bool dwq_utask_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct dwq_utask, node)->id <
+	       rb_entry(b, struct dwq_utask, node)->id;
+}
+
 /*
- * Drop @id from @c's map and the map's reference, unless someone else did
- * already: whoever erases the entry owns that reference.
+ * Take @ut out of @c's map. Return true if it was there: whoever takes it
+ * out owns the map's reference.
+ */
+static bool __dwq_client_unlink(struct dwq_client *c, struct dwq_utask *ut)
+{
+	lockdep_assert_held(&c->lock);
+	if (RB_EMPTY_NODE(&ut->node))
+		return false;
+	rb_erase(&ut->node, &c->tasks);
+	RB_CLEAR_NODE(&ut->node);
+	return true;
+}
+
+/*
+ * Drop @ut's id from @c's map and the map's reference, unless someone else
+ * did already.
  */
 static void dwq_client_forget(struct dwq_client *c, struct dwq_utask *ut)
 {
-	if (xa_erase(&c->tasks, ut->id) == ut) {
+	bool unlinked;
+
+	spin_lock(&c->lock);
+	unlinked = __dwq_client_unlink(c, ut);
+	spin_unlock(&c->lock);
+	if (unlinked) {
 		atomic_dec(&c->nr_tasks);
 		dwq_task_put(&ut->task);
 	}
@@ -395,15 +437,16 @@ static void dwq_utask_fire(struct dwq_task *task)
 /* Look up @id and take a reference, or NULL. */
 static struct dwq_utask *dwq_client_get(struct dwq_client *c, u64 id)
 {
-	struct dwq_utask *ut;
+	struct dwq_utask *ut = NULL;
+	struct rb_node *node;
 
-	if (id > ULONG_MAX)
-		return NULL;
-	xa_lock(&c->tasks);
-	ut = xa_load(&c->tasks, id);
-	if (ut)
+	spin_lock(&c->lock);
+	node = rb_find(&id, &c->tasks, dwq_utask_cmp);
+	if (node) {
+		ut = rb_entry(node, struct dwq_utask, node);
 		dwq_task_get(&ut->task);
-	xa_unlock(&c->tasks);
+	}
+	spin_unlock(&c->lock);
 	return ut;
 }
 
@@ -528,19 +571,21 @@ static struct dwq_utask *dwq_utask_new(struct dwq_client *c,
 	}
 	dwq_task_init(&ut->task, dwq_utask_fire, dwq_utask_release);
 	INIT_LIST_HEAD(&ut->link);
+	RB_CLEAR_NODE(&ut->node);
 	ut->cookie = us->cookie;
 	ut->boottime = us->flags & DWQ_SCHED_BOOTTIME;
 	ut->client = c;
 	kref_get(&c->ref);
 
-	xa_lock(&c->tasks);
-	if (c->next_id == ULONG_MAX) {
+	spin_lock(&c->lock);
+	if (c->next_id == U64_MAX) {
 		err = -ENOSPC;
 	} else {
 		ut->id = ++c->next_id;
-		err = __xa_insert(&c->tasks, ut->id, ut, GFP_KERNEL_ACCOUNT);
+		rb_add(&ut->node, &c->tasks, dwq_utask_less);
+		err = 0;
 	}
-	xa_unlock(&c->tasks);
+	spin_unlock(&c->lock);
 	if (err) {
 		/* The release function returns the user's and the global charge. */
 		atomic_dec(&c->nr_tasks);
@@ -961,7 +1006,8 @@ static int dwq_dev_open(struct inode *inode, struct file *file)
 	}
 	kref_init(&c->ref);
 	c->q = dev->q;
-	xa_init(&c->tasks);
+	spin_lock_init(&c->lock);
+	c->tasks = RB_ROOT;
 	atomic_set(&c->nr_tasks, 0);
 	init_waitqueue_head(&c->wqh);
 	INIT_LIST_HEAD(&c->events);
@@ -978,7 +1024,7 @@ static int dwq_dev_release(struct inode *inode, struct file *file)
 {
 	struct dwq_client *c = file->private_data;
 	struct dwq_utask *ut, *tmp;
-	unsigned long id;
+	struct rb_node *node;
 	LIST_HEAD(events);
 
 	/* From here on a firing queues no event. */
@@ -991,9 +1037,15 @@ static int dwq_dev_release(struct inode *inode, struct file *file)
 	 * A one-shot firing right now may erase its own entry first; then it
 	 * owns that reference and its callback finishes on its own.
 	 */
-	xa_for_each(&c->tasks, id, ut) {
-		if (xa_erase(&c->tasks, id) != ut)
-			continue;
+	for (;;) {
+		spin_lock(&c->lock);
+		node = rb_first(&c->tasks);
+		ut = node ? rb_entry(node, struct dwq_utask, node) : NULL;
+		if (ut)
+			__dwq_client_unlink(c, ut);
+		spin_unlock(&c->lock);
+		if (!ut)
+			break;
 		atomic_dec(&c->nr_tasks);
 		dwq_cancel_sync(&ut->task);
 		dwq_task_put(&ut->task);
@@ -1017,13 +1069,14 @@ static void dwq_dev_show_fdinfo(struct seq_file *m, struct file *file)
 	struct dwq_client *c = file->private_data;
 	struct dwq_task_info info;
 	struct dwq_utask *ut;
-	unsigned long id;
+	struct rb_node *node;
 	u64 next = 0, nr_events;
 	bool any = false;
 
 	/* O(n) in the file's tasks; fdinfo is for people, not hot paths. */
-	xa_lock(&c->tasks);
-	xa_for_each(&c->tasks, id, ut) {
+	spin_lock(&c->lock);
+	for (node = rb_first(&c->tasks); node; node = rb_next(node)) {
+		ut = rb_entry(node, struct dwq_utask, node);
 		dwq_query(&ut->task, &info);
 		if (info.state != DWQ_TASK_QUEUED)
 			continue;
@@ -1031,7 +1084,7 @@ static void dwq_dev_show_fdinfo(struct seq_file *m, struct file *file)
 			next = info.deadline_ns;
 		any = true;
 	}
-	xa_unlock(&c->tasks);
+	spin_unlock(&c->lock);
 	spin_lock_irq(&c->wqh.lock);
 	nr_events = c->nr_events;
 	spin_unlock_irq(&c->wqh.lock);
