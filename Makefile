@@ -58,14 +58,27 @@ check: deps tools
 	$(TESTING)/check
 
 # The stress, mode-switch and fuzz programs of make check, for longer:
-# make soak DURATION=<seconds of stress> (the fuzzer makes 1M calls).
+# make soak DURATION=<seconds of stress> (the fuzzer makes 1M calls) on the
+# debug kernel, then the same programs for KCSAN_DURATION seconds of stress
+# (50k fuzz calls) on the KCSAN kernel, where any data race fails the run.
+# soak-debug (with soak-lifecycle) and soak-kcsan run one half alone.
 DURATION ?= 3600
-soak: deps tools
+KCSAN_DURATION ?= 60
+soak: soak-debug
+	$(MAKE) soak-kcsan
+
+soak-debug: deps tools
 	$(TESTING)/vm-run --kernel debug --modparam workers=4 \
 		--timeout $$(( $(DURATION) * 3 / 2 + 1800 )) \
 		--add $(TESTING)/stress/guest.sh -- \
 		sh $(CURDIR)/$(TESTING)/stress/guest.sh $(DURATION) 1000000 1000
 	$(MAKE) soak-lifecycle
+
+soak-kcsan: deps tools
+	$(TESTING)/vm-run --kernel kcsan --modparam workers=4 \
+		--timeout $$(( $(KCSAN_DURATION) * 3 + 1200 )) \
+		--add $(TESTING)/stress/guest.sh --add $(TESTING)/stress/kcsan.sh -- \
+		sh $(CURDIR)/$(TESTING)/stress/kcsan.sh $(KCSAN_DURATION) 50000 30
 
 # The lifecycle and fault-injection tests of make check, longer: 200
 # insmod/rmmod cycles, a process holding 100k tasks killed, and DURATION
@@ -155,5 +168,5 @@ clean:
 	$(MAKE) -C examples clean
 	rm -rf build
 
-.PHONY: all modules tools deps check soak bench run shell load unload clean \
-	install uninstall dkms-src dkms-build dkms-install dkms-remove
+.PHONY: all modules tools deps check soak soak-debug soak-kcsan bench run shell \
+	load unload clean install uninstall dkms-src dkms-build dkms-install dkms-remove
