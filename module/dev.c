@@ -113,7 +113,8 @@ MODULE_PARM_DESC(max_tasks,
  * users reach their own limit before the global one stops everyone.
  */
 static unsigned int max_tasks_per_user = 1U << 18;
-module_param(max_tasks_per_user, uint, 0644);
+module_param_cb(max_tasks_per_user, &dwq_param_uint_ops, &max_tasks_per_user,
+		0644);
 /* clang-format off */
 MODULE_PARM_DESC(max_tasks_per_user,
 		 "Tasks the files one user (euid of the opener) opened may hold together (default 262144); more is -ENOSPC");
