@@ -839,6 +839,48 @@ static void dwq_queue_test_sleeper_does_not_stall(struct kunit *test)
 }
 
 /*
+ * A callback that blocks in the middle of a run of due tasks: the worker
+ * took it without going back to take(), with the hand-off timer armed for
+ * the first task of the run. The timer must follow the run and still bring
+ * the other worker in for the tasks behind the blocked one.
+ */
+static void dwq_queue_test_run_hands_off(struct kunit *test)
+{
+	const unsigned int n = 16, mid = 8;
+	struct qt_probe *p = qt_probes(test, n);
+	struct dwq_queue *q = qt_queue(test, 2, 0);
+	struct dwq_task **tasks;
+	struct dwq_sched *s;
+	struct qt_sleeper *z;
+	struct completion gate;
+	atomic_t done;
+	unsigned int i;
+
+	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
+	tasks = kunit_kcalloc(test, n + 1, sizeof(*tasks), GFP_KERNEL);
+	s = kunit_kcalloc(test, n + 1, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, z && tasks && s);
+	init_completion(&gate);
+	atomic_set(&done, 0);
+	qt_sleeper_init(z, &gate, &done);
+	/* All due at once, the sleeper after the first @mid (FIFO ties). */
+	for (i = 0; i < n; i++) {
+		p[i].done = &done;
+		tasks[i < mid ? i : i + 1] = &p[i].task;
+	}
+	tasks[mid] = &z->task;
+	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n + 1), 0);
+
+	qt_wait_count(test, &done, n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
+	for (i = mid; i < n; i++)
+		KUNIT_EXPECT_NE(test, p[i].worker, z->worker);
+	complete(&gate);
+	qt_wait_count(test, &z->runs, 1);
+	KUNIT_EXPECT_EQ(test, z->others_seen, (int)n);
+}
+
+/*
  * Two workers, both blocked in long callbacks: what the worker count
  * implies, due tasks wait for them. Then they run, all of them.
  */
@@ -898,6 +940,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_callbacks_sleep),
 	KUNIT_CASE(dwq_queue_test_stats_sum),
 	KUNIT_CASE(dwq_queue_test_sleeper_does_not_stall),
+	KUNIT_CASE(dwq_queue_test_run_hands_off),
 	KUNIT_CASE(dwq_queue_test_sleepers_fill_workers),
 	{}
 };

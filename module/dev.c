@@ -878,17 +878,23 @@ static long dwq_dev_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
+/* Events read() copies per hold of the events' lock. */
+#define DWQ_READ_CHUNK 16
+
 /*
- * Take the oldest event into @ev, or say why not. Copying to user space
- * happens outside the lock, so the event stays on the list until the copy
- * succeeded; @gen tells the caller whether it changed meanwhile.
+ * Copy up to @max of the oldest events into @ev, with their tasks in @uts
+ * and generations in @gens, or say why not. Copying to user space happens
+ * outside the lock, so the events stay on the list until the copy
+ * succeeded; the generations tell the caller whether one changed meanwhile.
+ *
+ * Return: the number of events (at least 1), or -EAGAIN, -ERESTARTSYS.
  */
-static int dwq_client_peek(struct dwq_client *c, bool block,
-			   struct dwq_utask **utp, struct dwq_event *ev,
-			   u64 *gen)
+static int dwq_client_peek(struct dwq_client *c, bool block, unsigned int max,
+			   struct dwq_utask **uts, struct dwq_event *ev,
+			   u64 *gens)
 {
 	struct dwq_utask *ut;
-	int err;
+	int err, n = 0;
 
 	spin_lock_irq(&c->wqh.lock);
 	if (list_empty(&c->events)) {
@@ -909,29 +915,40 @@ static int dwq_client_peek(struct dwq_client *c, bool block,
 			return err;
 		}
 	}
-	ut = list_first_entry(&c->events, struct dwq_utask, link);
-	*ev = ut->ev;
-	*gen = ut->gen;
-	*utp = ut;
-	spin_unlock_irq(&c->wqh.lock);
-	return 0;
-}
-
-/* Take @ut's event off the list if it is still the one copied. */
-static bool dwq_client_consume(struct dwq_client *c, struct dwq_utask *ut,
-			       u64 gen)
-{
-	bool taken = false;
-
-	spin_lock_irq(&c->wqh.lock);
-	if (ut->gen == gen) {
-		list_del_init(&ut->link);
-		c->nr_events--;
-		taken = true;
+	list_for_each_entry(ut, &c->events, link) {
+		ev[n] = ut->ev;
+		gens[n] = ut->gen;
+		uts[n] = ut;
+		if (++n == max)
+			break;
 	}
 	spin_unlock_irq(&c->wqh.lock);
-	if (taken)
-		dwq_task_put(&ut->task);
+	return n;
+}
+
+/*
+ * Take the @n events copied off the list, as long as each is still the
+ * version copied: a firing folded into one meanwhile ends the prefix taken
+ * here, and the caller copies its new version next.
+ *
+ * Return: how many were taken, the first ones of @uts.
+ */
+static unsigned int dwq_client_consume(struct dwq_client *c,
+				       struct dwq_utask **uts, const u64 *gens,
+				       unsigned int n)
+{
+	unsigned int i, taken;
+
+	spin_lock_irq(&c->wqh.lock);
+	for (taken = 0; taken < n; taken++) {
+		if (uts[taken]->gen != gens[taken])
+			break;
+		list_del_init(&uts[taken]->link);
+		c->nr_events--;
+	}
+	spin_unlock_irq(&c->wqh.lock);
+	for (i = 0; i < taken; i++)
+		dwq_task_put(&uts[i]->task);
 	return taken;
 }
 
@@ -939,33 +956,36 @@ static ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 			    loff_t *ppos)
 {
 	struct dwq_client *c = file->private_data;
-	struct dwq_event ev;
-	struct dwq_utask *ut;
-	size_t done = 0;
-	u64 gen;
-	int err;
+	struct dwq_utask *uts[DWQ_READ_CHUNK];
+	struct dwq_event ev[DWQ_READ_CHUNK];
+	u64 gens[DWQ_READ_CHUNK];
+	size_t done = 0, max;
+	int err = 0, n;
 
-	if (count < sizeof(ev))
+	if (count < sizeof(*ev))
 		return -EINVAL;
 	if (mutex_lock_interruptible(&c->read_mutex))
 		return -ERESTARTSYS;
-	while (count - done >= sizeof(ev)) {
+	while (count - done >= sizeof(*ev)) {
+		max = min_t(size_t, DWQ_READ_CHUNK,
+			    (count - done) / sizeof(*ev));
 		/* Block only for the first event. */
-		err = dwq_client_peek(c, !done && !(file->f_flags & O_NONBLOCK),
-				      &ut, &ev, &gen);
-		if (err)
+		n = dwq_client_peek(c, !done && !(file->f_flags & O_NONBLOCK),
+				    max, uts, ev, gens);
+		if (n < 0) {
+			err = n;
 			break;
+		}
 		/*
-		 * @ut stays on the list, and so alive, while we copy: only
-		 * readers take events off, and we hold read_mutex.
+		 * The events stay on the list, and so their tasks alive, while
+		 * we copy: only readers take events off, and we hold
+		 * read_mutex.
 		 */
-		if (copy_to_user(buf + done, &ev, sizeof(ev))) {
+		if (copy_to_user(buf + done, ev, n * sizeof(*ev))) {
 			err = -EFAULT;
 			break;
 		}
-		/* A firing folded in meanwhile: copy the new version. */
-		if (dwq_client_consume(c, ut, gen))
-			done += sizeof(ev);
+		done += dwq_client_consume(c, uts, gens, n) * sizeof(*ev);
 	}
 	mutex_unlock(&c->read_mutex);
 	return done ? done : err;

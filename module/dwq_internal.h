@@ -91,8 +91,12 @@ enum dwq_trace_wake {
  * @handoff: armed while the worker runs a callback after it left the
  *	queue with no leader and tasks in the heap; wakes one follower should
  *	the callback still run when it fires (see dwq_take())
- * @handoff_at: when to fire @handoff, 0 for never; set by dwq_take() and
- *	used by the worker itself only
+ * @handoff_at: when to arm @handoff, 0 for not now; set under
+ *	@queue->lock by dwq_take() and __dwq_take_next(), used by the worker
+ *	itself only
+ * @handoff_armed: @handoff was armed in this run and has not ended; under
+ *	@queue->lock
+ * @run_since: when the worker took the task it runs; under @queue->lock
  * @wait: its entry in @queue->waitq while it waits as a follower
  * @by_handoff: it was woken by a hand-off timer; under @queue->lock
  * @state: an &enum dwq_worker_state; under @queue->lock
@@ -104,6 +108,8 @@ struct dwq_worker {
 	unsigned int id;
 	struct hrtimer handoff;
 	u64 handoff_at;
+	bool handoff_armed;
+	u64 run_since;
 	struct wait_queue_entry wait;
 	bool by_handoff;
 	u8 state;
@@ -168,6 +174,7 @@ extern struct dwq_queue *dwq_default_queue;
 /* queue.c */
 u64 dwq_queue_now(const struct dwq_queue *q);
 struct dwq_task *dwq_take(struct dwq_worker *w);
+struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now);
 enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer);
 void __dwq_queue_kick(struct dwq_queue *q);
 void __dwq_queue_maybe_shrink(struct dwq_queue *q);
@@ -175,7 +182,7 @@ void __dwq_queue_maybe_shrink(struct dwq_queue *q);
 /* task.c */
 void __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
 		       enum dwq_task_state state);
-void dwq_task_finish(struct dwq_worker *w, struct dwq_task *task);
+struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task);
 
 /* debugfs.c */
 void dwq_debugfs_init(struct dwq_queue *q);

@@ -43,6 +43,14 @@
  *   tasks this makes one wakeup per task instead of the JDK's two. A worker
  *   that leaves to stop wakes one follower at once.
  *
+ * - A worker whose callback returns takes the next due task at once, in the
+ *   same lock hold as finishing the last (__dwq_take_next()): a burst of due
+ *   tasks is one run on one worker, with one hand-off timer armed for the
+ *   whole run. The timer follows the run by itself: when it fires while a
+ *   later callback of the run is still within its grace, it moves on to
+ *   that callback's grace instead of waking anyone, so only a callback that
+ *   really runs long brings a follower in.
+ *
  * Capacity: the heap array never grows or shrinks under the lock. A
  * schedule that needs room drops the lock, allocates, retakes it and checks
  * again; shrinking is done by @shrink_work in process context.
@@ -169,14 +177,15 @@ static void dwq_queue_shrink_work(struct work_struct *work)
 	}
 }
 
-/* Pop the due head for @w: it now runs on @w. */
+/* Pop the due head for @w at @now: it now runs on @w. */
 static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
-					struct dwq_worker *w)
+					struct dwq_worker *w, u64 now)
 {
 	struct dwq_task *task;
 
 	lockdep_assert_held(&q->lock);
 	task = container_of(dwq_heap_pop(&q->heap), struct dwq_task, node);
+	w->run_since = now;
 	WRITE_ONCE(task->state, DWQ_TASK_RUNNING);
 	task->runner = w;
 	task->runs++;
@@ -193,6 +202,35 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 	w->stats.tasks_run++;
 	__dwq_queue_maybe_shrink(q);
 	return task;
+}
+
+/*
+ * When a hand-off timer must wake a follower for @head, if the callback
+ * its worker took at @since still runs: the grace after the head is due,
+ * or after @since if it was due already.
+ */
+static u64 __dwq_handoff_at(const struct dwq_heap_node *head, u64 since)
+{
+	return min_t(u64, max(head->deadline, since),
+		     KTIME_MAX - DWQ_HANDOFF_GRACE_NS) +
+	       DWQ_HANDOFF_GRACE_NS;
+}
+
+/*
+ * @w leaves the queue with a task to run: does a hand-off timer need to
+ * cover the head meanwhile? Sets @w->handoff_at: when to arm it, or 0 if
+ * it need not be armed (no head, a leader, or armed already in this run;
+ * see dwq_worker_handoff()).
+ */
+static void __dwq_leave_with(struct dwq_queue *q, struct dwq_worker *w, u64 now)
+{
+	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
+
+	w->handoff_at = 0;
+	if (!head || q->leader || q->stopping || w->handoff_armed)
+		return;
+	w->handoff_at = __dwq_handoff_at(head, now);
+	w->handoff_armed = true;
 }
 
 /* The wakeup key of a hand-off timer, see dwq_worker_handoff(). */
@@ -237,16 +275,35 @@ enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 {
 	struct dwq_worker *w = container_of(timer, struct dwq_worker, handoff);
 	struct dwq_queue *q = w->queue;
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	struct dwq_heap_node *head;
+	u64 at;
 
 	/* Interrupts are off, as everywhere else this lock is taken. */
 	spin_lock(&q->lock);
-	if (!q->leader && !q->handoffs && !q->stopping &&
-	    dwq_heap_peek(&q->heap)) {
-		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HANDOFF);
-		__wake_up(&q->waitq, TASK_NORMAL, 1, DWQ_WAKE_HANDOFF);
+	head = dwq_heap_peek(&q->heap);
+	if (!q->leader && !q->handoffs && !q->stopping && head) {
+		/*
+		 * In a run of due tasks the timer was armed for the first of
+		 * them: the callback running now may be a later one, still
+		 * within its grace. Then wait for that.
+		 */
+		at = w->state == DWQ_WORKER_RUNNING ?
+			     __dwq_handoff_at(head, w->run_since) :
+			     0;
+		if (at > dwq_queue_now(q)) {
+			hrtimer_set_expires_range_ns(timer, ns_to_ktime(at),
+						     DWQ_SLACK_NS);
+			ret = HRTIMER_RESTART;
+		} else {
+			trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HANDOFF);
+			__wake_up(&q->waitq, TASK_NORMAL, 1, DWQ_WAKE_HANDOFF);
+		}
 	}
+	if (ret == HRTIMER_NORESTART)
+		w->handoff_armed = false;
 	spin_unlock(&q->lock);
-	return HRTIMER_NORESTART;
+	return ret;
 }
 
 /*
@@ -352,6 +409,8 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 	w->handoff_at = 0;
 	w->by_handoff = false;
 	spin_lock_irq(&q->lock);
+	/* The worker cancelled its hand-off timer before it came here. */
+	w->handoff_armed = false;
 	for (;;) {
 		head = dwq_heap_peek(&q->heap);
 		if (head)
@@ -360,7 +419,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 			/* Destroying: only what DWQ_DESTROY_RUN_DUE still runs. */
 			if (head && q->run_due &&
 			    head->deadline <= q->run_due_before)
-				task = __dwq_take_head(q, w);
+				task = __dwq_take_head(q, w, now);
 			break;
 		}
 		/*
@@ -370,7 +429,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 		 */
 		if (head && head->deadline <= now &&
 		    (!q->handoffs || w->by_handoff)) {
-			task = __dwq_take_head(q, w);
+			task = __dwq_take_head(q, w, now);
 			break;
 		}
 		if (!head || q->leader || head->deadline <= now) {
@@ -393,18 +452,45 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 	 * leads now and tasks remain, someone must wake for the new head.
 	 */
 	head = dwq_heap_peek(&q->heap);
-	if (head && !q->leader) {
-		if (task && !q->stopping) {
-			w->handoff_at =
-				min_t(u64, max(head->deadline, now),
-				      KTIME_MAX - DWQ_HANDOFF_GRACE_NS) +
-				DWQ_HANDOFF_GRACE_NS;
-		} else {
-			trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_LEAVE);
-			wake_up(&q->waitq);
-		}
+	if (task && !q->stopping) {
+		__dwq_leave_with(q, w, now);
+	} else if (head && !q->leader) {
+		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_LEAVE);
+		wake_up(&q->waitq);
 	}
 	spin_unlock_irq(&q->lock);
+	return task;
+}
+
+/**
+ * __dwq_take_next() - a worker's callback returned: take the next due task
+ * @w: the worker, back under the lock in dwq_task_finish()
+ * @now: when the callback returned
+ *
+ * A worker in a run of due tasks takes the next one in the same lock hold,
+ * without going through the waits of dwq_take(): no second lock round
+ * trip, and its hand-off timer stays armed for the whole run (it follows
+ * the run by itself, see dwq_worker_handoff()). The rules are take()'s: a
+ * due head is left to a follower a hand-off woke, and nothing is taken
+ * while the queue stops (take() then runs what DWQ_DESTROY_RUN_DUE asks
+ * for) or when the worker is asked to stop.
+ *
+ * Context: @w->queue->lock held.
+ * Return: the task, now %DWQ_TASK_RUNNING on @w, or NULL: then the worker
+ * goes back to dwq_take().
+ */
+struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now)
+{
+	struct dwq_queue *q = w->queue;
+	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
+	struct dwq_task *task;
+
+	lockdep_assert_held(&q->lock);
+	if (!head || head->deadline > now || q->handoffs || q->stopping ||
+	    kthread_should_stop())
+		return NULL;
+	task = __dwq_take_head(q, w, now);
+	__dwq_leave_with(q, w, now);
 	return task;
 }
 

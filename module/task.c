@@ -650,13 +650,16 @@ static u64 __dwq_task_next(struct dwq_task *task, u64 now)
  *
  * Queues a periodic task again (in the slot reserved when it was taken),
  * unless it was cancelled or the queue is going away; otherwise unbinds it
- * and drops the queue's reference.
+ * and drops the queue's reference. Then, in the same lock hold, takes the
+ * next task if one is due (__dwq_take_next()).
  *
  * Context: the worker's kthread.
+ * Return: the next task to run, or NULL: back to dwq_take().
  */
-void dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
+struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 {
 	struct dwq_queue *q = w->queue;
+	struct dwq_task *next_task;
 	struct dwq_heap_node *head;
 	u64 now = dwq_queue_now(q), next = 0;
 	bool put = false;
@@ -692,7 +695,9 @@ void dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 	}
 	if (task->canceling)
 		wake_up_all(&q->done_wq);
+	next_task = __dwq_take_next(w, now);
 	spin_unlock_irq(&q->lock);
 	if (put)
 		dwq_task_put(task);
+	return next_task;
 }

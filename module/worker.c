@@ -18,32 +18,46 @@
 #include "dwq_internal.h"
 #include "trace.h"
 
+/*
+ * Run @task, and the tasks that come due behind it, one after the other
+ * (a run, see __dwq_take_next()). The hand-off timer is armed when a take
+ * asks for it, at most once per run, and cancelled when the run ends.
+ */
 static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 {
-	/*
-	 * The task's heap key stays as it was while it runs: only
-	 * dwq_task_finish() queues it again.
-	 */
-	if (trace_dwq_fire_enabled()) {
-		u64 now = dwq_queue_now(w->queue);
+	bool atomic;
 
-		trace_dwq_fire(w->queue, task, w->id,
-			       now > task->node.deadline ?
-				       now - task->node.deadline :
-				       0);
-	}
-	if (w->handoff_at)
-		hrtimer_start_range_ns(&w->handoff, ns_to_ktime(w->handoff_at),
-				       DWQ_SLACK_NS, HRTIMER_MODE_ABS);
+	do {
+		/*
+		 * The task's heap key stays as it was while it runs: only
+		 * dwq_task_finish() queues it again.
+		 */
+		if (trace_dwq_fire_enabled()) {
+			u64 now = dwq_queue_now(w->queue);
 
-	task->func(task);
+			trace_dwq_fire(w->queue, task, w->id,
+				       now > task->node.deadline ?
+					       now - task->node.deadline :
+					       0);
+		}
+		if (w->handoff_at)
+			hrtimer_start_range_ns(&w->handoff,
+					       ns_to_ktime(w->handoff_at),
+					       DWQ_SLACK_NS, HRTIMER_MODE_ABS);
 
-	if (w->handoff_at)
-		hrtimer_cancel(&w->handoff);
-	WARN_ONCE(preempt_count() || irqs_disabled() || lockdep_depth(current),
-		  "dwq: callback %ps left the worker atomic or holding a lock\n",
-		  task->func);
-	dwq_task_finish(w, task);
+		task->func(task);
+
+		atomic = preempt_count() || irqs_disabled() ||
+			 lockdep_depth(current);
+		WARN_ONCE(atomic,
+			  "dwq: callback %ps left the worker atomic or holding a lock\n",
+			  task->func);
+		task = dwq_task_finish(w, task);
+		/* A long run of short callbacks must still let others run. */
+		if (task)
+			cond_resched();
+	} while (task);
+	hrtimer_cancel(&w->handoff);
 }
 
 static int dwq_worker_fn(void *arg)

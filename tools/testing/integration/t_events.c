@@ -237,6 +237,52 @@ static void t_read_efault(void)
 	}
 }
 
+/*
+ * A buffer that turns bad part-way: read() returns the whole events it
+ * could copy before the fault (it copies a chunk at a time, so perhaps
+ * fewer than fit) and loses none: the rest come with the next read().
+ */
+#define NR_PARTIAL 40
+
+static void t_read_partial_efault(void)
+{
+	static struct dwq_event rest[NR_PARTIAL];
+	int fd = dwqt_open(O_NONBLOCK), fit = 30, got, i;
+	char *bad = dwqt_unmapped();
+	struct dwq_event *buf = (struct dwq_event *)bad - fit;
+	uint64_t ids[NR_PARTIAL], seen[NR_PARTIAL];
+	bool ok;
+	ssize_t n;
+
+	for (i = 0; i < NR_PARTIAL; i++)
+		ids[i] = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, i);
+	wait_events(fd, NR_PARTIAL);
+	n = read(fd, buf, NR_PARTIAL * sizeof(*buf));
+	ok = n > 0 && n % sizeof(*buf) == 0 &&
+	     n <= (ssize_t)(fit * sizeof(*buf));
+	T_EXPECT(ok,
+		 "read across a bad page: %zd (%s), expected 1 to %d events", n,
+		 n < 0 ? t_errname(errno) : "bytes", fit);
+	got = n > 0 ? n / sizeof(*buf) : 0;
+	for (i = 0; i < got; i++)
+		seen[i] = buf[i].id;
+	n = read(fd, rest, sizeof(rest));
+	T_EXPECT(n == (ssize_t)((NR_PARTIAL - got) * sizeof(*buf)),
+		 "read of the rest: %zd (%s), expected %d events", n,
+		 n < 0 ? t_errname(errno) : "bytes", NR_PARTIAL - got);
+	for (i = 0; n > 0 && i < NR_PARTIAL - got; i++)
+		seen[got + i] = rest[i].id;
+	/* Every id exactly once, in the order scheduled (equal deadlines). */
+	for (i = 0; n > 0 && i < NR_PARTIAL; i++)
+		T_EXPECT(seen[i] == ids[i], "event %d: id %llu, expected %llu",
+			 i, (unsigned long long)seen[i],
+			 (unsigned long long)ids[i]);
+	T_EXPECT(read(fd, rest, sizeof(rest)) < 0 && errno == EAGAIN,
+		 "an event left after all %d: %s", NR_PARTIAL,
+		 t_errname(errno));
+	T_EQ(dwqt_stats_ok(fd).events, 0);
+}
+
 struct reader {
 	int fd;
 	ssize_t n;
@@ -819,6 +865,7 @@ const struct t_case event_cases[] = {
 	T_CASE("read/small_buffer_einval", t_small_buffer),
 	T_CASE("read/whole_events_only", t_whole_events),
 	T_CASE("read/bad_buffer_efault", t_read_efault),
+	T_CASE("read/partial_efault_loses_nothing", t_read_partial_efault),
 	T_CASE("read/blocking", t_blocking_read),
 	T_CASE("read/blocking_eintr", t_read_eintr),
 	T_CASE("order/deadline", t_deadline_order),
