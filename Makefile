@@ -6,8 +6,8 @@
 #   make                 dwq.ko (against KDIR) and the tools
 #   make run             demo in a QEMU guest on Debian's stock 6.12 kernel
 #   make check           every test; ends with "N passed, N failed"
-#   make bench           benchmarks in a stock guest: build/bench/report.md,
-#                        a CSV per figure, plots
+#   make bench           benchmarks in a stock guest, then again under icount:
+#                        build/bench/report.md, a CSV per figure, plots
 #   make shell           an interactive guest with dwq loaded
 #   sudo make load       insmod module/dwq.ko on this host
 #   sudo make unload     rmmod dwq on this host
@@ -91,7 +91,7 @@ soak-lifecycle: deps tools
 .PHONY: soak-lifecycle
 
 # Every figure of the performance plan in one stock 6.12 guest (no debug
-# options), then the report; see tools/bench/run.
+# options), again in one under icount, then the report; see tools/bench/run.
 bench: deps tools
 	tools/bench/run
 
