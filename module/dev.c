@@ -719,29 +719,30 @@ out_report:
 	return err;
 }
 
-static long dwq_ioc_cancel(struct dwq_client *c, struct dwq_cancel __user *arg)
+/*
+ * Cancel @c's task @id, the one thing DWQ_IOC_CANCEL and each entry of
+ * DWQ_IOC_CANCEL_BATCH do. Return 0 with @result DWQ_RESULT_REMOVED or
+ * DWQ_RESULT_RUNNING, and the id gone; or -ENOENT for an id @c does not
+ * own (any more).
+ */
+static int dwq_client_cancel(struct dwq_client *c, u64 id, u32 *result)
 {
-	struct dwq_cancel uc;
 	struct dwq_utask *ut;
 	int ret;
 
-	if (copy_from_user(&uc, arg, sizeof(uc)))
-		return -EFAULT;
-	if (uc.reserved)
-		return -EINVAL;
-	ut = dwq_client_get(c, uc.id);
+	ut = dwq_client_get(c, id);
 	if (!ut)
 		return -ENOENT;
 	ret = dwq_cancel(&ut->task);
 	switch (ret) {
 	case DWQ_CANCEL_REMOVED:
-		uc.result = DWQ_RESULT_REMOVED;
+		*result = DWQ_RESULT_REMOVED;
 		spin_lock_irq(&c->wqh.lock);
 		c->cancelled++;
 		spin_unlock_irq(&c->wqh.lock);
 		break;
 	case DWQ_CANCEL_RUNNING:
-		uc.result = DWQ_RESULT_RUNNING;
+		*result = DWQ_RESULT_RUNNING;
 		break;
 	default:
 		/* Neither queued nor running: done, and its id about to go. */
@@ -751,10 +752,89 @@ static long dwq_ioc_cancel(struct dwq_client *c, struct dwq_cancel __user *arg)
 	if (ret >= 0) {
 		/* It will not fire again: its id goes now. */
 		dwq_client_forget(c, ut);
-		ret = put_user(uc.result, &arg->result) ? -EFAULT : 0;
+		ret = 0;
 	}
 	dwq_task_put(&ut->task);
 	return ret;
+}
+
+static long dwq_ioc_cancel(struct dwq_client *c, struct dwq_cancel __user *arg)
+{
+	struct dwq_cancel uc;
+	int ret;
+
+	if (copy_from_user(&uc, arg, sizeof(uc)))
+		return -EFAULT;
+	if (uc.reserved)
+		return -EINVAL;
+	ret = dwq_client_cancel(c, uc.id, &uc.result);
+	if (ret)
+		return ret;
+	return put_user(uc.result, &arg->result) ? -EFAULT : 0;
+}
+
+static long dwq_ioc_cancel_batch(struct dwq_client *c,
+				 struct dwq_cancel_batch __user *arg)
+{
+	struct dwq_cancel_batch b;
+	struct dwq_cancel *uc = NULL;
+	void __user *entries;
+	unsigned int i;
+	size_t size;
+	int err;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	b.error_index = b.count;
+	if (b.flags || b.reserved || !b.count ||
+	    b.count > DWQ_CANCEL_BATCH_MAX) {
+		err = -EINVAL;
+		goto out_report;
+	}
+	/* At most DWQ_CANCEL_BATCH_MAX entries: 16 KiB (dwq_dev_init()). */
+	uc = kvmalloc_array(b.count, sizeof(*uc), GFP_KERNEL_ACCOUNT);
+	if (!uc) {
+		err = -ENOMEM;
+		goto out_report;
+	}
+	entries = u64_to_user_ptr(b.entries);
+	size = array_size(b.count, sizeof(*uc));
+	if (copy_from_user(uc, entries, size)) {
+		err = -EFAULT;
+		goto out_free;
+	}
+	for (i = 0; i < b.count; i++) {
+		if (uc[i].reserved) {
+			b.error_index = i;
+			err = -EINVAL;
+			goto out_free;
+		}
+	}
+	/*
+	 * Prove the array and error_index writable before cancelling
+	 * anything: a batch that faults here has changed nothing.
+	 */
+	if (copy_to_user(entries, uc, size) ||
+	    put_user(b.count, &arg->error_index)) {
+		err = -EFAULT;
+		goto out_free;
+	}
+	for (i = 0; i < b.count; i++) {
+		/* Not the file's (any more): an answer, not a failure. */
+		if (dwq_client_cancel(c, uc[i].id, &uc[i].result))
+			uc[i].result = DWQ_RESULT_NOENT;
+	}
+	/* Only fails if another thread unmapped the array meanwhile. */
+	err = copy_to_user(entries, uc, size) ? -EFAULT : 0;
+	kvfree(uc);
+	return err;
+
+out_free:
+	kvfree(uc);
+out_report:
+	/* The call fails anyway: its error says more than a fault here. */
+	(void)put_user(b.error_index, &arg->error_index);
+	return err;
 }
 
 static long dwq_ioc_reschedule(struct dwq_client *c,
@@ -873,6 +953,8 @@ static long dwq_dev_ioctl(struct file *file, unsigned int cmd,
 		return dwq_ioc_query(c, uarg);
 	case DWQ_IOC_STATS:
 		return dwq_ioc_stats(c, uarg);
+	case DWQ_IOC_CANCEL_BATCH:
+		return dwq_ioc_cancel_batch(c, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -1200,7 +1282,10 @@ int dwq_dev_init(void)
 	BUILD_BUG_ON(sizeof(struct dwq_query) != 80);
 	BUILD_BUG_ON(sizeof(struct dwq_stats) != 168);
 	BUILD_BUG_ON(sizeof(struct dwq_event) != 48);
+	BUILD_BUG_ON(sizeof(struct dwq_cancel_batch) != 24);
 	BUILD_BUG_ON(DWQ_SCHEDULE_BATCH_MAX > DWQ_BATCH_MAX);
+	/* dwq_ioc_cancel_batch()'s copy of the array stays small. */
+	BUILD_BUG_ON(DWQ_CANCEL_BATCH_MAX * sizeof(struct dwq_cancel) > 16384);
 
 	/*
 	 * Each limit was checked on its own when it was set; together, no

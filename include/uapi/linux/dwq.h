@@ -82,7 +82,8 @@ struct dwq_schedule_batch {
 /**
  * struct dwq_cancel - DWQ_IOC_CANCEL: cancel a task by id
  * @id: the task
- * @result: out: %DWQ_RESULT_REMOVED or %DWQ_RESULT_RUNNING
+ * @result: out: %DWQ_RESULT_REMOVED or %DWQ_RESULT_RUNNING; in a
+ *	&struct dwq_cancel_batch also %DWQ_RESULT_NOENT
  * @reserved: must be zero
  *
  * An id the file does not own, or owned by a one-shot task whose event
@@ -101,6 +102,43 @@ struct dwq_cancel {
  * periodic task's event of this firing comes, then no more.
  */
 #define DWQ_RESULT_RUNNING 2
+/*
+ * DWQ_IOC_CANCEL_BATCH only: no such task, the id DWQ_IOC_CANCEL answers
+ * -ENOENT for (including an id cancelled by an earlier entry of the same
+ * batch).
+ */
+#define DWQ_RESULT_NOENT 3
+
+/**
+ * struct dwq_cancel_batch - DWQ_IOC_CANCEL_BATCH: cancel many tasks at once
+ * @entries: user address of an array of @count &struct dwq_cancel; each
+ *	entry's @result is written back
+ * @count: entries in the array, 1 to %DWQ_CANCEL_BATCH_MAX
+ * @flags: must be zero
+ * @error_index: out: when the call fails because of one entry (its
+ *	@reserved is not zero), its index; @count otherwise
+ * @reserved: must be zero
+ *
+ * Each entry is cancelled as DWQ_IOC_CANCEL would, in array order, and
+ * gets its result: %DWQ_RESULT_REMOVED, %DWQ_RESULT_RUNNING, or
+ * %DWQ_RESULT_NOENT where DWQ_IOC_CANCEL would fail with -ENOENT; such an
+ * entry does not fail the call. The call returns 0 then.
+ *
+ * Before cancelling anything the whole array is read, checked and written
+ * back unchanged: an invalid batch (-EINVAL) or an array that cannot be
+ * read or written (-EFAULT) cancels nothing. Only if the array stops
+ * being writable during the call (another thread unmapping it) can the
+ * call fail with -EFAULT after cancelling, as DWQ_IOC_CANCEL can.
+ */
+struct dwq_cancel_batch {
+	__u64 entries;
+	__u32 count;
+	__u32 flags;
+	__u32 error_index;
+	__u32 reserved;
+};
+
+#define DWQ_CANCEL_BATCH_MAX 1024
 
 /**
  * struct dwq_reschedule - DWQ_IOC_RESCHEDULE: move a task, keeping its id
@@ -238,5 +276,6 @@ struct dwq_event {
 #define DWQ_IOC_RESCHEDULE _IOW(DWQ_IOC_MAGIC, 4, struct dwq_reschedule)
 #define DWQ_IOC_QUERY _IOWR(DWQ_IOC_MAGIC, 5, struct dwq_query)
 #define DWQ_IOC_STATS _IOR(DWQ_IOC_MAGIC, 6, struct dwq_stats)
+#define DWQ_IOC_CANCEL_BATCH _IOWR(DWQ_IOC_MAGIC, 7, struct dwq_cancel_batch)
 
 #endif /* _UAPI_LINUX_DWQ_H */
