@@ -110,6 +110,22 @@ long dwqt_cancel(int fd, uint64_t id, uint32_t *result)
 	return r;
 }
 
+long dwqt_cancel_batch(int fd, struct dwq_cancel *e, uint32_t count,
+		       uint32_t *error_index)
+{
+	struct dwq_cancel_batch b = {
+		.entries = (uintptr_t)e,
+		.count = count,
+		.error_index = 0xdeadbeef,
+	};
+	long r;
+
+	r = dwqt_ioctl(fd, DWQ_IOC_CANCEL_BATCH, &b);
+	if (error_index)
+		*error_index = b.error_index;
+	return r;
+}
+
 long dwqt_resched(int fd, uint64_t id, uint64_t time_ns, uint64_t period_ns,
 		  uint32_t mode, uint32_t flags)
 {

@@ -50,6 +50,9 @@ uint64_t __dwqt_sched_ok(const char *file, int line, int fd, uint64_t time_ns,
 long dwqt_batch(int fd, struct dwq_schedule *e, uint32_t count,
 		uint32_t *error_index);
 long dwqt_cancel(int fd, uint64_t id, uint32_t *result);
+/* CANCEL_BATCH of @e; *@error_index (if not NULL) gets what came back. */
+long dwqt_cancel_batch(int fd, struct dwq_cancel *e, uint32_t count,
+		       uint32_t *error_index);
 long dwqt_resched(int fd, uint64_t id, uint64_t time_ns, uint64_t period_ns,
 		  uint32_t mode, uint32_t flags);
 long dwqt_query(int fd, uint64_t id, struct dwq_query *q);

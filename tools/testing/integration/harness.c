@@ -256,7 +256,7 @@ static bool selected(const struct t_case *c, char **filters, int nfilters)
 }
 
 static const struct t_case *const tables[] = {
-	ioctl_cases, schedule_cases, task_cases,
+	ioctl_cases, schedule_cases, task_cases,   cancel_batch_cases,
 	event_cases, file_cases,     bounds_cases,
 };
 

@@ -48,6 +48,7 @@ struct t_case {
 extern const struct t_case ioctl_cases[];
 extern const struct t_case schedule_cases[];
 extern const struct t_case task_cases[];
+extern const struct t_case cancel_batch_cases[];
 extern const struct t_case event_cases[];
 extern const struct t_case file_cases[];
 extern const struct t_case bounds_cases[];

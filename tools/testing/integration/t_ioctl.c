@@ -12,7 +12,7 @@
 
 #include "dwqt.h"
 
-/* The six commands, with their payload sizes. */
+/* The seven commands, with their payload sizes. */
 static const struct {
 	const char *name;
 	unsigned long cmd;
@@ -23,6 +23,7 @@ static const struct {
 	{ "RESCHEDULE", DWQ_IOC_RESCHEDULE },
 	{ "QUERY", DWQ_IOC_QUERY },
 	{ "STATS", DWQ_IOC_STATS },
+	{ "CANCEL_BATCH", DWQ_IOC_CANCEL_BATCH },
 };
 
 /* A zeroed buffer larger than any payload, so a wrong size cannot fault. */
@@ -56,6 +57,8 @@ static void t_unknown_command(void)
 	expect_enotty(fd, "_IO(DWQ, 0)", _IO(DWQ_IOC_MAGIC, 0));
 	expect_enotty(fd, "_IOWR(DWQ, 7, dwq_schedule)",
 		      _IOWR(DWQ_IOC_MAGIC, 7, struct dwq_schedule));
+	expect_enotty(fd, "_IOWR(DWQ, 8, dwq_cancel_batch)",
+		      _IOWR(DWQ_IOC_MAGIC, 8, struct dwq_cancel_batch));
 	expect_enotty(fd, "_IOR(DWQ, 0xff, dwq_stats)",
 		      _IOR(DWQ_IOC_MAGIC, 0xff, struct dwq_stats));
 	expect_enotty(fd, "_IOWR('x', 1, dwq_schedule)",
@@ -125,11 +128,14 @@ static void t_wrong_direction(void)
 
 /*
  * A payload that is valid for every command: a far one-shot for SCHEDULE,
- * a batch of one such entry, and @id for CANCEL, RESCHEDULE and QUERY.
+ * a batch of one such entry, @id for CANCEL, RESCHEDULE and QUERY, and a
+ * batch of one entry for @id for CANCEL_BATCH.
  */
 static void valid_payload(unsigned long cmd, void *buf, uint64_t id,
 			  struct dwq_schedule *entry)
 {
+	static struct dwq_cancel cancel_entry;
+
 	memset(buf, 0, _IOC_SIZE(cmd));
 	*entry = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
 	switch (cmd) {
@@ -149,6 +155,12 @@ static void valid_payload(unsigned long cmd, void *buf, uint64_t id,
 		break;
 	case DWQ_IOC_QUERY:
 		((struct dwq_query *)buf)->id = id;
+		break;
+	case DWQ_IOC_CANCEL_BATCH:
+		cancel_entry = (struct dwq_cancel){ .id = id };
+		((struct dwq_cancel_batch *)buf)->entries =
+			(uintptr_t)&cancel_entry;
+		((struct dwq_cancel_batch *)buf)->count = 1;
 		break;
 	}
 }
@@ -222,7 +234,8 @@ static void t_efault_straddling(void)
 
 /*
  * The commands that write back fault on a read-only payload; SCHEDULE and
- * SCHEDULE_BATCH then leave no task behind.
+ * SCHEDULE_BATCH then leave no task behind, CANCEL_BATCH (whose entries
+ * are writable here, its error_index not) cancels none.
  */
 static void t_efault_readonly(void)
 {

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CANCEL_BATCH: many cancels in one call, each as CANCEL would do it, and
+ * a batch the device refuses cancels nothing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwqt.h"
+
+/* Schedule @n far one-shots on @fd with one SCHEDULE_BATCH; ids in @ids. */
+static void schedule_far(int fd, uint64_t *ids, uint32_t n)
+{
+	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	uint32_t i;
+
+	if (n > DWQ_SCHEDULE_BATCH_MAX)
+		t_fail("%u tasks: more than one batch", n);
+	for (i = 0; i < n; i++)
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
+	T_OK(dwqt_batch(fd, e, n, NULL));
+	for (i = 0; i < n; i++)
+		ids[i] = e[i].id;
+}
+
+/* Entries for @ids, with a result the device must overwrite. */
+static void entries_for(struct dwq_cancel *e, const uint64_t *ids, uint32_t n)
+{
+	uint32_t i;
+
+	memset(e, 0, n * sizeof(*e));
+	for (i = 0; i < n; i++) {
+		e[i].id = ids[i];
+		e[i].result = 0xdead;
+	}
+}
+
+/* Every one of @ids is still queued, and nothing was cancelled. */
+static void expect_all_queued(int fd, const uint64_t *ids, uint32_t n)
+{
+	struct dwq_stats st = dwqt_stats_ok(fd);
+	uint32_t i;
+
+	T_EQ(st.pending, n);
+	T_EQ(st.cancelled, 0);
+	for (i = 0; i < n; i++)
+		T_EQ(dwqt_query_ok(fd, ids[i]).state, DWQ_STATE_QUEUED);
+}
+
+/*
+ * Many queued tasks, one-shot and periodic, all REMOVED: their ids gone,
+ * the queue smaller by as many, and none of them ever fires.
+ */
+static void t_removed(void)
+{
+	struct dwq_schedule s[100];
+	struct dwq_cancel e[ARRAY_SIZE(s)];
+	int fd = dwqt_open(0), other = dwqt_open(0);
+	unsigned int base;
+	uint64_t keep;
+	struct dwq_stats st;
+	struct dwq_query q;
+	uint32_t i, idx;
+
+	keep = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1000);
+	base = dwqt_stats_ok(other).queue_size;
+	/* Due in a second: they would fire during the case if not removed. */
+	for (i = 0; i < ARRAY_SIZE(s); i++) {
+		uint32_t m = i % 3;
+
+		s[i] = dwqt_sched_arg(NSEC_PER_SEC, m ? 50 * NSEC_PER_MSEC : 0,
+				      m, 0, i);
+	}
+	T_OK(dwqt_batch(fd, s, ARRAY_SIZE(s), NULL));
+	T_EQ(dwqt_stats_ok(other).queue_size, base + ARRAY_SIZE(s));
+	memset(e, 0, sizeof(e));
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		e[i].id = s[i].id;
+	T_OK(dwqt_cancel_batch(fd, e, ARRAY_SIZE(e), &idx));
+	T_EQ(idx, ARRAY_SIZE(e));
+	for (i = 0; i < ARRAY_SIZE(e); i++) {
+		T_EXPECT((e[i].id == s[i].id &&
+			  e[i].result == DWQ_RESULT_REMOVED),
+			 "entry %u: id %llu result %u, expected id %llu REMOVED",
+			 i, (unsigned long long)e[i].id, e[i].result,
+			 (unsigned long long)s[i].id);
+		T_EQ(e[i].reserved, 0);
+		T_ERR(dwqt_query(fd, e[i].id, &q), ENOENT);
+		T_ERR(dwqt_cancel(fd, e[i].id, NULL), ENOENT);
+	}
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, 1);
+	T_EQ(st.cancelled, ARRAY_SIZE(e));
+	T_EQ(dwqt_stats_ok(other).queue_size, base);
+	dwqt_expect_no_event(fd, 2000);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.fired, 0);
+	T_EQ(st.events, 0);
+	T_EQ(dwqt_query_ok(fd, keep).state, DWQ_STATE_QUEUED);
+}
+
+/*
+ * Ids the file does not own are NOENT and fail nothing: unknown ids, an
+ * id twice in one batch, another file's id, a one-shot whose event is
+ * queued. The other file's task and that event are untouched.
+ */
+static void t_mixed(void)
+{
+	int fd = dwqt_open(0), other = dwqt_open(0), i;
+	uint64_t a[3], b[6], fired;
+	struct dwq_cancel e[9];
+	struct dwq_event ev;
+	struct dwq_stats st;
+	struct dwq_query q;
+	uint32_t idx;
+	static const uint32_t want[ARRAY_SIZE(e)] = {
+		DWQ_RESULT_REMOVED, DWQ_RESULT_NOENT,	DWQ_RESULT_REMOVED,
+		DWQ_RESULT_NOENT,   DWQ_RESULT_NOENT,	DWQ_RESULT_NOENT,
+		DWQ_RESULT_NOENT,   DWQ_RESULT_REMOVED, DWQ_RESULT_NOENT,
+	};
+
+	schedule_far(fd, a, ARRAY_SIZE(a));
+	/* More tasks in the other file, so that its last id is not ours. */
+	schedule_far(other, b, ARRAY_SIZE(b));
+	for (i = 0; i < (int)ARRAY_SIZE(a); i++)
+		T_EXPECT(a[i] != b[5], "the other file's id %llu is ours too",
+			 (unsigned long long)b[5]);
+	fired = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 77);
+	for (i = 0; i < DWQT_WAIT_MS / 10 && !dwqt_stats_ok(fd).events; i++)
+		dwqt_sleep_ms(10);
+	T_EQ(dwqt_stats_ok(fd).events, 1);
+
+	memset(e, 0, sizeof(e));
+	e[0].id = a[0];
+	e[1].id = fired + 1000; /* never had */
+	e[2].id = a[1];
+	e[3].id = a[0]; /* cancelled by entry 0 */
+	e[4].id = b[5]; /* the other file's */
+	e[5].id = fired; /* its event is queued */
+	e[6].id = 0;
+	e[7].id = a[2];
+	e[8].id = U64_MAX;
+	T_OK(dwqt_cancel_batch(fd, e, ARRAY_SIZE(e), &idx));
+	T_EQ(idx, ARRAY_SIZE(e));
+	for (i = 0; i < (int)ARRAY_SIZE(e); i++)
+		T_EXPECT(e[i].result == want[i],
+			 "entry %d (id %llu): result %u, expected %u", i,
+			 (unsigned long long)e[i].id, e[i].result, want[i]);
+	for (i = 0; i < (int)ARRAY_SIZE(a); i++)
+		T_ERR(dwqt_query(fd, a[i], &q), ENOENT);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, 0);
+	T_EQ(st.cancelled, 3);
+	T_EQ(st.fired, 1);
+	T_EQ(st.events, 1);
+	ev = dwqt_read_one(fd);
+	T_EQ(ev.id, fired);
+	T_EQ(ev.cookie, 77);
+	T_EQ(ev.flags, DWQ_EVENT_LAST);
+	/* The other file's tasks are all there. */
+	st = dwqt_stats_ok(other);
+	T_EQ(st.pending, ARRAY_SIZE(b));
+	T_EQ(st.cancelled, 0);
+	for (i = 0; i < (int)ARRAY_SIZE(b); i++)
+		T_EQ(dwqt_query_ok(other, b[i]).state, DWQ_STATE_QUEUED);
+}
+
+/*
+ * A periodic task firing every 100 us, cancelled in a batch: REMOVED or,
+ * when it is firing right then, RUNNING; either way its id is gone and
+ * no firing starts after the call returned. A REMOVED task has no event
+ * stamped after the call; a RUNNING one at most the one of the firing
+ * under way (its callback stamps it, maybe after the call returned).
+ * Which of the two comes cannot be forced from user space (the callback
+ * that turns a firing into an event is short), so the case repeats
+ * rounds and only notes how often each came.
+ */
+static void t_periodic_firing(void)
+{
+	uint64_t end = dwqt_now() + DWQT_RACE_NS, t, period = 100000;
+	unsigned long long min, removed = 0, running = 0;
+	struct dwq_event ev[16];
+	struct dwq_cancel e[2];
+	struct dwq_query q;
+	int fd, i, n, k, late;
+
+	if (!dwqt_param("min_period_ns", &min) && min > period)
+		period = min;
+	for (i = 0; i < 100 && dwqt_now() < end; i++) {
+		/* A file per round: a RUNNING task ends with its firing. */
+		fd = dwqt_open(0);
+		memset(e, 0, sizeof(e));
+		e[0].id =
+			dwqt_sched_ok(fd, 0, period, DWQ_MODE_FIXED_RATE, 0, i);
+		e[1].id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0,
+					i);
+		dwqt_read_one(fd);
+		T_OK(dwqt_cancel_batch(fd, e, ARRAY_SIZE(e), NULL));
+		t = dwqt_now();
+		T_EXPECT((e[0].result == DWQ_RESULT_REMOVED ||
+			  e[0].result == DWQ_RESULT_RUNNING),
+			 "round %d: result %u", i, e[0].result);
+		T_EQ(e[1].result, DWQ_RESULT_REMOVED);
+		if (e[0].result == DWQ_RESULT_RUNNING)
+			running++;
+		else
+			removed++;
+		T_ERR(dwqt_query(fd, e[0].id, &q), ENOENT);
+		/* The firing under way, if any, has ended by then. */
+		dwqt_sleep_ms(20);
+		late = 0;
+		do {
+			n = dwqt_read_events(fd, ev, ARRAY_SIZE(ev), 0);
+			for (k = 0; k < n; k++)
+				late += ev[k].fired_ns >= t;
+		} while (n == (int)ARRAY_SIZE(ev));
+		T_EXPECT(late <= (e[0].result == DWQ_RESULT_RUNNING),
+			 "round %d: %d events stamped after CANCEL_BATCH returned %s",
+			 i, late,
+			 e[0].result == DWQ_RESULT_RUNNING ? "RUNNING" :
+							     "REMOVED");
+		dwqt_expect_no_event(fd, 5);
+		T_EQ(dwqt_stats_ok(fd).pending, 0);
+		close(fd);
+	}
+	t_note("%d rounds: %llu REMOVED, %llu RUNNING", i, removed, running);
+}
+
+/* count 0 and count > DWQ_CANCEL_BATCH_MAX are -EINVAL, cancel nothing. */
+static void t_count(void)
+{
+	static struct dwq_cancel e[DWQ_CANCEL_BATCH_MAX + 1];
+	static const uint32_t bad[] = {
+		0,
+		DWQ_CANCEL_BATCH_MAX + 1,
+		1U << 31,
+		~0U,
+	};
+	int fd = dwqt_open(0);
+	uint64_t ids[4];
+	uint32_t idx;
+	size_t i;
+
+	schedule_far(fd, ids, ARRAY_SIZE(ids));
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		e[i].id = ids[i % ARRAY_SIZE(ids)];
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		long r = dwqt_cancel_batch(fd, e, bad[i], &idx);
+
+		T_EXPECT(r == -EINVAL, "count %u: got %s, expected EINVAL",
+			 bad[i], r ? t_errname(-r) : "success");
+		T_EQ(idx, bad[i]);
+	}
+	expect_all_queued(fd, ids, ARRAY_SIZE(ids));
+}
+
+/* Non-zero flags or reserved of the batch itself are -EINVAL. */
+static void t_flags_reserved(void)
+{
+	struct dwq_cancel e[2];
+	struct dwq_cancel_batch b = {
+		.entries = (uintptr_t)e,
+		.count = ARRAY_SIZE(e),
+	};
+	int fd = dwqt_open(0);
+	uint64_t ids[2];
+
+	schedule_far(fd, ids, ARRAY_SIZE(ids));
+	entries_for(e, ids, ARRAY_SIZE(e));
+	b.flags = 1;
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_CANCEL_BATCH, &b), EINVAL);
+	b.flags = 1U << 31;
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_CANCEL_BATCH, &b), EINVAL);
+	b.flags = 0;
+	b.reserved = 1;
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_CANCEL_BATCH, &b), EINVAL);
+	b.reserved = 1U << 31;
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_CANCEL_BATCH, &b), EINVAL);
+	T_EQ(b.error_index, ARRAY_SIZE(e));
+	T_EQ(e[0].result, 0xdead);
+	expect_all_queued(fd, ids, ARRAY_SIZE(ids));
+}
+
+/*
+ * An entry with reserved non-zero: -EINVAL, error_index names it, and no
+ * entry is cancelled, not even those before it.
+ */
+static void t_entry_reserved(void)
+{
+	static const uint32_t where[] = { 0, 3, 7 };
+	struct dwq_cancel e[8];
+	int fd = dwqt_open(0);
+	uint64_t ids[8];
+	uint32_t idx;
+	size_t w, i;
+
+	schedule_far(fd, ids, ARRAY_SIZE(ids));
+	for (w = 0; w < ARRAY_SIZE(where); w++) {
+		entries_for(e, ids, ARRAY_SIZE(e));
+		e[where[w]].reserved = w ? 1U << 31 : 1;
+		T_ERR(dwqt_cancel_batch(fd, e, ARRAY_SIZE(e), &idx), EINVAL);
+		T_EXPECT(idx == where[w], "bad entry %u: error_index %u",
+			 where[w], idx);
+		for (i = 0; i < ARRAY_SIZE(e); i++)
+			T_EQ(e[i].result, 0xdead);
+		expect_all_queued(fd, ids, ARRAY_SIZE(ids));
+	}
+	/* Then the same entries, all valid, go. */
+	entries_for(e, ids, ARRAY_SIZE(e));
+	T_OK(dwqt_cancel_batch(fd, e, ARRAY_SIZE(e), &idx));
+	T_EQ(idx, ARRAY_SIZE(e));
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		T_EQ(e[i].result, DWQ_RESULT_REMOVED);
+	T_EQ(dwqt_stats_ok(fd).pending, 0);
+}
+
+/* Entries that cannot be read are -EFAULT and cancel nothing. */
+static void t_entries_efault(void)
+{
+	struct dwq_cancel e[4], *p;
+	int fd = dwqt_open(0);
+	uint64_t ids[4];
+
+	schedule_far(fd, ids, ARRAY_SIZE(ids));
+	entries_for(e, ids, ARRAY_SIZE(e));
+	T_ERR(dwqt_cancel_batch(fd, NULL, 1, NULL), EFAULT);
+	T_ERR(dwqt_cancel_batch(fd, dwqt_unmapped(), 1, NULL), EFAULT);
+	T_ERR(dwqt_cancel_batch(fd, (void *)(uintptr_t)U64_MAX, 1, NULL),
+	      EFAULT);
+	/* The first two entries readable, the other two not. */
+	p = dwqt_at_end_of_mapping(2 * sizeof(e[0]));
+	memcpy(p, e, 2 * sizeof(e[0]));
+	T_ERR(dwqt_cancel_batch(fd, p, 4, NULL), EFAULT);
+	expect_all_queued(fd, ids, ARRAY_SIZE(ids));
+}
+
+/*
+ * Entries that can be read but not written (mmap PROT_READ): the results
+ * could not be written back, so -EFAULT before anything is cancelled.
+ */
+static void t_readonly_efault(void)
+{
+	struct dwq_cancel e[4];
+	int fd = dwqt_open(0);
+	uint64_t ids[4];
+	uint32_t idx;
+
+	schedule_far(fd, ids, ARRAY_SIZE(ids));
+	entries_for(e, ids, ARRAY_SIZE(e));
+	T_ERR(dwqt_cancel_batch(fd, dwqt_ro_copy(e, sizeof(e)), 4, &idx),
+	      EFAULT);
+	T_EQ(idx, ARRAY_SIZE(e));
+	expect_all_queued(fd, ids, ARRAY_SIZE(ids));
+	dwqt_expect_no_event(fd, 100);
+}
+
+/* A batch of DWQ_CANCEL_BATCH_MAX entries, every one REMOVED. */
+static void t_max(void)
+{
+	static struct dwq_cancel e[DWQ_CANCEL_BATCH_MAX];
+	static uint64_t ids[DWQ_CANCEL_BATCH_MAX];
+	int fd = dwqt_open(0), other = dwqt_open(0);
+	unsigned int base = dwqt_stats_ok(other).queue_size;
+	struct dwq_stats st;
+	uint32_t idx, i;
+
+	schedule_far(fd, ids, DWQ_CANCEL_BATCH_MAX);
+	T_EQ(dwqt_stats_ok(other).queue_size, base + DWQ_CANCEL_BATCH_MAX);
+	entries_for(e, ids, DWQ_CANCEL_BATCH_MAX);
+	T_OK(dwqt_cancel_batch(fd, e, DWQ_CANCEL_BATCH_MAX, &idx));
+	T_EQ(idx, DWQ_CANCEL_BATCH_MAX);
+	for (i = 0; i < DWQ_CANCEL_BATCH_MAX; i++)
+		T_EXPECT(e[i].result == DWQ_RESULT_REMOVED,
+			 "entry %u: result %u", i, e[i].result);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, 0);
+	T_EQ(st.cancelled, DWQ_CANCEL_BATCH_MAX);
+	T_EQ(dwqt_stats_ok(other).queue_size, base);
+}
+
+#define ROOM 100
+
+/*
+ * With max_tasks lowered to leave ROOM: a batch cancelling 40 tasks (and
+ * naming some twice, and unknown ones) gives back exactly 40, as 40
+ * single cancels would.
+ */
+static void limit_given_back(void)
+{
+	static struct dwq_cancel e[50];
+	uint64_t ids[ROOM], single[ROOM];
+	int fd = dwqt_open(0), other = dwqt_open(0), i;
+	struct dwq_stats st;
+
+	schedule_far(fd, ids, ROOM);
+	T_ERR(dwqt_sched(other, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),
+	      ENOSPC);
+	for (i = 0; i < 40; i++)
+		e[i].id = ids[i];
+	for (; i < 45; i++)
+		e[i].id = ids[i - 40];
+	for (; i < 50; i++)
+		e[i].id = ids[ROOM - 1] + i;
+	T_OK(dwqt_cancel_batch(fd, e, ARRAY_SIZE(e), NULL));
+	for (i = 0; i < 50; i++)
+		T_EQ(e[i].result,
+		     i < 40 ? DWQ_RESULT_REMOVED : DWQ_RESULT_NOENT);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, ROOM - 40);
+	T_EQ(st.cancelled, 40);
+	/* Exactly 40 places came back, in any file. */
+	schedule_far(other, single, 40);
+	T_ERR(dwqt_sched(other, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),
+	      ENOSPC);
+	T_ERR(dwqt_sched(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),
+	      ENOSPC);
+	/* And 40 single cancels give back as many. */
+	for (i = 0; i < 40; i++)
+		T_OK(dwqt_cancel(other, single[i], NULL));
+	T_EQ(dwqt_stats_ok(other).cancelled, 40);
+	schedule_far(fd, single, 40);
+	T_ERR(dwqt_sched(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),
+	      ENOSPC);
+}
+
+static void t_limit_given_back(void)
+{
+	unsigned long long global;
+	int err;
+
+	if (dwqt_param("max_tasks", &global))
+		t_skip("no /sys/module/dwq/parameters/max_tasks");
+	err = dwqt_with_param("max_tasks", t_leftovers() + ROOM,
+			      limit_given_back);
+	if (err)
+		t_skip("max_tasks cannot be lowered for the case: %s",
+		       t_errname(-err));
+}
+
+const struct t_case cancel_batch_cases[] = {
+	T_CASE("cancel_batch/removed", t_removed),
+	T_CASE("cancel_batch/mixed_noent", t_mixed),
+	T_CASE("cancel_batch/periodic_firing", t_periodic_firing),
+	T_CASE("cancel_batch/count_einval", t_count),
+	T_CASE("cancel_batch/flags_reserved_einval", t_flags_reserved),
+	T_CASE("cancel_batch/entry_reserved_einval", t_entry_reserved),
+	T_CASE("cancel_batch/entries_efault", t_entries_efault),
+	T_CASE("cancel_batch/readonly_efault", t_readonly_efault),
+	T_CASE("cancel_batch/max_entries", t_max),
+	T_CASE("cancel_batch/limit_given_back", t_limit_given_back),
+	{}
+};
