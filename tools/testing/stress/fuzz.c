@@ -59,8 +59,9 @@ static int failures;
 static __u64 n_ok, n_enotty, n_efault, n_einval, n_other, n_eintr;
 
 static const unsigned int valid_cmds[] = {
-	DWQ_IOC_SCHEDULE,   DWQ_IOC_SCHEDULE_BATCH, DWQ_IOC_CANCEL,
-	DWQ_IOC_RESCHEDULE, DWQ_IOC_QUERY,	    DWQ_IOC_STATS,
+	DWQ_IOC_SCHEDULE,     DWQ_IOC_SCHEDULE_BATCH, DWQ_IOC_CANCEL,
+	DWQ_IOC_RESCHEDULE,   DWQ_IOC_QUERY,	      DWQ_IOC_STATS,
+	DWQ_IOC_CANCEL_BATCH,
 };
 
 static void fail(const char *what, long a, long b)
@@ -223,6 +224,8 @@ static void fuzz_ioctl(__u64 *s)
 {
 	__u64 buf[64];
 	struct dwq_schedule_batch *b;
+	struct dwq_cancel_batch *cb;
+	struct dwq_cancel *ce;
 	unsigned int cmd, size;
 	bool valid, writable, ew;
 	size_t room;
@@ -240,16 +243,16 @@ static void fuzz_ioctl(__u64 *s)
 		cmd = _IOC(below(s, 4), DWQ_IOC_MAGIC, below(s, 12), size);
 		break;
 	case 2: /* a real command with its size off by a little */
-		cmd = valid_cmds[below(s, 6)];
+		cmd = valid_cmds[below(s, ARRAY_SIZE(valid_cmds))];
 		cmd = _IOC(_IOC_DIR(cmd), DWQ_IOC_MAGIC, _IOC_NR(cmd),
 			   _IOC_SIZE(cmd) + (below(s, 2) ? 8 : -8));
 		break;
 	default:
-		cmd = valid_cmds[below(s, 6)];
+		cmd = valid_cmds[below(s, ARRAY_SIZE(valid_cmds))];
 		break;
 	}
 	valid = false;
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < ARRAY_SIZE(valid_cmds); i++)
 		valid |= cmd == valid_cmds[i];
 
 	arg = ptr(s, _IOC_SIZE(cmd), &writable);
@@ -275,6 +278,30 @@ static void fuzz_ioctl(__u64 *s)
 			if (below(s, 2)) {
 				b->flags = 0;
 				b->reserved = 0;
+			}
+		}
+		if (cmd == DWQ_IOC_CANCEL_BATCH && (uintptr_t)arg % 8 == 0 &&
+		    sizeof(*cb) <= room) {
+			/*
+			 * Entries somewhere, a sane count, small ids that
+			 * the file may own, reserved zero: often a real
+			 * batch cancel.
+			 */
+			cb = arg;
+			cb->entries = (uintptr_t)ptr(s, 16, &ew);
+			if (below(s, 2))
+				cb->count = 1 + below(s, 40);
+			ce = (void *)(uintptr_t)cb->entries;
+			if (ew && (char *)ce + 16 * (__u64)cb->count <= ro) {
+				fill(s, ce, sizeof(*ce) * cb->count);
+				for (i = 0; i < cb->count && below(s, 4); i++) {
+					ce[i].id = below(s, 64);
+					ce[i].reserved = 0;
+				}
+			}
+			if (below(s, 2)) {
+				cb->flags = 0;
+				cb->reserved = 0;
 			}
 		}
 	}
