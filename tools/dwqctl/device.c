@@ -52,6 +52,16 @@ int dev_cancel(int fd, struct dwq_cancel *c)
 	return dev_ioctl(fd, DWQ_IOC_CANCEL, c);
 }
 
+int dev_cancel_batch(int fd, struct dwq_cancel *c, __u32 n)
+{
+	struct dwq_cancel_batch b = {
+		.entries = (__u64)(unsigned long)c,
+		.count = n,
+	};
+
+	return dev_ioctl(fd, DWQ_IOC_CANCEL_BATCH, &b);
+}
+
 int dev_reschedule(int fd, struct dwq_reschedule *r)
 {
 	return dev_ioctl(fd, DWQ_IOC_RESCHEDULE, r);

@@ -157,6 +157,7 @@ struct run_state {
 int run_open(struct run_state *st);
 void run_close(struct run_state *st);
 int run_exec(struct run_state *st, const struct run_cmd *cmd, const char *text);
+int run_cancel_ids(struct run_state *st, const __u64 *ids, size_t n);
 
 /* device.c */
 enum dwq_op {
@@ -173,6 +174,7 @@ enum dwq_op {
 int dev_open(int nonblock);
 int dev_schedule(int fd, struct dwq_schedule *s);
 int dev_cancel(int fd, struct dwq_cancel *c);
+int dev_cancel_batch(int fd, struct dwq_cancel *c, __u32 n);
 int dev_reschedule(int fd, struct dwq_reschedule *r);
 int dev_query(int fd, struct dwq_query *q);
 int dev_stats(int fd, struct dwq_stats *st);

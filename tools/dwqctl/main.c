@@ -27,7 +27,7 @@ static const char main_help[] =
 	"  demo       the leader/follower experiment, explained (needs workers=4)\n"
 	"  run        a script of schedule, cancel, wait... on one open file\n"
 	"  schedule   schedule one task; --wait prints its events\n"
-	"  cancel     cancel a task by id\n"
+	"  cancel     cancel tasks by id\n"
 	"  query      the state of a task by id\n"
 	"  stats      the queue's counters, for a person\n"
 	"  watch      the counters, refreshed every second\n"
@@ -107,9 +107,11 @@ static const char schedule_help[] =
 	"  --timeout D     fail if the events have not come within D\n";
 
 static const char cancel_help[] =
-	"usage: dwqctl cancel ID [--json]\n"
+	"usage: dwqctl cancel ID... [--json]\n"
 	"\n"
-	"Cancels a task of this process's open file. A new dwqctl has a new\n"
+	"Cancels tasks of this process's open file, one line per id. Several\n"
+	"ids go to the device together, 1024 per DWQ_IOC_CANCEL_BATCH; the\n"
+	"exit status is 1 if any id was not cancelled. A new dwqctl has a new\n"
 	"file with no tasks, so this answers ENOENT unless the device is shared\n"
 	"with dwqctl by other means; it is here to show the errors. To schedule\n"
 	"and cancel, use `dwqctl run`.\n";
@@ -346,9 +348,49 @@ static int cmd_cancel_query(const char *cmd, int argc, char **argv)
 	return ret;
 }
 
+/*
+ * cancel ID...: one id is a one-line run, as query is; several go to the
+ * device in batches, each checked as that line would be.
+ */
 static int cmd_cancel(int argc, char **argv)
 {
-	return cmd_cancel_query("cancel", argc, argv);
+	struct run_state st = { .fd = -1, .hint = one_file_hint };
+	char *words[2] = { argv[0] };
+	struct run_cmd rc;
+	__u64 *ids;
+	int i, n = 0, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (common_opt("cancel", argv, &i))
+			continue;
+		if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("cancel", "unknown option '%s'",
+					   argv[i]);
+		n++;
+	}
+	if (n < 2)
+		return cmd_cancel_query("cancel", argc, argv);
+	ids = calloc(n, sizeof(*ids));
+	if (!ids)
+		return 1;
+	n = 0;
+	for (i = 1; i < argc; i++) {
+		if (common_opt("cancel", argv, &i))
+			continue;
+		words[1] = argv[i];
+		ret = one_off("cancel", 2, words, &rc);
+		if (ret) {
+			free(ids);
+			return ret;
+		}
+		ids[n++] = rc.id;
+	}
+	ret = run_open(&st) ? 1 : 0;
+	if (!ret)
+		ret = run_cancel_ids(&st, ids, n) ? 1 : 0;
+	run_close(&st);
+	free(ids);
+	return ret;
 }
 
 static int cmd_query(int argc, char **argv)

@@ -222,29 +222,28 @@ static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 	return 0;
 }
 
-static int do_cancel(struct run_state *st, const struct run_cmd *cmd)
+/*
+ * Say what cancelling @id answered: @err, a positive errno, or @result.
+ * Return 0 for a task cancelled, -1 for an error.
+ */
+static int cancel_report(struct run_state *st, __u64 id, int err, __u32 result)
 {
-	struct dwq_cancel c = { 0 };
 	const struct run_task *t;
 	const char *res, *why;
 	char what[64];
-	int err;
 
-	if (resolve(st, cmd, "cancel", &c.id))
-		return -1;
-	snprintf(what, sizeof(what), "cancel %llu", c.id);
-	err = dev_cancel(st->fd, &c);
+	snprintf(what, sizeof(what), "cancel %llu", id);
 	if (err) {
-		run_error(st, -err, err_cause(OP_CANCEL, -err), what);
+		run_error(st, err, err_cause(OP_CANCEL, err), what);
 		return -1;
 	}
-	t = find_task(st, c.id);
-	if (c.result == DWQ_RESULT_REMOVED) {
+	t = find_task(st, id);
+	if (result == DWQ_RESULT_REMOVED) {
 		res = "removed";
 		why = "it will not fire";
 		if (t && t->mode != DWQ_MODE_ONESHOT)
 			why = "it will not fire again";
-	} else if (c.result == DWQ_RESULT_RUNNING) {
+	} else if (result == DWQ_RESULT_RUNNING) {
 		res = "running";
 		why = "too late: it is firing and this firing's event still comes";
 		if (t && t->mode != DWQ_MODE_ONESHOT)
@@ -255,7 +254,7 @@ static int do_cancel(struct run_state *st, const struct run_cmd *cmd)
 	}
 	if (opt.json) {
 		json_begin("cancel");
-		json_u64("id", c.id);
+		json_u64("id", id);
 		json_str("result", res);
 		json_end();
 	} else {
@@ -263,6 +262,91 @@ static int do_cancel(struct run_state *st, const struct run_cmd *cmd)
 		fflush(stdout);
 	}
 	return 0;
+}
+
+static int do_cancel(struct run_state *st, const struct run_cmd *cmd)
+{
+	struct dwq_cancel c = { 0 };
+	int err;
+
+	if (resolve(st, cmd, "cancel", &c.id))
+		return -1;
+	err = dev_cancel(st->fd, &c);
+	return cancel_report(st, c.id, -err, c.result);
+}
+
+/*
+ * Cancel @n ids (at most DWQ_CANCEL_BATCH_MAX) with one CANCEL_BATCH, or
+ * one CANCEL each where the device has no CANCEL_BATCH. Return how many
+ * were not cancelled, or -1 if the batch failed as a whole; count the
+ * ENOENTs in @noent.
+ */
+static int cancel_chunk(struct run_state *st, const __u64 *ids, __u32 n,
+			size_t *noent)
+{
+	static struct dwq_cancel c[DWQ_CANCEL_BATCH_MAX];
+	int err, failed = 0;
+	__u32 i;
+
+	memset(c, 0, n * sizeof(c[0]));
+	for (i = 0; i < n; i++)
+		c[i].id = ids[i];
+	err = dev_cancel_batch(st->fd, c, n);
+	if (err == -ENOTTY) {
+		/* A dwq.ko from before DWQ_IOC_CANCEL_BATCH. */
+		for (i = 0; i < n; i++) {
+			err = -dev_cancel(st->fd, &c[i]);
+			*noent += err == ENOENT;
+			failed -= cancel_report(st, ids[i], err, c[i].result);
+		}
+		return failed;
+	}
+	if (err) {
+		errorf(-err, err_cause(OP_CANCEL, -err),
+		       "cancel %llu and %u more", ids[0], n - 1);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		err = c[i].result == DWQ_RESULT_NOENT ? ENOENT : 0;
+		*noent += err == ENOENT;
+		failed -= cancel_report(st, ids[i], err, c[i].result);
+	}
+	return failed;
+}
+
+/**
+ * run_cancel_ids() - cancel tasks by id, with as few ioctls as it takes
+ * @st: the run's state
+ * @ids: the ids
+ * @n: how many
+ *
+ * One DWQ_IOC_CANCEL_BATCH per DWQ_CANCEL_BATCH_MAX ids; each id's result
+ * is printed as `cancel ID` prints it, the hint after an ENOENT once.
+ *
+ * Return: 0 if every id was cancelled, -1 otherwise.
+ */
+int run_cancel_ids(struct run_state *st, const __u64 *ids, size_t n)
+{
+	const char *hint = st->hint;
+	size_t done, failed = 0, noent = 0;
+	__u32 chunk;
+	int ret;
+
+	st->hint = NULL;
+	for (done = 0; done < n; done += chunk) {
+		chunk = n - done < DWQ_CANCEL_BATCH_MAX ? n - done :
+							  DWQ_CANCEL_BATCH_MAX;
+		ret = cancel_chunk(st, ids + done, chunk, &noent);
+		if (ret < 0) {
+			st->hint = hint;
+			return -1;
+		}
+		failed += ret;
+	}
+	st->hint = hint;
+	if (noent && hint)
+		fprintf(stderr, "dwqctl: %s\n", hint);
+	return failed ? -1 : 0;
 }
 
 static int do_reschedule(struct run_state *st, const struct run_cmd *cmd)

@@ -10,7 +10,7 @@
 # The demo's tests need workers=4 and are skipped otherwise. Outputs are
 # kept in $DWQ_OUT/dwqctl/ (the host gets them back from vm-run).
 
-PLAN=44
+PLAN=48
 out=${DWQ_OUT:-/tmp}/dwqctl
 mkdir -p "$out"
 . /dwq/tap.sh
@@ -184,6 +184,24 @@ dwqctl cancel 7 >"$tmp/c1" 2>&1
 rc=$?
 result "$([ $rc = 1 ] && grep -q '^dwqctl: cancel 7: ENOENT: no such task in this file$' "$tmp/c1" && echo 0 || echo 1)" \
 	"cancel 7 in a new file: ENOENT, exit 1" "$tmp/c1"
+# Several ids go in one CANCEL_BATCH, 1024 at most: one line per id, in
+# order, as for one id, and the hint once.
+dwqctl cancel 7 8 9 >"$tmp/c3" 2>&1
+rc=$?
+result "$([ $rc = 1 ] && [ "$(grep '^dwqctl: cancel' "$tmp/c3" | tr '\n' ' ')" = 'dwqctl: cancel 7: ENOENT: no such task in this file dwqctl: cancel 8: ENOENT: no such task in this file dwqctl: cancel 9: ENOENT: no such task in this file ' ] && [ "$(count "$tmp/c3" '^dwqctl: hint:')" = 1 ] && echo 0 || echo 1)" \
+	"cancel 7 8 9 in a new file: three ENOENT lines in order, one hint, exit 1" "$tmp/c3"
+dwqctl cancel --json 7 8 >"$tmp/c4" 2>/dev/null
+rc=$?
+result "$([ $rc = 1 ] && [ "$(count "$tmp/c4" '^{"type":"error","what":"cancel [78]","errno":"ENOENT",')" = 2 ] && echo 0 || echo 1)" \
+	"cancel --json 7 8: two error objects, exit 1" "$tmp/c4"
+dwqctl cancel 7 x 9 >"$tmp/c5" 2>&1
+rc=$?
+result "$([ $rc = 2 ] && has "$tmp/c5" "'x' is not a task" && ! has "$tmp/c5" ENOENT && echo 0 || echo 1)" \
+	"cancel 7 x 9: a usage error before anything is cancelled, exit 2" "$tmp/c5"
+dwqctl cancel $(seq 1 1100) >"$tmp/c6" 2>&1
+rc=$?
+result "$([ $rc = 1 ] && [ "$(count "$tmp/c6" '^dwqctl: cancel [0-9]*: ENOENT: ')" = 1100 ] && has "$tmp/c6" '^dwqctl: cancel 1100: ENOENT' && [ "$(count "$tmp/c6" '^dwqctl: hint:')" = 1 ] && echo 0 || echo 1)" \
+	"cancel of 1100 ids (two batches): 1100 ENOENT lines, exit 1" "$tmp/c6"
 dwqctl schedule 1.5parsecs >"$tmp/u1" 2>&1
 rc=$?
 result "$([ $rc = 2 ] && grep -q "unknown unit 'parsecs'" "$tmp/u1" && echo 0 || echo 1)" \
