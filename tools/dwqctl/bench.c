@@ -256,19 +256,30 @@ static int schedule_batch(int fd, struct dwq_schedule *e, unsigned int n)
 	return ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &sb) ? -errno : 0;
 }
 
+static int cancel_batch(int fd, struct dwq_cancel *c, unsigned int n)
+{
+	struct dwq_cancel_batch cb = {
+		.entries = (__u64)(unsigned long)c,
+		.count = n,
+	};
+
+	return ioctl(fd, DWQ_IOC_CANCEL_BATCH, &cb) ? -errno : 0;
+}
+
 /*
- * Batched: SCHEDULE_BATCH of 64, then 64 CANCELs (there is no batched
- * cancel). @sched_ns gets the schedule part alone.
+ * Batched: SCHEDULE_BATCH of 64, then one CANCEL_BATCH of those 64.
+ * @sched_ns gets the schedule part alone.
  */
 static int f2_batch(struct bench *b, int fd, double *ns, double *sched_ns)
 {
 	struct dwq_schedule e[BATCH];
-	struct dwq_cancel c = { 0 };
+	struct dwq_cancel c[BATCH];
 	__u64 rounds = (b->ops + BATCH - 1) / BATCH, r, t, ts = 0, tt = 0;
 	unsigned int i;
 	int err;
 
 	memset(e, 0, sizeof(e));
+	memset(c, 0, sizeof(c));
 	for (r = 0; r < rounds; r++) {
 		for (i = 0; i < BATCH; i++)
 			e[i].time_ns = FAR_AHEAD;
@@ -277,13 +288,16 @@ static int f2_batch(struct bench *b, int fd, double *ns, double *sched_ns)
 		ts += now_ns() - t;
 		if (err)
 			return fail(b, -err, OP_BATCH, "schedule batch");
-		for (i = 0; i < BATCH; i++) {
-			c.id = e[i].id;
-			err = dev_cancel(fd, &c);
-			if (err)
-				return fail(b, -err, OP_CANCEL, "cancel");
-		}
+		for (i = 0; i < BATCH; i++)
+			c[i].id = e[i].id;
+		err = cancel_batch(fd, c, BATCH);
 		tt += now_ns() - t;
+		if (err)
+			return fail(b, -err, OP_CANCEL, "cancel batch");
+		for (i = 0; i < BATCH; i++)
+			if (c[i].result != DWQ_RESULT_REMOVED)
+				return fail(b, ENOENT, OP_CANCEL,
+					    "cancel batch: not removed");
 	}
 	*ns = (double)tt / (rounds * BATCH);
 	*sched_ns = (double)ts / (rounds * BATCH);
@@ -359,7 +373,7 @@ static int bench_f2(struct bench *b)
 		      nothead = SERIES("dwq_single_not_head",
 				       "dwq the same, behind a head"),
 		      batch = SERIES("dwq_batch64",
-				     "dwq batch-64 schedule + cancels"),
+				     "dwq batch-64 schedule + cancel"),
 		      bsched = SERIES("dwq_batch64_schedule",
 				      "dwq batch-64 schedule alone"),
 		      tarm = SERIES("timerfd_arm_disarm", "timerfd arm+disarm"),
