@@ -144,6 +144,7 @@ struct dwq_sched {
  * @resched: dwq_reschedule() while running: the next deadline is @resched_at
  * @boottime: the task's clock is CLOCK_BOOTTIME
  * @reserved: it holds one of the queue's reserved heap slots while running
+ * @quick: its callback is short, see dwq_task_set_quick()
  * @func: the callback
  * @release: called when the last reference is dropped; may be NULL
  * @queue: the queue while the task is queued or running, else NULL
@@ -171,6 +172,7 @@ struct dwq_task {
 	bool resched;
 	bool boottime;
 	bool reserved;
+	bool quick;
 	void (*func)(struct dwq_task *task);
 	void (*release)(struct dwq_task *task);
 	struct dwq_queue *queue;
@@ -276,6 +278,27 @@ void dwq_query(struct dwq_task *task, struct dwq_task_info *info);
 static inline void dwq_task_get(struct dwq_task *task)
 {
 	kref_get(&task->ref);
+}
+
+/**
+ * dwq_task_set_quick() - promise that a task's callback is short
+ * @task: the task, neither queued nor running
+ * @quick: true if the callback never sleeps and returns within a few
+ *	microseconds; false (the default of dwq_task_init()) otherwise
+ *
+ * While a worker runs a callback and other tasks wait with nobody leading
+ * them, a hand-off hrtimer is armed, so that a callback that runs long
+ * past the next deadline lets another worker take it. A quick task alone
+ * does not arm it: its callback returns before a woken worker could help,
+ * and the timer would cost an hrtimer start and cancel per task. A quick
+ * task taken in a run of due tasks behind another still arms it, once for
+ * the run. /dev/dwq's tasks are quick.
+ *
+ * Context: any context.
+ */
+static inline void dwq_task_set_quick(struct dwq_task *task, bool quick)
+{
+	WRITE_ONCE(task->quick, quick);
 }
 
 /**

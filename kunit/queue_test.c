@@ -42,6 +42,8 @@ struct qt_probe {
 	struct dwq_queue *resched_q; /* schedule @resched on it... */
 	struct qt_probe *resched;
 	int resched_err; /* ...and keep the result */
+	struct dwq_queue *q; /* record whether our worker's... */
+	bool handoff_armed; /* ...hand-off timer is armed */
 };
 
 static void qt_probe_fn(struct dwq_task *task)
@@ -53,6 +55,9 @@ static void qt_probe_fn(struct dwq_task *task)
 	p->start = ktime_get_ns();
 	p->worker = dwq_task_run_worker(task);
 	p->deadline = dwq_task_run_deadline(task);
+	if (p->q)
+		p->handoff_armed =
+			hrtimer_active(&p->q->workers[p->worker].handoff);
 	if (p->seq)
 		p->order = atomic_inc_return(p->seq);
 	if (p->inflight) {
@@ -881,6 +886,46 @@ static void dwq_queue_test_run_hands_off(struct kunit *test)
 }
 
 /*
+ * The hand-off timer of a task taken alone, with another task waiting and
+ * nobody leading it: armed for an ordinary task, not for a quick one. Taken
+ * in a run behind another, a quick task arms it too.
+ */
+static void dwq_queue_test_quick_no_handoff(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 6);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_task *tasks[3];
+	struct dwq_sched s[3] = {};
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		p[i].q = q;
+	/* Alone: p[0] due now, p[1] far behind it. */
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 60000 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
+	qt_wait_ran(test, &p[0]);
+	KUNIT_EXPECT_TRUE(test, p[0].handoff_armed);
+
+	/* The same, quick. */
+	dwq_task_set_quick(&p[2].task, true);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[2], 0), 0);
+	qt_wait_ran(test, &p[2]);
+	KUNIT_EXPECT_FALSE(test, p[2].handoff_armed);
+
+	/* Three quick ones due at once: the first alone, then a run. */
+	for (i = 0; i < 3; i++) {
+		dwq_task_set_quick(&p[3 + i].task, true);
+		tasks[i] = &p[3 + i].task;
+	}
+	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, 3), 0);
+	for (i = 0; i < 3; i++)
+		qt_wait_ran(test, &p[3 + i]);
+	KUNIT_EXPECT_FALSE(test, p[3].handoff_armed);
+	KUNIT_EXPECT_TRUE(test, p[4].handoff_armed);
+	KUNIT_EXPECT_TRUE(test, p[5].handoff_armed);
+}
+
+/*
  * Two workers, both blocked in long callbacks: what the worker count
  * implies, due tasks wait for them. Then they run, all of them.
  */
@@ -941,6 +986,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_stats_sum),
 	KUNIT_CASE(dwq_queue_test_sleeper_does_not_stall),
 	KUNIT_CASE(dwq_queue_test_run_hands_off),
+	KUNIT_CASE(dwq_queue_test_quick_no_handoff),
 	KUNIT_CASE(dwq_queue_test_sleepers_fill_workers),
 	{}
 };

@@ -571,6 +571,8 @@ static struct dwq_utask *dwq_utask_new(struct dwq_client *c,
 		goto err_uncharge;
 	}
 	dwq_task_init(&ut->task, dwq_utask_fire, dwq_utask_release);
+	/* The callback queues an event under a spinlock: microseconds. */
+	dwq_task_set_quick(&ut->task, true);
 	INIT_LIST_HEAD(&ut->link);
 	RB_CLEAR_NODE(&ut->node);
 	ut->cookie = us->cookie;

@@ -41,7 +41,9 @@
  *   leads, it wakes one follower. A callback that returns within the grace
  *   would have beaten the follower's wakeup anyway. In a steady stream of
  *   tasks this makes one wakeup per task instead of the JDK's two. A worker
- *   that leaves to stop wakes one follower at once.
+ *   that leaves to stop wakes one follower at once. A task whose callback
+ *   is known to be short (dwq_task_set_quick()) arms no hand-off timer of
+ *   its own: its worker is back before a follower could be.
  *
  * - A worker whose callback returns takes the next due task at once, in the
  *   same lock hold as finishing the last (__dwq_take_next()): a burst of due
@@ -453,7 +455,11 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 	 */
 	head = dwq_heap_peek(&q->heap);
 	if (task && !q->stopping) {
-		__dwq_leave_with(q, w, now);
+		/* A quick task alone needs no hand-off: dwq_task_set_quick(). */
+		if (READ_ONCE(task->quick))
+			w->handoff_at = 0;
+		else
+			__dwq_leave_with(q, w, now);
 	} else if (head && !q->leader) {
 		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_LEAVE);
 		wake_up(&q->waitq);

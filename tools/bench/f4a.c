@@ -3,7 +3,9 @@
  * F4a: lateness (the time a callback starts minus its deadline) at the
  * worker, p50 / p99 / p99.9, for a stream of one-shot tasks spread at
  * random over a window, on a dwq queue that is otherwise idle and on one
- * that also holds 100k tasks due an hour later, against a kthread's bare
+ * that also holds 100k tasks due an hour later (quick tasks, as /dev/dwq's
+ * are, see dwq_task_set_quick()), and for ordinary tasks on an idle queue
+ * (a hand-off timer armed for each), against a kthread's bare
  * hrtimer sleep (schedule_hrtimeout_range_clock(), with the slack dwq's
  * leader uses) until the same deadlines, one after the other. A deadline
  * the bare sleeper finds already passed is measured at once, as a timer
@@ -150,7 +152,7 @@ static int f4_rows(struct f4 *f, const char *variant, unsigned int rep)
  * 0, -EAGAIN if scheduling the stream outlasted @f->lead (nothing
  * measured), or another errno.
  */
-static int f4_dwq(struct f4 *f, unsigned int nfar, unsigned int rep)
+static int f4_dwq(struct f4 *f, unsigned int nfar, bool quick, unsigned int rep)
 {
 	struct dwq_sched sched = { .mode = DWQ_ONESHOT };
 	DECLARE_COMPLETION_ONSTACK(done);
@@ -163,6 +165,7 @@ static int f4_dwq(struct f4 *f, unsigned int nfar, unsigned int rep)
 	atomic_set(&left, f->n);
 	for (i = 0; i < f->n; i++) {
 		dwq_task_init(&f->tasks[i].task, f4_task_fn, NULL);
+		dwq_task_set_quick(&f->tasks[i].task, quick);
 		f->tasks[i].left = &left;
 		f->tasks[i].done = &done;
 	}
@@ -205,7 +208,11 @@ static int f4_dwq(struct f4 *f, unsigned int nfar, unsigned int rep)
 	for (i = 0; i < f->n; i++)
 		f->late[i] = f->tasks[i].late;
 	if (!err)
-		err = f4_rows(f, nfar ? "dwq-loaded" : "dwq-idle", rep);
+		err = f4_rows(f,
+			      nfar  ? "dwq-loaded" :
+			      quick ? "dwq-idle" :
+				      "dwq-idle-handoff",
+			      rep);
 out:
 	for (i = 0; i < nfar; i++)
 		dwq_task_put(&f->far[i]);
@@ -312,13 +319,15 @@ int bench_f4a(void)
 		for (i = 0; i < f.n; i++)
 			f.offsets[i] = bench_rnd_below(&rnd, f.window);
 		sort(f.offsets, f.n, sizeof(*f.offsets), f4_cmp_u64, NULL);
-		for (i = 0; i < 3 && !err; i++) {
-			v = (i + rep) % 3;
+		for (i = 0; i < 4 && !err; i++) {
+			v = (i + rep) % 4;
 			for (tries = 0; tries < F4_TRIES; tries++) {
 				if (v == 0)
-					err = f4_dwq(&f, 0, rep);
+					err = f4_dwq(&f, 0, true, rep);
 				else if (v == 1)
-					err = f4_dwq(&f, f.nfar, rep);
+					err = f4_dwq(&f, f.nfar, true, rep);
+				else if (v == 2)
+					err = f4_dwq(&f, 0, false, rep);
 				else
 					err = f4_hrtimer(&f, rep);
 				if (err != -EAGAIN)
