@@ -438,6 +438,74 @@ static void grow_bursts(int *base, int fd, unsigned int k, __u64 *cookie,
 	*base = base_open(cookie);
 }
 
+/*
+ * DWQ_IOC_CANCEL_BATCH's own allocation (its copy of the array) failing:
+ * on a file of its own with 64 tasks, fail the 1st, 2nd, ... allocation of
+ * a batch cancel of them all until one works. Each failure must be ENOMEM
+ * and cancel nothing; the one that works cancels every task.
+ */
+#define CANCEL_N 64
+
+static void cancel_batch_failnth(unsigned int *injected)
+{
+	struct dwq_schedule s[CANCEL_N] = {};
+	struct dwq_cancel c[CANCEL_N];
+	struct dwq_cancel_batch b = { .count = CANCEL_N };
+	struct dwq_query q;
+	unsigned int nth, i, enomem = 0;
+	int fd = open_dev(), err;
+	__u64 gone;
+
+	for (i = 0; i < CANCEL_N; i++)
+		s[i].time_ns = HOUR;
+	if (batch(fd, s, CANCEL_N)) {
+		perror("dwq-lifecycle: cancel batch: schedule");
+		exit(2);
+	}
+	for (nth = 1; nth < 1000; nth++) {
+		for (i = 0; i < CANCEL_N; i++)
+			c[i] = (struct dwq_cancel){ .id = s[i].id };
+		b.entries = (uintptr_t)c;
+		set_fail_nth(nth);
+		err = ioctl(fd, DWQ_IOC_CANCEL_BATCH, &b) ? errno : 0;
+		set_fail_nth(0);
+		if (!err)
+			break;
+		(*injected)++;
+		enomem++;
+		if (err != ENOMEM) {
+			printf("dwq-lifecycle: FAIL: cancel nth %u: %s, want ENOMEM\n",
+			       nth, strerror(err));
+			failures++;
+		}
+		for (i = 0; i < CANCEL_N; i++) {
+			q = (struct dwq_query){ .id = s[i].id };
+			if (ioctl(fd, DWQ_IOC_QUERY, &q) ||
+			    q.state != DWQ_STATE_QUEUED)
+				break;
+		}
+		if (i < CANCEL_N || stats(fd).pending != CANCEL_N) {
+			gone = i < CANCEL_N ? s[i].id : 0;
+			printf("dwq-lifecycle: FAIL: cancel nth %u: id %llu gone\n",
+			       nth, (unsigned long long)gone);
+			failures++;
+			break;
+		}
+	}
+	for (i = 0; i < CANCEL_N; i++)
+		if (c[i].result != DWQ_RESULT_REMOVED)
+			break;
+	printf("dwq-lifecycle: cancel batch: %u allocations failed in turn, then all %u removed\n",
+	       enomem, CANCEL_N);
+	if (!enomem || i < CANCEL_N || stats(fd).pending) {
+		printf("dwq-lifecycle: FAIL: cancel: entry %u: %u, %llu left\n",
+		       i, i < CANCEL_N ? c[i].result : 0,
+		       (unsigned long long)stats(fd).pending);
+		failures++;
+	}
+	close(fd);
+}
+
 static int cmd_failnth(void)
 {
 	/*
@@ -463,6 +531,7 @@ static int cmd_failnth(void)
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
 		grow_bursts(&fd, open_dev(), sizes[i], &cookie, &injected,
 			    &recovered);
+	cancel_batch_failnth(&injected);
 	p.fd = fd;
 	/* Every task fires once, with its cookie. */
 	seen = calloc(cookie, sizeof(*seen));

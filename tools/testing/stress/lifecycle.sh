@@ -16,7 +16,7 @@
 #    rmmod leave no module, no /dev/dwq and no slab growth behind;
 # 4. failslab and fail_page_alloc restricted to dwq.ko's text: every
 #    allocation of batches that grow the heap failed in turn (fail-nth),
-#    then dwq-stress with 10% of the allocations failing: only ENOMEM, the
+#    and of a batch cancel (nothing cancelled until it works), then dwq-stress with 10% of the allocations failing: only ENOMEM, the
 #    ledger exact, and dwq still works once injection stops.
 # vm-run scans kmemleak after the script (the module is unloaded by then).
 #
@@ -219,7 +219,7 @@ echo "# fault injection: require-start 0x$start require-end 0x$end"
 
 inject 0
 dwq-lifecycle failnth >"$tmp/failnth" 2>&1
-result $? "every allocation of heap-growing bursts failed in turn: ENOMEM, heap and ledger intact" "$tmp/failnth"
+result $? "every allocation of heap-growing bursts and of a batch cancel failed in turn: ENOMEM, heap and ledger intact" "$tmp/failnth"
 grep '^dwq-lifecycle:' "$tmp/failnth" | sed 's/^/# /'
 took "fail-nth bursts"
 
