@@ -288,11 +288,12 @@ static inline void dwq_task_get(struct dwq_task *task)
  *
  * While a worker runs a callback and other tasks wait with nobody leading
  * them, a hand-off hrtimer is armed, so that a callback that runs long
- * past the next deadline lets another worker take it. A quick task alone
- * does not arm it: its callback returns before a woken worker could help,
- * and the timer would cost an hrtimer start and cancel per task. A quick
- * task taken in a run of due tasks behind another still arms it, once for
- * the run. /dev/dwq's tasks are quick.
+ * past the next deadline lets another worker take it. A quick task does
+ * not arm it: its callback returns before a woken worker could help, and
+ * the timer would cost an hrtimer start and cancel per task. A burst of
+ * due quick tasks therefore runs on one worker, back to back; other
+ * workers join when a newly scheduled task becomes the head. /dev/dwq's
+ * tasks are quick.
  *
  * Context: any context.
  */

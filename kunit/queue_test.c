@@ -887,42 +887,52 @@ static void dwq_queue_test_run_hands_off(struct kunit *test)
 
 /*
  * The hand-off timer of a task taken alone, with another task waiting and
- * nobody leading it: armed for an ordinary task, not for a quick one. Taken
- * in a run behind another, a quick task arms it too.
+ * nobody leading it: armed for an ordinary task, not for a quick one, nor
+ * for quick ones taken in a run; an ordinary task in the run arms it.
  */
 static void dwq_queue_test_quick_no_handoff(struct kunit *test)
 {
-	struct qt_probe *p = qt_probes(test, 6);
+	struct qt_probe *p = qt_probes(test, 7);
 	struct dwq_queue *q = qt_queue(test, 1, 0);
-	struct dwq_task *tasks[3];
-	struct dwq_sched s[3] = {};
+	struct dwq_task *tasks[4];
+	struct dwq_sched s[4] = {};
 	unsigned int i;
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		p[i].q = q;
-	/* Alone: p[0] due now, p[1] far behind it. */
+	/*
+	 * Alone: p[0] due now, p[1] far behind it. Each step waits for the
+	 * worker to lead p[1] again, so that its run (and timer) is over.
+	 */
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 60000 * MS), 0);
+	KUNIT_ASSERT_GE(test, qt_wait_leader(q, -1), 0);
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
 	qt_wait_ran(test, &p[0]);
 	KUNIT_EXPECT_TRUE(test, p[0].handoff_armed);
+	KUNIT_ASSERT_GE(test, qt_wait_leader(q, -1), 0);
 
 	/* The same, quick. */
 	dwq_task_set_quick(&p[2].task, true);
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[2], 0), 0);
 	qt_wait_ran(test, &p[2]);
 	KUNIT_EXPECT_FALSE(test, p[2].handoff_armed);
+	KUNIT_ASSERT_GE(test, qt_wait_leader(q, -1), 0);
 
-	/* Three quick ones due at once: the first alone, then a run. */
-	for (i = 0; i < 3; i++) {
-		dwq_task_set_quick(&p[3 + i].task, true);
+	/*
+	 * Three quick ones due at once, a run on the one worker, then an
+	 * ordinary one in the same run: only that one arms it.
+	 */
+	for (i = 0; i < 4; i++) {
+		dwq_task_set_quick(&p[3 + i].task, i < 3);
 		tasks[i] = &p[3 + i].task;
 	}
-	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, 3), 0);
-	for (i = 0; i < 3; i++)
+	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, 4), 0);
+	for (i = 0; i < 4; i++)
 		qt_wait_ran(test, &p[3 + i]);
-	KUNIT_EXPECT_FALSE(test, p[3].handoff_armed);
-	KUNIT_EXPECT_TRUE(test, p[4].handoff_armed);
-	KUNIT_EXPECT_TRUE(test, p[5].handoff_armed);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_FALSE(test, p[3 + i].handoff_armed);
+	KUNIT_EXPECT_TRUE(test, p[6].handoff_armed);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).total.tasks_run, 6ULL);
 }
 
 /*

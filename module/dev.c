@@ -825,6 +825,8 @@ static long dwq_ioc_cancel_batch(struct dwq_client *c,
 		/* Not the file's (any more): an answer, not a failure. */
 		if (dwq_client_cancel(c, uc[i].id, &uc[i].result))
 			uc[i].result = DWQ_RESULT_NOENT;
+		if (!((i + 1) % 64))
+			cond_resched();
 	}
 	/* Only fails if another thread unmapped the array meanwhile. */
 	err = copy_to_user(entries, uc, size) ? -EFAULT : 0;
@@ -962,8 +964,8 @@ static long dwq_dev_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
-/* Events read() copies per hold of the events' lock. */
-#define DWQ_READ_CHUNK 16
+/* Events read() copies per hold of the events' lock (on its stack). */
+#define DWQ_READ_CHUNK 8
 
 /*
  * Copy up to @max of the oldest events into @ev, with their tasks in @uts
@@ -1043,7 +1045,7 @@ static ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 	struct dwq_utask *uts[DWQ_READ_CHUNK];
 	struct dwq_event ev[DWQ_READ_CHUNK];
 	u64 gens[DWQ_READ_CHUNK];
-	size_t done = 0, max;
+	size_t done = 0, max, left;
 	int err = 0, n;
 
 	if (count < sizeof(*ev))
@@ -1065,7 +1067,12 @@ static ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 		 * we copy: only readers take events off, and we hold
 		 * read_mutex.
 		 */
-		if (copy_to_user(buf + done, ev, n * sizeof(*ev))) {
+		left = copy_to_user(buf + done, ev, n * sizeof(*ev));
+		if (left) {
+			/* The events copied whole before the fault are read. */
+			n -= DIV_ROUND_UP(left, sizeof(*ev));
+			done += dwq_client_consume(c, uts, gens, n) *
+				sizeof(*ev);
 			err = -EFAULT;
 			break;
 		}

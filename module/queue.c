@@ -42,8 +42,10 @@
  *   would have beaten the follower's wakeup anyway. In a steady stream of
  *   tasks this makes one wakeup per task instead of the JDK's two. A worker
  *   that leaves to stop wakes one follower at once. A task whose callback
- *   is known to be short (dwq_task_set_quick()) arms no hand-off timer of
- *   its own: its worker is back before a follower could be.
+ *   is known to be short (dwq_task_set_quick()) arms no hand-off timer:
+ *   its worker is back before a follower could be, and would then leave
+ *   the head to that follower and sleep, so a hand-off in a burst of quick
+ *   tasks would move the burst to another worker, not share it.
  *
  * - A worker whose callback returns takes the next due task at once, in the
  *   same lock hold as finishing the last (__dwq_take_next()): a burst of due
@@ -271,7 +273,8 @@ static int dwq_follower_wake(struct wait_queue_entry *wait, unsigned int mode,
  * it wake for nothing.
  *
  * Context: hard interrupt (hrtimer callback).
- * Return: %HRTIMER_NORESTART.
+ * Return: %HRTIMER_RESTART when it moved on to a later callback's grace,
+ * else %HRTIMER_NORESTART.
  */
 enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 {
@@ -496,7 +499,10 @@ struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now)
 	    kthread_should_stop())
 		return NULL;
 	task = __dwq_take_head(q, w, now);
-	__dwq_leave_with(q, w, now);
+	if (READ_ONCE(task->quick))
+		w->handoff_at = 0;
+	else
+		__dwq_leave_with(q, w, now);
 	return task;
 }
 

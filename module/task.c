@@ -661,10 +661,12 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 	struct dwq_queue *q = w->queue;
 	struct dwq_task *next_task;
 	struct dwq_heap_node *head;
-	u64 now = dwq_queue_now(q), next = 0;
+	u64 now, next = 0;
 	bool put = false;
 
 	spin_lock_irq(&q->lock);
+	/* Read under the lock: the next task's grace starts from it. */
+	now = dwq_queue_now(q);
 	w->state = DWQ_WORKER_IDLE;
 	if (task->reserved) {
 		task->reserved = false;

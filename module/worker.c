@@ -18,6 +18,14 @@
 #include "dwq_internal.h"
 #include "trace.h"
 
+/* Arm the hand-off timer if the last take asked for it. */
+static void dwq_worker_arm_handoff(struct dwq_worker *w)
+{
+	if (w->handoff_at)
+		hrtimer_start_range_ns(&w->handoff, ns_to_ktime(w->handoff_at),
+				       DWQ_SLACK_NS, HRTIMER_MODE_ABS);
+}
+
 /*
  * Run @task, and the tasks that come due behind it, one after the other
  * (a run, see __dwq_take_next()). The hand-off timer is armed when a take
@@ -27,7 +35,8 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 {
 	bool atomic;
 
-	do {
+	dwq_worker_arm_handoff(w);
+	for (;;) {
 		/*
 		 * The task's heap key stays as it was while it runs: only
 		 * dwq_task_finish() queues it again.
@@ -40,10 +49,6 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 					       now - task->node.deadline :
 					       0);
 		}
-		if (w->handoff_at)
-			hrtimer_start_range_ns(&w->handoff,
-					       ns_to_ktime(w->handoff_at),
-					       DWQ_SLACK_NS, HRTIMER_MODE_ABS);
 
 		task->func(task);
 
@@ -53,10 +58,13 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 			  "dwq: callback %ps left the worker atomic or holding a lock\n",
 			  task->func);
 		task = dwq_task_finish(w, task);
+		if (!task)
+			break;
+		/* Armed first: a run preempted below is covered already. */
+		dwq_worker_arm_handoff(w);
 		/* A long run of short callbacks must still let others run. */
-		if (task)
-			cond_resched();
-	} while (task);
+		cond_resched();
+	}
 	hrtimer_cancel(&w->handoff);
 }
 
