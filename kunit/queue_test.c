@@ -936,6 +936,72 @@ static void dwq_queue_test_quick_no_handoff(struct kunit *test)
 }
 
 /*
+ * What a hand-off timer decides when it fires, by the callback its worker
+ * runs now: within that callback's grace it moves on to it (a run of short
+ * callbacks); past the grace it wakes one follower. Called directly, for a
+ * worker blocked in a quick callback (so no timer of its own is armed)
+ * with a due task behind it that nobody leads; the start of the callback
+ * is set by hand to put the grace ahead or behind.
+ */
+static void dwq_queue_test_handoff_follows_run(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 1);
+	struct dwq_queue *q = qt_queue(test, 2, 0);
+	struct dwq_sched s[2] = {};
+	struct dwq_task *tasks[2];
+	enum hrtimer_restart ret;
+	struct completion gate;
+	struct qt_sleeper *z;
+	struct dwq_worker *w;
+	unsigned int handoffs;
+	atomic_t done;
+
+	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, z);
+	init_completion(&gate);
+	atomic_set(&done, 0);
+	qt_sleeper_init(z, &gate, &done);
+	dwq_task_set_quick(&z->task, true);
+	dwq_task_set_quick(&p[0].task, true);
+	tasks[0] = &z->task;
+	tasks[1] = &p[0].task;
+	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, 2), 0);
+	qt_wait_for(test, &z->started, TIMEOUT_MS);
+	w = &q->workers[z->worker];
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&w->handoff));
+
+	/* The callback began a second from now: well within its grace. */
+	spin_lock_irq(&q->lock);
+	w->run_since = ktime_get_ns() + 1000 * MS; /* the queue's clock */
+	spin_unlock_irq(&q->lock);
+	local_irq_disable();
+	ret = w->handoff.function(&w->handoff);
+	local_irq_enable();
+	KUNIT_EXPECT_EQ(test, ret, HRTIMER_RESTART);
+	spin_lock_irq(&q->lock);
+	handoffs = q->handoffs;
+	spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, handoffs, 0U);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+
+	/* Long past it: one follower is woken, and runs the task behind. */
+	spin_lock_irq(&q->lock);
+	w->run_since = 0;
+	spin_unlock_irq(&q->lock);
+	local_irq_disable();
+	ret = w->handoff.function(&w->handoff);
+	local_irq_enable();
+	KUNIT_EXPECT_EQ(test, ret, HRTIMER_NORESTART);
+	qt_wait_ran(test, &p[0]);
+	KUNIT_EXPECT_NE(test, p[0].worker, z->worker);
+	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
+
+	complete(&gate);
+	qt_wait_count(test, &z->runs, 1);
+}
+
+/*
  * Two workers, both blocked in long callbacks: what the worker count
  * implies, due tasks wait for them. Then they run, all of them.
  */
@@ -997,6 +1063,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_sleeper_does_not_stall),
 	KUNIT_CASE(dwq_queue_test_run_hands_off),
 	KUNIT_CASE(dwq_queue_test_quick_no_handoff),
+	KUNIT_CASE(dwq_queue_test_handoff_follows_run),
 	KUNIT_CASE(dwq_queue_test_sleepers_fill_workers),
 	{}
 };
