@@ -221,17 +221,19 @@ static u64 __dwq_handoff_at(const struct dwq_heap_node *head, u64 since)
 }
 
 /*
- * @w leaves the queue with a task to run: does a hand-off timer need to
+ * @w leaves the queue with @task to run: does a hand-off timer need to
  * cover the head meanwhile? Sets @w->handoff_at: when to arm it, or 0 if
- * it need not be armed (no head, a leader, or armed already in this run;
- * see dwq_worker_handoff()).
+ * it need not be armed (a quick task, see dwq_task_set_quick(); no head;
+ * a leader; or armed already in this run, see dwq_worker_handoff()).
  */
-static void __dwq_leave_with(struct dwq_queue *q, struct dwq_worker *w, u64 now)
+static void __dwq_leave_with(struct dwq_queue *q, struct dwq_worker *w,
+			     const struct dwq_task *task, u64 now)
 {
 	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
 
 	w->handoff_at = 0;
-	if (!head || q->leader || q->stopping || w->handoff_armed)
+	if (READ_ONCE(task->quick) || !head || q->leader || q->stopping ||
+	    w->handoff_armed)
 		return;
 	w->handoff_at = __dwq_handoff_at(head, now);
 	w->handoff_armed = true;
@@ -458,11 +460,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 	 */
 	head = dwq_heap_peek(&q->heap);
 	if (task && !q->stopping) {
-		/* A quick task alone needs no hand-off: dwq_task_set_quick(). */
-		if (READ_ONCE(task->quick))
-			w->handoff_at = 0;
-		else
-			__dwq_leave_with(q, w, now);
+		__dwq_leave_with(q, w, task, now);
 	} else if (head && !q->leader) {
 		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_LEAVE);
 		wake_up(&q->waitq);
@@ -499,10 +497,7 @@ struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now)
 	    kthread_should_stop())
 		return NULL;
 	task = __dwq_take_head(q, w, now);
-	if (READ_ONCE(task->quick))
-		w->handoff_at = 0;
-	else
-		__dwq_leave_with(q, w, now);
+	__dwq_leave_with(q, w, task, now);
 	return task;
 }
 
