@@ -98,8 +98,11 @@ struct dwq_cancel {
 /* The task was queued and is removed: it will not fire (again). */
 #define DWQ_RESULT_REMOVED 1
 /*
- * The task is firing right now: a one-shot's event still comes; a
- * periodic task's event of this firing comes, then no more.
+ * The task is firing right now: the event of this firing still comes, then
+ * no more. It carries %DWQ_EVENT_LAST if this firing is a one-shot's,
+ * which follows the mode the firing began with: a periodic task made
+ * one-shot by DWQ_IOC_RESCHEDULE during a firing, and cancelled before
+ * that firing ended, ends with the periodic firing's event, without LAST.
  */
 #define DWQ_RESULT_RUNNING 2
 /*
@@ -150,7 +153,8 @@ struct dwq_cancel_batch {
  * @reserved: must be zero
  *
  * The task keeps its id and cookie. On a periodic task that is firing
- * right now, the new deadline applies to its next firing.
+ * right now, the new deadline, mode and period apply to its next firing;
+ * the event of the firing in progress keeps the mode it began with.
  */
 struct dwq_reschedule {
 	__u64 id;
@@ -236,7 +240,11 @@ struct dwq_stats {
 };
 
 /* &struct dwq_event.flags */
-/* A one-shot task's event: the task is done and its id is gone. */
+/*
+ * A one-shot firing's event: the task is done and its id is gone. A
+ * periodic firing's event never has it: a cancel ends a periodic task, and
+ * its result says whether one more event comes.
+ */
 #define DWQ_EVENT_LAST (1U << 0)
 #define DWQ_EVENT_COALESCED (1U << 1) /* @overruns counts folded firings */
 

@@ -15,6 +15,11 @@
  *  B. a fixed-rate task (1 ms) that fired becomes a one-shot due in
  *     0..1 ms: exactly one LAST event must come, at the new deadline, and
  *     nothing after it.
+ *  C. a fixed-rate task (1 ms) that fired becomes a one-shot due in 10 s
+ *     and is cancelled at once. A cancel that finds it firing
+ *     (DWQ_RESULT_RUNNING) found the periodic firing that began before
+ *     the reschedule: its event comes without LAST, and nothing after it;
+ *     a cancel that removed it: no LAST either. Always: the id is gone.
  * At the end nothing may be pending or still firing on any file.
  * Prints "iterations=... failures=..." and exits 1 on any failure.
  */
@@ -40,7 +45,7 @@
 
 static int iterations = 300, nthreads = 4;
 static const char *dev = "/dev/dwq";
-static int failures, stray; /* __atomic */
+static int failures, stray, c_running; /* __atomic */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void fail(int t, int i, const char *fmt, ...)
@@ -213,6 +218,58 @@ static void case_b(int t, int i, int fd)
 	__atomic_add_fetch(&stray, other, __ATOMIC_RELAXED);
 }
 
+static void case_c(int t, int i, int fd)
+{
+	struct dwq_schedule s = {
+		.mode = DWQ_MODE_FIXED_RATE,
+		.period_ns = NS_PER_MS,
+	};
+	struct dwq_reschedule r = {
+		.mode = DWQ_MODE_ONESHOT,
+		.time_ns = 10000 * NS_PER_MS,
+		.flags = DWQ_RESCHED_PERIOD,
+	};
+	struct dwq_cancel c = {};
+	struct dwq_query q = {};
+	int n = 0, last = 0, other = 0;
+	__u64 dl = 0;
+	long err, cerr, qerr;
+
+	if (xioctl(fd, DWQ_IOC_SCHEDULE, &s)) {
+		fail(t, i, "C: SCHEDULE: %s", strerror(errno));
+		return;
+	}
+	collect(fd, s.id, 5000, &n, &last, &dl, &other, UNTIL_ANY);
+	r.id = s.id;
+	c.id = s.id;
+	err = xioctl(fd, DWQ_IOC_RESCHEDULE, &r);
+	cerr = xioctl(fd, DWQ_IOC_CANCEL, &c);
+	q.id = s.id;
+	qerr = xioctl(fd, DWQ_IOC_QUERY, &q);
+	n = 0;
+	if (!cerr && c.result == DWQ_RESULT_RUNNING) {
+		__atomic_add_fetch(&c_running, 1, __ATOMIC_RELAXED);
+		/* The firing's own event may come late under TCG. */
+		collect(fd, s.id, 1000, &n, &last, &dl, &other, UNTIL_ANY);
+	}
+	collect(fd, s.id, 5, &n, &last, &dl, &other, 0);
+	if (err)
+		fail(t, i, "C: RESCHEDULE of a periodic task: %s",
+		     strerror((int)-err));
+	else if (cerr)
+		fail(t, i, "C: CANCEL: %s", strerror((int)-cerr));
+	else if (last)
+		fail(t, i,
+		     "C: made one-shot due in 10 s, cancelled %s: %d LAST of %d events",
+		     c.result == DWQ_RESULT_RUNNING ? "firing" : "queued", last,
+		     n);
+	else if (n > 2) /* one unread from before, one of the firing */
+		fail(t, i, "C: %d events after the cancel", n);
+	if (qerr != -ENOENT)
+		fail(t, i, "C: after CANCEL, QUERY: %ld", qerr);
+	__atomic_add_fetch(&stray, other, __ATOMIC_RELAXED);
+}
+
 /*
  * At the end nothing of the file's may live on: nothing pending, and no
  * firing for 300 ms (a periodic task that lost its id would go on).
@@ -250,6 +307,7 @@ static void *thread(void *arg)
 	for (i = 0; i < iterations; i++) {
 		case_a(t, i, fd);
 		case_b(t, i, fd);
+		case_c(t, i, fd);
 	}
 	quiet(t, fd);
 	close(fd);
@@ -281,7 +339,7 @@ int main(int argc, char **argv)
 		pthread_create(&th[t], NULL, thread, (void *)(long)t);
 	for (t = 0; t < nthreads; t++)
 		pthread_join(th[t], NULL);
-	printf("iterations=%d threads=%d late-events=%d failures=%d\n",
-	       iterations, nthreads, stray, failures);
+	printf("iterations=%d threads=%d late-events=%d c-cancelled-firing=%d failures=%d\n",
+	       iterations, nthreads, stray, c_running, failures);
 	return failures ? 1 : 0;
 }

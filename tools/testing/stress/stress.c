@@ -15,7 +15,11 @@
  *  - every one-shot is exactly one of: fired (one LAST event, at the
  *    deadline it was last given) or cancelled (DWQ_RESULT_REMOVED, no
  *    event ever); a cancel that found it firing (DWQ_RESULT_RUNNING) or
- *    gone (-ENOENT) must be followed by its LAST event;
+ *    gone (-ENOENT) must be followed by its LAST event, unless it was
+ *    periodic once: then the firing the cancel found may be a periodic
+ *    one that began before a reschedule made it one-shot, whose event
+ *    has no LAST (the flag follows the mode a firing began with), and
+ *    one LAST event or none may come;
  *  - no event for an id never handed out or already finished; none fires
  *    before its deadline; cookies come back unchanged;
  *  - a fixed-rate task never moved: every event's deadline is on its grid
@@ -75,6 +79,7 @@ struct ent {
 	bool was_periodic; /* was periodic at some time */
 	bool busy;
 	bool expect_last; /* cancel said RUNNING or ENOENT: LAST comes */
+	bool maybe_last; /* cancel said RUNNING, and it was periodic once */
 	__u8 state;
 	int live_idx; /* index in file->live, -1 if not there */
 	__u64 nev; /* events read */
@@ -133,6 +138,7 @@ static struct {
 	__u64 scheduled, oneshot_fired, firings, cancelled, lost, duplicated;
 	__u64 late_max_ns, enomem, ops, events, coalesced, periodic;
 	__u64 resched, resched_ok, queries, reads;
+	__u64 unflagged; /* made one-shot, cancelled in a periodic firing */
 } tot;
 
 static void fail(const char *fmt, ...)
@@ -517,7 +523,10 @@ static void do_cancel(struct file *f, struct ent *e)
 		live_del(f, e);
 	} else if (!err && c.result == DWQ_RESULT_RUNNING) {
 		e->cancel_end = now_ns(e->clock);
-		if (e->mode == DWQ_MODE_ONESHOT) {
+		if (e->mode == DWQ_MODE_ONESHOT && e->was_periodic) {
+			/* Ends with a LAST event or without: see verify(). */
+			e->maybe_last = true;
+		} else if (e->mode == DWQ_MODE_ONESHOT) {
 			e->expect_last = true;
 		} else {
 			f->stopped++;
@@ -818,6 +827,19 @@ static void verify(int fi)
 		     (unsigned long long)o->ev.id);
 		tot.duplicated++;
 	}
+	/*
+	 * Cancelled while firing after it was made one-shot, and no LAST
+	 * event came: the firing was a periodic one, which that cancel
+	 * stopped.
+	 */
+	for (id = 0; id < f->tab_len; id++) {
+		e = f->tab[id];
+		if (e && e->maybe_last && e->state == ST_LIVE) {
+			e->state = ST_CANCELLED;
+			f->stopped++;
+			tot.unflagged++;
+		}
+	}
 	pthread_mutex_lock(&glock);
 	tot.firings += st.fired;
 	tot.coalesced += st.coalesced;
@@ -838,9 +860,10 @@ static void verify(int fi)
 			tot.duplicated += e->nlast - 1;
 		}
 		if (e->mode == DWQ_MODE_ONESHOT && e->state == ST_LIVE) {
-			fail("id %llu: one-shot neither fired nor cancelled (cancel %s)",
+			fail("id %llu: one-shot neither fired nor cancelled (cancel %s; %s)",
 			     (unsigned long long)id,
-			     e->expect_last ? "said it fired" : "never seen");
+			     e->expect_last ? "said it fired" : "never seen",
+			     e->was_periodic ? "periodic once" : "one-shot");
 			tot.lost++;
 		}
 		if (e->nev && e->sum < e->min_runs)
@@ -1001,6 +1024,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)tot.firings,
 	       (unsigned long long)tot.coalesced,
 	       (unsigned long long)tot.enomem);
+	printf("dwq-stress: made one-shot, cancelled in a periodic firing: %llu\n",
+	       (unsigned long long)tot.unflagged);
 	printf("scheduled=%llu fired=%llu cancelled=%llu ",
 	       (unsigned long long)tot.scheduled,
 	       (unsigned long long)tot.oneshot_fired,
