@@ -145,6 +145,7 @@ struct dwq_sched {
  * @boottime: the task's clock is CLOCK_BOOTTIME
  * @reserved: it holds one of the queue's reserved heap slots while running
  * @quick: its callback is short, see dwq_task_set_quick()
+ * @run_boottime: see dwq_task_run_boottime()
  * @func: the callback
  * @release: called when the last reference is dropped; may be NULL
  * @queue: the queue while the task is queued or running, else NULL
@@ -173,6 +174,7 @@ struct dwq_task {
 	bool boottime;
 	bool reserved;
 	bool quick;
+	bool run_boottime;
 	void (*func)(struct dwq_task *task);
 	void (*release)(struct dwq_task *task);
 	struct dwq_queue *queue;
@@ -328,6 +330,22 @@ static inline u64 dwq_task_run_deadline(const struct dwq_task *task)
 static inline u64 dwq_task_run_overruns(const struct dwq_task *task)
 {
 	return task->run_overruns;
+}
+
+/**
+ * dwq_task_run_boottime() - the clock of the running callback's deadline
+ * @task: the task whose callback is calling
+ *
+ * The clock dwq_task_run_deadline() is on: the task's clock when its worker
+ * took it. dwq_reschedule() may move the task to the other clock meanwhile
+ * (for its next run), but not this run.
+ *
+ * Context: only from @task's own callback.
+ * Return: true for CLOCK_BOOTTIME, false for CLOCK_MONOTONIC.
+ */
+static inline bool dwq_task_run_boottime(const struct dwq_task *task)
+{
+	return task->run_boottime;
 }
 
 /**

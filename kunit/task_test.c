@@ -31,6 +31,7 @@ struct tt_probe {
 	u64 end[TT_RUNS];
 	u64 deadline[TT_RUNS];
 	u64 overruns[TT_RUNS];
+	bool boottime[TT_RUNS]; /* dwq_task_run_boottime() on exit */
 	int order;
 	atomic_t *seq; /* stamps @order */
 	unsigned int sleep_ms[TT_RUNS]; /* sleep this long in run k */
@@ -71,8 +72,10 @@ static void tt_probe_fn(struct dwq_task *task)
 		msleep(p->sleep_ms[k]);
 	if (p->self)
 		p->self_ret = p->self(task);
-	if (k < TT_RUNS)
+	if (k < TT_RUNS) {
 		p->end[k] = ktime_get_ns();
+		p->boottime[k] = dwq_task_run_boottime(task);
+	}
 	atomic_dec(&p->inflight);
 	atomic_inc(&p->runs);
 	if (k + 1 == p->want)
@@ -326,6 +329,41 @@ static void dwq_task_periodic_test_reschedule_running(struct kunit *test)
 	tt_wait(test, &p[1].ran);
 }
 
+/*
+ * A run stays on the clock it was taken on: rescheduled to CLOCK_MONOTONIC
+ * during its callback, a CLOCK_BOOTTIME task's run still reports its
+ * deadline's clock as boottime (dev.c stamps the event's fired_ns on it);
+ * the next run is monotonic.
+ */
+static void dwq_task_periodic_test_reschedule_clock(struct kunit *test)
+{
+	struct tt_probe *p = tt_probes(test, 1);
+	struct dwq_queue *q = tt_queue(test, 1);
+	struct dwq_sched s = {
+		.mode = DWQ_FIXED_DELAY,
+		.period_ns = 10 * MS,
+		.flags = DWQ_BOOTTIME,
+	};
+	struct dwq_sched mono = { .time_ns = 20 * MS };
+	struct completion gate;
+	u64 t;
+
+	init_completion(&gate);
+	p->gate = &gate;
+	p->gate_run = 0;
+	p->want = 2;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
+	tt_wait(test, &p->started);
+	t = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &mono), 0);
+	complete(&gate);
+	tt_wait(test, &p->enough);
+	dwq_cancel_sync(&p->task);
+	KUNIT_EXPECT_TRUE(test, p->boottime[0]);
+	KUNIT_EXPECT_FALSE(test, p->boottime[1]);
+	KUNIT_EXPECT_GE(test, p->deadline[1], t + 20 * MS);
+}
+
 /* DWQ_SET_PERIOD changes the period of a queued periodic task. */
 static void dwq_task_periodic_test_set_period(struct kunit *test)
 {
@@ -373,6 +411,7 @@ static struct kunit_case dwq_task_periodic_test_cases[] = {
 	KUNIT_CASE(dwq_task_periodic_test_cancel_running),
 	KUNIT_CASE(dwq_task_periodic_test_reschedule_running),
 	KUNIT_CASE(dwq_task_periodic_test_set_period),
+	KUNIT_CASE(dwq_task_periodic_test_reschedule_clock),
 	{}
 };
 

@@ -216,8 +216,6 @@ struct dwq_client {
  * @ev: the unread event
  * @gen: bumped whenever @ev changes, so a reader can tell it copied a
  *	stale version
- * @boottime: its clock is CLOCK_BOOTTIME, as last scheduled
- *	(READ_ONCE/WRITE_ONCE)
  */
 struct dwq_utask {
 	struct dwq_task task;
@@ -228,7 +226,6 @@ struct dwq_utask {
 	struct list_head link;
 	struct dwq_event ev;
 	u64 gen;
-	bool boottime;
 };
 
 /*
@@ -388,8 +385,9 @@ static void dwq_utask_fire(struct dwq_task *task)
 	 */
 	bool oneshot = dwq_task_run_oneshot(task);
 	u64 missed = dwq_task_run_overruns(task);
-	u64 now = READ_ONCE(ut->boottime) ? ktime_get_boottime_ns() :
-					    ktime_get_ns();
+	/* On the clock of this run's deadline, whatever a reschedule did. */
+	u64 now = dwq_task_run_boottime(task) ? ktime_get_boottime_ns() :
+						ktime_get_ns();
 
 	/*
 	 * A one-shot is done: its id goes before its event can be read, so
@@ -576,7 +574,6 @@ static struct dwq_utask *dwq_utask_new(struct dwq_client *c,
 	INIT_LIST_HEAD(&ut->link);
 	RB_CLEAR_NODE(&ut->node);
 	ut->cookie = us->cookie;
-	ut->boottime = us->flags & DWQ_SCHED_BOOTTIME;
 	ut->client = c;
 	kref_get(&c->ref);
 
@@ -868,8 +865,6 @@ static long dwq_ioc_reschedule(struct dwq_client *c,
 	if (!ut)
 		return -ENOENT;
 	err = dwq_reschedule(&ut->task, &ds);
-	if (!err)
-		WRITE_ONCE(ut->boottime, ur.flags & DWQ_SCHED_BOOTTIME);
 	dwq_task_put(&ut->task);
 	return err;
 }

@@ -195,6 +195,7 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 	task->runs++;
 	task->run_worker = w->id;
 	task->run_deadline = task->node.deadline + task->clock_offset;
+	task->run_boottime = task->boottime;
 	/*
 	 * A periodic task comes back to the heap when its callback returns;
 	 * hold its slot back so that this can never fail for lack of room.
