@@ -108,8 +108,9 @@ enum dwq_task_state {
  * @DWQ_CANCEL_IDLE: the task was neither queued nor running
  * @DWQ_CANCEL_REMOVED: it was queued and has been removed before running;
  *	its callback will not run
- * @DWQ_CANCEL_RUNNING: its callback is running now: a one-shot task cannot
- *	be stopped any more; a periodic one will not be queued again
+ * @DWQ_CANCEL_RUNNING: its callback is running now: a one-shot run cannot
+ *	be stopped any more; a periodic task will not be queued again. Which
+ *	it is follows the mode the run was taken with, dwq_task_run_oneshot()
  */
 enum dwq_cancel_result {
 	DWQ_CANCEL_IDLE,

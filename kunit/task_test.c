@@ -32,6 +32,7 @@ struct tt_probe {
 	u64 deadline[TT_RUNS];
 	u64 overruns[TT_RUNS];
 	bool boottime[TT_RUNS]; /* dwq_task_run_boottime() on exit */
+	bool oneshot[TT_RUNS]; /* dwq_task_run_oneshot() on exit */
 	int order;
 	atomic_t *seq; /* stamps @order */
 	unsigned int sleep_ms[TT_RUNS]; /* sleep this long in run k */
@@ -75,6 +76,7 @@ static void tt_probe_fn(struct dwq_task *task)
 	if (k < TT_RUNS) {
 		p->end[k] = ktime_get_ns();
 		p->boottime[k] = dwq_task_run_boottime(task);
+		p->oneshot[k] = dwq_task_run_oneshot(task);
 	}
 	atomic_dec(&p->inflight);
 	atomic_inc(&p->runs);
@@ -291,6 +293,43 @@ static void dwq_task_periodic_test_cancel_running(struct kunit *test)
 }
 
 /*
+ * A periodic task made one-shot during a run, then cancelled before that
+ * run returns: the run stays periodic (no one-shot run happened), the
+ * cancel stopped the task, so it ends CANCELLED, as any periodic task
+ * cancelled while running, and never runs again.
+ */
+static void dwq_task_periodic_test_made_oneshot_cancelled(struct kunit *test)
+{
+	struct tt_probe *p = tt_probes(test, 1);
+	struct dwq_queue *q = tt_queue(test, 1);
+	struct dwq_sched s = {
+		.time_ns = 10 * MS,
+		.mode = DWQ_ONESHOT,
+		.flags = DWQ_SET_PERIOD,
+	};
+	struct dwq_task_info info;
+	struct completion gate;
+
+	init_completion(&gate);
+	p->gate = &gate;
+	p->gate_run = 0;
+	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_FIXED_RATE, 10 * MS), 0);
+	tt_wait(test, &p->started);
+	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &s), 0);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_RUNNING);
+	complete(&gate);
+	tt_wait(test, &p->ran);
+	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_CANCEL_IDLE);
+	dwq_query(&p->task, &info);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_CANCELLED);
+	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_ONESHOT);
+	KUNIT_EXPECT_FALSE(test, p->oneshot[0]);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 1U);
+}
+
+/*
  * Rescheduling a running periodic task sets its next deadline; fixed rate
  * then keeps the new phase. A running one-shot cannot be rescheduled.
  */
@@ -409,6 +448,7 @@ static struct kunit_case dwq_task_periodic_test_cases[] = {
 	KUNIT_CASE(dwq_task_periodic_test_fixed_delay_spacing),
 	KUNIT_CASE(dwq_task_periodic_test_never_concurrent),
 	KUNIT_CASE(dwq_task_periodic_test_cancel_running),
+	KUNIT_CASE(dwq_task_periodic_test_made_oneshot_cancelled),
 	KUNIT_CASE(dwq_task_periodic_test_reschedule_running),
 	KUNIT_CASE(dwq_task_periodic_test_set_period),
 	KUNIT_CASE(dwq_task_periodic_test_reschedule_clock),

@@ -14,9 +14,14 @@
  *   IDLE/CANCELLED --schedule--> QUEUED --take--> RUNNING
  *   QUEUED --cancel--> CANCELLED           (callback never runs)
  *   RUNNING --callback returns--> QUEUED   (periodic, not cancelled)
- *                              \-> IDLE    (one-shot)
- *                              \-> CANCELLED (periodic, cancelled while
- *                                             running, or queue destroyed)
+ *                              \-> IDLE    (a one-shot run)
+ *                              \-> CANCELLED (a periodic run, cancelled
+ *                                             while running, or queue
+ *                                             destroyed)
+ *
+ * Whether a run is one-shot is fixed when it is taken
+ * (dwq_task_run_oneshot()), not by a reschedule that changes the mode while
+ * it runs.
  *
  * A periodic task is never in the heap while its callback runs, so it never
  * runs concurrently with itself.
@@ -382,7 +387,8 @@ static int __dwq_cancel(struct dwq_queue *q, struct dwq_task *task, bool *put)
  *
  * A queued task is removed from the heap at once, in O(log n), and its
  * callback will not run. A running callback cannot be stopped: a one-shot
- * task then completes normally, a periodic one is not queued again.
+ * run then completes normally, a periodic task is not queued again (also
+ * one that dwq_reschedule() made one-shot during a periodic run).
  *
  * Context: any context; does not sleep. If this drops the last reference,
  * @task's release function runs here.
@@ -661,6 +667,8 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 	struct dwq_queue *q = w->queue;
 	struct dwq_task *next_task;
 	struct dwq_heap_node *head;
+	/* The mode of the run that ended, whatever a reschedule did since. */
+	bool oneshot = dwq_task_run_oneshot(task);
 	u64 now, next = 0;
 	bool put = false;
 
@@ -688,11 +696,12 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 		if (dwq_heap_peek(&q->heap) != head && q->leader)
 			__dwq_queue_kick(q);
 	} else {
-		/* A one-shot ran (even if cancel came too late); a periodic ends. */
+		/*
+		 * A one-shot ran (even if cancel came too late); a periodic
+		 * run ends its task, also one made one-shot during the run.
+		 */
 		__dwq_task_unbind(q, task,
-				  task->mode == DWQ_ONESHOT ?
-					  DWQ_TASK_IDLE :
-					  DWQ_TASK_CANCELLED);
+				  oneshot ? DWQ_TASK_IDLE : DWQ_TASK_CANCELLED);
 		put = true;
 	}
 	if (task->canceling)
