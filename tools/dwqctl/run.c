@@ -245,9 +245,9 @@ static int cancel_report(struct run_state *st, __u64 id, int err, __u32 result)
 			why = "it will not fire again";
 	} else if (result == DWQ_RESULT_RUNNING) {
 		res = "running";
-		why = "too late: it is firing and this firing's event still comes";
+		why = "too late: it is firing and this firing's event comes or came";
 		if (t && t->mode != DWQ_MODE_ONESHOT)
-			why = "this firing's event still comes, then no more";
+			why = "this firing's event comes or came, then no more";
 	} else {
 		res = "unknown";
 		why = "the device answered a result dwqctl does not know";

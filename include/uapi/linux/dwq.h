@@ -98,11 +98,12 @@ struct dwq_cancel {
 /* The task was queued and is removed: it will not fire (again). */
 #define DWQ_RESULT_REMOVED 1
 /*
- * The task is firing right now: the event of this firing still comes, then
- * no more. It carries %DWQ_EVENT_LAST if this firing is a one-shot's,
- * which follows the mode the firing began with: a periodic task made
- * one-shot by DWQ_IOC_RESCHEDULE during a firing, and cancelled before
- * that firing ended, ends with the periodic firing's event, without LAST.
+ * The task is firing right now: the event of this firing comes (or came
+ * already: a firing queues its event before it ends), then no more. It
+ * carries %DWQ_EVENT_LAST if this firing is a one-shot's, which follows
+ * the mode the firing began with: a periodic task made one-shot by
+ * DWQ_IOC_RESCHEDULE during a firing, and cancelled before that firing
+ * ended, ends with the periodic firing's event, without LAST.
  */
 #define DWQ_RESULT_RUNNING 2
 /*

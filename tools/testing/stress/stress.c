@@ -18,8 +18,13 @@
  *    gone (-ENOENT) must be followed by its LAST event, unless it was
  *    periodic once: then the firing the cancel found may be a periodic
  *    one that began before a reschedule made it one-shot, whose event
- *    has no LAST (the flag follows the mode a firing began with), and
- *    one LAST event or none may come;
+ *    has no LAST (the flag follows the mode a firing began with). So:
+ *    a cancel that returned before the one-shot deadline found a periodic
+ *    firing (no LAST may come); one after it, one LAST or none, unless a
+ *    RESCHEDULE or QUERY found the id gone first (a one-shot firing
+ *    began: LAST must come). An event without LAST on a task that is a
+ *    one-shot now must be due no later than the reschedule that made it
+ *    one;
  *  - no event for an id never handed out or already finished; none fires
  *    before its deadline; cookies come back unchanged;
  *  - a fixed-rate task never moved: every event's deadline is on its grid
@@ -80,6 +85,8 @@ struct ent {
 	bool busy;
 	bool expect_last; /* cancel said RUNNING or ENOENT: LAST comes */
 	bool maybe_last; /* cancel said RUNNING, and it was periodic once */
+	bool last_due; /* a one-shot firing began: its LAST must come */
+	__u64 oneshot_t1; /* when the last reschedule to one-shot returned */
 	__u8 state;
 	int live_idx; /* index in file->live, -1 if not there */
 	__u64 nev; /* events read */
@@ -285,9 +292,16 @@ static void apply_event(struct file *f, struct ent *e,
 		e->state = ST_FIRED;
 		live_del(f, e);
 		__atomic_add_fetch(&tot.oneshot_fired, 1, __ATOMIC_RELAXED);
-	} else if (e->mode == DWQ_MODE_ONESHOT && !e->was_periodic) {
-		fail("id %llu: one-shot event without LAST (flags %#x)",
-		     (unsigned long long)e->id, ev->flags);
+	} else if (e->mode == DWQ_MODE_ONESHOT &&
+		   (!e->was_periodic || ev->deadline_ns > e->oneshot_t1)) {
+		/*
+		 * A periodic firing was taken before the reschedule that made
+		 * the task one-shot returned, so it was due before that.
+		 */
+		fail("id %llu: one-shot event without LAST (flags %#x, deadline %llu, one-shot since %llu)",
+		     (unsigned long long)e->id, ev->flags,
+		     (unsigned long long)ev->deadline_ns,
+		     (unsigned long long)e->oneshot_t1);
 	}
 }
 
@@ -316,19 +330,27 @@ static void handle_event(struct file *f, const struct dwq_event *ev)
 	pthread_mutex_unlock(&f->lock);
 }
 
-/* Apply the events of @e that came while it was unknown or busy. */
+/*
+ * Apply the events of @e that came while it was unknown or busy, in the
+ * order they were read (the list has the newest first).
+ */
 static void flush_orphans(struct file *f, struct ent *e)
 {
-	struct orphan **op, *o;
+	struct orphan **op, *o, *mine = NULL;
 
 	for (op = &f->orphans; (o = *op);) {
 		if (o->ev.id == e->id) {
-			apply_event(f, e, &o->ev);
 			*op = o->next;
-			free(o);
+			o->next = mine;
+			mine = o; /* reversed: oldest first */
 		} else {
 			op = &o->next;
 		}
+	}
+	while ((o = mine)) {
+		mine = o->next;
+		apply_event(f, e, &o->ev);
+		free(o);
 	}
 }
 
@@ -523,7 +545,14 @@ static void do_cancel(struct file *f, struct ent *e)
 		live_del(f, e);
 	} else if (!err && c.result == DWQ_RESULT_RUNNING) {
 		e->cancel_end = now_ns(e->clock);
-		if (e->mode == DWQ_MODE_ONESHOT && e->was_periodic) {
+		if (e->mode == DWQ_MODE_ONESHOT && e->was_periodic &&
+		    !e->last_due && e->cancel_end < e->lo) {
+			/* Before its one-shot deadline: a periodic firing. */
+			f->stopped++;
+			e->state = ST_CANCELLED;
+			__atomic_add_fetch(&tot.unflagged, 1, __ATOMIC_RELAXED);
+		} else if (e->mode == DWQ_MODE_ONESHOT && e->was_periodic &&
+			   !e->last_due) {
 			/* Ends with a LAST event or without: see verify(). */
 			e->maybe_last = true;
 		} else if (e->mode == DWQ_MODE_ONESHOT) {
@@ -601,16 +630,21 @@ static void op_reschedule(__u64 *rs, struct file *f)
 			else if (e->mode != DWQ_MODE_ONESHOT &&
 				 r.mode == DWQ_MODE_ONESHOT)
 				f->periodic_live--;
+			if (e->mode != DWQ_MODE_ONESHOT &&
+			    r.mode == DWQ_MODE_ONESHOT)
+				e->oneshot_t1 = t1;
 			e->mode = r.mode;
 			e->period = r.period_ns;
 			if (r.mode != DWQ_MODE_ONESHOT)
 				e->was_periodic = true;
 		}
 	} else if (err == -ENOENT) {
-		/* Only a one-shot that fired may be gone. */
+		/* Only a one-shot that fired (or is firing) may be gone. */
 		if (e->state == ST_LIVE && e->mode != DWQ_MODE_ONESHOT)
 			fail("reschedule of periodic id %llu: ENOENT",
 			     (unsigned long long)e->id);
+		else if (e->state == ST_LIVE)
+			e->last_due = true;
 	} else {
 		unexpected("RESCHEDULE", err);
 	}
@@ -635,6 +669,8 @@ static void op_query(__u64 *rs, struct file *f)
 		if (e->state == ST_LIVE && e->mode != DWQ_MODE_ONESHOT)
 			fail("query of periodic id %llu: ENOENT",
 			     (unsigned long long)e->id);
+		else if (e->state == ST_LIVE)
+			e->last_due = true; /* a one-shot firing forgot it */
 		goto out;
 	}
 	if (err) {
