@@ -298,7 +298,7 @@ static void apply_event(struct file *f, struct ent *e,
 		 * A periodic firing was taken before the reschedule that made
 		 * the task one-shot returned, so it was due before that.
 		 */
-		fail("id %llu: one-shot event without LAST (flags %#x, deadline %llu, one-shot since %llu)",
+		fail("id %llu: one-shot event, no LAST (flags %#x, due %llu, one-shot at %llu)",
 		     (unsigned long long)e->id, ev->flags,
 		     (unsigned long long)ev->deadline_ns,
 		     (unsigned long long)e->oneshot_t1);
