@@ -142,6 +142,14 @@ static int tt_sched(struct dwq_queue *q, struct tt_probe *p, u64 delay,
 	return dwq_schedule(q, &p->task, &s);
 }
 
+/* Hold run @run of @p at @gate until the test completes @gate. */
+static void tt_gate(struct tt_probe *p, struct completion *gate, int run)
+{
+	init_completion(gate);
+	p->gate = gate;
+	p->gate_run = run;
+}
+
 static void tt_wait(struct kunit *test, struct completion *c)
 {
 	unsigned long left;
@@ -273,9 +281,7 @@ static void dwq_task_periodic_test_cancel_running(struct kunit *test)
 	struct completion gate;
 	struct dwq_task_info info;
 
-	init_completion(&gate);
-	p->gate = &gate;
-	p->gate_run = 1;
+	tt_gate(p, &gate, 1);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_FIXED_RATE, 10 * MS), 0);
 	tt_wait(test, &p->started);
 	tt_wait(test, &p->started); /* run 1, held at the gate */
@@ -310,9 +316,7 @@ static void dwq_task_periodic_test_made_oneshot_cancelled(struct kunit *test)
 	struct dwq_task_info info;
 	struct completion gate;
 
-	init_completion(&gate);
-	p->gate = &gate;
-	p->gate_run = 0;
+	tt_gate(p, &gate, 0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_FIXED_RATE, 10 * MS), 0);
 	tt_wait(test, &p->started);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &s), 0);
@@ -342,9 +346,7 @@ static void dwq_task_periodic_test_reschedule_running(struct kunit *test)
 	struct completion gate;
 	u64 t;
 
-	init_completion(&gate);
-	p[0].gate = &gate;
-	p[0].gate_run = 0;
+	tt_gate(&p[0], &gate, 0);
 	p[0].want = 3;
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_FIXED_RATE, period), 0);
 	tt_wait(test, &p[0].started);
@@ -358,9 +360,7 @@ static void dwq_task_periodic_test_reschedule_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[0].deadline[2],
 			p[0].deadline[1] + (1 + p[0].overruns[2]) * period);
 
-	init_completion(&gate);
-	p[1].gate = &gate;
-	p[1].gate_run = 0;
+	tt_gate(&p[1], &gate, 0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_ONESHOT, 0), 0);
 	tt_wait(test, &p[1].started);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p[1].task, &s), -ENOENT);
@@ -387,9 +387,7 @@ static void dwq_task_periodic_test_reschedule_clock(struct kunit *test)
 	struct completion gate;
 	u64 t;
 
-	init_completion(&gate);
-	p->gate = &gate;
-	p->gate_run = 0;
+	tt_gate(p, &gate, 0);
 	p->want = 2;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
 	tt_wait(test, &p->started);
@@ -513,9 +511,7 @@ static void dwq_task_cancel_test_running_oneshot(struct kunit *test)
 	struct completion gate;
 	struct dwq_task_info info;
 
-	init_completion(&gate);
-	p->gate = &gate;
-	p->gate_run = 0;
+	tt_gate(p, &gate, 0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_ONESHOT, 0), 0);
 	tt_wait(test, &p->started);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_RUNNING);
@@ -717,9 +713,7 @@ static void dwq_task_cancel_test_query(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_IDLE);
 	KUNIT_EXPECT_EQ(test, info.runs, 0ULL);
 
-	init_completion(&gate);
-	p[0].gate = &gate;
-	p[0].gate_run = 0;
+	tt_gate(&p[0], &gate, 0);
 	t0 = ktime_get_ns();
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 200 * MS, DWQ_ONESHOT, 0), 0);
 	dwq_query(&p[0].task, &info);
