@@ -268,6 +268,8 @@ int dwq_schedule(struct dwq_queue *q, struct dwq_task *task,
 int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 		       const struct dwq_sched *s, unsigned int n);
 int dwq_cancel(struct dwq_task *task);
+void dwq_cancel_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
+		      unsigned int n, int *ret);
 int dwq_cancel_sync(struct dwq_task *task);
 int dwq_reschedule(struct dwq_task *task, const struct dwq_sched *s);
 void dwq_query(struct dwq_task *task, struct dwq_task_info *info);

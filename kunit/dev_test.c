@@ -5,7 +5,10 @@
  */
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/mman.h>
+#include <linux/uaccess.h>
 #include <kunit/test.h>
+#include <uapi/linux/dwq.h>
 
 #include "dwq_internal.h"
 
@@ -111,11 +114,108 @@ static void dwq_dev_test_unknown_ioctl(struct kunit *test)
 	dwq_dev_destroy(dev);
 }
 
+static long ioc(struct file *f, unsigned int cmd, void __user *arg)
+{
+	return f->f_op->unlocked_ioctl(f, cmd, (unsigned long)arg);
+}
+
+static void dt_queue_destroy(void *q)
+{
+	dwq_queue_destroy(q, DWQ_DESTROY_DROP);
+}
+
+static void dt_dev_destroy(void *dev)
+{
+	dwq_dev_destroy(dev);
+}
+
+static void dt_file_close(void *f)
+{
+	filp_close(f, NULL);
+}
+
+/*
+ * A file's ids end at U64_MAX: that one is still given, then scheduling
+ * fails with -ENOSPC, alone or in a batch (which gets no id at all if it
+ * does not fit whole), and leaves no task, id or charge behind.
+ */
+static void dwq_dev_test_ids_run_out(struct kunit *test)
+{
+	struct dwq_schedule one = {
+		.time_ns = 10ULL * NSEC_PER_SEC,
+		.mode = DWQ_MODE_ONESHOT,
+	};
+	struct dwq_schedule_batch b = { .count = 2 };
+	struct dwq_cancel cancel = {};
+	struct dwq_schedule __user *u;
+	struct dwq_schedule two[2];
+	int all, user, all0, user0;
+	struct dwq_stats st;
+	struct dwq_queue *q;
+	struct dwq_dev *dev;
+	unsigned long addr;
+	struct file *f;
+
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0UL, "no user memory");
+	u = (struct dwq_schedule __user *)addr;
+	q = dwq_queue_create("kunit", 1, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, dt_queue_destroy, q),
+			0);
+	dev = dwq_dev_create(TEST_NAME, 0600, q);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, dt_dev_destroy, dev),
+			0);
+	f = open_node(TEST_PATH);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dt_file_close, f),
+			0);
+	dwq_dev_kunit_charged(f, &all0, &user0);
+
+	/* The last id there is. */
+	dwq_dev_kunit_set_last_id(f, U64_MAX - 1);
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &one, sizeof(one)), 0UL);
+	KUNIT_EXPECT_EQ(test, ioc(f, DWQ_IOC_SCHEDULE, u), 0L);
+	KUNIT_EXPECT_EQ(test, get_user(cancel.id, &u->id), 0);
+	KUNIT_EXPECT_EQ(test, cancel.id, U64_MAX);
+	KUNIT_EXPECT_EQ(test, ioc(f, DWQ_IOC_SCHEDULE, u), (long)-ENOSPC);
+
+	/* Two when one id is left: neither is made. */
+	dwq_dev_kunit_set_last_id(f, U64_MAX - 1);
+	two[0] = one;
+	two[1] = one;
+	b.entries = addr + 2 * sizeof(*u);
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + 2, two, sizeof(two)), 0UL);
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &b, sizeof(b)), 0UL);
+	KUNIT_EXPECT_EQ(test, ioc(f, DWQ_IOC_SCHEDULE_BATCH, u), (long)-ENOSPC);
+	KUNIT_EXPECT_EQ(test, copy_from_user(two, u + 2, sizeof(two)), 0UL);
+	KUNIT_EXPECT_EQ(test, two[0].id + two[1].id, 0ULL);
+
+	/* Only the first task is left, with its charges; then none. */
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_STATS, u), 0L);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&st, u, sizeof(st)), 0UL);
+	KUNIT_EXPECT_EQ(test, st.pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.queue_size, 1U);
+	dwq_dev_kunit_charged(f, &all, &user);
+	KUNIT_EXPECT_EQ(test, all, all0 + 1);
+	KUNIT_EXPECT_EQ(test, user, user0 + 1);
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &cancel, sizeof(cancel)), 0UL);
+	KUNIT_EXPECT_EQ(test, ioc(f, DWQ_IOC_CANCEL, u), 0L);
+	dwq_dev_kunit_charged(f, &all, &user);
+	KUNIT_EXPECT_EQ(test, all, all0);
+	KUNIT_EXPECT_EQ(test, user, user0);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_mode),
 	KUNIT_CASE(dwq_dev_test_two_devices),
 	KUNIT_CASE(dwq_dev_test_unknown_ioctl),
+	KUNIT_CASE(dwq_dev_test_ids_run_out),
 	{}
 };
 

@@ -530,6 +530,64 @@ static void dwq_task_cancel_test_running_oneshot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
 }
 
+/*
+ * dwq_cancel_batch() answers each task as dwq_cancel() would: queued on
+ * its queue (removed under one lock hold), running, idle, NULL, the same
+ * task again (gone by then), and one queued on another queue (cancelled
+ * one by one); every reference the queues held is dropped.
+ */
+static void dwq_task_cancel_test_batch(struct kunit *test)
+{
+	struct tt_probe *p = tt_probes(test, 4);
+	struct dwq_queue *q = tt_queue(test, 1);
+	struct dwq_queue *q2 = tt_queue(test, 1);
+	struct dwq_task *tasks[] = {
+		&p[0].task, &p[1].task, &p[2].task,
+		NULL,	    &p[0].task, &p[3].task,
+	};
+	static const int want[] = {
+		DWQ_CANCEL_REMOVED, DWQ_CANCEL_RUNNING, DWQ_CANCEL_IDLE,
+		DWQ_CANCEL_IDLE,    DWQ_CANCEL_IDLE,	DWQ_CANCEL_REMOVED,
+	};
+	int ret[ARRAY_SIZE(tasks)];
+	struct dwq_queue_stats st;
+	struct dwq_task_info info;
+	struct completion gate;
+	unsigned int i;
+
+	tt_gate(&p[1], &gate, 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_FIXED_RATE, 10 * MS),
+			0);
+	tt_wait(test, &p[1].started);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 10000 * MS, DWQ_ONESHOT, 0),
+			0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q2, &p[3], 10000 * MS, DWQ_ONESHOT, 0),
+			0);
+
+	dwq_cancel_batch(q, tasks, ARRAY_SIZE(tasks), ret);
+	for (i = 0; i < ARRAY_SIZE(tasks); i++)
+		KUNIT_EXPECT_EQ_MSG(test, ret[i], want[i], "entry %u", i);
+	dwq_queue_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.size, 0U);
+	dwq_queue_stats(q2, &st);
+	KUNIT_EXPECT_EQ(test, st.size, 0U);
+	for (i = 0; i < 4; i += 3) {
+		dwq_query(&p[i].task, &info);
+		KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_CANCELLED);
+		KUNIT_EXPECT_EQ(test, kref_read(&p[i].task.ref), 1U);
+	}
+
+	complete(&gate);
+	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[1].task), 0);
+	dwq_query(&p[1].task, &info);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_CANCELLED);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&p[1].task.ref), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs) + atomic_read(&p[3].runs),
+			0);
+}
+
 struct tt_race {
 	struct tt_probe *p;
 	int *result;
@@ -788,6 +846,7 @@ static struct kunit_case dwq_task_cancel_test_cases[] = {
 	KUNIT_CASE(dwq_task_cancel_test_queued),
 	KUNIT_CASE(dwq_task_cancel_test_idle),
 	KUNIT_CASE(dwq_task_cancel_test_running_oneshot),
+	KUNIT_CASE(dwq_task_cancel_test_batch),
 	KUNIT_CASE_SLOW(dwq_task_cancel_test_race_10k),
 	KUNIT_CASE(dwq_task_cancel_test_sync_waits),
 	KUNIT_CASE(dwq_task_cancel_test_sync_deadlock),

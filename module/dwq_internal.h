@@ -35,6 +35,10 @@ struct dwq_dev {
 struct dwq_dev *dwq_dev_create(const char *name, umode_t mode,
 			       struct dwq_queue *q);
 void dwq_dev_destroy(struct dwq_dev *dev);
+#if IS_ENABLED(CONFIG_KUNIT)
+void dwq_dev_kunit_set_last_id(struct file *file, u64 id);
+void dwq_dev_kunit_charged(struct file *file, int *all, int *user);
+#endif
 int dwq_dev_init(void);
 void dwq_dev_exit(void);
 

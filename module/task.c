@@ -420,6 +420,50 @@ retry:
 EXPORT_SYMBOL_GPL(dwq_cancel);
 
 /**
+ * dwq_cancel_batch() - cancel several tasks, taking a queue's lock once
+ * @q: the queue the tasks are normally scheduled on
+ * @tasks: the tasks; NULL entries are skipped
+ * @n: number of entries in @tasks
+ * @ret: out: for each task what dwq_cancel() would return (%DWQ_CANCEL_IDLE
+ *	for a NULL entry)
+ *
+ * Each task is cancelled as by dwq_cancel(). Those bound to @q are
+ * cancelled under one hold of @q's lock, with interrupts off for the
+ * whole batch: keep @n small (tens). The others (idle, or on another
+ * queue) go through dwq_cancel() one by one.
+ *
+ * Context: any context; does not sleep. If this drops a task's last
+ * reference, its release function runs here.
+ */
+void dwq_cancel_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
+		      unsigned int n, int *ret)
+{
+	unsigned long flags;
+	unsigned int i;
+	bool put;
+
+	spin_lock_irqsave(&q->lock, flags);
+	for (i = 0; i < n; i++) {
+		/* -1: not bound to @q, left for dwq_cancel() below. */
+		ret[i] = tasks[i] ? -1 : DWQ_CANCEL_IDLE;
+		if (!tasks[i] || !dwq_task_bound(q, tasks[i]))
+			continue;
+		put = false;
+		ret[i] = __dwq_cancel(q, tasks[i], &put);
+		/* __dwq_cancel() drops the queue's reference iff REMOVED. */
+		WARN_ON_ONCE(put != (ret[i] == DWQ_CANCEL_REMOVED));
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	for (i = 0; i < n; i++) {
+		if (ret[i] == DWQ_CANCEL_REMOVED)
+			dwq_task_put(tasks[i]);
+		else if (ret[i] < 0)
+			ret[i] = dwq_cancel(tasks[i]);
+	}
+}
+EXPORT_SYMBOL_GPL(dwq_cancel_batch);
+
+/**
  * dwq_cancel_sync() - cancel a task and wait for its callback to return
  * @task: the task
  *
