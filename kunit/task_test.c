@@ -555,14 +555,15 @@ static void dwq_task_cancel_test_batch(struct kunit *test)
 	struct completion gate;
 	unsigned int i;
 
-	tt_gate(&p[1], &gate, 0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_FIXED_RATE, 10 * MS),
-			0);
-	tt_wait(test, &p[1].started);
+	/* The far ones first: no assertion may fail while p[1] is held. */
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 10000 * MS, DWQ_ONESHOT, 0),
 			0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q2, &p[3], 10000 * MS, DWQ_ONESHOT, 0),
 			0);
+	tt_gate(&p[1], &gate, 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_FIXED_RATE, 10 * MS),
+			0);
+	tt_wait(test, &p[1].started);
 
 	dwq_cancel_batch(q, tasks, ARRAY_SIZE(tasks), ret);
 	for (i = 0; i < ARRAY_SIZE(tasks); i++)

@@ -175,6 +175,7 @@ static void t_mixed(void)
  * no firing starts after the call returned. A REMOVED task has no event
  * stamped after the call; a RUNNING one at most the one of the firing
  * under way (its callback stamps it, maybe after the call returned).
+ * The same id again later in the batch finds it gone either way (NOENT).
  * Which of the two comes cannot be forced from user space (the callback
  * that turns a firing into an event is short), so the case repeats
  * rounds and only notes how often each came.
@@ -184,7 +185,7 @@ static void t_periodic_firing(void)
 	uint64_t end = dwqt_now() + DWQT_RACE_NS, t, period = 100000;
 	unsigned long long min, removed = 0, running = 0;
 	struct dwq_event ev[16];
-	struct dwq_cancel e[2];
+	struct dwq_cancel e[3];
 	struct dwq_query q;
 	int fd, i, n, k, late;
 
@@ -198,6 +199,8 @@ static void t_periodic_firing(void)
 			dwqt_sched_ok(fd, 0, period, DWQ_MODE_FIXED_RATE, 0, i);
 		e[1].id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0,
 					i);
+		/* Cancelled by e[0] first, whether firing or not: gone. */
+		e[2].id = e[0].id;
 		dwqt_read_one(fd);
 		T_OK(dwqt_cancel_batch(fd, e, ARRAY_SIZE(e), NULL));
 		t = dwqt_now();
@@ -205,6 +208,9 @@ static void t_periodic_firing(void)
 			  e[0].result == DWQ_RESULT_RUNNING),
 			 "round %d: result %u", i, e[0].result);
 		T_EQ(e[1].result, DWQ_RESULT_REMOVED);
+		T_EXPECT(e[2].result == DWQ_RESULT_NOENT,
+			 "round %d: the same id again: result %u", i,
+			 e[2].result);
 		if (e[0].result == DWQ_RESULT_RUNNING)
 			running++;
 		else
