@@ -7,11 +7,12 @@
  * usage: dwq-stress [--duration S] [--threads T] [--files F] [--seed N]
  *                   [--rounds R] [--max-live N] [--enomem-ok] [--dev PATH]
  *
- * Each round: T threads schedule (single and batched), cancel, reschedule
- * (also changing mode and period), query, read and poll at random on F
- * open files, with delays of 0..50 ms and a few periodic tasks. Then the
- * threads stop, every task still known is cancelled, the events are
- * drained, and the ledger is checked:
+ * Each round: T threads schedule and cancel (single and batched: a cancel
+ * batch of up to 40 ids names its first again, which must find it gone),
+ * reschedule (also changing mode and period), query, read and poll at
+ * random on F open files, with delays of 0..50 ms and a few periodic
+ * tasks. Then the threads stop, every task still known is cancelled, the
+ * events are drained, and the ledger is checked:
  *  - every one-shot is exactly one of: fired (one LAST event, at the
  *    deadline it was last given) or cancelled (DWQ_RESULT_REMOVED, no
  *    event ever); a cancel that found it firing (DWQ_RESULT_RUNNING) or
@@ -145,6 +146,7 @@ static struct {
 	__u64 scheduled, oneshot_fired, firings, cancelled, lost, duplicated;
 	__u64 late_max_ns, enomem, ops, events, coalesced, periodic;
 	__u64 resched, resched_ok, queries, reads;
+	__u64 batch_cancels; /* entries cancelled by CANCEL_BATCH */
 	__u64 unflagged; /* made one-shot, cancelled in a periodic firing */
 } tot;
 
@@ -523,13 +525,15 @@ static struct ent *claim(__u64 *rs, struct file *f)
 	return e;
 }
 
-/* Cancel @e; f->lock not held, @e busy (or no thread runs any more). */
-static void do_cancel(struct file *f, struct ent *e)
+/*
+ * What a cancel of @e answered: @err, and @result if @err is 0 (for an
+ * entry of a CANCEL_BATCH, -ENOENT for DWQ_RESULT_NOENT). f->lock not
+ * held, @e busy (or no thread runs any more); @e is unbusied.
+ */
+static void cancel_done(struct file *f, struct ent *e, long err, __u32 result)
 {
-	struct dwq_cancel c = { .id = e->id };
-	long err;
+	struct dwq_cancel c = { .id = e->id, .result = result };
 
-	err = xioctl(f->fd, DWQ_IOC_CANCEL, &c);
 	pthread_mutex_lock(&f->lock);
 	if (e->state != ST_LIVE) {
 		/* Its LAST event was read meanwhile: the id is gone. */
@@ -576,12 +580,65 @@ out:
 	pthread_mutex_unlock(&f->lock);
 }
 
+/* Cancel @e; f->lock not held, @e busy (or no thread runs any more). */
+static void do_cancel(struct file *f, struct ent *e)
+{
+	struct dwq_cancel c = { .id = e->id };
+	long err;
+
+	err = xioctl(f->fd, DWQ_IOC_CANCEL, &c);
+	cancel_done(f, e, err, c.result);
+}
+
 static void op_cancel(__u64 *rs, struct file *f)
 {
 	struct ent *e = claim(rs, f);
 
 	if (e)
 		do_cancel(f, e);
+}
+
+/*
+ * Up to 40 entries in one CANCEL_BATCH (the kernel takes them 32 at a
+ * time), the first named again at the end: each answers as a single
+ * cancel would, and the repeat finds the id gone.
+ */
+#define BATCH_CANCEL_MAX 40
+
+static void op_cancel_batch(__u64 *rs, struct file *f)
+{
+	unsigned int want = 1 + rnd_below(rs, BATCH_CANCEL_MAX), n = 0, i;
+	struct dwq_cancel c[BATCH_CANCEL_MAX + 1] = {};
+	struct dwq_cancel_batch b = {};
+	struct ent *e[BATCH_CANCEL_MAX];
+	long err;
+
+	while (n < want && (e[n] = claim(rs, f)))
+		n++;
+	if (!n)
+		return;
+	for (i = 0; i < n; i++)
+		c[i].id = e[i]->id;
+	c[n].id = e[0]->id;
+	b.entries = (uintptr_t)c;
+	b.count = n + 1;
+	err = xioctl(f->fd, DWQ_IOC_CANCEL_BATCH, &b);
+	if (err) {
+		fail("cancel batch of %u: %ld", n + 1, err);
+		pthread_mutex_lock(&f->lock);
+		for (i = 0; i < n; i++)
+			unbusy(f, e[i]);
+		pthread_mutex_unlock(&f->lock);
+		return;
+	}
+	if (c[n].result != DWQ_RESULT_NOENT)
+		fail("cancel batch: id %llu named twice: result %u the second time",
+		     (unsigned long long)c[n].id, c[n].result);
+	for (i = 0; i < n; i++)
+		cancel_done(f, e[i],
+			    c[i].result == DWQ_RESULT_NOENT ? -ENOENT : 0,
+			    c[i].result);
+	__atomic_add_fetch(&tot.batch_cancels, n, __ATOMIC_RELAXED);
 }
 
 static void op_reschedule(__u64 *rs, struct file *f)
@@ -776,8 +833,10 @@ static void *worker(void *arg)
 			op_schedule(&rs, f);
 		else if (r < 33)
 			op_batch(&rs, f);
-		else if (r < 50)
+		else if (r < 49)
 			op_cancel(&rs, f);
+		else if (r < 50) /* about 20 cancels each */
+			op_cancel_batch(&rs, f);
 		else if (r < 62)
 			op_reschedule(&rs, f);
 		else if (r < 70)
@@ -1055,6 +1114,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)tot.ops, (unsigned long long)tot.reads,
 	       (unsigned long long)tot.queries, (unsigned long long)tot.resched,
 	       (unsigned long long)tot.resched_ok);
+	printf("dwq-stress: cancelled by CANCEL_BATCH: %llu\n",
+	       (unsigned long long)tot.batch_cancels);
 	printf("dwq-stress: periodic=%llu events=%llu firings=%llu coalesced=%llu enomem=%llu\n",
 	       (unsigned long long)tot.periodic, (unsigned long long)tot.events,
 	       (unsigned long long)tot.firings,
