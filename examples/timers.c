@@ -8,7 +8,7 @@
 
 static void schedule(int fd, __u64 delay_ms, __u64 period_ms, __u64 cookie)
 {
-	struct dwq_schedule s = {
+	struct dwq_ioc_schedule s = {
 		.time_ns = delay_ms * 1000000,
 		.period_ns = period_ms * 1000000,
 		.mode = period_ms ? DWQ_MODE_FIXED_RATE : DWQ_MODE_ONESHOT,

@@ -17,7 +17,8 @@
  *
  * Clocks: every queue keys its heap on one clock, CLOCK_MONOTONIC unless it
  * was created with DWQ_QUEUE_BOOTTIME. A task scheduled on the other clock
- * (DWQ_BOOTTIME on a monotonic queue, or plain on a boottime queue) has its
+ * (%DWQ_SCHED_BOOTTIME on a monotonic queue, or plain on a boottime queue)
+ * has its
  * deadline converted with the offset between the two clocks at the moment
  * it is scheduled (or rescheduled). So on a monotonic queue, a
  * CLOCK_BOOTTIME deadline is exact unless the system suspends before it
@@ -33,6 +34,7 @@
 
 #include <linux/kref.h>
 #include <linux/types.h>
+#include <uapi/linux/dwq.h>
 
 /*
  * The heap node is embedded in every task, so its layout is part of this
@@ -66,67 +68,32 @@ struct dwq_worker;
 #define DWQ_DESTROY_DROP 0U /* drop every pending task */
 #define DWQ_DESTROY_RUN_DUE 1U /* first run the tasks already due */
 
-/* &struct dwq_sched flags */
-#define DWQ_ABS 0x1U /* @time_ns is a deadline, not a delay */
-#define DWQ_BOOTTIME 0x2U /* @time_ns is on CLOCK_BOOTTIME */
-#define DWQ_SET_PERIOD 0x4U /* dwq_reschedule(): take @mode, @period_ns too */
+/*
+ * Modes (DWQ_MODE_*), schedule flags (DWQ_SCHED_ABS, DWQ_SCHED_BOOTTIME,
+ * DWQ_RESCHED_PERIOD), task states (DWQ_STATE_*) and cancel results
+ * (DWQ_RESULT_*) are those of the user-space ABI: one set of names and
+ * values for both sides, defined in <uapi/linux/dwq.h>.
+ */
+
+/*
+ * What dwq_cancel() returns for a task that was neither queued nor
+ * running. Kernel API only: /dev/dwq answers -ENOENT (or
+ * %DWQ_RESULT_NOENT in a batch) for a task it no longer has.
+ */
+#define DWQ_RESULT_IDLE 0
 
 /* Most tasks one dwq_schedule_batch() takes. */
 #define DWQ_BATCH_MAX 1024U
 
 /**
- * enum dwq_mode - how a task repeats
- * @DWQ_ONESHOT: runs once
- * @DWQ_FIXED_RATE: runs at deadline + k * period. When a run ends after
- *	one or more later deadlines have passed, those periods are counted
- *	as overruns and coalesced: the next run is at the first deadline of
- *	the series still in the future, never a burst of catch-up runs.
- * @DWQ_FIXED_DELAY: runs again one period after its callback returned
- */
-enum dwq_mode {
-	DWQ_ONESHOT,
-	DWQ_FIXED_RATE,
-	DWQ_FIXED_DELAY,
-};
-
-/**
- * enum dwq_task_state - where a task is, as dwq_query() reports it
- * @DWQ_TASK_IDLE: never scheduled, or its one-shot run is over
- * @DWQ_TASK_QUEUED: waiting in the heap for its deadline
- * @DWQ_TASK_RUNNING: its callback is running now
- * @DWQ_TASK_CANCELLED: cancelled, or dropped by dwq_queue_destroy()
- */
-enum dwq_task_state {
-	DWQ_TASK_IDLE,
-	DWQ_TASK_QUEUED,
-	DWQ_TASK_RUNNING,
-	DWQ_TASK_CANCELLED,
-};
-
-/**
- * enum dwq_cancel_result - what dwq_cancel() found
- * @DWQ_CANCEL_IDLE: the task was neither queued nor running
- * @DWQ_CANCEL_REMOVED: it was queued and has been removed before running;
- *	its callback will not run
- * @DWQ_CANCEL_RUNNING: its callback is running now: a one-shot run cannot
- *	be stopped any more; a periodic task will not be queued again. Which
- *	it is follows the mode the run was taken with, dwq_task_run_oneshot()
- */
-enum dwq_cancel_result {
-	DWQ_CANCEL_IDLE,
-	DWQ_CANCEL_REMOVED,
-	DWQ_CANCEL_RUNNING,
-};
-
-/**
  * struct dwq_sched - when and how often a task runs
- * @time_ns: a delay in ns from now, or with %DWQ_ABS an absolute deadline
+ * @time_ns: a delay in ns from now, or with %DWQ_SCHED_ABS an absolute deadline
  *	in ns on the task's clock (a deadline in the past means now); at most
  *	KTIME_MAX either way
  * @period_ns: the period of a periodic task; must be 0 for a one-shot
- * @mode: an &enum dwq_mode
- * @flags: %DWQ_ABS, %DWQ_BOOTTIME (the task's clock is CLOCK_BOOTTIME, not
- *	CLOCK_MONOTONIC) and, for dwq_reschedule() only, %DWQ_SET_PERIOD
+ * @mode: an DWQ_MODE_* value
+ * @flags: %DWQ_SCHED_ABS, %DWQ_SCHED_BOOTTIME (the task's clock is CLOCK_BOOTTIME, not
+ *	CLOCK_MONOTONIC) and, for dwq_reschedule() only, %DWQ_RESCHED_PERIOD
  */
 struct dwq_sched {
 	u64 time_ns;
@@ -139,8 +106,8 @@ struct dwq_sched {
  * struct dwq_task - a timed task; embed it in your object
  * @node: its place in the queue's heap
  * @ref: the reference count, see dwq_task_get() and dwq_task_put()
- * @state: an &enum dwq_task_state
- * @mode: an &enum dwq_mode
+ * @state: an DWQ_STATE_* value
+ * @mode: an DWQ_MODE_* value
  * @stop: a periodic task cancelled while running: do not queue it again
  * @resched: dwq_reschedule() while running: the next deadline is @resched_at
  * @boottime: the task's clock is CLOCK_BOOTTIME
@@ -193,16 +160,16 @@ struct dwq_task {
 
 /**
  * struct dwq_task_info - a snapshot of a task, from dwq_query()
- * @state: an &enum dwq_task_state
- * @mode: an &enum dwq_mode
- * @flags: %DWQ_BOOTTIME if the task's clock is CLOCK_BOOTTIME
+ * @state: an DWQ_STATE_* value
+ * @mode: an DWQ_MODE_* value
+ * @flags: %DWQ_SCHED_BOOTTIME if the task's clock is CLOCK_BOOTTIME
  * @remaining_ns: ns until the next deadline if queued (0 when due or
  *	overdue, and in every other state)
  * @deadline_ns: on the task's clock, the next deadline if queued, else the
  *	deadline of the current or last run (0 if it never ran)
  * @period_ns: the period (0 for a one-shot)
  * @runs: callbacks started so far
- * @overruns: periods missed (coalesced) so far, see %DWQ_FIXED_RATE
+ * @overruns: periods missed (coalesced) so far, see %DWQ_MODE_FIXED_RATE
  */
 struct dwq_task_info {
 	u32 state;
@@ -237,7 +204,7 @@ struct dwq_worker_stats {
 };
 
 /**
- * struct dwq_queue_stats - a snapshot of a queue, from dwq_queue_stats()
+ * struct dwq_queue_stats - a snapshot of a queue, from dwq_queue_get_stats()
  * @size: tasks queued
  * @capacity: slots in the heap's array
  * @workers: worker threads running
@@ -255,8 +222,8 @@ struct dwq_queue_stats {
 struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 				   unsigned int flags);
 void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy);
-void dwq_queue_stats(struct dwq_queue *q, struct dwq_queue_stats *st);
-int dwq_queue_worker_stats(struct dwq_queue *q, unsigned int id,
+void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st);
+int dwq_queue_get_worker_stats(struct dwq_queue *q, unsigned int id,
 			   struct dwq_worker_stats *st);
 
 void dwq_task_init(struct dwq_task *task, void (*func)(struct dwq_task *task),
@@ -323,7 +290,7 @@ static inline u64 dwq_task_run_deadline(const struct dwq_task *task)
  * dwq_task_run_overruns() - periods coalesced into the running callback
  * @task: the task whose callback is calling
  *
- * A %DWQ_FIXED_RATE task whose previous run ended after one or more of its
+ * A %DWQ_MODE_FIXED_RATE task whose previous run ended after one or more of its
  * later deadlines had passed does not run for each of them: they are
  * counted here, like a timerfd's expiration count minus one.
  *
@@ -357,7 +324,7 @@ static inline bool dwq_task_run_boottime(const struct dwq_task *task)
  *
  * A one-shot run is the task's last: nothing can queue it again before
  * the callback returns. This is the mode the task had when its worker
- * took it; dwq_reschedule() with %DWQ_SET_PERIOD may change the task's
+ * took it; dwq_reschedule() with %DWQ_RESCHED_PERIOD may change the task's
  * mode meanwhile (for its next run), but not this. A periodic task holds
  * a heap slot back from then until its callback returns, a one-shot not.
  *

@@ -141,16 +141,16 @@ static void dt_file_close(void *f)
  */
 static void dwq_dev_test_ids_run_out(struct kunit *test)
 {
-	struct dwq_schedule one = {
+	struct dwq_ioc_schedule one = {
 		.time_ns = 10ULL * NSEC_PER_SEC,
 		.mode = DWQ_MODE_ONESHOT,
 	};
-	struct dwq_schedule_batch b = { .count = 2 };
-	struct dwq_cancel cancel = {};
-	struct dwq_schedule __user *u;
-	struct dwq_schedule two[2];
+	struct dwq_ioc_schedule_batch b = { .count = 2 };
+	struct dwq_ioc_cancel cancel = {};
+	struct dwq_ioc_schedule __user *u;
+	struct dwq_ioc_schedule two[2];
 	int all, user, all0, user0;
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	struct dwq_queue *q;
 	struct dwq_dev *dev;
 	unsigned long addr;
@@ -159,7 +159,7 @@ static void dwq_dev_test_ids_run_out(struct kunit *test)
 	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
 			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_NE_MSG(test, addr, 0UL, "no user memory");
-	u = (struct dwq_schedule __user *)addr;
+	u = (struct dwq_ioc_schedule __user *)addr;
 	q = dwq_queue_create("kunit", 1, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
 	KUNIT_ASSERT_EQ(test,

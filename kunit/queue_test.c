@@ -49,7 +49,7 @@ struct qt_probe {
 static void qt_probe_fn(struct dwq_task *task)
 {
 	struct qt_probe *p = container_of(task, struct qt_probe, task);
-	struct dwq_sched s = { .time_ns = 0, .mode = DWQ_ONESHOT };
+	struct dwq_sched s = { .time_ns = 0, .mode = DWQ_MODE_ONESHOT };
 	int n, max;
 
 	p->start = ktime_get_ns();
@@ -127,7 +127,7 @@ static struct dwq_queue *qt_queue(struct kunit *test, unsigned int workers,
 
 static int qt_after(struct dwq_queue *q, struct qt_probe *p, u64 delay)
 {
-	struct dwq_sched s = { .time_ns = delay, .mode = DWQ_ONESHOT };
+	struct dwq_sched s = { .time_ns = delay, .mode = DWQ_MODE_ONESHOT };
 
 	return dwq_schedule(q, &p->task, &s);
 }
@@ -136,8 +136,8 @@ static int qt_at(struct dwq_queue *q, struct qt_probe *p, u64 deadline)
 {
 	struct dwq_sched s = {
 		.time_ns = deadline,
-		.mode = DWQ_ONESHOT,
-		.flags = DWQ_ABS,
+		.mode = DWQ_MODE_ONESHOT,
+		.flags = DWQ_SCHED_ABS,
 	};
 
 	return dwq_schedule(q, &p->task, &s);
@@ -156,7 +156,7 @@ static struct dwq_queue_stats qt_stats(struct dwq_queue *q)
 {
 	struct dwq_queue_stats st;
 
-	dwq_queue_stats(q, &st);
+	dwq_queue_get_stats(q, &st);
 	return st;
 }
 
@@ -165,7 +165,7 @@ static struct dwq_worker_stats qt_wstats(struct kunit *test,
 {
 	struct dwq_worker_stats ws;
 
-	KUNIT_EXPECT_EQ(test, dwq_queue_worker_stats(q, id, &ws), 0);
+	KUNIT_EXPECT_EQ(test, dwq_queue_get_worker_stats(q, id, &ws), 0);
 	return ws;
 }
 
@@ -232,9 +232,9 @@ static void dwq_queue_test_create(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.capacity, DWQ_HEAP_MIN_CAPACITY);
 	KUNIT_EXPECT_EQ(test, st.workers, 3U);
 	KUNIT_EXPECT_EQ(test, st.leader, -1);
-	get_task_comm(comm, q->workers[2].task);
+	get_task_comm(comm, q->workers[2].thread);
 	KUNIT_EXPECT_STREQ(test, comm, "dwq-kunit/2");
-	KUNIT_EXPECT_EQ(test, dwq_queue_worker_stats(q, 3, &ws), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dwq_queue_get_worker_stats(q, 3, &ws), -EINVAL);
 }
 
 /* Bad names, worker counts and flags are refused. */
@@ -355,14 +355,14 @@ static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 300 * MS), 0);
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
-	KUNIT_ASSERT_EQ(test, dwq_cancel(&p[0].task), DWQ_CANCEL_REMOVED);
+	KUNIT_ASSERT_EQ(test, dwq_cancel(&p[0].task), DWQ_RESULT_REMOVED);
 	before = qt_stats(q);
 
 	/* Each of these is the new head of an empty heap, and later. */
 	for (i = 1; i < 32; i++) {
 		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 400 * MS), 0);
 		KUNIT_ASSERT_EQ(test, dwq_cancel(&p[i].task),
-				DWQ_CANCEL_REMOVED);
+				DWQ_RESULT_REMOVED);
 	}
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[32], 400 * MS), 0);
 	msleep(50);
@@ -443,7 +443,7 @@ static void dwq_queue_test_wakeups_per_task(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		tasks[i] = &p[perm[i]].task;
 		s[i].time_ns = base + perm[i] * MS;
-		s[i].flags = DWQ_ABS;
+		s[i].flags = DWQ_SCHED_ABS;
 	}
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n), 0);
 	qt_wait_count(test, &done, n);
@@ -533,7 +533,7 @@ static void dwq_queue_test_growth_and_shrink(struct kunit *test)
 
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, dwq_cancel(&p[i].task),
-				DWQ_CANCEL_REMOVED);
+				DWQ_RESULT_REMOVED);
 	flush_work(&q->shrink_work);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, DWQ_HEAP_MIN_CAPACITY);
@@ -563,7 +563,7 @@ static void dwq_queue_test_batch(struct kunit *test)
 	/* A bad entry, a busy task, a repeated task: nothing is queued. */
 	s[n - 1].mode = 7;
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), -EINVAL);
-	s[n - 1].mode = DWQ_ONESHOT;
+	s[n - 1].mode = DWQ_MODE_ONESHOT;
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[n], 3600ULL * NSEC_PER_SEC), 0);
 	tasks[n / 2] = &p[n].task;
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), -EBUSY);
@@ -573,7 +573,7 @@ static void dwq_queue_test_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 1U);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 16U);
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_TASK_IDLE);
+		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test,
 			dwq_schedule_batch(q, tasks, s, DWQ_BATCH_MAX + 1),
 			-EINVAL);
@@ -583,7 +583,7 @@ static void dwq_queue_test_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n + 1);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 121U);
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_TASK_QUEUED);
+		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, 0), 0);
 }
 
@@ -599,11 +599,11 @@ static void dwq_queue_test_schedule_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
 	s = (struct dwq_sched){ .time_ns = MS, .flags = 0x80 };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
-	s = (struct dwq_sched){ .time_ns = MS, .flags = DWQ_SET_PERIOD };
+	s = (struct dwq_sched){ .time_ns = MS, .flags = DWQ_RESCHED_PERIOD };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
-	s = (struct dwq_sched){ .time_ns = MS, .mode = DWQ_FIXED_RATE };
+	s = (struct dwq_sched){ .time_ns = MS, .mode = DWQ_MODE_FIXED_RATE };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
-	s = (struct dwq_sched){ .time_ns = MS, .mode = DWQ_FIXED_DELAY };
+	s = (struct dwq_sched){ .time_ns = MS, .mode = DWQ_MODE_FIXED_DELAY };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
 	s = (struct dwq_sched){ .time_ns = MS, .period_ns = MS };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
@@ -614,19 +614,19 @@ static void dwq_queue_test_schedule_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
 	/* the deadline fits but the next period would not */
 	s = (struct dwq_sched){ .time_ns = KTIME_MAX,
-				.flags = DWQ_ABS,
-				.mode = DWQ_FIXED_RATE,
+				.flags = DWQ_SCHED_ABS,
+				.mode = DWQ_MODE_FIXED_RATE,
 				.period_ns = 1 };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
 	s = (struct dwq_sched){ .time_ns = MS,
-				.mode = DWQ_FIXED_RATE,
+				.mode = DWQ_MODE_FIXED_RATE,
 				.period_ns = (u64)KTIME_MAX + 1 };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
-	KUNIT_EXPECT_EQ(test, t->state, (u8)DWQ_TASK_IDLE);
+	KUNIT_EXPECT_EQ(test, t->state, (u8)DWQ_STATE_IDLE);
 
 	/* A far absolute deadline is fine; scheduling it twice is not. */
-	s = (struct dwq_sched){ .time_ns = KTIME_MAX, .flags = DWQ_ABS };
+	s = (struct dwq_sched){ .time_ns = KTIME_MAX, .flags = DWQ_SCHED_ABS };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), 0);
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EBUSY);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 1U);
@@ -661,7 +661,7 @@ static void dwq_queue_test_clocks(struct kunit *test)
 	struct qt_probe *p = qt_probes(test, 4);
 	struct dwq_queue *mq = qt_queue(test, 1, 0);
 	struct dwq_queue *bq = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
-	struct dwq_sched s = { .flags = DWQ_ABS | DWQ_BOOTTIME };
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME };
 	struct dwq_task_info info;
 	/* In this order: @boot, converted, is no earlier than @mono. */
 	u64 mono = ktime_get_ns(), boot = ktime_get_boottime_ns();
@@ -669,11 +669,11 @@ static void dwq_queue_test_clocks(struct kunit *test)
 	s.time_ns = boot + 100 * MS;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(mq, &p[0].task, &s), 0);
 	dwq_query(&p[0].task, &info);
-	KUNIT_EXPECT_EQ(test, info.flags, DWQ_BOOTTIME);
+	KUNIT_EXPECT_EQ(test, info.flags, DWQ_SCHED_BOOTTIME);
 	KUNIT_EXPECT_EQ(test, info.deadline_ns, boot + 100 * MS);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(bq, &p[1].task, &s), 0);
 	KUNIT_ASSERT_EQ(test, qt_at(bq, &p[2], mono + 100 * MS), 0);
-	s = (struct dwq_sched){ .time_ns = 100 * MS, .flags = DWQ_BOOTTIME };
+	s = (struct dwq_sched){ .time_ns = 100 * MS, .flags = DWQ_SCHED_BOOTTIME };
 	KUNIT_ASSERT_EQ(test, dwq_schedule(mq, &p[3].task, &s), 0);
 
 	qt_wait_ran(test, &p[0]);
@@ -831,7 +831,7 @@ static void dwq_queue_test_sleeper_does_not_stall(struct kunit *test)
 	qt_wait_count(test, &done, n);
 	/* All of them ran with the sleeper still blocked. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(z->task.state), (u8)DWQ_TASK_RUNNING);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(z->task.state), (u8)DWQ_STATE_RUNNING);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, p[i].order, (int)i + 1);
 		KUNIT_EXPECT_NE(test, p[i].worker, z->worker);
@@ -1136,7 +1136,7 @@ static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 				0);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n);
 
-	worker = q->workers[0].task;
+	worker = q->workers[0].thread;
 	get_task_struct(worker);
 	d->q = q;
 	d->policy = policy;
@@ -1167,7 +1167,7 @@ static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 		else
 			KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 0);
 		KUNIT_EXPECT_EQ(test, kref_read(&p[i].task.ref), 1U);
-		KUNIT_EXPECT_NE(test, p[i].task.state, (u8)DWQ_TASK_QUEUED);
+		KUNIT_EXPECT_NE(test, p[i].task.state, (u8)DWQ_STATE_QUEUED);
 	}
 	kunit_info(test, "%u of %u tasks ran during destroy\n", ran, n);
 	if (policy == DWQ_DESTROY_RUN_DUE)
@@ -1198,7 +1198,7 @@ static void dwq_queue_destroy_test_waits_for_callback(struct kunit *test)
 {
 	struct qt_probe *p = qt_probes(test, 1);
 	struct dwq_sched s = {
-		.mode = DWQ_FIXED_RATE,
+		.mode = DWQ_MODE_FIXED_RATE,
 		.period_ns = MS,
 	};
 	struct dwq_queue *q;
@@ -1213,9 +1213,9 @@ static void dwq_queue_destroy_test_waits_for_callback(struct kunit *test)
 
 	kunit_release_action(test, qt_destroy, q);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
-	KUNIT_EXPECT_EQ(test, p->task.state, (u8)DWQ_TASK_CANCELLED);
+	KUNIT_EXPECT_EQ(test, p->task.state, (u8)DWQ_STATE_CANCELLED);
 	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 1U);
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_IDLE);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_IDLE);
 }
 
 /*
@@ -1276,12 +1276,12 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 1);
 	KUNIT_EXPECT_FALSE(test, z->destroyed_seen);
-	KUNIT_EXPECT_EQ(test, z->task.state, (u8)DWQ_TASK_IDLE);
+	KUNIT_EXPECT_EQ(test, z->task.state, (u8)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, kref_read(&z->task.ref), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&done), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&released), 0);
 	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_TASK_CANCELLED);
+		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_CANCELLED);
 		KUNIT_EXPECT_EQ(test, kref_read(&p[i].task.ref), 1U);
 		dwq_task_put(&p[i].task);
 	}

@@ -173,10 +173,10 @@ static void dwq_task_periodic_test_fixed_rate_phase(struct kunit *test)
 	int k;
 
 	p->want = 6;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, period, DWQ_FIXED_RATE, period),
+	KUNIT_ASSERT_EQ(test, tt_sched(q, p, period, DWQ_MODE_FIXED_RATE, period),
 			0);
 	tt_wait(test, &p->enough);
-	KUNIT_EXPECT_NE(test, dwq_cancel_sync(&p->task), DWQ_CANCEL_IDLE);
+	KUNIT_EXPECT_NE(test, dwq_cancel_sync(&p->task), DWQ_RESULT_IDLE);
 	for (k = 0; k < 6; k++) {
 		skipped += p->overruns[k];
 		KUNIT_EXPECT_EQ(test, p->deadline[k],
@@ -203,10 +203,10 @@ static void dwq_task_periodic_test_fixed_rate_overrun(struct kunit *test)
 
 	p->sleep_ms[0] = 75;
 	p->want = 2;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, period, DWQ_FIXED_RATE, period),
+	KUNIT_ASSERT_EQ(test, tt_sched(q, p, period, DWQ_MODE_FIXED_RATE, period),
 			0);
 	tt_wait(test, &p->enough);
-	KUNIT_EXPECT_NE(test, dwq_cancel_sync(&p->task), DWQ_CANCEL_IDLE);
+	KUNIT_EXPECT_NE(test, dwq_cancel_sync(&p->task), DWQ_RESULT_IDLE);
 
 	ov = p->overruns[1];
 	kunit_info(test, "75 ms callback, 20 ms period: %llu overruns\n", ov);
@@ -233,7 +233,7 @@ static void dwq_task_periodic_test_fixed_delay_spacing(struct kunit *test)
 	for (k = 0; k < TT_RUNS; k++)
 		p->sleep_ms[k] = 20;
 	p->want = 4;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_FIXED_DELAY, period), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_DELAY, period), 0);
 	tt_wait(test, &p->enough);
 	dwq_cancel_sync(&p->task);
 	for (k = 1; k < 4; k++) {
@@ -260,8 +260,8 @@ static void dwq_task_periodic_test_never_concurrent(struct kunit *test)
 	}
 	p[0].want = 10;
 	p[1].want = 10;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_FIXED_RATE, MS), 0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_FIXED_DELAY, 1000), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_MODE_FIXED_RATE, MS), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_DELAY, 1000), 0);
 	tt_wait(test, &p[0].enough);
 	tt_wait(test, &p[1].enough);
 	dwq_cancel_sync(&p[0].task);
@@ -270,7 +270,7 @@ static void dwq_task_periodic_test_never_concurrent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].max_inflight), 1);
 	dwq_query(&p[0].task, &info);
 	KUNIT_EXPECT_GT(test, info.overruns, 0ULL);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_CANCELLED);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
 }
 
 /* Cancelling a running periodic task: RUNNING, and it does not come back. */
@@ -282,19 +282,19 @@ static void dwq_task_periodic_test_cancel_running(struct kunit *test)
 	struct dwq_task_info info;
 
 	tt_gate(p, &gate, 1);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_FIXED_RATE, 10 * MS), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_RATE, 10 * MS), 0);
 	tt_wait(test, &p->started);
 	tt_wait(test, &p->started); /* run 1, held at the gate */
 	dwq_query(&p->task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_RUNNING);
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_RUNNING);
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_RUNNING);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_RUNNING);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
 	complete(&gate);
 	msleep(100);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 2);
 	dwq_query(&p->task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_CANCELLED);
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_IDLE);
 	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 1U);
 }
 
@@ -310,18 +310,18 @@ static void dwq_task_periodic_test_made_oneshot_cancelled(struct kunit *test)
 	struct dwq_queue *q = tt_queue(test, 1);
 	struct dwq_sched s = {
 		.time_ns = 10 * MS,
-		.mode = DWQ_ONESHOT,
-		.flags = DWQ_SET_PERIOD,
+		.mode = DWQ_MODE_ONESHOT,
+		.flags = DWQ_RESCHED_PERIOD,
 	};
 	struct dwq_task_info info;
 	struct completion gate;
 	int ret;
 
 	tt_gate(p, &gate, 0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_FIXED_RATE, 10 * MS), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_RATE, 10 * MS), 0);
 	tt_wait(test, &p->started);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &s), 0);
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_RUNNING);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
 	complete(&gate);
 	/*
 	 * @ran completes inside the callback, before the worker ends the
@@ -329,10 +329,10 @@ static void dwq_task_periodic_test_made_oneshot_cancelled(struct kunit *test)
 	 */
 	ret = dwq_cancel_sync(&p->task);
 	KUNIT_EXPECT_TRUE(test,
-			  ret == DWQ_CANCEL_RUNNING || ret == DWQ_CANCEL_IDLE);
+			  ret == DWQ_RESULT_RUNNING || ret == DWQ_RESULT_IDLE);
 	dwq_query(&p->task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_CANCELLED);
-	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_ONESHOT);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
+	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_MODE_ONESHOT);
 	KUNIT_EXPECT_FALSE(test, p->oneshot[0]);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
@@ -354,7 +354,7 @@ static void dwq_task_periodic_test_reschedule_running(struct kunit *test)
 
 	tt_gate(&p[0], &gate, 0);
 	p[0].want = 3;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_FIXED_RATE, period), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_MODE_FIXED_RATE, period), 0);
 	tt_wait(test, &p[0].started);
 	t = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p[0].task, &s), 0);
@@ -367,7 +367,7 @@ static void dwq_task_periodic_test_reschedule_running(struct kunit *test)
 			p[0].deadline[1] + (1 + p[0].overruns[2]) * period);
 
 	tt_gate(&p[1], &gate, 0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_ONESHOT, 0), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_ONESHOT, 0), 0);
 	tt_wait(test, &p[1].started);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p[1].task, &s), -ENOENT);
 	complete(&gate);
@@ -385,9 +385,9 @@ static void dwq_task_periodic_test_reschedule_clock(struct kunit *test)
 	struct tt_probe *p = tt_probes(test, 1);
 	struct dwq_queue *q = tt_queue(test, 1);
 	struct dwq_sched s = {
-		.mode = DWQ_FIXED_DELAY,
+		.mode = DWQ_MODE_FIXED_DELAY,
 		.period_ns = 10 * MS,
-		.flags = DWQ_BOOTTIME,
+		.flags = DWQ_SCHED_BOOTTIME,
 	};
 	struct dwq_sched mono = { .time_ns = 20 * MS };
 	struct completion gate;
@@ -407,27 +407,27 @@ static void dwq_task_periodic_test_reschedule_clock(struct kunit *test)
 	KUNIT_EXPECT_GE(test, p->deadline[1], t + 20 * MS);
 }
 
-/* DWQ_SET_PERIOD changes the period of a queued periodic task. */
+/* DWQ_RESCHED_PERIOD changes the period of a queued periodic task. */
 static void dwq_task_periodic_test_set_period(struct kunit *test)
 {
 	struct tt_probe *p = tt_probes(test, 1);
 	struct dwq_queue *q = tt_queue(test, 2);
 	struct dwq_sched s = {
 		.time_ns = 50 * MS,
-		.mode = DWQ_FIXED_RATE,
+		.mode = DWQ_MODE_FIXED_RATE,
 		.period_ns = 80 * MS,
-		.flags = DWQ_SET_PERIOD,
+		.flags = DWQ_RESCHED_PERIOD,
 	};
 	struct dwq_task_info info;
 
 	p->want = 3;
 	KUNIT_ASSERT_EQ(test,
-			tt_sched(q, p, 3600ULL * NSEC_PER_SEC, DWQ_FIXED_DELAY,
+			tt_sched(q, p, 3600ULL * NSEC_PER_SEC, DWQ_MODE_FIXED_DELAY,
 				 10 * MS),
 			0);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &s), 0);
 	dwq_query(&p->task, &info);
-	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_FIXED_RATE);
+	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_MODE_FIXED_RATE);
 	KUNIT_EXPECT_EQ(test, info.period_ns, 80 * MS);
 	KUNIT_EXPECT_LE(test, info.remaining_ns, 50 * MS);
 	tt_wait(test, &p->enough);
@@ -437,7 +437,7 @@ static void dwq_task_periodic_test_set_period(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->deadline[2] - p->deadline[1],
 			(1 + p->overruns[2]) * 80 * MS);
 
-	/* A bad mode is refused with DWQ_SET_PERIOD, ignored without. */
+	/* A bad mode is refused with DWQ_RESCHED_PERIOD, ignored without. */
 	s.mode = 9;
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &s), -EINVAL);
 	s.flags = 0;
@@ -478,17 +478,17 @@ static void dwq_task_cancel_test_queued(struct kunit *test)
 	for (i = 0; i < 3; i++)
 		KUNIT_ASSERT_EQ(test,
 				tt_sched(q, &p[i], (i + 1) * 100 * MS,
-					 DWQ_ONESHOT, 0),
+					 DWQ_MODE_ONESHOT, 0),
 				0);
 	KUNIT_EXPECT_EQ(test, kref_read(&p[1].task.ref), 2U);
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[1].task), DWQ_CANCEL_REMOVED);
-	dwq_queue_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[1].task), DWQ_RESULT_REMOVED);
+	dwq_queue_get_stats(q, &st);
 	KUNIT_EXPECT_EQ(test, st.size, 2U);
 	dwq_query(&p[1].task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_CANCELLED);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
 	KUNIT_EXPECT_EQ(test, p[1].task.node.index, -1);
 	KUNIT_EXPECT_EQ(test, kref_read(&p[1].task.ref), 1U);
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[1].task), DWQ_CANCEL_IDLE);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[1].task), DWQ_RESULT_IDLE);
 
 	tt_wait(test, &p[0].ran);
 	tt_wait(test, &p[2].ran);
@@ -503,8 +503,8 @@ static void dwq_task_cancel_test_idle(struct kunit *test)
 {
 	struct tt_probe *p = tt_probes(test, 1);
 
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_IDLE);
-	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_CANCEL_IDLE);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_IDLE);
+	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_RESULT_IDLE);
 	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->released), 0);
 }
@@ -518,15 +518,15 @@ static void dwq_task_cancel_test_running_oneshot(struct kunit *test)
 	struct dwq_task_info info;
 
 	tt_gate(p, &gate, 0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_ONESHOT, 0), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_ONESHOT, 0), 0);
 	tt_wait(test, &p->started);
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_CANCEL_RUNNING);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
 	complete(&gate);
 	tt_wait(test, &p->ran);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
 	dwq_query(&p->task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
 }
 
@@ -546,8 +546,8 @@ static void dwq_task_cancel_test_batch(struct kunit *test)
 		NULL,	    &p[0].task, &p[3].task,
 	};
 	static const int want[] = {
-		DWQ_CANCEL_REMOVED, DWQ_CANCEL_RUNNING, DWQ_CANCEL_IDLE,
-		DWQ_CANCEL_IDLE,    DWQ_CANCEL_IDLE,	DWQ_CANCEL_REMOVED,
+		DWQ_RESULT_REMOVED, DWQ_RESULT_RUNNING, DWQ_RESULT_IDLE,
+		DWQ_RESULT_IDLE,    DWQ_RESULT_IDLE,	DWQ_RESULT_REMOVED,
 	};
 	int ret[ARRAY_SIZE(tasks)];
 	struct dwq_queue_stats st;
@@ -556,32 +556,32 @@ static void dwq_task_cancel_test_batch(struct kunit *test)
 	unsigned int i;
 
 	/* The far ones first: no assertion may fail while p[1] is held. */
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 10000 * MS, DWQ_ONESHOT, 0),
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 10000 * MS, DWQ_MODE_ONESHOT, 0),
 			0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q2, &p[3], 10000 * MS, DWQ_ONESHOT, 0),
+	KUNIT_ASSERT_EQ(test, tt_sched(q2, &p[3], 10000 * MS, DWQ_MODE_ONESHOT, 0),
 			0);
 	tt_gate(&p[1], &gate, 0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_FIXED_RATE, 10 * MS),
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_RATE, 10 * MS),
 			0);
 	tt_wait(test, &p[1].started);
 
 	dwq_cancel_batch(q, tasks, ARRAY_SIZE(tasks), ret);
 	for (i = 0; i < ARRAY_SIZE(tasks); i++)
 		KUNIT_EXPECT_EQ_MSG(test, ret[i], want[i], "entry %u", i);
-	dwq_queue_stats(q, &st);
+	dwq_queue_get_stats(q, &st);
 	KUNIT_EXPECT_EQ(test, st.size, 0U);
-	dwq_queue_stats(q2, &st);
+	dwq_queue_get_stats(q2, &st);
 	KUNIT_EXPECT_EQ(test, st.size, 0U);
 	for (i = 0; i < 4; i += 3) {
 		dwq_query(&p[i].task, &info);
-		KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_CANCELLED);
+		KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
 		KUNIT_EXPECT_EQ(test, kref_read(&p[i].task.ref), 1U);
 	}
 
 	complete(&gate);
 	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[1].task), 0);
 	dwq_query(&p[1].task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_CANCELLED);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&p[1].task.ref), 1U);
@@ -642,7 +642,7 @@ static void dwq_task_cancel_test_race_10k(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(thread));
 	for (i = 0; i < n; i++) {
 		if (tt_sched(q, &r->p[i], (i % 8) * 20 * NSEC_PER_USEC,
-			     DWQ_ONESHOT, 0)) {
+			     DWQ_MODE_ONESHOT, 0)) {
 			KUNIT_FAIL(test, "schedule %u failed", i);
 			break;
 		}
@@ -662,15 +662,15 @@ static void dwq_task_cancel_test_race_10k(struct kunit *test)
 
 		ran += runs;
 		switch (r->result[i]) {
-		case DWQ_CANCEL_REMOVED:
+		case DWQ_RESULT_REMOVED:
 			removed++;
 			KUNIT_EXPECT_EQ_MSG(test, runs, 0, "task %u", i);
 			break;
-		case DWQ_CANCEL_RUNNING:
+		case DWQ_RESULT_RUNNING:
 			running++;
 			KUNIT_EXPECT_EQ_MSG(test, runs, 1, "task %u", i);
 			break;
-		case DWQ_CANCEL_IDLE:
+		case DWQ_RESULT_IDLE:
 			idle++;
 			KUNIT_EXPECT_EQ_MSG(test, runs, 1, "task %u", i);
 			break;
@@ -696,13 +696,13 @@ static void dwq_task_cancel_test_sync_waits(struct kunit *test)
 	int i;
 
 	p->sleep_ms[0] = 200;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_ONESHOT, 0), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_ONESHOT, 0), 0);
 	tt_wait(test, &p->started);
-	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_CANCEL_RUNNING);
+	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_RESULT_RUNNING);
 	KUNIT_EXPECT_NE(test, READ_ONCE(p->end[0]), 0ULL);
 	KUNIT_EXPECT_GE(test, ktime_get_ns(), p->start[0] + 200 * MS);
 	dwq_query(&p->task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_IDLE);
 
 	/* The owner lets go; the queue has let go, or is about to. */
 	dwq_task_put(&p->task);
@@ -718,18 +718,18 @@ static void dwq_task_cancel_test_sync_deadlock(struct kunit *test)
 	struct dwq_queue *q = tt_queue(test, 1);
 
 	p[0].self = dwq_cancel_sync;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_ONESHOT, 0), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_MODE_ONESHOT, 0), 0);
 	tt_wait(test, &p[0].ran);
 	KUNIT_EXPECT_EQ(test, p[0].self_ret, -EDEADLK);
 
 	/* A periodic task can still stop itself with plain cancel. */
 	p[1].self = dwq_cancel;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_FIXED_RATE, MS), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_RATE, MS), 0);
 	tt_wait(test, &p[1].ran);
 	msleep(50);
-	KUNIT_EXPECT_EQ(test, p[1].self_ret, DWQ_CANCEL_RUNNING);
+	KUNIT_EXPECT_EQ(test, p[1].self_ret, DWQ_RESULT_RUNNING);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 1);
-	KUNIT_EXPECT_EQ(test, p[1].task.state, (u8)DWQ_TASK_CANCELLED);
+	KUNIT_EXPECT_EQ(test, p[1].task.state, (u8)DWQ_STATE_CANCELLED);
 }
 
 /* Rescheduling queued tasks moves them in the run order, same identity. */
@@ -746,7 +746,7 @@ static void dwq_task_cancel_test_reschedule_reorders(struct kunit *test)
 		p[i].seq = &seq;
 		KUNIT_ASSERT_EQ(test,
 				tt_sched(q, &p[i], (i + 2) * 100 * MS,
-					 DWQ_ONESHOT, 0),
+					 DWQ_MODE_ONESHOT, 0),
 				0);
 	}
 	/* A 200 ms, B 300 ms, C 400 ms  ->  B 100 ms, A 600 ms */
@@ -775,42 +775,42 @@ static void dwq_task_cancel_test_query(struct kunit *test)
 	u64 t0;
 
 	dwq_query(&p[0].task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, info.runs, 0ULL);
 
 	tt_gate(&p[0], &gate, 0);
 	t0 = ktime_get_ns();
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 200 * MS, DWQ_ONESHOT, 0), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 200 * MS, DWQ_MODE_ONESHOT, 0), 0);
 	dwq_query(&p[0].task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_QUEUED);
-	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_ONESHOT);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_MODE_ONESHOT);
 	KUNIT_EXPECT_GT(test, info.remaining_ns, 0ULL);
 	KUNIT_EXPECT_LE(test, info.remaining_ns, 200 * MS);
 	KUNIT_EXPECT_GE(test, info.deadline_ns, t0 + 200 * MS);
 
 	tt_wait(test, &p[0].started);
 	dwq_query(&p[0].task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_RUNNING);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_RUNNING);
 	KUNIT_EXPECT_EQ(test, info.remaining_ns, 0ULL);
 	KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
 	complete(&gate);
 	tt_wait(test, &p[0].ran);
 	msleep(20);
 	dwq_query(&p[0].task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
 	KUNIT_EXPECT_EQ(test, info.deadline_ns, p[0].deadline[0]);
 
 	KUNIT_ASSERT_EQ(test,
 			tt_sched(q, &p[1], 3600ULL * NSEC_PER_SEC,
-				 DWQ_FIXED_DELAY, 5 * MS),
+				 DWQ_MODE_FIXED_DELAY, 5 * MS),
 			0);
 	dwq_query(&p[1].task, &info);
-	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_FIXED_DELAY);
+	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_MODE_FIXED_DELAY);
 	KUNIT_EXPECT_EQ(test, info.period_ns, 5 * MS);
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[1].task), DWQ_CANCEL_REMOVED);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[1].task), DWQ_RESULT_REMOVED);
 	dwq_query(&p[1].task, &info);
-	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_TASK_CANCELLED);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
 	KUNIT_EXPECT_EQ(test, info.remaining_ns, 0ULL);
 }
 
@@ -823,9 +823,9 @@ static void dwq_task_cancel_test_references(struct kunit *test)
 	struct tt_probe *p = tt_probes(test, 2);
 	struct dwq_queue *q = tt_queue(test, 1);
 
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_ONESHOT, 0), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_MODE_ONESHOT, 0), 0);
 	KUNIT_ASSERT_EQ(test,
-			tt_sched(q, &p[1], 3600ULL * NSEC_PER_SEC, DWQ_ONESHOT,
+			tt_sched(q, &p[1], 3600ULL * NSEC_PER_SEC, DWQ_MODE_ONESHOT,
 				 0),
 			0);
 	/* The owner lets go first: the queue's reference keeps them alive. */
@@ -837,7 +837,7 @@ static void dwq_task_cancel_test_references(struct kunit *test)
 	/* The worker dropped the last one after the run... */
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].released), 1);
 	/* ...and cancel drops it for the other. */
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[1].task), DWQ_CANCEL_REMOVED);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[1].task), DWQ_RESULT_REMOVED);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].released), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 0);

@@ -32,14 +32,14 @@ static const char *const dwq_worker_state_names[] = {
 };
 
 static const char *const dwq_mode_names[] = {
-	[DWQ_ONESHOT] = "oneshot",
-	[DWQ_FIXED_RATE] = "rate",
-	[DWQ_FIXED_DELAY] = "delay",
+	[DWQ_MODE_ONESHOT] = "oneshot",
+	[DWQ_MODE_FIXED_RATE] = "rate",
+	[DWQ_MODE_FIXED_DELAY] = "delay",
 };
 
 static const char *dwq_worker_state_name(const struct dwq_worker *w)
 {
-	if (!w->task)
+	if (!w->thread)
 		return "stopped";
 	if (w->state >= ARRAY_SIZE(dwq_worker_state_names))
 		return "?";
@@ -59,7 +59,7 @@ static int dwq_debugfs_stats_show(struct seq_file *m, void *unused)
 	struct dwq_queue_stats st;
 	unsigned int reserved, handoffs;
 
-	dwq_queue_stats(q, &st);
+	dwq_queue_get_stats(q, &st);
 	spin_lock_irq(&q->lock);
 	reserved = q->reserved;
 	handoffs = q->handoffs;

@@ -483,19 +483,15 @@ static int dwq_dev_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns,
 		return -EINVAL;
 	}
 
-	BUILD_BUG_ON(DWQ_MODE_ONESHOT != DWQ_ONESHOT);
-	BUILD_BUG_ON(DWQ_MODE_FIXED_RATE != DWQ_FIXED_RATE);
-	BUILD_BUG_ON(DWQ_MODE_FIXED_DELAY != DWQ_FIXED_DELAY);
+	/* The ABI's modes and flags are the kernel API's: no translation. */
 	ds->time_ns = time_ns;
 	ds->period_ns = period_ns;
 	ds->mode = mode;
-	ds->flags = (flags & DWQ_SCHED_ABS ? DWQ_ABS : 0) |
-		    (flags & DWQ_SCHED_BOOTTIME ? DWQ_BOOTTIME : 0) |
-		    (flags & DWQ_RESCHED_PERIOD ? DWQ_SET_PERIOD : 0);
+	ds->flags = flags;
 	return 0;
 }
 
-static int dwq_dev_check_schedule(const struct dwq_schedule *us,
+static int dwq_dev_check_schedule(const struct dwq_ioc_schedule *us,
 				  struct dwq_sched *ds)
 {
 	if (us->reserved[0] || us->reserved[1] || us->reserved[2])
@@ -558,7 +554,7 @@ static void dwq_client_uncharge(struct dwq_client *c, unsigned int n)
  * is taken once for all the ids. The caller has charged them with
  * dwq_client_charge(); on failure the charge is returned.
  */
-static int dwq_utasks_new(struct dwq_client *c, const struct dwq_schedule *us,
+static int dwq_utasks_new(struct dwq_client *c, const struct dwq_ioc_schedule *us,
 			  struct dwq_task **tasks, unsigned int n)
 {
 	struct dwq_utask *ut;
@@ -608,10 +604,10 @@ err_put:
 	return err;
 }
 
-static long dwq_ioc_schedule(struct dwq_client *c,
-			     struct dwq_schedule __user *arg)
+static long dwq_ioctl_schedule(struct dwq_client *c,
+			     struct dwq_ioc_schedule __user *arg)
 {
-	struct dwq_schedule us;
+	struct dwq_ioc_schedule us;
 	struct dwq_task *task;
 	struct dwq_utask *ut;
 	struct dwq_sched ds;
@@ -644,11 +640,11 @@ err_forget:
 	return err;
 }
 
-static long dwq_ioc_schedule_batch(struct dwq_client *c,
-				   struct dwq_schedule_batch __user *arg)
+static long dwq_ioctl_schedule_batch(struct dwq_client *c,
+				   struct dwq_ioc_schedule_batch __user *arg)
 {
-	struct dwq_schedule_batch b;
-	struct dwq_schedule *us = NULL;
+	struct dwq_ioc_schedule_batch b;
+	struct dwq_ioc_schedule *us = NULL;
 	struct dwq_sched *ds = NULL;
 	struct dwq_task **tasks = NULL;
 	unsigned int i;
@@ -738,14 +734,13 @@ static int dwq_client_cancel(struct dwq_client *c, u64 id, u32 *result)
 		return -ENOENT;
 	ret = dwq_cancel(&ut->task);
 	switch (ret) {
-	case DWQ_CANCEL_REMOVED:
-		*result = DWQ_RESULT_REMOVED;
+	case DWQ_RESULT_REMOVED:
 		spin_lock_irq(&c->wqh.lock);
 		c->cancelled++;
 		spin_unlock_irq(&c->wqh.lock);
-		break;
-	case DWQ_CANCEL_RUNNING:
-		*result = DWQ_RESULT_RUNNING;
+		fallthrough;
+	case DWQ_RESULT_RUNNING:
+		*result = ret;
 		break;
 	default:
 		/* Neither queued nor running: done, and its id about to go. */
@@ -776,7 +771,7 @@ static int dwq_client_cancel(struct dwq_client *c, u64 id, u32 *result)
  * dispatcher, which every ioctl goes through.
  */
 static noinline_for_stack void dwq_client_cancel_many(struct dwq_client *c,
-						      struct dwq_cancel *uc,
+						      struct dwq_ioc_cancel *uc,
 						      unsigned int n)
 {
 	struct dwq_task *tasks[DWQ_CANCEL_CHUNK];
@@ -805,12 +800,11 @@ static noinline_for_stack void dwq_client_cancel_many(struct dwq_client *c,
 	dwq_cancel_batch(c->q, tasks, n, ret);
 	for (i = 0; i < n; i++) {
 		switch (ret[i]) {
-		case DWQ_CANCEL_REMOVED:
-			uc[i].result = DWQ_RESULT_REMOVED;
+		case DWQ_RESULT_REMOVED:
 			removed++;
-			break;
-		case DWQ_CANCEL_RUNNING:
-			uc[i].result = DWQ_RESULT_RUNNING;
+			fallthrough;
+		case DWQ_RESULT_RUNNING:
+			uc[i].result = ret[i];
 			break;
 		default:
 			/*
@@ -866,9 +860,9 @@ static noinline_for_stack void dwq_client_cancel_many(struct dwq_client *c,
 	}
 }
 
-static long dwq_ioc_cancel(struct dwq_client *c, struct dwq_cancel __user *arg)
+static long dwq_ioctl_cancel(struct dwq_client *c, struct dwq_ioc_cancel __user *arg)
 {
-	struct dwq_cancel uc;
+	struct dwq_ioc_cancel uc;
 	int ret;
 
 	if (copy_from_user(&uc, arg, sizeof(uc)))
@@ -881,11 +875,11 @@ static long dwq_ioc_cancel(struct dwq_client *c, struct dwq_cancel __user *arg)
 	return put_user(uc.result, &arg->result) ? -EFAULT : 0;
 }
 
-static long dwq_ioc_cancel_batch(struct dwq_client *c,
-				 struct dwq_cancel_batch __user *arg)
+static long dwq_ioctl_cancel_batch(struct dwq_client *c,
+				 struct dwq_ioc_cancel_batch __user *arg)
 {
-	struct dwq_cancel_batch b;
-	struct dwq_cancel *uc = NULL;
+	struct dwq_ioc_cancel_batch b;
+	struct dwq_ioc_cancel *uc = NULL;
 	void __user *entries;
 	unsigned int i;
 	size_t size;
@@ -946,10 +940,10 @@ out_report:
 	return err;
 }
 
-static long dwq_ioc_reschedule(struct dwq_client *c,
-			       struct dwq_reschedule __user *arg)
+static long dwq_ioctl_reschedule(struct dwq_client *c,
+			       struct dwq_ioc_reschedule __user *arg)
 {
-	struct dwq_reschedule ur;
+	struct dwq_ioc_reschedule ur;
 	struct dwq_utask *ut;
 	struct dwq_sched ds;
 	u32 mode;
@@ -977,10 +971,10 @@ static long dwq_ioc_reschedule(struct dwq_client *c,
 	return err;
 }
 
-static long dwq_ioc_query(struct dwq_client *c, struct dwq_query __user *arg)
+static long dwq_ioctl_query(struct dwq_client *c, struct dwq_ioc_query __user *arg)
 {
 	struct dwq_task_info info;
-	struct dwq_query uq;
+	struct dwq_ioc_query uq;
 	struct dwq_utask *ut;
 
 	if (copy_from_user(&uq, arg, sizeof(uq)))
@@ -999,28 +993,20 @@ static long dwq_ioc_query(struct dwq_client *c, struct dwq_query __user *arg)
 	uq.period_ns = info.period_ns;
 	uq.runs = info.runs;
 	uq.overruns = info.overruns;
-	switch (info.state) {
-	case DWQ_TASK_QUEUED:
-		uq.state = DWQ_STATE_QUEUED;
-		break;
-	case DWQ_TASK_RUNNING:
-		uq.state = DWQ_STATE_RUNNING;
-		break;
-	default:
-		uq.state = DWQ_STATE_IDLE;
-		break;
-	}
+	/* Cancelled by another thread since the lookup: its id is going. */
+	uq.state = info.state == DWQ_STATE_CANCELLED ? DWQ_STATE_IDLE :
+						       info.state;
 	uq.mode = info.mode;
-	uq.flags = info.flags & DWQ_BOOTTIME ? DWQ_SCHED_BOOTTIME : 0;
+	uq.flags = info.flags;
 	return copy_to_user(arg, &uq, sizeof(uq)) ? -EFAULT : 0;
 }
 
-static long dwq_ioc_stats(struct dwq_client *c, struct dwq_stats __user *arg)
+static long dwq_ioctl_stats(struct dwq_client *c, struct dwq_ioc_stats __user *arg)
 {
 	struct dwq_queue_stats qs;
-	struct dwq_stats st = {};
+	struct dwq_ioc_stats st = {};
 
-	dwq_queue_stats(c->q, &qs);
+	dwq_queue_get_stats(c->q, &qs);
 	st.pending = atomic_read(&c->nr_tasks);
 	spin_lock_irq(&c->wqh.lock);
 	st.fired = c->fired;
@@ -1049,19 +1035,19 @@ static long dwq_dev_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case DWQ_IOC_SCHEDULE:
-		return dwq_ioc_schedule(c, uarg);
+		return dwq_ioctl_schedule(c, uarg);
 	case DWQ_IOC_SCHEDULE_BATCH:
-		return dwq_ioc_schedule_batch(c, uarg);
+		return dwq_ioctl_schedule_batch(c, uarg);
 	case DWQ_IOC_CANCEL:
-		return dwq_ioc_cancel(c, uarg);
+		return dwq_ioctl_cancel(c, uarg);
 	case DWQ_IOC_RESCHEDULE:
-		return dwq_ioc_reschedule(c, uarg);
+		return dwq_ioctl_reschedule(c, uarg);
 	case DWQ_IOC_QUERY:
-		return dwq_ioc_query(c, uarg);
+		return dwq_ioctl_query(c, uarg);
 	case DWQ_IOC_STATS:
-		return dwq_ioc_stats(c, uarg);
+		return dwq_ioctl_stats(c, uarg);
 	case DWQ_IOC_CANCEL_BATCH:
-		return dwq_ioc_cancel_batch(c, uarg);
+		return dwq_ioctl_cancel_batch(c, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -1293,7 +1279,7 @@ static void dwq_dev_show_fdinfo(struct seq_file *m, struct file *file)
 	for (node = rb_first(&c->tasks); node; node = rb_next(node)) {
 		ut = rb_entry(node, struct dwq_utask, node);
 		dwq_query(&ut->task, &info);
-		if (info.state != DWQ_TASK_QUEUED)
+		if (info.state != DWQ_STATE_QUEUED)
 			continue;
 		if (!any || info.deadline_ns < next)
 			next = info.deadline_ns;
@@ -1410,17 +1396,17 @@ EXPORT_SYMBOL_IF_KUNIT(dwq_dev_destroy);
  */
 int dwq_dev_init(void)
 {
-	BUILD_BUG_ON(sizeof(struct dwq_schedule) != 64);
-	BUILD_BUG_ON(sizeof(struct dwq_schedule_batch) != 24);
-	BUILD_BUG_ON(sizeof(struct dwq_cancel) != 16);
-	BUILD_BUG_ON(sizeof(struct dwq_reschedule) != 48);
-	BUILD_BUG_ON(sizeof(struct dwq_query) != 80);
-	BUILD_BUG_ON(sizeof(struct dwq_stats) != 168);
+	BUILD_BUG_ON(sizeof(struct dwq_ioc_schedule) != 64);
+	BUILD_BUG_ON(sizeof(struct dwq_ioc_schedule_batch) != 24);
+	BUILD_BUG_ON(sizeof(struct dwq_ioc_cancel) != 16);
+	BUILD_BUG_ON(sizeof(struct dwq_ioc_reschedule) != 48);
+	BUILD_BUG_ON(sizeof(struct dwq_ioc_query) != 80);
+	BUILD_BUG_ON(sizeof(struct dwq_ioc_stats) != 168);
 	BUILD_BUG_ON(sizeof(struct dwq_event) != 48);
-	BUILD_BUG_ON(sizeof(struct dwq_cancel_batch) != 24);
+	BUILD_BUG_ON(sizeof(struct dwq_ioc_cancel_batch) != 24);
 	BUILD_BUG_ON(DWQ_SCHEDULE_BATCH_MAX > DWQ_BATCH_MAX);
-	/* dwq_ioc_cancel_batch()'s copy of the array stays small. */
-	BUILD_BUG_ON(DWQ_CANCEL_BATCH_MAX * sizeof(struct dwq_cancel) > 16384);
+	/* dwq_ioctl_cancel_batch()'s copy of the array stays small. */
+	BUILD_BUG_ON(DWQ_CANCEL_BATCH_MAX * sizeof(struct dwq_ioc_cancel) > 16384);
 
 	/*
 	 * Each limit was checked on its own when it was set; together, no

@@ -90,7 +90,7 @@ enum dwq_trace_wake {
 /**
  * struct dwq_worker - one kthread of a queue's pool
  * @queue: the queue it takes tasks from
- * @task: the kthread; NULL once it was stopped. Written under @queue->lock.
+ * @thread: the kthread; NULL once it was stopped. Written under @queue->lock.
  * @id: its index in @queue->workers, and the number in its name
  * @handoff: armed while the worker runs a callback after it left the
  *	queue with no leader and tasks in the heap; wakes one follower should
@@ -108,7 +108,7 @@ enum dwq_trace_wake {
  */
 struct dwq_worker {
 	struct dwq_queue *queue;
-	struct task_struct *task;
+	struct task_struct *thread;
 	unsigned int id;
 	struct hrtimer handoff;
 	u64 handoff_at;
@@ -124,7 +124,7 @@ struct dwq_worker {
  * struct dwq_queue - a delayed work queue
  * @lock: protects @heap (and the node of every queued task), @leader,
  *	@leader_deadline, @handoffs, @stopping, @run_due, @run_due_before, @reserved,
- *	@nr_workers, every worker's @task, @by_handoff and @stats, and the
+ *	@nr_workers, every worker's @thread, @by_handoff and @stats, and the
  *	private fields of every task whose ->queue is this queue. Every
  *	wakeup of @waitq is made under it. Taken with interrupts disabled
  *	(the hand-off timers take it in hard interrupt context), so cancel,
@@ -185,7 +185,7 @@ void __dwq_queue_maybe_shrink(struct dwq_queue *q);
 
 /* task.c */
 void __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
-		       enum dwq_task_state state);
+		       unsigned int state);
 struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task);
 
 /* debugfs.c */

@@ -117,7 +117,7 @@ void __dwq_queue_kick(struct dwq_queue *q)
 	if (leader) {
 		WRITE_ONCE(q->leader, NULL);
 		trace_dwq_wakeup(q, leader->id, DWQ_TRACE_WAKE_VOID);
-		wake_up_process(leader->task);
+		wake_up_process(leader->thread);
 	} else {
 		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HEAD);
 		wake_up(&q->waitq);
@@ -190,7 +190,7 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 	lockdep_assert_held(&q->lock);
 	task = container_of(dwq_heap_pop(&q->heap), struct dwq_task, node);
 	w->run_since = now;
-	WRITE_ONCE(task->state, DWQ_TASK_RUNNING);
+	WRITE_ONCE(task->state, DWQ_STATE_RUNNING);
 	task->runner = w;
 	task->runs++;
 	task->run_worker = w->id;
@@ -200,7 +200,7 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 	 * A periodic task comes back to the heap when its callback returns;
 	 * hold its slot back so that this can never fail for lack of room.
 	 */
-	task->reserved = task->mode != DWQ_ONESHOT;
+	task->reserved = task->mode != DWQ_MODE_ONESHOT;
 	if (task->reserved)
 		q->reserved++;
 	w->state = DWQ_WORKER_RUNNING;
@@ -399,7 +399,7 @@ static bool __dwq_wait_timed(struct dwq_worker *w, u64 deadline)
  * @w: the worker asking
  *
  * The worker's whole life between callbacks: see the comment at the top of
- * this file. On return with a task, the task is %DWQ_TASK_RUNNING on @w and
+ * this file. On return with a task, the task is %DWQ_STATE_RUNNING on @w and
  * @w->handoff_at tells the worker whether to arm its hand-off timer while
  * the callback runs.
  *
@@ -484,7 +484,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
  * for) or when the worker is asked to stop.
  *
  * Context: @w->queue->lock held.
- * Return: the task, now %DWQ_TASK_RUNNING on @w, or NULL: then the worker
+ * Return: the task, now %DWQ_STATE_RUNNING on @w, or NULL: then the worker
  * goes back to dwq_take().
  */
 struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now)
@@ -562,7 +562,7 @@ static bool dwq_queue_is_worker(struct dwq_queue *q)
 	unsigned int i;
 
 	for (i = 0; i < q->max_workers; i++)
-		if (READ_ONCE(q->workers[i].task) == current)
+		if (READ_ONCE(q->workers[i].thread) == current)
 			return true;
 	return false;
 }
@@ -576,7 +576,7 @@ static bool dwq_queue_is_worker(struct dwq_queue *q)
  *
  * Refuses new schedules at once (-ESHUTDOWN), wakes every worker, waits for
  * running callbacks to return and for the workers to exit, then drops the
- * queue's reference to every task left: they end %DWQ_TASK_CANCELLED, and
+ * queue's reference to every task left: they end %DWQ_STATE_CANCELLED, and
  * their release functions run if that was the last reference.
  *
  * No other call on @q or its tasks may race with this one.
@@ -601,7 +601,7 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 	}
 	/* Stopping is prompt: wake everyone, the leader on its timer too. */
 	if (q->leader)
-		wake_up_process(q->leader->task);
+		wake_up_process(q->leader->thread);
 	wake_up_all(&q->waitq);
 	spin_unlock_irq(&q->lock);
 
@@ -621,7 +621,7 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 			break;
 		}
 		task = container_of(node, struct dwq_task, node);
-		__dwq_task_unbind(q, task, DWQ_TASK_CANCELLED);
+		__dwq_task_unbind(q, task, DWQ_STATE_CANCELLED);
 		spin_unlock_irq(&q->lock);
 		dwq_task_put(task);
 	}
@@ -641,13 +641,13 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 EXPORT_SYMBOL_GPL(dwq_queue_destroy);
 
 /**
- * dwq_queue_stats() - a snapshot of a queue's size and counters
+ * dwq_queue_get_stats() - a snapshot of a queue's size and counters
  * @q: the queue
  * @st: filled in
  *
  * Context: any context.
  */
-void dwq_queue_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
+void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
 {
 	struct dwq_worker_stats *sum = &st->total, *ws;
 	unsigned long flags;
@@ -670,10 +670,10 @@ void dwq_queue_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 }
-EXPORT_SYMBOL_GPL(dwq_queue_stats);
+EXPORT_SYMBOL_GPL(dwq_queue_get_stats);
 
 /**
- * dwq_queue_worker_stats() - the counters of one worker
+ * dwq_queue_get_worker_stats() - the counters of one worker
  * @q: the queue
  * @id: the worker's id, 0 .. workers - 1 (it may have been stopped)
  * @st: filled in
@@ -681,7 +681,7 @@ EXPORT_SYMBOL_GPL(dwq_queue_stats);
  * Context: any context.
  * Return: 0, or -EINVAL if @q never had a worker @id.
  */
-int dwq_queue_worker_stats(struct dwq_queue *q, unsigned int id,
+int dwq_queue_get_worker_stats(struct dwq_queue *q, unsigned int id,
 			   struct dwq_worker_stats *st)
 {
 	unsigned long flags;
@@ -693,4 +693,4 @@ int dwq_queue_worker_stats(struct dwq_queue *q, unsigned int id,
 	spin_unlock_irqrestore(&q->lock, flags);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(dwq_queue_worker_stats);
+EXPORT_SYMBOL_GPL(dwq_queue_get_worker_stats);

@@ -62,7 +62,7 @@ void dwq_task_init(struct dwq_task *task, void (*func)(struct dwq_task *task),
 	memset(task, 0, sizeof(*task));
 	dwq_heap_node_init(&task->node);
 	kref_init(&task->ref);
-	task->state = DWQ_TASK_IDLE;
+	task->state = DWQ_STATE_IDLE;
 	task->func = func;
 	task->release = release;
 }
@@ -111,14 +111,14 @@ static bool dwq_task_bound(struct dwq_queue *q, struct dwq_task *task)
  * __dwq_task_unbind() - let go of a task that is neither queued nor running
  * @q: its queue
  * @task: the task
- * @state: %DWQ_TASK_IDLE or %DWQ_TASK_CANCELLED
+ * @state: %DWQ_STATE_IDLE or %DWQ_STATE_CANCELLED
  *
  * The caller then drops the queue's reference, after unlocking.
  *
  * Context: @q->lock held.
  */
 void __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
-		       enum dwq_task_state state)
+		       unsigned int state)
 {
 	lockdep_assert_held(&q->lock);
 	task->runner = NULL;
@@ -136,10 +136,10 @@ static int dwq_sched_check(const struct dwq_sched *s, unsigned int flags,
 	if (!timing)
 		return 0;
 	switch (s->mode) {
-	case DWQ_ONESHOT:
+	case DWQ_MODE_ONESHOT:
 		return s->period_ns ? -EINVAL : 0;
-	case DWQ_FIXED_RATE:
-	case DWQ_FIXED_DELAY:
+	case DWQ_MODE_FIXED_RATE:
+	case DWQ_MODE_FIXED_DELAY:
 		return !s->period_ns || s->period_ns > KTIME_MAX ? -EINVAL : 0;
 	}
 	return -EINVAL;
@@ -154,7 +154,7 @@ static int dwq_sched_check(const struct dwq_sched *s, unsigned int flags,
 static int dwq_sched_key(const struct dwq_queue *q, const struct dwq_sched *s,
 			 u64 period, u64 now, u64 *key, s64 *offset)
 {
-	bool boot = s->flags & DWQ_BOOTTIME;
+	bool boot = s->flags & DWQ_SCHED_BOOTTIME;
 	bool qboot = q->clockid == CLOCK_BOOTTIME;
 	s64 off = 0, k;
 
@@ -164,7 +164,7 @@ static int dwq_sched_key(const struct dwq_queue *q, const struct dwq_sched *s,
 		if (!boot)
 			off = -off;
 	}
-	if (s->flags & DWQ_ABS) {
+	if (s->flags & DWQ_SCHED_ABS) {
 		if (check_sub_overflow((s64)s->time_ns, off, &k))
 			return -EINVAL;
 		*key = k > 0 ? k : 0;
@@ -222,7 +222,7 @@ static void __dwq_unbind_batch(struct dwq_task *const *tasks, unsigned int n)
  * dwq_schedule_batch() - schedule several tasks at once, all or nothing
  * @q: the queue
  * @tasks: the tasks, idle or cancelled (not queued, not running)
- * @s: one &struct dwq_sched per task (%DWQ_ABS and %DWQ_BOOTTIME only)
+ * @s: one &struct dwq_sched per task (%DWQ_SCHED_ABS and %DWQ_SCHED_BOOTTIME only)
  * @n: number of tasks, at most %DWQ_BATCH_MAX
  *
  * Either every task is queued or none is: the heap grows once for all of
@@ -250,7 +250,7 @@ int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 	if (n > DWQ_BATCH_MAX)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
-		err = dwq_sched_check(&s[i], DWQ_ABS | DWQ_BOOTTIME, true);
+		err = dwq_sched_check(&s[i], DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME, true);
 		if (err)
 			return err;
 	}
@@ -305,11 +305,11 @@ int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 					     task->node.deadline));
 		task->mode = s[i].mode;
 		task->period_ns = s[i].period_ns;
-		task->boottime = s[i].flags & DWQ_BOOTTIME;
+		task->boottime = s[i].flags & DWQ_SCHED_BOOTTIME;
 		task->stop = false;
 		task->resched = false;
 		task->run_overruns = 0;
-		WRITE_ONCE(task->state, DWQ_TASK_QUEUED);
+		WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
 		kref_get(&task->ref);
 		trace_dwq_schedule(q, task);
 	}
@@ -328,8 +328,8 @@ EXPORT_SYMBOL_GPL(dwq_schedule_batch);
  * dwq_schedule() - schedule a task
  * @q: the queue
  * @task: the task, idle or cancelled (not queued, not running)
- * @s: when and how often: a delay or a deadline (%DWQ_ABS) on
- *	CLOCK_MONOTONIC or CLOCK_BOOTTIME (%DWQ_BOOTTIME), and a mode
+ * @s: when and how often: a delay or a deadline (%DWQ_SCHED_ABS) on
+ *	CLOCK_MONOTONIC or CLOCK_BOOTTIME (%DWQ_SCHED_BOOTTIME), and a mode
  *
  * The queue takes a reference to @task until it has run (one-shot) or been
  * cancelled. Tasks with equal deadlines run in the order they were
@@ -359,26 +359,26 @@ static int __dwq_cancel(struct dwq_queue *q, struct dwq_task *task, bool *put)
 {
 	lockdep_assert_held(&q->lock);
 	switch (task->state) {
-	case DWQ_TASK_QUEUED:
+	case DWQ_STATE_QUEUED:
 		/*
 		 * If it was the head, the leader now sleeps until a deadline
 		 * that is too early; it wakes, finds the new head not due and
 		 * leads again. Waking it now would cost the same one wakeup.
 		 */
 		dwq_heap_remove(&q->heap, &task->node);
-		__dwq_task_unbind(q, task, DWQ_TASK_CANCELLED);
+		__dwq_task_unbind(q, task, DWQ_STATE_CANCELLED);
 		__dwq_queue_maybe_shrink(q);
 		*put = true;
-		trace_dwq_cancel(q, task, DWQ_CANCEL_REMOVED);
-		return DWQ_CANCEL_REMOVED;
-	case DWQ_TASK_RUNNING:
+		trace_dwq_cancel(q, task, DWQ_RESULT_REMOVED);
+		return DWQ_RESULT_REMOVED;
+	case DWQ_STATE_RUNNING:
 		task->stop = true;
 		task->resched = false;
-		trace_dwq_cancel(q, task, DWQ_CANCEL_RUNNING);
-		return DWQ_CANCEL_RUNNING;
+		trace_dwq_cancel(q, task, DWQ_RESULT_RUNNING);
+		return DWQ_RESULT_RUNNING;
 	}
 	WARN_ON_ONCE(1); /* bound, so queued or running */
-	return DWQ_CANCEL_IDLE;
+	return DWQ_RESULT_IDLE;
 }
 
 /**
@@ -392,8 +392,8 @@ static int __dwq_cancel(struct dwq_queue *q, struct dwq_task *task, bool *put)
  *
  * Context: any context; does not sleep. If this drops the last reference,
  * @task's release function runs here.
- * Return: %DWQ_CANCEL_REMOVED, %DWQ_CANCEL_RUNNING or %DWQ_CANCEL_IDLE
- * (neither queued nor running), see &enum dwq_cancel_result.
+ * Return: %DWQ_RESULT_REMOVED, %DWQ_RESULT_RUNNING or %DWQ_RESULT_IDLE
+ * (neither queued nor running), see the DWQ_RESULT_* values.
  */
 int dwq_cancel(struct dwq_task *task)
 {
@@ -405,7 +405,7 @@ int dwq_cancel(struct dwq_task *task)
 retry:
 	q = dwq_task_queue(task);
 	if (!q)
-		return DWQ_CANCEL_IDLE;
+		return DWQ_RESULT_IDLE;
 	spin_lock_irqsave(&q->lock, flags);
 	if (!dwq_task_bound(q, task)) {
 		spin_unlock_irqrestore(&q->lock, flags);
@@ -424,7 +424,7 @@ EXPORT_SYMBOL_GPL(dwq_cancel);
  * @q: the queue the tasks are normally scheduled on
  * @tasks: the tasks; NULL entries are skipped
  * @n: number of entries in @tasks
- * @ret: out: for each task what dwq_cancel() would return (%DWQ_CANCEL_IDLE
+ * @ret: out: for each task what dwq_cancel() would return (%DWQ_RESULT_IDLE
  *	for a NULL entry)
  *
  * Each task is cancelled as by dwq_cancel(). Those bound to @q are
@@ -445,17 +445,17 @@ void dwq_cancel_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 	spin_lock_irqsave(&q->lock, flags);
 	for (i = 0; i < n; i++) {
 		/* -1: not bound to @q, left for dwq_cancel() below. */
-		ret[i] = tasks[i] ? -1 : DWQ_CANCEL_IDLE;
+		ret[i] = tasks[i] ? -1 : DWQ_RESULT_IDLE;
 		if (!tasks[i] || !dwq_task_bound(q, tasks[i]))
 			continue;
 		put = false;
 		ret[i] = __dwq_cancel(q, tasks[i], &put);
 		/* __dwq_cancel() drops the queue's reference iff REMOVED. */
-		WARN_ON_ONCE(put != (ret[i] == DWQ_CANCEL_REMOVED));
+		WARN_ON_ONCE(put != (ret[i] == DWQ_RESULT_REMOVED));
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	for (i = 0; i < n; i++) {
-		if (ret[i] == DWQ_CANCEL_REMOVED)
+		if (ret[i] == DWQ_RESULT_REMOVED)
 			dwq_task_put(tasks[i]);
 		else if (ret[i] < 0)
 			ret[i] = dwq_cancel(tasks[i]);
@@ -490,18 +490,18 @@ int dwq_cancel_sync(struct dwq_task *task)
 retry:
 	q = dwq_task_queue(task);
 	if (!q)
-		return DWQ_CANCEL_IDLE;
+		return DWQ_RESULT_IDLE;
 	spin_lock_irqsave(&q->lock, flags);
 	if (!dwq_task_bound(q, task)) {
 		spin_unlock_irqrestore(&q->lock, flags);
 		goto retry;
 	}
-	if (task->state == DWQ_TASK_RUNNING && task->runner->task == current) {
+	if (task->state == DWQ_STATE_RUNNING && task->runner->thread == current) {
 		spin_unlock_irqrestore(&q->lock, flags);
 		return -EDEADLK;
 	}
 	ret = __dwq_cancel(q, task, &put);
-	if (ret == DWQ_CANCEL_RUNNING) {
+	if (ret == DWQ_RESULT_RUNNING) {
 		/*
 		 * Wait with the lock dropped. Meanwhile @canceling makes every
 		 * schedule of @task fail, and dwq_task_finish() wakes @done_wq
@@ -511,7 +511,7 @@ retry:
 		WRITE_ONCE(task->canceling, task->canceling + 1);
 		spin_unlock_irqrestore(&q->lock, flags);
 		wait_event(q->done_wq,
-			   READ_ONCE(task->state) != DWQ_TASK_RUNNING);
+			   READ_ONCE(task->state) != DWQ_STATE_RUNNING);
 		spin_lock_irqsave(&q->lock, flags);
 		WRITE_ONCE(task->canceling, task->canceling - 1);
 	}
@@ -525,8 +525,8 @@ EXPORT_SYMBOL_GPL(dwq_cancel_sync);
 /**
  * dwq_reschedule() - move a task's next deadline, keeping its identity
  * @task: the task, queued or a running periodic one
- * @s: the new delay or deadline (%DWQ_ABS, %DWQ_BOOTTIME); with
- *	%DWQ_SET_PERIOD also a new mode and period, otherwise @s->mode and
+ * @s: the new delay or deadline (%DWQ_SCHED_ABS, %DWQ_SCHED_BOOTTIME); with
+ *	%DWQ_RESCHED_PERIOD also a new mode and period, otherwise @s->mode and
  *	@s->period_ns are ignored
  *
  * A queued task moves in the heap in O(log n) and goes after the tasks
@@ -547,8 +547,8 @@ int dwq_reschedule(struct dwq_task *task, const struct dwq_sched *s)
 	s64 offset;
 	int err;
 
-	err = dwq_sched_check(s, DWQ_ABS | DWQ_BOOTTIME | DWQ_SET_PERIOD,
-			      s->flags & DWQ_SET_PERIOD);
+	err = dwq_sched_check(s, DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME | DWQ_RESCHED_PERIOD,
+			      s->flags & DWQ_RESCHED_PERIOD);
 	if (err)
 		return err;
 
@@ -561,13 +561,13 @@ retry:
 		spin_unlock_irqrestore(&q->lock, flags);
 		goto retry;
 	}
-	period = s->flags & DWQ_SET_PERIOD ? s->period_ns : task->period_ns;
+	period = s->flags & DWQ_RESCHED_PERIOD ? s->period_ns : task->period_ns;
 	err = dwq_sched_key(q, s, period, dwq_queue_now(q), &key, &offset);
 	if (err)
 		goto unlock;
 
 	switch (task->state) {
-	case DWQ_TASK_QUEUED:
+	case DWQ_STATE_QUEUED:
 		head = dwq_heap_peek(&q->heap);
 		old = task->node.deadline;
 		dwq_heap_update(&q->heap, &task->node, key);
@@ -581,7 +581,7 @@ retry:
 			__dwq_queue_kick(q);
 		task->run_overruns = 0;
 		break;
-	case DWQ_TASK_RUNNING:
+	case DWQ_STATE_RUNNING:
 		/* Only a task with a slot held back comes back to the heap. */
 		if (task->stop || !task->reserved) {
 			err = -ENOENT;
@@ -596,12 +596,12 @@ retry:
 		goto unlock;
 	}
 	task->clock_offset = offset;
-	task->boottime = s->flags & DWQ_BOOTTIME;
-	if (s->flags & DWQ_SET_PERIOD) {
+	task->boottime = s->flags & DWQ_SCHED_BOOTTIME;
+	if (s->flags & DWQ_RESCHED_PERIOD) {
 		task->mode = s->mode;
 		task->period_ns = s->period_ns;
 	}
-	if (task->state == DWQ_TASK_QUEUED)
+	if (task->state == DWQ_STATE_QUEUED)
 		trace_dwq_reschedule(q, task);
 unlock:
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -613,7 +613,7 @@ static void dwq_query_fill(struct dwq_task *task, struct dwq_task_info *info)
 {
 	info->state = READ_ONCE(task->state);
 	info->mode = task->mode;
-	info->flags = task->boottime ? DWQ_BOOTTIME : 0;
+	info->flags = task->boottime ? DWQ_SCHED_BOOTTIME : 0;
 	info->period_ns = task->period_ns;
 	info->runs = task->runs;
 	info->overruns = task->overruns;
@@ -647,7 +647,7 @@ retry:
 		goto retry;
 	}
 	dwq_query_fill(task, info);
-	if (info->state == DWQ_TASK_QUEUED) {
+	if (info->state == DWQ_STATE_QUEUED) {
 		now = dwq_queue_now(q);
 		info->deadline_ns = task->node.deadline + task->clock_offset;
 		if (task->node.deadline > now)
@@ -670,7 +670,7 @@ static u64 __dwq_task_next(struct dwq_task *task, u64 now)
 		task->resched = false;
 		return task->resched_at;
 	}
-	if (task->mode == DWQ_FIXED_DELAY)
+	if (task->mode == DWQ_MODE_FIXED_DELAY)
 		return now < KTIME_MAX - period ? now + period : 0;
 
 	/* Fixed rate: the previous deadline plus one period... */
@@ -724,14 +724,14 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 		task->reserved = false;
 		q->reserved--;
 		if (!task->stop && !q->stopping &&
-		    (task->mode != DWQ_ONESHOT || task->resched))
+		    (task->mode != DWQ_MODE_ONESHOT || task->resched))
 			next = __dwq_task_next(task, now);
 	}
 	if (next) {
 		head = dwq_heap_peek(&q->heap);
 		WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node, next));
 		task->runner = NULL;
-		WRITE_ONCE(task->state, DWQ_TASK_QUEUED);
+		WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
 		/*
 		 * A new head: a leader sleeping until a later deadline is
 		 * voided and woken. With no leader, wake nobody: we go back
@@ -745,7 +745,7 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 		 * run ends its task, also one made one-shot during the run.
 		 */
 		__dwq_task_unbind(q, task,
-				  oneshot ? DWQ_TASK_IDLE : DWQ_TASK_CANCELLED);
+				  oneshot ? DWQ_STATE_IDLE : DWQ_STATE_CANCELLED);
 		put = true;
 	}
 	if (task->canceling)

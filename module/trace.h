@@ -16,13 +16,11 @@
 
 #include "dwq_internal.h"
 
-/* Let user-space tools (trace-cmd, perf) decode the symbolic fields. */
-TRACE_DEFINE_ENUM(DWQ_ONESHOT);
-TRACE_DEFINE_ENUM(DWQ_FIXED_RATE);
-TRACE_DEFINE_ENUM(DWQ_FIXED_DELAY);
-TRACE_DEFINE_ENUM(DWQ_CANCEL_IDLE);
-TRACE_DEFINE_ENUM(DWQ_CANCEL_REMOVED);
-TRACE_DEFINE_ENUM(DWQ_CANCEL_RUNNING);
+/*
+ * Let user-space tools (trace-cmd, perf) decode the symbolic fields of this
+ * enum; the modes and cancel results are the ABI's #defines, which the
+ * format shows as numbers already.
+ */
 TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_VOID);
 TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_HEAD);
 TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_HANDOFF);
@@ -53,9 +51,9 @@ DECLARE_EVENT_CLASS(dwq_task_class,
 			      __entry->queue, __entry->task, __entry->deadline,
 			      __entry->period,
 			      __print_symbolic(__entry->mode,
-					       { DWQ_ONESHOT, "oneshot" },
-					       { DWQ_FIXED_RATE, "rate" },
-					       { DWQ_FIXED_DELAY, "delay" }),
+					       { DWQ_MODE_ONESHOT, "oneshot" },
+					       { DWQ_MODE_FIXED_RATE, "rate" },
+					       { DWQ_MODE_FIXED_DELAY, "delay" }),
 			      __entry->size));
 
 /* A task entered the heap: dwq_schedule() or dwq_schedule_batch(). */
@@ -82,9 +80,9 @@ TRACE_EVENT(dwq_cancel,
 	    TP_printk("queue=%s task=%p result=%s", __entry->queue,
 		      __entry->task,
 		      __print_symbolic(__entry->result,
-				       { DWQ_CANCEL_IDLE, "idle" },
-				       { DWQ_CANCEL_REMOVED, "removed" },
-				       { DWQ_CANCEL_RUNNING, "running" })));
+				       { DWQ_RESULT_IDLE, "idle" },
+				       { DWQ_RESULT_REMOVED, "removed" },
+				       { DWQ_RESULT_RUNNING, "running" })));
 
 /* A worker is about to run a task's callback, lateness ns after its due. */
 TRACE_EVENT(dwq_fire,

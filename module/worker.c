@@ -123,20 +123,20 @@ int dwq_workers_start(struct dwq_queue *q, unsigned int n)
 			err = PTR_ERR(t);
 			goto err_stop;
 		}
-		w->task = t;
+		w->thread = t;
 	}
 
 	spin_lock_irq(&q->lock);
 	q->nr_workers = n;
 	spin_unlock_irq(&q->lock);
 	for (i = 0; i < n; i++)
-		wake_up_process(q->workers[i].task);
+		wake_up_process(q->workers[i].thread);
 	return 0;
 
 err_stop:
 	/* Never woken: they exit without running dwq_worker_fn(). */
 	while (i--)
-		kthread_stop(q->workers[i].task);
+		kthread_stop(q->workers[i].thread);
 	kfree(q->workers);
 	q->workers = NULL;
 	q->max_workers = 0;
@@ -163,7 +163,7 @@ int dwq_queue_stop_worker(struct dwq_queue *q, unsigned int id)
 		return -EINVAL;
 	w = &q->workers[id];
 	spin_lock_irq(&q->lock);
-	t = w->task;
+	t = w->thread;
 	spin_unlock_irq(&q->lock);
 	if (!t)
 		return -ENOENT;
@@ -171,7 +171,7 @@ int dwq_queue_stop_worker(struct dwq_queue *q, unsigned int id)
 	kthread_stop(t);
 
 	spin_lock_irq(&q->lock);
-	WRITE_ONCE(w->task, NULL);
+	WRITE_ONCE(w->thread, NULL);
 	q->nr_workers--;
 	spin_unlock_irq(&q->lock);
 	return 0;

@@ -103,7 +103,7 @@ struct f3_wa;
  */
 struct f3_wa_worker {
 	struct f3_wa *q;
-	struct task_struct *task;
+	struct task_struct *thread;
 	struct wait_queue_entry wait;
 	u64 wakeups;
 	u64 spurious;
@@ -209,7 +209,7 @@ static void f3_wa_destroy(struct f3_wa *q)
 	wake_up_all(&q->waitq);
 	spin_unlock_irq(&q->lock);
 	for (i = 0; i < q->nr; i++)
-		kthread_stop(q->workers[i].task);
+		kthread_stop(q->workers[i].thread);
 	if (q->heap)
 		f3_heap_destroy(q->heap);
 	kfree(q->workers);
@@ -240,7 +240,7 @@ static struct f3_wa *f3_wa_create(unsigned int workers, unsigned int cap)
 			err = PTR_ERR(t);
 			goto err;
 		}
-		w->task = t;
+		w->thread = t;
 	}
 	return q;
 err:
@@ -338,7 +338,7 @@ static int f3_rows(const char *variant, unsigned int workers, unsigned int rep,
 static int f3_leader_follower(struct f3_stream *s, unsigned int workers,
 			      unsigned int rep)
 {
-	struct dwq_sched sched = { .mode = DWQ_ONESHOT, .flags = DWQ_ABS };
+	struct dwq_sched sched = { .mode = DWQ_MODE_ONESHOT, .flags = DWQ_SCHED_ABS };
 	struct dwq_queue_stats a, b;
 	struct dwq_queue *q;
 	struct f3_run run;
@@ -359,7 +359,7 @@ static int f3_leader_follower(struct f3_stream *s, unsigned int workers,
 		goto out;
 	}
 	msleep(20); /* every worker asleep as a follower */
-	dwq_queue_stats(q, &a);
+	dwq_queue_get_stats(q, &a);
 	start = ktime_get_ns() + F3_LEAD_NS;
 	for (i = 0; i < s->n && !err; i++) {
 		sched.time_ns = start + s->offsets[i];
@@ -369,7 +369,7 @@ static int f3_leader_follower(struct f3_stream *s, unsigned int workers,
 		pr_err("F3: dwq_schedule: %d\n", err);
 	else
 		err = f3_wait(s, &run);
-	dwq_queue_stats(q, &b);
+	dwq_queue_get_stats(q, &b);
 	if (err)
 		pr_err("F3: %u workers: size %u, leader %d, %llu timed and %llu untimed waits, %llu wakeups, %llu run\n",
 		       workers, b.size, b.leader, b.total.timed_waits,

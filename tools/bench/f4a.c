@@ -154,7 +154,7 @@ static int f4_rows(struct f4 *f, const char *variant, unsigned int rep)
  */
 static int f4_dwq(struct f4 *f, unsigned int nfar, bool quick, unsigned int rep)
 {
-	struct dwq_sched sched = { .mode = DWQ_ONESHOT };
+	struct dwq_sched sched = { .mode = DWQ_MODE_ONESHOT };
 	DECLARE_COMPLETION_ONSTACK(done);
 	struct dwq_queue *q;
 	unsigned int i;
@@ -185,7 +185,7 @@ static int f4_dwq(struct f4 *f, unsigned int nfar, bool quick, unsigned int rep)
 	}
 	msleep(20);
 	/* The stream, in an order of its own: deadlines are ascending. */
-	sched.flags = DWQ_ABS;
+	sched.flags = DWQ_SCHED_ABS;
 	start = ktime_get_ns() + f->lead;
 	for (i = 0; i < f->n && !err; i++) {
 		unsigned int j = (i * 7919U) % f->n;

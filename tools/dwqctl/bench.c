@@ -207,8 +207,8 @@ static int f2_floor(struct bench *b, int fd, double *ns)
 
 static int f2_single(struct bench *b, int fd, double *ns)
 {
-	struct dwq_schedule s = { .time_ns = FAR_AHEAD };
-	struct dwq_cancel c = { 0 };
+	struct dwq_ioc_schedule s = { .time_ns = FAR_AHEAD };
+	struct dwq_ioc_cancel c = { 0 };
 	__u64 t0 = now_ns(), i;
 	int err;
 
@@ -233,8 +233,8 @@ static int f2_single(struct bench *b, int fd, double *ns)
  */
 static int f2_not_head(struct bench *b, int fd, double *ns)
 {
-	struct dwq_schedule head = { .time_ns = FAR_AHEAD / 2 };
-	struct dwq_cancel c = { 0 };
+	struct dwq_ioc_schedule head = { .time_ns = FAR_AHEAD / 2 };
+	struct dwq_ioc_cancel c = { 0 };
 	int err = dev_schedule(fd, &head);
 
 	if (err)
@@ -246,9 +246,9 @@ static int f2_not_head(struct bench *b, int fd, double *ns)
 	return err;
 }
 
-static int schedule_batch(int fd, struct dwq_schedule *e, unsigned int n)
+static int schedule_batch(int fd, struct dwq_ioc_schedule *e, unsigned int n)
 {
-	struct dwq_schedule_batch sb = {
+	struct dwq_ioc_schedule_batch sb = {
 		.entries = (__u64)(unsigned long)e,
 		.count = n,
 	};
@@ -256,9 +256,9 @@ static int schedule_batch(int fd, struct dwq_schedule *e, unsigned int n)
 	return ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &sb) ? -errno : 0;
 }
 
-static int cancel_batch(int fd, struct dwq_cancel *c, unsigned int n)
+static int cancel_batch(int fd, struct dwq_ioc_cancel *c, unsigned int n)
 {
-	struct dwq_cancel_batch cb = {
+	struct dwq_ioc_cancel_batch cb = {
 		.entries = (__u64)(unsigned long)c,
 		.count = n,
 	};
@@ -272,8 +272,8 @@ static int cancel_batch(int fd, struct dwq_cancel *c, unsigned int n)
  */
 static int f2_batch(struct bench *b, int fd, double *ns, double *sched_ns)
 {
-	struct dwq_schedule e[BATCH];
-	struct dwq_cancel c[BATCH];
+	struct dwq_ioc_schedule e[BATCH];
+	struct dwq_ioc_cancel c[BATCH];
 	__u64 rounds = (b->ops + BATCH - 1) / BATCH, r, t, ts = 0, tt = 0;
 	unsigned int i;
 	int err;
@@ -454,7 +454,7 @@ static double pct(__u64 *v, size_t n, double p)
 
 static int f4_dwq(struct bench *b, int fd, __u64 *late, __u64 *wlate, size_t n)
 {
-	struct dwq_schedule s = { .flags = DWQ_SCHED_ABS };
+	struct dwq_ioc_schedule s = { .flags = DWQ_SCHED_ABS };
 	struct dwq_event ev;
 	ssize_t got;
 	size_t i;
@@ -622,7 +622,7 @@ static void raise_limit(int res, __u64 want)
 
 static int f5_dwq(struct bench *b, size_t n, double *bytes)
 {
-	struct dwq_schedule *e = calloc(DWQ_SCHEDULE_BATCH_MAX, sizeof(*e));
+	struct dwq_ioc_schedule *e = calloc(DWQ_SCHEDULE_BATCH_MAX, sizeof(*e));
 	size_t nfd = (n + F5_PER_FILE - 1) / F5_PER_FILE, done = 0, i, k;
 	int *fds = calloc(nfd, sizeof(*fds)), err, ret = -1;
 	long long m0, m1;
@@ -788,8 +788,8 @@ static void *f6_worker(void *arg)
 {
 	struct itimerspec arm = { .it_value.tv_sec = 3600 }, off = { 0 };
 	struct f6_thread *t = arg;
-	struct dwq_schedule s = { .time_ns = FAR_AHEAD };
-	struct dwq_cancel c = { 0 };
+	struct dwq_ioc_schedule s = { .time_ns = FAR_AHEAD };
+	struct dwq_ioc_cancel c = { 0 };
 	__u64 i;
 
 	pthread_barrier_wait(t->bar);
@@ -930,7 +930,7 @@ static void late_warning(const char *what, size_t n, __u64 d)
 
 static int f7_dwq(struct bench *b, size_t n, double *rate)
 {
-	struct dwq_schedule *e = calloc(DWQ_SCHEDULE_BATCH_MAX, sizeof(*e));
+	struct dwq_ioc_schedule *e = calloc(DWQ_SCHEDULE_BATCH_MAX, sizeof(*e));
 	struct dwq_event ev[F7_READ];
 	size_t done = 0, got = 0;
 	__u64 d = now_ns() + 200 * NSEC_PER_MSEC + n * 50 * NSEC_PER_USEC;

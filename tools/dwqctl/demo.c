@@ -102,7 +102,7 @@ static void sleep_ms(unsigned int ms)
 		;
 }
 
-static int demo_stats(struct demo *d, int fd, struct dwq_stats *st)
+static int demo_stats(struct demo *d, int fd, struct dwq_ioc_stats *st)
 {
 	int err = dev_stats(fd, st);
 
@@ -114,7 +114,7 @@ static int demo_stats(struct demo *d, int fd, struct dwq_stats *st)
 
 static int demo_schedule(struct demo *d, __u64 delay, __u64 cookie, __u64 *id)
 {
-	struct dwq_schedule s = { .time_ns = delay, .cookie = cookie };
+	struct dwq_ioc_schedule s = { .time_ns = delay, .cookie = cookie };
 	int err = dev_schedule(d->fd, &s);
 
 	if (err) {
@@ -139,7 +139,7 @@ static long long workers_param(void)
 	return param_u64("workers", &v) ? -1 : (long long)v;
 }
 
-static int intro(struct demo *d, struct dwq_stats *st)
+static int intro(struct demo *d, struct dwq_ioc_stats *st)
 {
 	long long w = workers_param();
 	struct stat sb;
@@ -209,10 +209,10 @@ static void more(const char *note)
  * that same worker. Do that, from the observer's file: a task due now.
  * With @checked, check that the old leader ran it with one wakeup.
  */
-static int void_leader(struct demo *d, struct dwq_stats *st, int checked)
+static int void_leader(struct demo *d, struct dwq_ioc_stats *st, int checked)
 {
-	struct dwq_schedule s = { .cookie = 999 };
-	struct dwq_stats s1;
+	struct dwq_ioc_schedule s = { .cookie = 999 };
+	struct dwq_ioc_stats s1;
 	struct dwq_event ev;
 	int old = st->leader, n, err;
 	char a[32], note[64];
@@ -257,7 +257,7 @@ static int void_leader(struct demo *d, struct dwq_stats *st, int checked)
 }
 
 /* 1. Four idle workers, no leader. */
-static int step_idle(struct demo *d, struct dwq_stats *st)
+static int step_idle(struct demo *d, struct dwq_ioc_stats *st)
 {
 	step(d, "Four idle workers, no leader");
 	/* Like QueueProbe's sleep(200): let the workers reach their wait. */
@@ -289,9 +289,9 @@ static int step_idle(struct demo *d, struct dwq_stats *st)
 }
 
 /* 2. One task 300 ms ahead: the leader, and who wakes. */
-static int step_leader(struct demo *d, struct dwq_stats *s0)
+static int step_leader(struct demo *d, struct dwq_ioc_stats *s0)
 {
-	struct dwq_stats s1, s2;
+	struct dwq_ioc_stats s1, s2;
 	struct dwq_event ev;
 	__u64 id, t0, t1, waited, left;
 	char a[32], b[32], note[64];
@@ -379,10 +379,10 @@ static int step_leader(struct demo *d, struct dwq_stats *s0)
 }
 
 /* 3. Three tasks due now: each runs exactly once. */
-static int step_three(struct demo *d, struct dwq_stats *s0)
+static int step_three(struct demo *d, struct dwq_ioc_stats *s0)
 {
 	struct dwq_event ev[8];
-	struct dwq_stats s1;
+	struct dwq_ioc_stats s1;
 	__u64 ids[3];
 	int seen[3] = { 0 }, got = 0, once = 1, n, i, j;
 	char a[32], label[32], note[64];
@@ -439,7 +439,7 @@ static int step_grow(struct demo *d, unsigned int *base)
 {
 	static const unsigned int want[] = { 16, 24, 36, 54 };
 	unsigned int caps[16], sizes[16], ncap = 0, last = 0, i;
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	int by_half = 1, exact;
 	__u64 id;
 
@@ -491,9 +491,9 @@ static int step_grow(struct demo *d, unsigned int *base)
 /* 5. Cancel removes at once. */
 static int step_cancel(struct demo *d)
 {
-	struct dwq_cancel c = { 0 };
-	struct dwq_query q = { 0 };
-	struct dwq_stats s0, s1;
+	struct dwq_ioc_cancel c = { 0 };
+	struct dwq_ioc_query q = { 0 };
+	struct dwq_ioc_stats s0, s1;
 	__u64 ids[3];
 	int i, err, gone;
 	char nb[32], label[32], note[64];
@@ -547,7 +547,7 @@ static int step_cancel(struct demo *d)
 /* 6. Close cancels everything the file still owns. */
 static int step_close(struct demo *d, unsigned int base)
 {
-	struct dwq_stats s0, s1;
+	struct dwq_ioc_stats s0, s1;
 
 	step(d, "Cleanup by close");
 	if (demo_stats(d, d->fd, &s0))
@@ -585,7 +585,7 @@ static int step_close(struct demo *d, unsigned int base)
 int cmd_demo(int argc, char **argv)
 {
 	struct demo d = { .fd = -1, .obs = -1 };
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	unsigned int base = 0;
 	int i, ret = 1;
 

@@ -42,19 +42,19 @@ static int dev_ioctl(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) ? -errno : 0;
 }
 
-int dev_schedule(int fd, struct dwq_schedule *s)
+int dev_schedule(int fd, struct dwq_ioc_schedule *s)
 {
 	return dev_ioctl(fd, DWQ_IOC_SCHEDULE, s);
 }
 
-int dev_cancel(int fd, struct dwq_cancel *c)
+int dev_cancel(int fd, struct dwq_ioc_cancel *c)
 {
 	return dev_ioctl(fd, DWQ_IOC_CANCEL, c);
 }
 
-int dev_cancel_batch(int fd, struct dwq_cancel *c, __u32 n)
+int dev_cancel_batch(int fd, struct dwq_ioc_cancel *c, __u32 n)
 {
-	struct dwq_cancel_batch b = {
+	struct dwq_ioc_cancel_batch b = {
 		.entries = (__u64)(unsigned long)c,
 		.count = n,
 	};
@@ -62,17 +62,17 @@ int dev_cancel_batch(int fd, struct dwq_cancel *c, __u32 n)
 	return dev_ioctl(fd, DWQ_IOC_CANCEL_BATCH, &b);
 }
 
-int dev_reschedule(int fd, struct dwq_reschedule *r)
+int dev_reschedule(int fd, struct dwq_ioc_reschedule *r)
 {
 	return dev_ioctl(fd, DWQ_IOC_RESCHEDULE, r);
 }
 
-int dev_query(int fd, struct dwq_query *q)
+int dev_query(int fd, struct dwq_ioc_query *q)
 {
 	return dev_ioctl(fd, DWQ_IOC_QUERY, q);
 }
 
-int dev_stats(int fd, struct dwq_stats *st)
+int dev_stats(int fd, struct dwq_ioc_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	return dev_ioctl(fd, DWQ_IOC_STATS, st);
@@ -362,7 +362,7 @@ const char *state_name(__u32 state)
  * print_query() - a QUERY answer, as a line of text or a JSON object
  * @q: the answer
  */
-void print_query(const struct dwq_query *q)
+void print_query(const struct dwq_ioc_query *q)
 {
 	const char *clock = q->flags & DWQ_SCHED_BOOTTIME ? "boottime" :
 							    "monotonic";

@@ -172,12 +172,12 @@ enum dwq_op {
 };
 
 int dev_open(int nonblock);
-int dev_schedule(int fd, struct dwq_schedule *s);
-int dev_cancel(int fd, struct dwq_cancel *c);
-int dev_cancel_batch(int fd, struct dwq_cancel *c, __u32 n);
-int dev_reschedule(int fd, struct dwq_reschedule *r);
-int dev_query(int fd, struct dwq_query *q);
-int dev_stats(int fd, struct dwq_stats *st);
+int dev_schedule(int fd, struct dwq_ioc_schedule *s);
+int dev_cancel(int fd, struct dwq_ioc_cancel *c);
+int dev_cancel_batch(int fd, struct dwq_ioc_cancel *c, __u32 n);
+int dev_reschedule(int fd, struct dwq_ioc_reschedule *r);
+int dev_query(int fd, struct dwq_ioc_query *q);
+int dev_stats(int fd, struct dwq_ioc_stats *st);
 int dev_read_events(int fd, struct dwq_event *ev, size_t max);
 const char *errno_name(int err, char *buf, size_t len);
 const char *err_cause(enum dwq_op op, int err);
@@ -189,13 +189,13 @@ void print_event(const struct dwq_event *ev);
 const char *event_flags(__u32 flags);
 int dev_wait_events(int fd, struct dwq_event *ev, size_t max, __s64 timeout_ns);
 const char *state_name(__u32 state);
-void print_query(const struct dwq_query *q);
+void print_query(const struct dwq_ioc_query *q);
 __u64 clock_now(__u32 flags);
 int signal_fd(void);
 
 /* stats.c */
-void print_stats_line(const struct dwq_stats *st);
-void json_stats_fields(const struct dwq_stats *st);
+void print_stats_line(const struct dwq_ioc_stats *st);
+void json_stats_fields(const struct dwq_ioc_stats *st);
 int cmd_stats(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 

@@ -182,7 +182,7 @@ static const char *enospc_cause(char *buf, size_t len)
 static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 		       const char *text)
 {
-	struct dwq_schedule s = {
+	struct dwq_ioc_schedule s = {
 		.time_ns = cmd->now ? now_time(cmd) : cmd->time_ns,
 		.period_ns = cmd->period_ns,
 		.cookie = cmd->cookie,
@@ -266,7 +266,7 @@ static int cancel_report(struct run_state *st, __u64 id, int err, __u32 result)
 
 static int do_cancel(struct run_state *st, const struct run_cmd *cmd)
 {
-	struct dwq_cancel c = { 0 };
+	struct dwq_ioc_cancel c = { 0 };
 	int err;
 
 	if (resolve(st, cmd, "cancel", &c.id))
@@ -284,7 +284,7 @@ static int do_cancel(struct run_state *st, const struct run_cmd *cmd)
 static int cancel_chunk(struct run_state *st, const __u64 *ids, __u32 n,
 			size_t *noent)
 {
-	static struct dwq_cancel c[DWQ_CANCEL_BATCH_MAX];
+	static struct dwq_ioc_cancel c[DWQ_CANCEL_BATCH_MAX];
 	int err, failed = 0;
 	__u32 i;
 
@@ -351,7 +351,7 @@ int run_cancel_ids(struct run_state *st, const __u64 *ids, size_t n)
 
 static int do_reschedule(struct run_state *st, const struct run_cmd *cmd)
 {
-	struct dwq_reschedule r = { 0 };
+	struct dwq_ioc_reschedule r = { 0 };
 	const char *cause;
 	char what[64], buf[160], d[32];
 	int err;
@@ -391,7 +391,7 @@ static int do_reschedule(struct run_state *st, const struct run_cmd *cmd)
 
 static int do_query(struct run_state *st, const struct run_cmd *cmd)
 {
-	struct dwq_query q = { 0 };
+	struct dwq_ioc_query q = { 0 };
 	char what[64];
 	int err;
 
@@ -409,7 +409,7 @@ static int do_query(struct run_state *st, const struct run_cmd *cmd)
 
 static int do_stats(struct run_state *st)
 {
-	struct dwq_stats s;
+	struct dwq_ioc_stats s;
 	int err;
 
 	err = dev_stats(st->fd, &s);
@@ -460,7 +460,7 @@ static int do_wait(struct run_state *st, const struct run_cmd *cmd,
 	struct dwq_event ev[EVENT_BATCH];
 	__u64 t0 = clock_now(0), got = 0, end = 0;
 	__s64 left = -1;
-	struct dwq_stats s;
+	struct dwq_ioc_stats s;
 	size_t max;
 	int i, n, err;
 

@@ -27,7 +27,7 @@ static const char *leader_text(__s32 leader, char *buf, size_t len)
  * json_stats_fields() - every field of a STATS answer, as JSON members
  * @st: the answer
  */
-void json_stats_fields(const struct dwq_stats *st)
+void json_stats_fields(const struct dwq_ioc_stats *st)
 {
 	json_u64("pending", st->pending);
 	json_u64("fired", st->fired);
@@ -50,7 +50,7 @@ void json_stats_fields(const struct dwq_stats *st)
  * print_stats_line() - a STATS answer as one line, for `stats` in a run
  * @st: the answer
  */
-void print_stats_line(const struct dwq_stats *st)
+void print_stats_line(const struct dwq_ioc_stats *st)
 {
 	char l[16];
 
@@ -80,7 +80,7 @@ struct counter {
 
 #define COUNTER(f, note)                                \
 	{                                               \
-#f, offsetof(struct dwq_stats, f), note \
+#f, offsetof(struct dwq_ioc_stats, f), note \
 	}
 
 static const struct counter totals[] = {
@@ -92,7 +92,7 @@ static const struct counter totals[] = {
 	COUNTER(leader_changes, "times a worker became leader"),
 };
 
-static __u64 counter(const struct dwq_stats *st, const struct counter *c)
+static __u64 counter(const struct dwq_ioc_stats *st, const struct counter *c)
 {
 	__u64 v;
 
@@ -104,8 +104,8 @@ static __u64 counter(const struct dwq_stats *st, const struct counter *c)
  * The table for a person. With @prev (watch), a column of rates per
  * second over @dt_ns.
  */
-static void print_stats_table(const struct dwq_stats *st,
-			      const struct dwq_stats *prev, __u64 dt_ns)
+static void print_stats_table(const struct dwq_ioc_stats *st,
+			      const struct dwq_ioc_stats *prev, __u64 dt_ns)
 {
 	char l[16], name[32];
 	size_t i;
@@ -180,7 +180,7 @@ static int stats_args(const char *cmd, int argc, char **argv,
  */
 int cmd_stats(int argc, char **argv)
 {
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	int fd, err;
 
 	err = stats_args("stats", argc, argv, NULL, NULL);
@@ -220,7 +220,7 @@ int cmd_stats(int argc, char **argv)
 int cmd_watch(int argc, char **argv)
 {
 	const char *interval = NULL;
-	struct dwq_stats st, prev;
+	struct dwq_ioc_stats st, prev;
 	__u64 period = NSEC_PER_SEC, count = 0, n, next, t, tprev = 0;
 	struct pollfd pfd;
 	char err[200], d[32], when[16];

@@ -23,19 +23,30 @@
 /* ioctl magic; free in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define DWQ_IOC_MAGIC 0xD7
 
-/* Task modes, &struct dwq_schedule.mode */
+/*
+ * Task modes, &struct dwq_ioc_schedule.mode. The kernel API
+ * (&struct dwq_sched.mode) uses the same values.
+ */
 #define DWQ_MODE_ONESHOT 0 /* fires once */
-#define DWQ_MODE_FIXED_RATE 1 /* fires at deadline + k * period */
-#define DWQ_MODE_FIXED_DELAY 2 /* fires period after the last firing */
+/*
+ * Fires at deadline + k * period. Periods that pass while a firing is
+ * late are not replayed: they are counted as overruns and the next firing
+ * is the first deadline of the series still in the future.
+ */
+#define DWQ_MODE_FIXED_RATE 1
+#define DWQ_MODE_FIXED_DELAY 2 /* fires one period after the last firing */
 
-/* &struct dwq_schedule.flags and &struct dwq_reschedule.flags */
+/*
+ * &struct dwq_ioc_schedule.flags and &struct dwq_ioc_reschedule.flags;
+ * the kernel API's &struct dwq_sched.flags take the same values.
+ */
 #define DWQ_SCHED_ABS (1U << 0) /* time_ns is a deadline */
 #define DWQ_SCHED_BOOTTIME (1U << 1) /* on CLOCK_BOOTTIME */
-/* &struct dwq_reschedule.flags only: also set mode and period */
+/* Rescheduling only: also set mode and period */
 #define DWQ_RESCHED_PERIOD (1U << 2)
 
 /**
- * struct dwq_schedule - DWQ_IOC_SCHEDULE: schedule a new task
+ * struct dwq_ioc_schedule - DWQ_IOC_SCHEDULE: schedule a new task
  * @time_ns: the delay from now, or with %DWQ_SCHED_ABS the absolute
  *	deadline (a deadline in the past fires at once)
  * @period_ns: the period of a periodic task, at least the module's
@@ -46,7 +57,7 @@
  * @id: out: the task's id, never 0
  * @reserved: must be zero
  */
-struct dwq_schedule {
+struct dwq_ioc_schedule {
 	__u64 time_ns;
 	__u64 period_ns;
 	__u64 cookie;
@@ -57,8 +68,8 @@ struct dwq_schedule {
 };
 
 /**
- * struct dwq_schedule_batch - DWQ_IOC_SCHEDULE_BATCH: many at once
- * @entries: user address of an array of @count &struct dwq_schedule; the
+ * struct dwq_ioc_schedule_batch - DWQ_IOC_SCHEDULE_BATCH: many at once
+ * @entries: user address of an array of @count &struct dwq_ioc_schedule; the
  *	ids are written back into it
  * @count: entries in the array, 1 to %DWQ_SCHEDULE_BATCH_MAX
  * @flags: must be zero
@@ -69,7 +80,7 @@ struct dwq_schedule {
  * All or nothing: either every entry is scheduled and has its id, or the
  * call fails and none is (the ids written back are then meaningless).
  */
-struct dwq_schedule_batch {
+struct dwq_ioc_schedule_batch {
 	__u64 entries;
 	__u32 count;
 	__u32 flags;
@@ -80,16 +91,16 @@ struct dwq_schedule_batch {
 #define DWQ_SCHEDULE_BATCH_MAX 1024
 
 /**
- * struct dwq_cancel - DWQ_IOC_CANCEL: cancel a task by id
+ * struct dwq_ioc_cancel - DWQ_IOC_CANCEL: cancel a task by id
  * @id: the task
  * @result: out: %DWQ_RESULT_REMOVED or %DWQ_RESULT_RUNNING; in a
- *	&struct dwq_cancel_batch also %DWQ_RESULT_NOENT
+ *	&struct dwq_ioc_cancel_batch also %DWQ_RESULT_NOENT
  * @reserved: must be zero
  *
  * An id the file does not own, or owned by a one-shot task whose event
  * has been queued already, is -ENOENT.
  */
-struct dwq_cancel {
+struct dwq_ioc_cancel {
 	__u64 id;
 	__u32 result;
 	__u32 reserved;
@@ -114,8 +125,8 @@ struct dwq_cancel {
 #define DWQ_RESULT_NOENT 3
 
 /**
- * struct dwq_cancel_batch - DWQ_IOC_CANCEL_BATCH: cancel many tasks at once
- * @entries: user address of an array of @count &struct dwq_cancel; each
+ * struct dwq_ioc_cancel_batch - DWQ_IOC_CANCEL_BATCH: cancel many tasks at once
+ * @entries: user address of an array of @count &struct dwq_ioc_cancel; each
  *	entry's @result is written back
  * @count: entries in the array, 1 to %DWQ_CANCEL_BATCH_MAX
  * @flags: must be zero
@@ -134,7 +145,7 @@ struct dwq_cancel {
  * being writable during the call (another thread unmapping it) can the
  * call fail with -EFAULT after cancelling, as DWQ_IOC_CANCEL can.
  */
-struct dwq_cancel_batch {
+struct dwq_ioc_cancel_batch {
 	__u64 entries;
 	__u32 count;
 	__u32 flags;
@@ -145,7 +156,7 @@ struct dwq_cancel_batch {
 #define DWQ_CANCEL_BATCH_MAX 1024
 
 /**
- * struct dwq_reschedule - DWQ_IOC_RESCHEDULE: move a task, keeping its id
+ * struct dwq_ioc_reschedule - DWQ_IOC_RESCHEDULE: move a task, keeping its id
  * @id: the task
  * @time_ns: the new delay, or with %DWQ_SCHED_ABS the new deadline
  * @period_ns: with %DWQ_RESCHED_PERIOD, the new period (0 for one-shot)
@@ -157,7 +168,7 @@ struct dwq_cancel_batch {
  * right now, the new deadline, mode and period apply to its next firing;
  * the event of the firing in progress keeps the mode it began with.
  */
-struct dwq_reschedule {
+struct dwq_ioc_reschedule {
 	__u64 id;
 	__u64 time_ns;
 	__u64 period_ns;
@@ -166,13 +177,18 @@ struct dwq_reschedule {
 	__u64 reserved[2];
 };
 
-/* &struct dwq_query.state */
+/*
+ * &struct dwq_ioc_query.state, and the kernel API's task states. A
+ * cancelled /dev/dwq task loses its id at once, so QUERY never reports
+ * %DWQ_STATE_CANCELLED; kernel users see it after a cancel.
+ */
+#define DWQ_STATE_IDLE 0 /* neither queued nor firing */
 #define DWQ_STATE_QUEUED 1 /* waiting for its deadline */
 #define DWQ_STATE_RUNNING 2 /* firing now */
-#define DWQ_STATE_IDLE 3 /* neither, e.g. cancelled while firing */
+#define DWQ_STATE_CANCELLED 3 /* cancelled, or its queue went away */
 
 /**
- * struct dwq_query - DWQ_IOC_QUERY: the state of a task
+ * struct dwq_ioc_query - DWQ_IOC_QUERY: the state of a task
  * @id: in: the task
  * @remaining_ns: ns until its next deadline (0 when due or not queued)
  * @deadline_ns: its next deadline, or the last one if it is not queued
@@ -185,7 +201,7 @@ struct dwq_reschedule {
  * @flags: %DWQ_SCHED_BOOTTIME if its clock is CLOCK_BOOTTIME
  * @reserved: must be zero
  */
-struct dwq_query {
+struct dwq_ioc_query {
 	__u64 id;
 	__u64 remaining_ns;
 	__u64 deadline_ns;
@@ -200,7 +216,7 @@ struct dwq_query {
 };
 
 /**
- * struct dwq_stats - DWQ_IOC_STATS: this file's counters and the queue's
+ * struct dwq_ioc_stats - DWQ_IOC_STATS: this file's counters and the queue's
  * @pending: tasks this file owns (queued or firing)
  * @fired: firings of this file's tasks
  * @cancelled: tasks this file cancelled before they fired (again)
@@ -221,7 +237,7 @@ struct dwq_query {
  * @leader_changes: times a worker became leader
  * @reserved: zero; room to grow
  */
-struct dwq_stats {
+struct dwq_ioc_stats {
 	__u64 pending;
 	__u64 fired;
 	__u64 cancelled;
@@ -278,13 +294,13 @@ struct dwq_event {
 	__u32 flags;
 };
 
-#define DWQ_IOC_SCHEDULE _IOWR(DWQ_IOC_MAGIC, 1, struct dwq_schedule)
+#define DWQ_IOC_SCHEDULE _IOWR(DWQ_IOC_MAGIC, 1, struct dwq_ioc_schedule)
 #define DWQ_IOC_SCHEDULE_BATCH \
-	_IOWR(DWQ_IOC_MAGIC, 2, struct dwq_schedule_batch)
-#define DWQ_IOC_CANCEL _IOWR(DWQ_IOC_MAGIC, 3, struct dwq_cancel)
-#define DWQ_IOC_RESCHEDULE _IOW(DWQ_IOC_MAGIC, 4, struct dwq_reschedule)
-#define DWQ_IOC_QUERY _IOWR(DWQ_IOC_MAGIC, 5, struct dwq_query)
-#define DWQ_IOC_STATS _IOR(DWQ_IOC_MAGIC, 6, struct dwq_stats)
-#define DWQ_IOC_CANCEL_BATCH _IOWR(DWQ_IOC_MAGIC, 7, struct dwq_cancel_batch)
+	_IOWR(DWQ_IOC_MAGIC, 2, struct dwq_ioc_schedule_batch)
+#define DWQ_IOC_CANCEL _IOWR(DWQ_IOC_MAGIC, 3, struct dwq_ioc_cancel)
+#define DWQ_IOC_RESCHEDULE _IOW(DWQ_IOC_MAGIC, 4, struct dwq_ioc_reschedule)
+#define DWQ_IOC_QUERY _IOWR(DWQ_IOC_MAGIC, 5, struct dwq_ioc_query)
+#define DWQ_IOC_STATS _IOR(DWQ_IOC_MAGIC, 6, struct dwq_ioc_stats)
+#define DWQ_IOC_CANCEL_BATCH _IOWR(DWQ_IOC_MAGIC, 7, struct dwq_ioc_cancel_batch)
 
 #endif /* _UAPI_LINUX_DWQ_H */

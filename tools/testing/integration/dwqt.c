@@ -36,11 +36,11 @@ long dwqt_ioctl(int fd, unsigned long cmd, void *arg)
 	return r < 0 ? -errno : r;
 }
 
-struct dwq_schedule dwqt_sched_arg(uint64_t time_ns, uint64_t period_ns,
+struct dwq_ioc_schedule dwqt_sched_arg(uint64_t time_ns, uint64_t period_ns,
 				   uint32_t mode, uint32_t flags,
 				   uint64_t cookie)
 {
-	struct dwq_schedule s = {
+	struct dwq_ioc_schedule s = {
 		.time_ns = time_ns,
 		.period_ns = period_ns,
 		.cookie = cookie,
@@ -54,7 +54,7 @@ struct dwq_schedule dwqt_sched_arg(uint64_t time_ns, uint64_t period_ns,
 long dwqt_sched(int fd, uint64_t time_ns, uint64_t period_ns, uint32_t mode,
 		uint32_t flags, uint64_t cookie, uint64_t *id)
 {
-	struct dwq_schedule s =
+	struct dwq_ioc_schedule s =
 		dwqt_sched_arg(time_ns, period_ns, mode, flags, cookie);
 	long r;
 
@@ -83,10 +83,10 @@ uint64_t __dwqt_sched_ok(const char *file, int line, int fd, uint64_t time_ns,
 	return id;
 }
 
-long dwqt_batch(int fd, struct dwq_schedule *e, uint32_t count,
+long dwqt_batch(int fd, struct dwq_ioc_schedule *e, uint32_t count,
 		uint32_t *error_index)
 {
-	struct dwq_schedule_batch b = {
+	struct dwq_ioc_schedule_batch b = {
 		.entries = (uintptr_t)e,
 		.count = count,
 		.error_index = 0xdeadbeef,
@@ -101,7 +101,7 @@ long dwqt_batch(int fd, struct dwq_schedule *e, uint32_t count,
 
 long dwqt_cancel(int fd, uint64_t id, uint32_t *result)
 {
-	struct dwq_cancel c = { .id = id };
+	struct dwq_ioc_cancel c = { .id = id };
 	long r;
 
 	r = dwqt_ioctl(fd, DWQ_IOC_CANCEL, &c);
@@ -110,10 +110,10 @@ long dwqt_cancel(int fd, uint64_t id, uint32_t *result)
 	return r;
 }
 
-long dwqt_cancel_batch(int fd, struct dwq_cancel *e, uint32_t count,
+long dwqt_cancel_batch(int fd, struct dwq_ioc_cancel *e, uint32_t count,
 		       uint32_t *error_index)
 {
-	struct dwq_cancel_batch b = {
+	struct dwq_ioc_cancel_batch b = {
 		.entries = (uintptr_t)e,
 		.count = count,
 		.error_index = 0xdeadbeef,
@@ -129,7 +129,7 @@ long dwqt_cancel_batch(int fd, struct dwq_cancel *e, uint32_t count,
 long dwqt_resched(int fd, uint64_t id, uint64_t time_ns, uint64_t period_ns,
 		  uint32_t mode, uint32_t flags)
 {
-	struct dwq_reschedule r = {
+	struct dwq_ioc_reschedule r = {
 		.id = id,
 		.time_ns = time_ns,
 		.period_ns = period_ns,
@@ -140,17 +140,17 @@ long dwqt_resched(int fd, uint64_t id, uint64_t time_ns, uint64_t period_ns,
 	return dwqt_ioctl(fd, DWQ_IOC_RESCHEDULE, &r);
 }
 
-long dwqt_query(int fd, uint64_t id, struct dwq_query *q)
+long dwqt_query(int fd, uint64_t id, struct dwq_ioc_query *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->id = id;
 	return dwqt_ioctl(fd, DWQ_IOC_QUERY, q);
 }
 
-struct dwq_query __dwqt_query_ok(const char *file, int line, int fd,
+struct dwq_ioc_query __dwqt_query_ok(const char *file, int line, int fd,
 				 uint64_t id)
 {
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 	long r;
 
 	r = dwqt_query(fd, id, &q);
@@ -160,9 +160,9 @@ struct dwq_query __dwqt_query_ok(const char *file, int line, int fd,
 	return q;
 }
 
-struct dwq_stats __dwqt_stats_ok(const char *file, int line, int fd)
+struct dwq_ioc_stats __dwqt_stats_ok(const char *file, int line, int fd)
 {
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	long r;
 
 	memset(&st, 0, sizeof(st));
@@ -293,7 +293,7 @@ void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev)
 long t_leftovers(void)
 {
 	int fd = open(dwqt_dev, O_RDWR | O_CLOEXEC), i;
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	long most = -1;
 
 	if (fd < 0)

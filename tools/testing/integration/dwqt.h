@@ -36,8 +36,8 @@ int __dwqt_open(const char *file, int line, int flags);
 /* ioctl() that returns 0 or -errno (a positive value as is). */
 long dwqt_ioctl(int fd, unsigned long cmd, void *arg);
 
-/* A struct dwq_schedule with these fields, the others zero. */
-struct dwq_schedule dwqt_sched_arg(uint64_t time_ns, uint64_t period_ns,
+/* A struct dwq_ioc_schedule with these fields, the others zero. */
+struct dwq_ioc_schedule dwqt_sched_arg(uint64_t time_ns, uint64_t period_ns,
 				   uint32_t mode, uint32_t flags,
 				   uint64_t cookie);
 long dwqt_sched(int fd, uint64_t time_ns, uint64_t period_ns, uint32_t mode,
@@ -47,19 +47,19 @@ uint64_t __dwqt_sched_ok(const char *file, int line, int fd, uint64_t time_ns,
 			 uint64_t cookie);
 #define dwqt_sched_ok(fd, t, p, m, f, c) \
 	__dwqt_sched_ok(__FILE__, __LINE__, (fd), (t), (p), (m), (f), (c))
-long dwqt_batch(int fd, struct dwq_schedule *e, uint32_t count,
+long dwqt_batch(int fd, struct dwq_ioc_schedule *e, uint32_t count,
 		uint32_t *error_index);
 long dwqt_cancel(int fd, uint64_t id, uint32_t *result);
 /* CANCEL_BATCH of @e; *@error_index (if not NULL) gets what came back. */
-long dwqt_cancel_batch(int fd, struct dwq_cancel *e, uint32_t count,
+long dwqt_cancel_batch(int fd, struct dwq_ioc_cancel *e, uint32_t count,
 		       uint32_t *error_index);
 long dwqt_resched(int fd, uint64_t id, uint64_t time_ns, uint64_t period_ns,
 		  uint32_t mode, uint32_t flags);
-long dwqt_query(int fd, uint64_t id, struct dwq_query *q);
-struct dwq_query __dwqt_query_ok(const char *file, int line, int fd,
+long dwqt_query(int fd, uint64_t id, struct dwq_ioc_query *q);
+struct dwq_ioc_query __dwqt_query_ok(const char *file, int line, int fd,
 				 uint64_t id);
 #define dwqt_query_ok(fd, id) __dwqt_query_ok(__FILE__, __LINE__, (fd), (id))
-struct dwq_stats __dwqt_stats_ok(const char *file, int line, int fd);
+struct dwq_ioc_stats __dwqt_stats_ok(const char *file, int line, int fd);
 #define dwqt_stats_ok(fd) __dwqt_stats_ok(__FILE__, __LINE__, (fd))
 
 /* Monotonic and boottime clocks, ns. */

@@ -46,7 +46,7 @@ static void t_abs_max_delay(void)
 	unsigned long long max = max_delay();
 	int fd = dwqt_open(0);
 	uint64_t t0, t1, id;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 	size_t i;
 	long r;
 
@@ -113,7 +113,7 @@ static void ktime_max_bounds(void)
 	const uint64_t p = NSEC_PER_SEC;
 	int fd = dwqt_open(0);
 	uint64_t t0, id;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 
 	/* A delay ending past KTIME_MAX is refused, whenever it is made. */
 	t0 = dwqt_now();
@@ -187,7 +187,7 @@ static void t_overrun_arithmetic(void)
 	int fd = dwqt_open(0), n = 0;
 	uint64_t counted = 0, prev_fired = 0, id;
 	struct dwq_event ev;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 
 	id = dwqt_sched_ok(fd, d0, p, DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 5);
 	while (n < 3) {

@@ -15,7 +15,7 @@
 /* Schedule @n far one-shots on @fd with one SCHEDULE_BATCH; ids in @ids. */
 static void schedule_far(int fd, uint64_t *ids, uint32_t n)
 {
-	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
 	uint32_t i;
 
 	if (n > DWQ_SCHEDULE_BATCH_MAX)
@@ -28,7 +28,7 @@ static void schedule_far(int fd, uint64_t *ids, uint32_t n)
 }
 
 /* Entries for @ids, with a result the device must overwrite. */
-static void entries_for(struct dwq_cancel *e, const uint64_t *ids, uint32_t n)
+static void entries_for(struct dwq_ioc_cancel *e, const uint64_t *ids, uint32_t n)
 {
 	uint32_t i;
 
@@ -42,7 +42,7 @@ static void entries_for(struct dwq_cancel *e, const uint64_t *ids, uint32_t n)
 /* Every one of @ids is still queued, and nothing was cancelled. */
 static void expect_all_queued(int fd, const uint64_t *ids, uint32_t n)
 {
-	struct dwq_stats st = dwqt_stats_ok(fd);
+	struct dwq_ioc_stats st = dwqt_stats_ok(fd);
 	uint32_t i;
 
 	T_EQ(st.pending, n);
@@ -57,13 +57,13 @@ static void expect_all_queued(int fd, const uint64_t *ids, uint32_t n)
  */
 static void t_removed(void)
 {
-	struct dwq_schedule s[100];
-	struct dwq_cancel e[ARRAY_SIZE(s)];
+	struct dwq_ioc_schedule s[100];
+	struct dwq_ioc_cancel e[ARRAY_SIZE(s)];
 	int fd = dwqt_open(0), other = dwqt_open(0);
 	unsigned int base;
 	uint64_t keep;
-	struct dwq_stats st;
-	struct dwq_query q;
+	struct dwq_ioc_stats st;
+	struct dwq_ioc_query q;
 	uint32_t i, idx;
 
 	keep = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1000);
@@ -112,10 +112,10 @@ static void t_mixed(void)
 {
 	int fd = dwqt_open(0), other = dwqt_open(0), i;
 	uint64_t a[3], b[6], fired;
-	struct dwq_cancel e[9];
+	struct dwq_ioc_cancel e[9];
 	struct dwq_event ev;
-	struct dwq_stats st;
-	struct dwq_query q;
+	struct dwq_ioc_stats st;
+	struct dwq_ioc_query q;
 	uint32_t idx;
 	static const uint32_t want[ARRAY_SIZE(e)] = {
 		DWQ_RESULT_REMOVED, DWQ_RESULT_NOENT,	DWQ_RESULT_REMOVED,
@@ -185,8 +185,8 @@ static void t_periodic_firing(void)
 	uint64_t end = dwqt_now() + DWQT_RACE_NS, t, period = 100000;
 	unsigned long long min, removed = 0, running = 0;
 	struct dwq_event ev[16];
-	struct dwq_cancel e[3];
-	struct dwq_query q;
+	struct dwq_ioc_cancel e[3];
+	struct dwq_ioc_query q;
 	int fd, i, n, k, late;
 
 	if (!dwqt_param("min_period_ns", &min) && min > period)
@@ -239,7 +239,7 @@ static void t_periodic_firing(void)
 /* count 0 and count > DWQ_CANCEL_BATCH_MAX are -EINVAL, cancel nothing. */
 static void t_count(void)
 {
-	static struct dwq_cancel e[DWQ_CANCEL_BATCH_MAX + 1];
+	static struct dwq_ioc_cancel e[DWQ_CANCEL_BATCH_MAX + 1];
 	static const uint32_t bad[] = {
 		0,
 		DWQ_CANCEL_BATCH_MAX + 1,
@@ -267,8 +267,8 @@ static void t_count(void)
 /* Non-zero flags or reserved of the batch itself are -EINVAL. */
 static void t_flags_reserved(void)
 {
-	struct dwq_cancel e[2];
-	struct dwq_cancel_batch b = {
+	struct dwq_ioc_cancel e[2];
+	struct dwq_ioc_cancel_batch b = {
 		.entries = (uintptr_t)e,
 		.count = ARRAY_SIZE(e),
 	};
@@ -298,7 +298,7 @@ static void t_flags_reserved(void)
 static void t_entry_reserved(void)
 {
 	static const uint32_t where[] = { 0, 3, 7 };
-	struct dwq_cancel e[8];
+	struct dwq_ioc_cancel e[8];
 	int fd = dwqt_open(0);
 	uint64_t ids[8];
 	uint32_t idx;
@@ -327,7 +327,7 @@ static void t_entry_reserved(void)
 /* Entries that cannot be read are -EFAULT and cancel nothing. */
 static void t_entries_efault(void)
 {
-	struct dwq_cancel e[4], *p;
+	struct dwq_ioc_cancel e[4], *p;
 	int fd = dwqt_open(0);
 	uint64_t ids[4];
 
@@ -350,7 +350,7 @@ static void t_entries_efault(void)
  */
 static void t_readonly_efault(void)
 {
-	struct dwq_cancel e[4];
+	struct dwq_ioc_cancel e[4];
 	int fd = dwqt_open(0);
 	uint64_t ids[4];
 	uint32_t idx;
@@ -367,11 +367,11 @@ static void t_readonly_efault(void)
 /* A batch of DWQ_CANCEL_BATCH_MAX entries, every one REMOVED. */
 static void t_max(void)
 {
-	static struct dwq_cancel e[DWQ_CANCEL_BATCH_MAX];
+	static struct dwq_ioc_cancel e[DWQ_CANCEL_BATCH_MAX];
 	static uint64_t ids[DWQ_CANCEL_BATCH_MAX];
 	int fd = dwqt_open(0), other = dwqt_open(0);
 	unsigned int base = dwqt_stats_ok(other).queue_size;
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	uint32_t idx, i;
 
 	schedule_far(fd, ids, DWQ_CANCEL_BATCH_MAX);
@@ -397,10 +397,10 @@ static void t_max(void)
  */
 static void limit_given_back(void)
 {
-	static struct dwq_cancel e[50];
+	static struct dwq_ioc_cancel e[50];
 	uint64_t ids[ROOM], single[ROOM];
 	int fd = dwqt_open(0), other = dwqt_open(0), i;
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 
 	schedule_far(fd, ids, ROOM);
 	T_ERR(dwqt_sched(other, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),

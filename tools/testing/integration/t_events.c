@@ -21,7 +21,7 @@
 /* Wait until STATS says @n events are waiting; fail after DWQT_WAIT_MS. */
 static void wait_events(int fd, uint64_t n)
 {
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	int i;
 
 	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
@@ -86,7 +86,7 @@ static void t_last_id_gone(void)
 	uint64_t id, pending, end = dwqt_now() + DWQT_RACE_NS;
 	int fd = dwqt_open(0), i;
 	struct dwq_event ev;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 	long r;
 
 	for (i = 0; i < 500 && dwqt_now() < end; i++) {
@@ -401,7 +401,7 @@ static void t_read_eintr(void)
 static void deadline_order(uint64_t base, uint64_t step)
 {
 	static const uint32_t perm[] = { 5, 2, 7, 0, 3, 6, 1, 4 };
-	struct dwq_schedule e[ARRAY_SIZE(perm)];
+	struct dwq_ioc_schedule e[ARRAY_SIZE(perm)];
 	struct dwq_event ev[ARRAY_SIZE(perm)];
 	int fd = dwqt_open(0), n = 0;
 	size_t i, j;
@@ -452,7 +452,7 @@ static void t_coalesced_order(void)
 	int fd = dwqt_open(O_NONBLOCK), n, i;
 	uint64_t base, periodic, oneshot;
 	struct dwq_event ev[4];
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 
 	base = dwqt_now() + 100 * NSEC_PER_MSEC;
 	periodic = dwqt_sched_ok(fd, base, 20 * NSEC_PER_MSEC,
@@ -495,7 +495,7 @@ static void t_coalesced_order(void)
 static void t_fifo_ties(void)
 {
 	struct dwq_event ev[12];
-	struct dwq_schedule e[6];
+	struct dwq_ioc_schedule e[6];
 	int fd = dwqt_open(0), n = 0;
 	uint64_t deadline, ids[12];
 	int i;
@@ -537,7 +537,7 @@ static void t_fifo_ties(void)
 
 static void t_none_dropped(void)
 {
-	static struct dwq_schedule e[2][NR_BATCH];
+	static struct dwq_ioc_schedule e[2][NR_BATCH];
 	static uint64_t ids[2 * NR_BATCH];
 	static struct dwq_event ev[2 * NR_BATCH];
 	const int total = 2 * NR_BATCH;
@@ -591,7 +591,7 @@ static void t_none_dropped(void)
 static void t_never_early(void)
 {
 	const uint64_t step = 3 * NSEC_PER_MSEC;
-	struct dwq_schedule e[32];
+	struct dwq_ioc_schedule e[32];
 	struct dwq_event ev[32];
 	int fd = dwqt_open(0), n = 0, i;
 	uint32_t seen = 0, workers = 0;
@@ -722,9 +722,9 @@ static void t_epoll_edge(void)
 }
 
 /* Stop a periodic task without cancelling it; wait for its firing. */
-static struct dwq_query park(int fd, uint64_t id)
+static struct dwq_ioc_query park(int fd, uint64_t id)
 {
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 	int i;
 
 	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, 0));
@@ -745,9 +745,9 @@ static struct dwq_query park(int fd, uint64_t id)
 static void coalesce(uint32_t mode)
 {
 	int fd = dwqt_open(O_NONBLOCK);
-	struct dwq_query q1, q2, q;
+	struct dwq_ioc_query q1, q2, q;
 	struct dwq_event ev[4];
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	uint64_t id;
 	int n;
 

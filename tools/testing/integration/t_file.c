@@ -17,7 +17,7 @@
 /* close() of a file with 1000 tasks takes them all out of the queue. */
 static void t_close_cancels(void)
 {
-	static struct dwq_schedule e[1000];
+	static struct dwq_ioc_schedule e[1000];
 	int a = dwqt_open(0), b = dwqt_open(0);
 	unsigned int base = dwqt_stats_ok(a).queue_size;
 	size_t i;
@@ -61,9 +61,9 @@ static void t_isolation(void)
 {
 	int a = dwqt_open(0), b = dwqt_open(0);
 	uint64_t id, now_id, deadline, bid;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 	struct dwq_event ev;
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 
 	deadline = dwqt_now() + DWQT_FAR_NS;
 	id = dwqt_sched_ok(a, deadline, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 1);
@@ -103,7 +103,7 @@ static void t_dup(void)
 	unsigned int base = dwqt_stats_ok(o).queue_size;
 	uint64_t far, soon, kept;
 	uint32_t result;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 
 	T_EXPECT(fd2 >= 0, "dup: %s", t_errname(errno));
 	far = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
@@ -170,7 +170,7 @@ static void t_fork_child_reads(void)
 /* The tasks of a file shared with a child go when the child closes last. */
 static void t_fork_last_close(void)
 {
-	static struct dwq_schedule e[100];
+	static struct dwq_ioc_schedule e[100];
 	int fd = dwqt_open(0), o = dwqt_open(0), p[2], status;
 	unsigned int base = dwqt_stats_ok(o).queue_size;
 	pid_t pid;

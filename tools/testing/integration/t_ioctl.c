@@ -32,7 +32,7 @@ static char zeroes[4096];
 /* Nothing was scheduled by the commands the device should have refused. */
 static void expect_nothing_scheduled(int fd)
 {
-	struct dwq_stats st = dwqt_stats_ok(fd);
+	struct dwq_ioc_stats st = dwqt_stats_ok(fd);
 
 	T_EQ(st.pending, 0);
 	T_EQ(st.fired, 0);
@@ -56,15 +56,15 @@ static void t_unknown_command(void)
 
 	expect_enotty(fd, "_IO(DWQ, 0)", _IO(DWQ_IOC_MAGIC, 0));
 	expect_enotty(fd, "_IOWR(DWQ, 7, dwq_schedule)",
-		      _IOWR(DWQ_IOC_MAGIC, 7, struct dwq_schedule));
+		      _IOWR(DWQ_IOC_MAGIC, 7, struct dwq_ioc_schedule));
 	expect_enotty(fd, "_IOWR(DWQ, 8, dwq_cancel_batch)",
-		      _IOWR(DWQ_IOC_MAGIC, 8, struct dwq_cancel_batch));
+		      _IOWR(DWQ_IOC_MAGIC, 8, struct dwq_ioc_cancel_batch));
 	expect_enotty(fd, "_IOR(DWQ, 0xff, dwq_stats)",
-		      _IOR(DWQ_IOC_MAGIC, 0xff, struct dwq_stats));
+		      _IOR(DWQ_IOC_MAGIC, 0xff, struct dwq_ioc_stats));
 	expect_enotty(fd, "_IOWR('x', 1, dwq_schedule)",
-		      _IOWR('x', 1, struct dwq_schedule));
+		      _IOWR('x', 1, struct dwq_ioc_schedule));
 	expect_enotty(fd, "_IOR(DWQ ^ 1, 6, dwq_stats)",
-		      _IOR(DWQ_IOC_MAGIC ^ 1, 6, struct dwq_stats));
+		      _IOR(DWQ_IOC_MAGIC ^ 1, 6, struct dwq_ioc_stats));
 	expect_enotty(fd, "TCGETS", 0x5401);
 	expect_enotty(fd, "FIONREAD", 0x541B);
 	expect_nothing_scheduled(fd);
@@ -132,35 +132,35 @@ static void t_wrong_direction(void)
  * batch of one entry for @id for CANCEL_BATCH.
  */
 static void valid_payload(unsigned long cmd, void *buf, uint64_t id,
-			  struct dwq_schedule *entry)
+			  struct dwq_ioc_schedule *entry)
 {
-	static struct dwq_cancel cancel_entry;
+	static struct dwq_ioc_cancel cancel_entry;
 
 	memset(buf, 0, _IOC_SIZE(cmd));
 	*entry = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
 	switch (cmd) {
 	case DWQ_IOC_SCHEDULE:
-		*(struct dwq_schedule *)buf = *entry;
+		*(struct dwq_ioc_schedule *)buf = *entry;
 		break;
 	case DWQ_IOC_SCHEDULE_BATCH:
-		((struct dwq_schedule_batch *)buf)->entries = (uintptr_t)entry;
-		((struct dwq_schedule_batch *)buf)->count = 1;
+		((struct dwq_ioc_schedule_batch *)buf)->entries = (uintptr_t)entry;
+		((struct dwq_ioc_schedule_batch *)buf)->count = 1;
 		break;
 	case DWQ_IOC_CANCEL:
-		((struct dwq_cancel *)buf)->id = id;
+		((struct dwq_ioc_cancel *)buf)->id = id;
 		break;
 	case DWQ_IOC_RESCHEDULE:
-		((struct dwq_reschedule *)buf)->id = id;
-		((struct dwq_reschedule *)buf)->time_ns = DWQT_FAR_NS;
+		((struct dwq_ioc_reschedule *)buf)->id = id;
+		((struct dwq_ioc_reschedule *)buf)->time_ns = DWQT_FAR_NS;
 		break;
 	case DWQ_IOC_QUERY:
-		((struct dwq_query *)buf)->id = id;
+		((struct dwq_ioc_query *)buf)->id = id;
 		break;
 	case DWQ_IOC_CANCEL_BATCH:
-		cancel_entry = (struct dwq_cancel){ .id = id };
-		((struct dwq_cancel_batch *)buf)->entries =
+		cancel_entry = (struct dwq_ioc_cancel){ .id = id };
+		((struct dwq_ioc_cancel_batch *)buf)->entries =
 			(uintptr_t)&cancel_entry;
-		((struct dwq_cancel_batch *)buf)->count = 1;
+		((struct dwq_ioc_cancel_batch *)buf)->count = 1;
 		break;
 	}
 }
@@ -177,8 +177,8 @@ static void expect_efault(int fd, const char *what, unsigned long cmd,
 /* The task @id still waits and is the only one: nothing was scheduled. */
 static void expect_only(int fd, uint64_t id)
 {
-	struct dwq_stats st = dwqt_stats_ok(fd);
-	struct dwq_query q = dwqt_query_ok(fd, id);
+	struct dwq_ioc_stats st = dwqt_stats_ok(fd);
+	struct dwq_ioc_query q = dwqt_query_ok(fd, id);
 
 	T_EQ(st.pending, 1);
 	T_EQ(q.state, DWQ_STATE_QUEUED);
@@ -215,7 +215,7 @@ static void t_efault_unmapped(void)
 static void t_efault_straddling(void)
 {
 	int fd = dwqt_open(0);
-	struct dwq_schedule entry;
+	struct dwq_ioc_schedule entry;
 	uint64_t id;
 	size_t i;
 
@@ -240,14 +240,14 @@ static void t_efault_straddling(void)
 static void t_efault_readonly(void)
 {
 	int fd = dwqt_open(0);
-	struct dwq_schedule entry;
+	struct dwq_ioc_schedule entry;
 	uint64_t id;
 	size_t i;
 
 	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		unsigned long c = cmds[i].cmd;
-		struct dwq_stats st;
+		struct dwq_ioc_stats st;
 
 		if (!(_IOC_DIR(c) & _IOC_READ))
 			continue;
@@ -265,15 +265,15 @@ static void t_efault_readonly(void)
 	expect_only(fd, id);
 	valid_payload(DWQ_IOC_CANCEL, zeroes, id, &entry);
 	expect_efault(fd, "CANCEL", DWQ_IOC_CANCEL,
-		      dwqt_ro_copy(zeroes, sizeof(struct dwq_cancel)));
+		      dwqt_ro_copy(zeroes, sizeof(struct dwq_ioc_cancel)));
 }
 
 /* RESCHEDULE writes nothing back: a read-only payload is fine. */
 static void t_readonly_reschedule(void)
 {
 	int fd = dwqt_open(0);
-	struct dwq_reschedule r = { 0 };
-	struct dwq_query q;
+	struct dwq_ioc_reschedule r = { 0 };
+	struct dwq_ioc_query q;
 	uint64_t deadline = dwqt_now() + DWQT_FAR_NS / 2;
 
 	r.id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);

@@ -15,14 +15,14 @@
 /* No task and no event came from the refused calls. */
 static void expect_none(int fd)
 {
-	struct dwq_stats st = dwqt_stats_ok(fd);
+	struct dwq_ioc_stats st = dwqt_stats_ok(fd);
 
 	T_EQ(st.pending, 0);
 	T_EQ(st.fired, 0);
 	T_EQ(st.events, 0);
 }
 
-static void expect_sched_err(int fd, struct dwq_schedule s, int err1, int err2,
+static void expect_sched_err(int fd, struct dwq_ioc_schedule s, int err1, int err2,
 			     const char *what)
 {
 	long r = dwqt_ioctl(fd, DWQ_IOC_SCHEDULE, &s);
@@ -46,7 +46,7 @@ static void t_ids_unique(void)
 	};
 	uint64_t ids[300];
 	int fd = dwqt_open(0);
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(ids); i++) {
@@ -59,7 +59,7 @@ static void t_ids_unique(void)
 	st = dwqt_stats_ok(fd);
 	T_EQ(st.pending, ARRAY_SIZE(ids));
 	for (i = 0; i < ARRAY_SIZE(ids); i += 7) {
-		struct dwq_query q = dwqt_query_ok(fd, ids[i]);
+		struct dwq_ioc_query q = dwqt_query_ok(fd, ids[i]);
 
 		T_EQ(q.cookie, 1000 + i);
 		T_EQ(q.mode, modes[i % 3]);
@@ -99,7 +99,7 @@ static void t_reserved(void)
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
-		struct dwq_schedule s =
+		struct dwq_ioc_schedule s =
 			dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, 0, 0);
 
 		s.reserved[i] = 1;
@@ -263,7 +263,7 @@ static void t_relative(void)
 {
 	int fd = dwqt_open(0);
 	uint64_t t0, t1, t2, id, delay = 100 * NSEC_PER_SEC;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 
 	t0 = dwqt_now();
 	id = dwqt_sched_ok(fd, delay, 0, DWQ_MODE_ONESHOT, 0, 7);
@@ -317,7 +317,7 @@ static void t_boottime(void)
 	int fd = dwqt_open(0);
 	uint64_t deadline, id, mono, t;
 	struct dwq_event ev;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 
 	mono = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
 	T_EQ(dwqt_query_ok(fd, mono).flags, 0);
@@ -352,7 +352,7 @@ static void t_boottime(void)
 /* A batch: every entry scheduled, ids written back, error_index = count. */
 static void t_batch(void)
 {
-	struct dwq_schedule e[16];
+	struct dwq_ioc_schedule e[16];
 	uint64_t ids[ARRAY_SIZE(e) + 1];
 	int fd = dwqt_open(0);
 	uint32_t idx, i;
@@ -367,7 +367,7 @@ static void t_batch(void)
 	T_OK(dwqt_batch(fd, e, ARRAY_SIZE(e), &idx));
 	T_EQ(idx, ARRAY_SIZE(e));
 	for (i = 0; i < ARRAY_SIZE(e); i++) {
-		struct dwq_query q;
+		struct dwq_ioc_query q;
 
 		ids[i] = e[i].id;
 		q = dwqt_query_ok(fd, ids[i]);
@@ -383,7 +383,7 @@ static void t_batch(void)
 /* A batch of DWQ_SCHEDULE_BATCH_MAX entries. */
 static void t_batch_max(void)
 {
-	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
 	static uint64_t ids[DWQ_SCHEDULE_BATCH_MAX];
 	int fd = dwqt_open(0), other = dwqt_open(0);
 	unsigned int before;
@@ -404,7 +404,7 @@ static void t_batch_max(void)
 /* count 0 and count > DWQ_SCHEDULE_BATCH_MAX are -EINVAL. */
 static void t_batch_count(void)
 {
-	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX + 1];
+	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX + 1];
 	static const uint32_t bad[] = {
 		0,
 		DWQ_SCHEDULE_BATCH_MAX + 1,
@@ -429,8 +429,8 @@ static void t_batch_count(void)
 /* Non-zero flags or reserved of the batch itself are -EINVAL. */
 static void t_batch_flags(void)
 {
-	struct dwq_schedule e = dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, 0, 0);
-	struct dwq_schedule_batch b = {
+	struct dwq_ioc_schedule e = dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, 0, 0);
+	struct dwq_ioc_schedule_batch b = {
 		.entries = (uintptr_t)&e,
 		.count = 1,
 	};
@@ -451,14 +451,14 @@ static void t_batch_flags(void)
 static void t_batch_all_or_nothing(void)
 {
 	static const uint32_t where[] = { 0, 3, 7 };
-	struct dwq_schedule e[8];
+	struct dwq_ioc_schedule e[8];
 	int fd = dwqt_open(0);
 	size_t w, kind, i;
 	uint32_t idx;
 
 	for (w = 0; w < ARRAY_SIZE(where); w++) {
 		for (kind = 0; kind < 6; kind++) {
-			struct dwq_schedule *b = &e[where[w]];
+			struct dwq_ioc_schedule *b = &e[where[w]];
 			int err2 = EINVAL;
 			long r;
 
@@ -505,7 +505,7 @@ static void t_batch_all_or_nothing(void)
 /* Bad entries pointers fault, and schedule nothing. */
 static void t_batch_efault(void)
 {
-	struct dwq_schedule e[4], *p;
+	struct dwq_ioc_schedule e[4], *p;
 	int fd = dwqt_open(0);
 	size_t i;
 
@@ -532,7 +532,7 @@ static void t_batch_efault(void)
  */
 static void per_file_limit(unsigned long long max)
 {
-	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
 	int fd, other = dwqt_open(0);
 	uint64_t n = 0, first = 0, t0;
 	unsigned int base;
@@ -582,7 +582,7 @@ static void per_file_limit(unsigned long long max)
 /* Whether @n tasks can be scheduled and closed within @budget_ms. */
 static bool cheap_enough(unsigned long long n, unsigned int budget_ms)
 {
-	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
 	int fd = dwqt_open(0), i;
 	uint64_t t0 = dwqt_now(), ms;
 
@@ -641,7 +641,7 @@ static void t_per_file_limit(void)
  */
 static void global_limit(void)
 {
-	static struct dwq_schedule e[GLOBAL_ROOM];
+	static struct dwq_ioc_schedule e[GLOBAL_ROOM];
 	unsigned long long global;
 	int f[3], fresh, i;
 	unsigned int base;

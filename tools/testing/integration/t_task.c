@@ -16,8 +16,8 @@
 static void t_cancel_queued(void)
 {
 	int fd = dwqt_open(0);
-	struct dwq_query q;
-	struct dwq_stats st;
+	struct dwq_ioc_query q;
+	struct dwq_ioc_stats st;
 	uint64_t id, keep;
 	uint32_t result = 0;
 
@@ -42,7 +42,7 @@ static void t_cancel_periodic_queued(void)
 {
 	int fd = dwqt_open(0);
 	uint32_t m, result;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 	uint64_t id;
 
 	for (m = DWQ_MODE_FIXED_RATE; m <= DWQ_MODE_FIXED_DELAY; m++) {
@@ -60,7 +60,7 @@ static void t_cancel_periodic_queued(void)
 static void t_cancel_unknown(void)
 {
 	int fd = dwqt_open(0);
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 	uint64_t id;
 
 	T_ERR(dwqt_cancel(fd, 0, NULL), ENOENT);
@@ -85,7 +85,7 @@ static void t_cancel_fired_oneshot(void)
 {
 	int fd = dwqt_open(0);
 	struct dwq_event ev;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 	uint64_t id;
 	int i;
 
@@ -110,7 +110,7 @@ static void t_cancel_fired_oneshot(void)
 static void t_cancel_reserved(void)
 {
 	int fd = dwqt_open(0);
-	struct dwq_cancel c = { 0 };
+	struct dwq_ioc_cancel c = { 0 };
 
 	c.id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
 	c.reserved = 1;
@@ -131,7 +131,7 @@ static void t_cancel_periodic_stops(void)
 	int fd = dwqt_open(0), n, i;
 	uint64_t id, t;
 	uint32_t result;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 
 	id = dwqt_sched_ok(fd, 0, 20 * NSEC_PER_MSEC, DWQ_MODE_FIXED_RATE, 0,
 			   9);
@@ -210,7 +210,7 @@ static void t_resched_relative(void)
 {
 	int fd = dwqt_open(0);
 	uint64_t id, t0, t1, d = 50 * NSEC_PER_SEC;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 
 	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 3);
 	t0 = dwqt_now();
@@ -239,7 +239,7 @@ static void t_resched_period(void)
 {
 	int fd = dwqt_open(0), i;
 	struct dwq_event ev;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 	uint64_t id;
 
 	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 4);
@@ -310,7 +310,7 @@ static void t_resched_to_oneshot_now(void)
 	uint64_t id, end = dwqt_now() + DWQT_RACE_NS;
 	int fd = dwqt_open(0), i;
 	struct dwq_event ev;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 
 	for (i = 0; i < 200 && dwqt_now() < end; i++) {
 		id = dwqt_sched_ok(fd, DWQT_FAR_NS, 50 * NSEC_PER_MSEC,
@@ -338,7 +338,7 @@ static void t_resched_to_periodic_now(void)
 {
 	uint64_t id, end = dwqt_now() + DWQT_RACE_NS;
 	struct dwq_event ev;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 	int fd, i;
 
 	/* A file per round: a firing CANCEL found running ends with it. */
@@ -361,7 +361,7 @@ static void t_resched_to_periodic_now(void)
 	t_note("%d rounds", i);
 }
 
-static void expect_resched_err(int fd, struct dwq_reschedule r, int err1,
+static void expect_resched_err(int fd, struct dwq_ioc_reschedule r, int err1,
 			       int err2, const char *what)
 {
 	long e = dwqt_ioctl(fd, DWQ_IOC_RESCHEDULE, &r);
@@ -379,10 +379,10 @@ static void t_resched_errors(void)
 	unsigned long long min;
 	int fd = dwqt_open(0);
 	uint64_t deadline = dwqt_now() + DWQT_FAR_NS, id;
-	struct dwq_reschedule r, ok = {
+	struct dwq_ioc_reschedule r, ok = {
 		.time_ns = DWQT_FAR_NS / 2,
 	};
-	struct dwq_query q0, q;
+	struct dwq_ioc_query q0, q;
 	int i;
 
 	id = dwqt_sched_ok(fd, deadline, NSEC_PER_SEC, DWQ_MODE_FIXED_RATE,
@@ -449,7 +449,7 @@ static void t_query_fields(void)
 {
 	int fd = dwqt_open(0);
 	uint64_t deadline, id, t0, t1;
-	struct dwq_query q, q2;
+	struct dwq_ioc_query q, q2;
 
 	deadline = dwqt_now() + 60 * NSEC_PER_SEC;
 	id = dwqt_sched_ok(fd, deadline, 2 * NSEC_PER_SEC, DWQ_MODE_FIXED_DELAY,
@@ -486,7 +486,7 @@ static void t_query_runs(void)
 {
 	int fd = dwqt_open(0), i;
 	struct dwq_event ev;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 	uint64_t id, last = 0;
 
 	id = dwqt_sched_ok(fd, 0, 30 * NSEC_PER_MSEC, DWQ_MODE_FIXED_DELAY, 0,
@@ -520,12 +520,12 @@ static void t_query_runs(void)
 static void t_query_errors(void)
 {
 	int fd = dwqt_open(0), i;
-	struct dwq_query q;
+	struct dwq_ioc_query q;
 
 	memset(&q, 0, sizeof(q));
 	q.id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
 	for (i = 0; i < 3; i++) {
-		struct dwq_query bad = q;
+		struct dwq_ioc_query bad = q;
 
 		bad.reserved[i] = 1;
 		T_ERR(dwqt_ioctl(fd, DWQ_IOC_QUERY, &bad), EINVAL);
@@ -538,7 +538,7 @@ static void t_query_errors(void)
 static void t_stats_fresh(void)
 {
 	int fd = dwqt_open(0);
-	struct dwq_stats st = dwqt_stats_ok(fd);
+	struct dwq_ioc_stats st = dwqt_stats_ok(fd);
 	unsigned long long workers = 4;
 	size_t i;
 
@@ -562,7 +562,7 @@ static void t_stats_fresh(void)
 static void t_stats_counts(void)
 {
 	int fd = dwqt_open(0), other = dwqt_open(0), i;
-	struct dwq_stats st, st0, o;
+	struct dwq_ioc_stats st, st0, o;
 	struct dwq_event ev;
 	uint64_t a;
 
@@ -604,10 +604,10 @@ static void t_stats_counts(void)
 /* queue_size follows the tasks of every file. */
 static void t_stats_queue_size(void)
 {
-	static struct dwq_schedule e[100];
+	static struct dwq_ioc_schedule e[100];
 	int a = dwqt_open(0), b = dwqt_open(0);
 	unsigned int base = dwqt_stats_ok(a).queue_size;
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(e); i++)
@@ -628,7 +628,7 @@ static void t_stats_queue_size(void)
 static void t_stats_leader(void)
 {
 	int fd = dwqt_open(0), i;
-	struct dwq_stats st, st0;
+	struct dwq_ioc_stats st, st0;
 
 	st0 = dwqt_stats_ok(fd);
 	dwqt_sched_ok(fd, 10 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 1);

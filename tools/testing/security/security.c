@@ -209,7 +209,7 @@ static long xioctl(int fd, unsigned long cmd, void *arg)
 static long sched(int fd, uint64_t time_ns, uint64_t period_ns, uint32_t mode,
 		  uint64_t cookie, uint64_t *id)
 {
-	struct dwq_schedule s = {
+	struct dwq_ioc_schedule s = {
 		.time_ns = time_ns,
 		.period_ns = period_ns,
 		.cookie = cookie,
@@ -234,15 +234,15 @@ static uint64_t sched_ok(int fd, uint64_t time_ns)
 /* A batch of @n far-future one-shots; 0 or -errno. */
 static long batch(int fd, uint32_t n)
 {
-	static struct dwq_schedule e[DWQ_SCHEDULE_BATCH_MAX];
-	struct dwq_schedule_batch b = {
+	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	struct dwq_ioc_schedule_batch b = {
 		.entries = (uintptr_t)e,
 		.count = n,
 	};
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
-		e[i] = (struct dwq_schedule){ .time_ns = FAR_NS, .cookie = i };
+		e[i] = (struct dwq_ioc_schedule){ .time_ns = FAR_NS, .cookie = i };
 	return xioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &b);
 }
 
@@ -262,14 +262,14 @@ static void fill(int fd, uint32_t n)
 
 static long cancel(int fd, uint64_t id)
 {
-	struct dwq_cancel c = { .id = id };
+	struct dwq_ioc_cancel c = { .id = id };
 
 	return xioctl(fd, DWQ_IOC_CANCEL, &c);
 }
 
-static struct dwq_stats stats(int fd)
+static struct dwq_ioc_stats stats(int fd)
 {
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 
 	memset(&st, 0, sizeof(st));
 	CHECK(!xioctl(fd, DWQ_IOC_STATS, &st), "STATS: %s", errname(errno));
@@ -461,9 +461,9 @@ static void debugfs_root_only(void)
 
 static void user_round_trip(void)
 {
-	struct dwq_reschedule rs = { .time_ns = FAR_NS / 2 };
-	struct dwq_query q = { 0 };
-	struct dwq_cancel c = { 0 };
+	struct dwq_ioc_reschedule rs = { .time_ns = FAR_NS / 2 };
+	struct dwq_ioc_query q = { 0 };
+	struct dwq_ioc_cancel c = { 0 };
 	struct dwq_event ev;
 	int fd = dev_open();
 	uint64_t id, far;
@@ -681,8 +681,8 @@ static uint64_t g_ids[3];
 
 static void user_b_foreign_ids(void)
 {
-	struct dwq_reschedule rs = { .time_ns = 0 };
-	struct dwq_query q = { 0 };
+	struct dwq_ioc_reschedule rs = { .time_ns = 0 };
+	struct dwq_ioc_query q = { 0 };
 	int fd = dev_open();
 	size_t i;
 
@@ -715,7 +715,7 @@ static void foreign_ids(void)
 	pid = fork();
 	CHECK(pid >= 0, "fork: %s", strerror(errno));
 	if (!pid) {
-		struct dwq_query q = { 0 };
+		struct dwq_ioc_query q = { 0 };
 		int fd;
 
 		close(sv[0]);
@@ -818,8 +818,8 @@ static const char *const param_names[] = {
 static void user_no_addresses(void)
 {
 	struct dwq_event ev[4];
-	struct dwq_query q = { 0 };
-	struct dwq_stats st = { 0 };
+	struct dwq_ioc_query q = { 0 };
+	struct dwq_ioc_stats st = { 0 };
 	char path[128], buf[4096];
 	int fd = dev_open(), n = 0;
 	uint64_t ids[3];

@@ -223,9 +223,9 @@ static void count(long ret, int err, bool valid, unsigned int cmd)
 static void fuzz_ioctl(__u64 *s)
 {
 	__u64 buf[64];
-	struct dwq_schedule_batch *b;
-	struct dwq_cancel_batch *cb;
-	struct dwq_cancel *ce;
+	struct dwq_ioc_schedule_batch *b;
+	struct dwq_ioc_cancel_batch *cb;
+	struct dwq_ioc_cancel *ce;
 	unsigned int cmd, size;
 	bool valid, writable, ew;
 	size_t room;
@@ -412,7 +412,7 @@ static void fuzz_files(__u64 *s)
 	case 2: /* a child shares the files, uses and leaves them */
 		pid = fork();
 		if (pid == 0) {
-			struct dwq_stats st;
+			struct dwq_ioc_stats st;
 
 			ioctl(fds[i], DWQ_IOC_STATS, &st);
 			_exit(0);
@@ -463,7 +463,7 @@ static void *thread(void *arg)
 /* After all that, the module still works: schedule, wait, read. */
 static bool round_trip(void)
 {
-	struct dwq_schedule sc = { .time_ns = 1000000, .cookie = 42 };
+	struct dwq_ioc_schedule sc = { .time_ns = 1000000, .cookie = 42 };
 	int fd = open(dev, O_RDWR | O_CLOEXEC);
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct dwq_event ev;

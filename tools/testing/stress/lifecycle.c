@@ -70,9 +70,9 @@ static int open_dev(void)
 	return fd;
 }
 
-static struct dwq_stats stats(int fd)
+static struct dwq_ioc_stats stats(int fd)
 {
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 
 	if (ioctl(fd, DWQ_IOC_STATS, &st)) {
 		perror("dwq-lifecycle: STATS");
@@ -90,9 +90,9 @@ static __u64 now_ns(void)
 }
 
 /* Batch-schedule @n entries of @s; 0 or -errno. */
-static long batch(int fd, struct dwq_schedule *s, unsigned int n)
+static long batch(int fd, struct dwq_ioc_schedule *s, unsigned int n)
 {
-	struct dwq_schedule_batch b = {
+	struct dwq_ioc_schedule_batch b = {
 		.entries = (uintptr_t)s,
 		.count = n,
 	};
@@ -102,7 +102,7 @@ static long batch(int fd, struct dwq_schedule *s, unsigned int n)
 
 static int cmd_hold(unsigned int n, unsigned int periodic)
 {
-	static struct dwq_schedule s[DWQ_SCHEDULE_BATCH_MAX];
+	static struct dwq_ioc_schedule s[DWQ_SCHEDULE_BATCH_MAX];
 	unsigned int done = 0, k, i;
 	int fd = open_dev();
 	long err;
@@ -189,12 +189,12 @@ static void read_until(int fd, const bool *cancelled, unsigned int n,
 static int cmd_traffic(void)
 {
 	enum { N = 64 };
-	struct dwq_schedule s[N + 2] = {};
+	struct dwq_ioc_schedule s[N + 2] = {};
 	bool cancelled[N] = {};
 	__u64 runs[N + 2] = {}, read_events = 0;
 	unsigned int i, removed = 0, want = N;
-	struct dwq_cancel c;
-	struct dwq_stats st;
+	struct dwq_ioc_cancel c;
+	struct dwq_ioc_stats st;
 	int fd = open_dev();
 	long err;
 
@@ -214,7 +214,7 @@ static int cmd_traffic(void)
 	}
 	/* Cancel every fourth one-shot: removed, or it fired already. */
 	for (i = 0; i < N; i += 4) {
-		c = (struct dwq_cancel){ .id = s[i].id };
+		c = (struct dwq_ioc_cancel){ .id = s[i].id };
 		if (ioctl(fd, DWQ_IOC_CANCEL, &c) == 0) {
 			if (c.result == DWQ_RESULT_REMOVED) {
 				cancelled[i] = true;
@@ -228,7 +228,7 @@ static int cmd_traffic(void)
 	}
 	read_until(fd, cancelled, N, want, runs, &read_events);
 	for (i = N; i < N + 2; i++) {
-		c = (struct dwq_cancel){ .id = s[i].id };
+		c = (struct dwq_ioc_cancel){ .id = s[i].id };
 		if (ioctl(fd, DWQ_IOC_CANCEL, &c))
 			fail("cancel periodic id %llu: %s",
 			     (unsigned long long)s[i].id, strerror(errno));
@@ -286,11 +286,11 @@ static unsigned int fail_nth_left(void)
 static __u64 ids[MAX_IDS], cookies[MAX_IDS];
 static unsigned int nids;
 
-static bool check_intact(int fd, const struct dwq_stats *before,
+static bool check_intact(int fd, const struct dwq_ioc_stats *before,
 			 unsigned int nth)
 {
-	struct dwq_stats st = stats(fd);
-	struct dwq_query q;
+	struct dwq_ioc_stats st = stats(fd);
+	struct dwq_ioc_query q;
 	unsigned int i;
 	bool ok = true;
 
@@ -304,7 +304,7 @@ static bool check_intact(int fd, const struct dwq_stats *before,
 		ok = false;
 	}
 	for (i = 0; i < nids; i++) {
-		q = (struct dwq_query){ .id = ids[i] };
+		q = (struct dwq_ioc_query){ .id = ids[i] };
 		if (ioctl(fd, DWQ_IOC_QUERY, &q) || q.cookie != cookies[i] ||
 		    q.state != DWQ_STATE_QUEUED) {
 			printf("dwq-lifecycle: FAIL: nth %u: id %llu lost (cookie %llu state %u)\n",
@@ -320,7 +320,7 @@ static bool check_intact(int fd, const struct dwq_stats *before,
 }
 
 /* Record the tasks of a batch that worked. */
-static void remember(const struct dwq_schedule *s, unsigned int k)
+static void remember(const struct dwq_ioc_schedule *s, unsigned int k)
 {
 	unsigned int i;
 
@@ -342,7 +342,7 @@ static void remember(const struct dwq_schedule *s, unsigned int k)
  */
 static int base_open(__u64 *cookie)
 {
-	struct dwq_schedule s[16] = {};
+	struct dwq_ioc_schedule s[16] = {};
 	__u64 deadline = now_ns() + 10000 * MS;
 	unsigned int i;
 	int fd = open_dev();
@@ -381,9 +381,9 @@ static int base_open(__u64 *cookie)
 static void grow_bursts(int *base, int fd, unsigned int k, __u64 *cookie,
 			unsigned int *injected, unsigned int *recovered)
 {
-	static struct dwq_schedule s[DWQ_SCHEDULE_BATCH_MAX];
+	static struct dwq_ioc_schedule s[DWQ_SCHEDULE_BATCH_MAX];
 	unsigned int nth, i, left;
-	struct dwq_stats before;
+	struct dwq_ioc_stats before;
 	long err;
 
 	for (nth = 1; nth < 100000; nth++) {
@@ -448,10 +448,10 @@ static void grow_bursts(int *base, int fd, unsigned int k, __u64 *cookie,
 
 static void cancel_batch_failnth(unsigned int *injected)
 {
-	struct dwq_schedule s[CANCEL_N] = {};
-	struct dwq_cancel c[CANCEL_N];
-	struct dwq_cancel_batch b = { .count = CANCEL_N };
-	struct dwq_query q;
+	struct dwq_ioc_schedule s[CANCEL_N] = {};
+	struct dwq_ioc_cancel c[CANCEL_N];
+	struct dwq_ioc_cancel_batch b = { .count = CANCEL_N };
+	struct dwq_ioc_query q;
 	unsigned int nth, i, enomem = 0;
 	int fd = open_dev(), err;
 	__u64 gone;
@@ -464,7 +464,7 @@ static void cancel_batch_failnth(unsigned int *injected)
 	}
 	for (nth = 1; nth < 1000; nth++) {
 		for (i = 0; i < CANCEL_N; i++)
-			c[i] = (struct dwq_cancel){ .id = s[i].id };
+			c[i] = (struct dwq_ioc_cancel){ .id = s[i].id };
 		b.entries = (uintptr_t)c;
 		set_fail_nth(nth);
 		err = ioctl(fd, DWQ_IOC_CANCEL_BATCH, &b) ? errno : 0;
@@ -479,7 +479,7 @@ static void cancel_batch_failnth(unsigned int *injected)
 			failures++;
 		}
 		for (i = 0; i < CANCEL_N; i++) {
-			q = (struct dwq_query){ .id = s[i].id };
+			q = (struct dwq_ioc_query){ .id = s[i].id };
 			if (ioctl(fd, DWQ_IOC_QUERY, &q) ||
 			    q.state != DWQ_STATE_QUEUED)
 				break;
@@ -516,8 +516,8 @@ static int cmd_failnth(void)
 	unsigned int i, injected = 0, recovered = 0, fired = 0, dups = 0;
 	struct pollfd p = { .events = POLLIN };
 	struct dwq_event ev[64];
-	struct dwq_reschedule r;
-	struct dwq_stats st;
+	struct dwq_ioc_reschedule r;
+	struct dwq_ioc_stats st;
 	__u64 cookie = 1, deadline, *seen;
 	ssize_t len;
 	int fd;
@@ -538,7 +538,7 @@ static int cmd_failnth(void)
 	if (!seen)
 		return 2;
 	for (i = 0; i < nids; i++) {
-		r = (struct dwq_reschedule){ .id = ids[i],
+		r = (struct dwq_ioc_reschedule){ .id = ids[i],
 					     .time_ns = i % 50 * MS };
 		if (ioctl(fd, DWQ_IOC_RESCHEDULE, &r)) {
 			printf("dwq-lifecycle: FAIL: reschedule id %llu: %s\n",

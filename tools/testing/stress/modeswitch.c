@@ -117,13 +117,13 @@ static void collect(int fd, __u64 id, int ms, int *n, int *last, __u64 *last_dl,
 
 static void case_a(int t, int i, int fd)
 {
-	struct dwq_schedule s = { .mode = DWQ_MODE_ONESHOT };
-	struct dwq_reschedule r = {
+	struct dwq_ioc_schedule s = { .mode = DWQ_MODE_ONESHOT };
+	struct dwq_ioc_reschedule r = {
 		.mode = DWQ_MODE_FIXED_RATE,
 		.period_ns = NS_PER_MS,
 		.flags = DWQ_RESCHED_PERIOD,
 	};
-	struct dwq_cancel c = {};
+	struct dwq_ioc_cancel c = {};
 	int n = 0, last = 0, other = 0, last_before;
 	__u64 dl = 0;
 	long err, cerr;
@@ -166,15 +166,15 @@ static void case_a(int t, int i, int fd)
 
 static void case_b(int t, int i, int fd)
 {
-	struct dwq_schedule s = {
+	struct dwq_ioc_schedule s = {
 		.mode = DWQ_MODE_FIXED_RATE,
 		.period_ns = NS_PER_MS,
 	};
-	struct dwq_reschedule r = {
+	struct dwq_ioc_reschedule r = {
 		.mode = DWQ_MODE_ONESHOT,
 		.flags = DWQ_RESCHED_PERIOD,
 	};
-	struct dwq_query q = {};
+	struct dwq_ioc_query q = {};
 	int n = 0, last = 0, other = 0;
 	__u64 dl = 0, t0, t1;
 	long err, qerr;
@@ -212,7 +212,7 @@ static void case_b(int t, int i, int fd)
 	if (!err && qerr != -ENOENT)
 		fail(t, i, "B: after its LAST event, QUERY: %ld", qerr);
 	if (qerr == 0) {
-		struct dwq_cancel c = { .id = s.id };
+		struct dwq_ioc_cancel c = { .id = s.id };
 
 		xioctl(fd, DWQ_IOC_CANCEL, &c);
 	}
@@ -221,17 +221,17 @@ static void case_b(int t, int i, int fd)
 
 static void case_c(int t, int i, int fd)
 {
-	struct dwq_schedule s = {
+	struct dwq_ioc_schedule s = {
 		.mode = DWQ_MODE_FIXED_RATE,
 		.period_ns = NS_PER_MS,
 	};
-	struct dwq_reschedule r = {
+	struct dwq_ioc_reschedule r = {
 		.mode = DWQ_MODE_ONESHOT,
 		.time_ns = 10000 * NS_PER_MS,
 		.flags = DWQ_RESCHED_PERIOD,
 	};
-	struct dwq_cancel c = {};
-	struct dwq_query q = {};
+	struct dwq_ioc_cancel c = {};
+	struct dwq_ioc_query q = {};
 	int n = 0, last = 0, other = 0;
 	__u64 dl = 0;
 	long err, cerr, qerr;
@@ -281,7 +281,7 @@ static void case_c(int t, int i, int fd)
  */
 static void quiet(int t, int fd)
 {
-	struct dwq_stats a, b;
+	struct dwq_ioc_stats a, b;
 	int n = 0, last = 0, other = 0;
 	__u64 dl = 0;
 

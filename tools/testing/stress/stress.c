@@ -365,7 +365,7 @@ static void unbusy(struct file *f, struct ent *e)
 
 /* Record a new id; apply events that came before. f->lock held. */
 static struct ent *record(struct file *f, __u64 id,
-			  const struct dwq_schedule *s, __u64 t0, __u64 t1)
+			  const struct dwq_ioc_schedule *s, __u64 t0, __u64 t1)
 {
 	struct ent *e;
 	__u64 n;
@@ -419,7 +419,7 @@ static struct ent *record(struct file *f, __u64 id,
  * A random new task; periodic ones get an absolute first deadline. Batch
  * entries (!@allow_periodic) are one-shots on CLOCK_MONOTONIC.
  */
-static void make_sched(__u64 *rs, struct file *f, struct dwq_schedule *s,
+static void make_sched(__u64 *rs, struct file *f, struct dwq_ioc_schedule *s,
 		       bool allow_periodic)
 {
 	memset(s, 0, sizeof(*s));
@@ -442,7 +442,7 @@ static void make_sched(__u64 *rs, struct file *f, struct dwq_schedule *s,
 					     CLOCK_MONOTONIC);
 }
 
-static __u64 clock_of(const struct dwq_schedule *s)
+static __u64 clock_of(const struct dwq_ioc_schedule *s)
 {
 	return now_ns(s->flags & DWQ_SCHED_BOOTTIME ? CLOCK_BOOTTIME :
 						      CLOCK_MONOTONIC);
@@ -450,7 +450,7 @@ static __u64 clock_of(const struct dwq_schedule *s)
 
 static void op_schedule(__u64 *rs, struct file *f)
 {
-	struct dwq_schedule s;
+	struct dwq_ioc_schedule s;
 	__u64 t0, t1;
 	long err;
 
@@ -469,8 +469,8 @@ static void op_schedule(__u64 *rs, struct file *f)
 
 static void op_batch(__u64 *rs, struct file *f)
 {
-	struct dwq_schedule s[MAX_BATCH];
-	struct dwq_schedule_batch b = {};
+	struct dwq_ioc_schedule s[MAX_BATCH];
+	struct dwq_ioc_schedule_batch b = {};
 	unsigned int n = 1 + rnd_below(rs, MAX_BATCH), i, bad = n;
 	__u64 t0, t1;
 	long err;
@@ -532,7 +532,7 @@ static struct ent *claim(__u64 *rs, struct file *f)
  */
 static void cancel_done(struct file *f, struct ent *e, long err, __u32 result)
 {
-	struct dwq_cancel c = { .id = e->id, .result = result };
+	struct dwq_ioc_cancel c = { .id = e->id, .result = result };
 
 	pthread_mutex_lock(&f->lock);
 	if (e->state != ST_LIVE) {
@@ -583,7 +583,7 @@ out:
 /* Cancel @e; f->lock not held, @e busy (or no thread runs any more). */
 static void do_cancel(struct file *f, struct ent *e)
 {
-	struct dwq_cancel c = { .id = e->id };
+	struct dwq_ioc_cancel c = { .id = e->id };
 	long err;
 
 	err = xioctl(f->fd, DWQ_IOC_CANCEL, &c);
@@ -608,8 +608,8 @@ static void op_cancel(__u64 *rs, struct file *f)
 static void op_cancel_batch(__u64 *rs, struct file *f)
 {
 	unsigned int want = 1 + rnd_below(rs, BATCH_CANCEL_MAX), n = 0, i;
-	struct dwq_cancel c[BATCH_CANCEL_MAX + 1] = {};
-	struct dwq_cancel_batch b = {};
+	struct dwq_ioc_cancel c[BATCH_CANCEL_MAX + 1] = {};
+	struct dwq_ioc_cancel_batch b = {};
 	struct ent *e[BATCH_CANCEL_MAX];
 	long err;
 
@@ -644,7 +644,7 @@ static void op_cancel_batch(__u64 *rs, struct file *f)
 
 static void op_reschedule(__u64 *rs, struct file *f)
 {
-	struct dwq_reschedule r = {};
+	struct dwq_ioc_reschedule r = {};
 	struct ent *e = claim(rs, f);
 	__u64 t0, t1;
 	long err;
@@ -712,7 +712,7 @@ static void op_reschedule(__u64 *rs, struct file *f)
 
 static void op_query(__u64 *rs, struct file *f)
 {
-	struct dwq_query q = {};
+	struct dwq_ioc_query q = {};
 	struct ent *e = claim(rs, f);
 	__u64 k;
 	long err;
@@ -737,8 +737,7 @@ static void op_query(__u64 *rs, struct file *f)
 		goto out;
 	}
 	if (q.cookie != e->cookie || q.mode != e->mode ||
-	    q.period_ns != e->period || q.state < DWQ_STATE_QUEUED ||
-	    q.state > DWQ_STATE_IDLE ||
+	    q.period_ns != e->period || q.state > DWQ_STATE_RUNNING ||
 	    q.flags != (e->clock == CLOCK_BOOTTIME ? DWQ_SCHED_BOOTTIME : 0u))
 		fail("query id %llu: cookie %llu mode %u period %llu state %u flags %#x",
 		     (unsigned long long)e->id, (unsigned long long)q.cookie,
@@ -808,7 +807,7 @@ static void op_read(__u64 *rs, struct file *f, bool wait)
 
 static void op_stats(struct file *f)
 {
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	long err = xioctl(f->fd, DWQ_IOC_STATS, &st);
 
 	if (err)
@@ -872,7 +871,7 @@ static void file_open(struct file *f)
 }
 
 /* Read all events until the file is quiet; false if it never got so. */
-static bool drain(struct file *f, struct dwq_stats *st)
+static bool drain(struct file *f, struct dwq_ioc_stats *st)
 {
 	__u64 rs = 1, deadline = now_ns(CLOCK_MONOTONIC) + 30 * NS_PER_SEC;
 	int quiet = 0;
@@ -897,7 +896,7 @@ static bool drain(struct file *f, struct dwq_stats *st)
 static void verify(int fi)
 {
 	struct file *f = &files[fi];
-	struct dwq_stats st;
+	struct dwq_ioc_stats st;
 	struct orphan *o;
 	struct ent *e;
 	__u64 id, firings, k, ents = 0, done = 0;
