@@ -224,7 +224,7 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy);
 void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st);
 int dwq_queue_get_worker_stats(struct dwq_queue *q, unsigned int id,
-			   struct dwq_worker_stats *st);
+			       struct dwq_worker_stats *st);
 
 void dwq_task_init(struct dwq_task *task, void (*func)(struct dwq_task *task),
 		   void (*release)(struct dwq_task *task));

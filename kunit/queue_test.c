@@ -673,7 +673,8 @@ static void dwq_queue_test_clocks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.deadline_ns, boot + 100 * MS);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(bq, &p[1].task, &s), 0);
 	KUNIT_ASSERT_EQ(test, qt_at(bq, &p[2], mono + 100 * MS), 0);
-	s = (struct dwq_sched){ .time_ns = 100 * MS, .flags = DWQ_SCHED_BOOTTIME };
+	s = (struct dwq_sched){ .time_ns = 100 * MS,
+				.flags = DWQ_SCHED_BOOTTIME };
 	KUNIT_ASSERT_EQ(test, dwq_schedule(mq, &p[3].task, &s), 0);
 
 	qt_wait_ran(test, &p[0]);

@@ -173,8 +173,8 @@ static void dwq_task_periodic_test_fixed_rate_phase(struct kunit *test)
 	int k;
 
 	p->want = 6;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, period, DWQ_MODE_FIXED_RATE, period),
-			0);
+	KUNIT_ASSERT_EQ(test,
+			tt_sched(q, p, period, DWQ_MODE_FIXED_RATE, period), 0);
 	tt_wait(test, &p->enough);
 	KUNIT_EXPECT_NE(test, dwq_cancel_sync(&p->task), DWQ_RESULT_IDLE);
 	for (k = 0; k < 6; k++) {
@@ -203,8 +203,8 @@ static void dwq_task_periodic_test_fixed_rate_overrun(struct kunit *test)
 
 	p->sleep_ms[0] = 75;
 	p->want = 2;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, period, DWQ_MODE_FIXED_RATE, period),
-			0);
+	KUNIT_ASSERT_EQ(test,
+			tt_sched(q, p, period, DWQ_MODE_FIXED_RATE, period), 0);
 	tt_wait(test, &p->enough);
 	KUNIT_EXPECT_NE(test, dwq_cancel_sync(&p->task), DWQ_RESULT_IDLE);
 
@@ -233,7 +233,8 @@ static void dwq_task_periodic_test_fixed_delay_spacing(struct kunit *test)
 	for (k = 0; k < TT_RUNS; k++)
 		p->sleep_ms[k] = 20;
 	p->want = 4;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_DELAY, period), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_DELAY, period),
+			0);
 	tt_wait(test, &p->enough);
 	dwq_cancel_sync(&p->task);
 	for (k = 1; k < 4; k++) {
@@ -260,8 +261,10 @@ static void dwq_task_periodic_test_never_concurrent(struct kunit *test)
 	}
 	p[0].want = 10;
 	p[1].want = 10;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_MODE_FIXED_RATE, MS), 0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_DELAY, 1000), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_MODE_FIXED_RATE, MS),
+			0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_DELAY, 1000),
+			0);
 	tt_wait(test, &p[0].enough);
 	tt_wait(test, &p[1].enough);
 	dwq_cancel_sync(&p[0].task);
@@ -282,7 +285,8 @@ static void dwq_task_periodic_test_cancel_running(struct kunit *test)
 	struct dwq_task_info info;
 
 	tt_gate(p, &gate, 1);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_RATE, 10 * MS), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_RATE, 10 * MS),
+			0);
 	tt_wait(test, &p->started);
 	tt_wait(test, &p->started); /* run 1, held at the gate */
 	dwq_query(&p->task, &info);
@@ -318,7 +322,8 @@ static void dwq_task_periodic_test_made_oneshot_cancelled(struct kunit *test)
 	int ret;
 
 	tt_gate(p, &gate, 0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_RATE, 10 * MS), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_RATE, 10 * MS),
+			0);
 	tt_wait(test, &p->started);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &s), 0);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
@@ -354,7 +359,8 @@ static void dwq_task_periodic_test_reschedule_running(struct kunit *test)
 
 	tt_gate(&p[0], &gate, 0);
 	p[0].want = 3;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_MODE_FIXED_RATE, period), 0);
+	KUNIT_ASSERT_EQ(test,
+			tt_sched(q, &p[0], 0, DWQ_MODE_FIXED_RATE, period), 0);
 	tt_wait(test, &p[0].started);
 	t = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p[0].task, &s), 0);
@@ -422,8 +428,8 @@ static void dwq_task_periodic_test_set_period(struct kunit *test)
 
 	p->want = 3;
 	KUNIT_ASSERT_EQ(test,
-			tt_sched(q, p, 3600ULL * NSEC_PER_SEC, DWQ_MODE_FIXED_DELAY,
-				 10 * MS),
+			tt_sched(q, p, 3600ULL * NSEC_PER_SEC,
+				 DWQ_MODE_FIXED_DELAY, 10 * MS),
 			0);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &s), 0);
 	dwq_query(&p->task, &info);
@@ -556,13 +562,14 @@ static void dwq_task_cancel_test_batch(struct kunit *test)
 	unsigned int i;
 
 	/* The far ones first: no assertion may fail while p[1] is held. */
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 10000 * MS, DWQ_MODE_ONESHOT, 0),
-			0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q2, &p[3], 10000 * MS, DWQ_MODE_ONESHOT, 0),
+	KUNIT_ASSERT_EQ(test,
+			tt_sched(q, &p[0], 10000 * MS, DWQ_MODE_ONESHOT, 0), 0);
+	KUNIT_ASSERT_EQ(test,
+			tt_sched(q2, &p[3], 10000 * MS, DWQ_MODE_ONESHOT, 0),
 			0);
 	tt_gate(&p[1], &gate, 0);
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_RATE, 10 * MS),
-			0);
+	KUNIT_ASSERT_EQ(test,
+			tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_RATE, 10 * MS), 0);
 	tt_wait(test, &p[1].started);
 
 	dwq_cancel_batch(q, tasks, ARRAY_SIZE(tasks), ret);
@@ -724,7 +731,8 @@ static void dwq_task_cancel_test_sync_deadlock(struct kunit *test)
 
 	/* A periodic task can still stop itself with plain cancel. */
 	p[1].self = dwq_cancel;
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_RATE, MS), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_RATE, MS),
+			0);
 	tt_wait(test, &p[1].ran);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, p[1].self_ret, DWQ_RESULT_RUNNING);
@@ -780,7 +788,8 @@ static void dwq_task_cancel_test_query(struct kunit *test)
 
 	tt_gate(&p[0], &gate, 0);
 	t0 = ktime_get_ns();
-	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 200 * MS, DWQ_MODE_ONESHOT, 0), 0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 200 * MS, DWQ_MODE_ONESHOT, 0),
+			0);
 	dwq_query(&p[0].task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_MODE_ONESHOT);
@@ -825,8 +834,8 @@ static void dwq_task_cancel_test_references(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_MODE_ONESHOT, 0), 0);
 	KUNIT_ASSERT_EQ(test,
-			tt_sched(q, &p[1], 3600ULL * NSEC_PER_SEC, DWQ_MODE_ONESHOT,
-				 0),
+			tt_sched(q, &p[1], 3600ULL * NSEC_PER_SEC,
+				 DWQ_MODE_ONESHOT, 0),
 			0);
 	/* The owner lets go first: the queue's reference keeps them alive. */
 	dwq_task_put(&p[0].task);

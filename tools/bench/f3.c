@@ -95,7 +95,7 @@ struct f3_wa;
 /**
  * struct f3_wa_worker - a worker of the wake-all queue
  * @q: its queue
- * @task: its kthread
+ * @thread: its kthread
  * @wait: its entry on @q->waitq while it sleeps
  * @wakeups: returns from a sleep; under @q->lock
  * @spurious: wakeups that found nothing to do; under @q->lock
@@ -338,7 +338,8 @@ static int f3_rows(const char *variant, unsigned int workers, unsigned int rep,
 static int f3_leader_follower(struct f3_stream *s, unsigned int workers,
 			      unsigned int rep)
 {
-	struct dwq_sched sched = { .mode = DWQ_MODE_ONESHOT, .flags = DWQ_SCHED_ABS };
+	struct dwq_sched sched = { .mode = DWQ_MODE_ONESHOT,
+				   .flags = DWQ_SCHED_ABS };
 	struct dwq_queue_stats a, b;
 	struct dwq_queue *q;
 	struct f3_run run;

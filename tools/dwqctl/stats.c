@@ -78,8 +78,8 @@ struct counter {
 	const char *note;
 };
 
-#define COUNTER(f, note)                                \
-	{                                               \
+#define COUNTER(f, note)                                    \
+	{                                                   \
 #f, offsetof(struct dwq_ioc_stats, f), note \
 	}
 

@@ -301,6 +301,7 @@ struct dwq_event {
 #define DWQ_IOC_RESCHEDULE _IOW(DWQ_IOC_MAGIC, 4, struct dwq_ioc_reschedule)
 #define DWQ_IOC_QUERY _IOWR(DWQ_IOC_MAGIC, 5, struct dwq_ioc_query)
 #define DWQ_IOC_STATS _IOR(DWQ_IOC_MAGIC, 6, struct dwq_ioc_stats)
-#define DWQ_IOC_CANCEL_BATCH _IOWR(DWQ_IOC_MAGIC, 7, struct dwq_ioc_cancel_batch)
+#define DWQ_IOC_CANCEL_BATCH \
+	_IOWR(DWQ_IOC_MAGIC, 7, struct dwq_ioc_cancel_batch)
 
 #endif /* _UAPI_LINUX_DWQ_H */

@@ -37,8 +37,8 @@ long dwqt_ioctl(int fd, unsigned long cmd, void *arg)
 }
 
 struct dwq_ioc_schedule dwqt_sched_arg(uint64_t time_ns, uint64_t period_ns,
-				   uint32_t mode, uint32_t flags,
-				   uint64_t cookie)
+				       uint32_t mode, uint32_t flags,
+				       uint64_t cookie)
 {
 	struct dwq_ioc_schedule s = {
 		.time_ns = time_ns,
@@ -148,7 +148,7 @@ long dwqt_query(int fd, uint64_t id, struct dwq_ioc_query *q)
 }
 
 struct dwq_ioc_query __dwqt_query_ok(const char *file, int line, int fd,
-				 uint64_t id)
+				     uint64_t id)
 {
 	struct dwq_ioc_query q;
 	long r;

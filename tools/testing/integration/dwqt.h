@@ -38,8 +38,8 @@ long dwqt_ioctl(int fd, unsigned long cmd, void *arg);
 
 /* A struct dwq_ioc_schedule with these fields, the others zero. */
 struct dwq_ioc_schedule dwqt_sched_arg(uint64_t time_ns, uint64_t period_ns,
-				   uint32_t mode, uint32_t flags,
-				   uint64_t cookie);
+				       uint32_t mode, uint32_t flags,
+				       uint64_t cookie);
 long dwqt_sched(int fd, uint64_t time_ns, uint64_t period_ns, uint32_t mode,
 		uint32_t flags, uint64_t cookie, uint64_t *id);
 uint64_t __dwqt_sched_ok(const char *file, int line, int fd, uint64_t time_ns,
@@ -57,7 +57,7 @@ long dwqt_resched(int fd, uint64_t id, uint64_t time_ns, uint64_t period_ns,
 		  uint32_t mode, uint32_t flags);
 long dwqt_query(int fd, uint64_t id, struct dwq_ioc_query *q);
 struct dwq_ioc_query __dwqt_query_ok(const char *file, int line, int fd,
-				 uint64_t id);
+				     uint64_t id);
 #define dwqt_query_ok(fd, id) __dwqt_query_ok(__FILE__, __LINE__, (fd), (id))
 struct dwq_ioc_stats __dwqt_stats_ok(const char *file, int line, int fd);
 #define dwqt_stats_ok(fd) __dwqt_stats_ok(__FILE__, __LINE__, (fd))

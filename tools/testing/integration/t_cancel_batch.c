@@ -28,7 +28,8 @@ static void schedule_far(int fd, uint64_t *ids, uint32_t n)
 }
 
 /* Entries for @ids, with a result the device must overwrite. */
-static void entries_for(struct dwq_ioc_cancel *e, const uint64_t *ids, uint32_t n)
+static void entries_for(struct dwq_ioc_cancel *e, const uint64_t *ids,
+			uint32_t n)
 {
 	uint32_t i;
 

@@ -143,7 +143,8 @@ static void valid_payload(unsigned long cmd, void *buf, uint64_t id,
 		*(struct dwq_ioc_schedule *)buf = *entry;
 		break;
 	case DWQ_IOC_SCHEDULE_BATCH:
-		((struct dwq_ioc_schedule_batch *)buf)->entries = (uintptr_t)entry;
+		((struct dwq_ioc_schedule_batch *)buf)->entries =
+			(uintptr_t)entry;
 		((struct dwq_ioc_schedule_batch *)buf)->count = 1;
 		break;
 	case DWQ_IOC_CANCEL:

@@ -22,8 +22,8 @@ static void expect_none(int fd)
 	T_EQ(st.events, 0);
 }
 
-static void expect_sched_err(int fd, struct dwq_ioc_schedule s, int err1, int err2,
-			     const char *what)
+static void expect_sched_err(int fd, struct dwq_ioc_schedule s, int err1,
+			     int err2, const char *what)
 {
 	long r = dwqt_ioctl(fd, DWQ_IOC_SCHEDULE, &s);
 
@@ -429,7 +429,8 @@ static void t_batch_count(void)
 /* Non-zero flags or reserved of the batch itself are -EINVAL. */
 static void t_batch_flags(void)
 {
-	struct dwq_ioc_schedule e = dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, 0, 0);
+	struct dwq_ioc_schedule e =
+		dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, 0, 0);
 	struct dwq_ioc_schedule_batch b = {
 		.entries = (uintptr_t)&e,
 		.count = 1,

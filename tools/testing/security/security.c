@@ -242,7 +242,8 @@ static long batch(int fd, uint32_t n)
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
-		e[i] = (struct dwq_ioc_schedule){ .time_ns = FAR_NS, .cookie = i };
+		e[i] = (struct dwq_ioc_schedule){ .time_ns = FAR_NS,
+						  .cookie = i };
 	return xioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &b);
 }
 

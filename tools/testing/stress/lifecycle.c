@@ -539,7 +539,7 @@ static int cmd_failnth(void)
 		return 2;
 	for (i = 0; i < nids; i++) {
 		r = (struct dwq_ioc_reschedule){ .id = ids[i],
-					     .time_ns = i % 50 * MS };
+						 .time_ns = i % 50 * MS };
 		if (ioctl(fd, DWQ_IOC_RESCHEDULE, &r)) {
 			printf("dwq-lifecycle: FAIL: reschedule id %llu: %s\n",
 			       (unsigned long long)ids[i], strerror(errno));
