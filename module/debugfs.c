@@ -9,13 +9,11 @@
  *            period, mode and owner (the callback) of the first
  *            DWQ_DEBUGFS_HEAP_MAX tasks
  *
- * Every file is a snapshot taken under the queue's lock. Not ABI: tools
- * use the STATS ioctl (dwqctl stats).
+ * Every file is a snapshot taken under the queue's lock, by queue.c's
+ * dwq_queue_show_*(). Not ABI: tools use the STATS ioctl (dwqctl stats).
  */
 #include <linux/debugfs.h>
-#include <linux/minmax.h>
 #include <linux/seq_file.h>
-#include <linux/spinlock.h>
 
 #include "dwq_internal.h"
 
@@ -24,112 +22,23 @@
 
 static struct dentry *dwq_debugfs_dir;
 
-static const char *const dwq_worker_state_names[] = {
-	[DWQ_WORKER_IDLE] = "idle",
-	[DWQ_WORKER_LEADER] = "leader",
-	[DWQ_WORKER_FOLLOWER] = "follower",
-	[DWQ_WORKER_RUNNING] = "running",
-};
-
-static const char *const dwq_mode_names[] = {
-	[DWQ_MODE_ONESHOT] = "oneshot",
-	[DWQ_MODE_FIXED_RATE] = "rate",
-	[DWQ_MODE_FIXED_DELAY] = "delay",
-};
-
-static const char *dwq_worker_state_name(const struct dwq_worker *w)
-{
-	if (!w->thread)
-		return "stopped";
-	if (w->state >= ARRAY_SIZE(dwq_worker_state_names))
-		return "?";
-	return dwq_worker_state_names[w->state];
-}
-
-static const char *dwq_mode_name(const struct dwq_task *task)
-{
-	if (task->mode >= ARRAY_SIZE(dwq_mode_names))
-		return "?";
-	return dwq_mode_names[task->mode];
-}
-
 static int dwq_debugfs_stats_show(struct seq_file *m, void *unused)
 {
-	struct dwq_queue *q = m->private;
-	struct dwq_queue_stats st;
-	unsigned int reserved, handoffs;
-
-	dwq_queue_get_stats(q, &st);
-	spin_lock_irq(&q->lock);
-	reserved = q->reserved;
-	handoffs = q->handoffs;
-	spin_unlock_irq(&q->lock);
-
-	seq_printf(m, "queue %s\n", q->name);
-	seq_printf(m, "clock %s\n",
-		   q->clockid == CLOCK_BOOTTIME ? "boottime" : "monotonic");
-	seq_printf(m, "now %llu\n", dwq_queue_now(q));
-	seq_printf(m, "size %u\n", st.size);
-	seq_printf(m, "capacity %u\n", st.capacity);
-	seq_printf(m, "reserved %u\n", reserved);
-	seq_printf(m, "workers %u\n", st.workers);
-	seq_printf(m, "leader %d\n", st.leader);
-	seq_printf(m, "handoffs %u\n", handoffs);
-	seq_printf(m, "timed_waits %llu\n", st.total.timed_waits);
-	seq_printf(m, "untimed_waits %llu\n", st.total.untimed_waits);
-	seq_printf(m, "wakeups %llu\n", st.total.wakeups);
-	seq_printf(m, "spurious_wakeups %llu\n", st.total.spurious_wakeups);
-	seq_printf(m, "tasks_run %llu\n", st.total.tasks_run);
-	seq_printf(m, "leader_changes %llu\n", st.total.leader_changes);
+	dwq_queue_show_stats(m->private, m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(dwq_debugfs_stats);
 
 static int dwq_debugfs_workers_show(struct seq_file *m, void *unused)
 {
-	struct dwq_queue *q = m->private;
-	struct dwq_worker *w;
-	unsigned int i;
-
-	seq_puts(m, "id state timed_waits untimed_waits wakeups ");
-	seq_puts(m, "spurious_wakeups tasks_run leader_changes\n");
-	/* seq_file's buffer is preallocated: printing under a spinlock is fine. */
-	spin_lock_irq(&q->lock);
-	for (i = 0; i < q->max_workers; i++) {
-		w = &q->workers[i];
-		seq_printf(m, "%u %s %llu %llu %llu %llu %llu %llu\n", w->id,
-			   dwq_worker_state_name(w), w->stats.timed_waits,
-			   w->stats.untimed_waits, w->stats.wakeups,
-			   w->stats.spurious_wakeups, w->stats.tasks_run,
-			   w->stats.leader_changes);
-	}
-	spin_unlock_irq(&q->lock);
+	dwq_queue_show_workers(m->private, m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(dwq_debugfs_workers);
 
 static int dwq_debugfs_heap_show(struct seq_file *m, void *unused)
 {
-	struct dwq_queue *q = m->private;
-	struct dwq_heap_slot *slot;
-	struct dwq_task *task;
-	unsigned int i, n, nr;
-
-	spin_lock_irq(&q->lock);
-	nr = dwq_heap_size(&q->heap);
-	n = min(nr, DWQ_DEBUGFS_HEAP_MAX);
-	seq_printf(m, "# %u tasks, capacity %u, showing %u; now %llu\n", nr,
-		   q->heap.cap, n, dwq_queue_now(q));
-	seq_puts(m, "slot deadline period mode owner\n");
-	for (i = 0; i < n; i++) {
-		slot = &q->heap.slots[i];
-		task = container_of(slot->node, struct dwq_task, node);
-		seq_printf(m, "%u %llu %llu %s %ps\n", i, slot->deadline,
-			   task->period_ns, dwq_mode_name(task), task->func);
-	}
-	if (nr > n)
-		seq_printf(m, "# %u more not shown\n", nr - n);
-	spin_unlock_irq(&q->lock);
+	dwq_queue_show_heap(m->private, m, DWQ_DEBUGFS_HEAP_MAX);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(dwq_debugfs_heap);

@@ -42,7 +42,7 @@ void dwq_dev_kunit_charged(struct file *file, int *all, int *user);
 int dwq_dev_init(void);
 void dwq_dev_exit(void);
 
-/* --- the engine: queue.c, worker.c, task.c --- */
+/* --- the engine: queue.c and worker.c --- */
 
 /*
  * Timer slack of the leader's sleep and of the hand-off timer. Explicit,
@@ -175,26 +175,30 @@ struct dwq_queue {
 /* The queue dwq.ko creates at load time, for /dev/dwq. */
 extern struct dwq_queue *dwq_default_queue;
 
-/* queue.c */
+struct seq_file;
+
+/*
+ * queue.c: everything under a queue's lock. Its __dwq_*() helpers, which
+ * need the lock held, are static there; these are the entry points.
+ */
 u64 dwq_queue_now(const struct dwq_queue *q);
 struct dwq_task *dwq_take(struct dwq_worker *w);
-struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now);
-enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer);
-void __dwq_queue_kick(struct dwq_queue *q);
-void __dwq_queue_maybe_shrink(struct dwq_queue *q);
-
-/* task.c */
-void __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
-		       unsigned int state);
 struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task);
+enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer);
+struct task_struct *dwq_worker_thread(struct dwq_worker *w);
+void dwq_worker_stopped(struct dwq_worker *w);
+void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m);
+void dwq_queue_show_workers(struct dwq_queue *q, struct seq_file *m);
+void dwq_queue_show_heap(struct dwq_queue *q, struct seq_file *m,
+			 unsigned int max);
+
+/* worker.c: the threads, created, run and stopped */
+int dwq_workers_start(struct dwq_queue *q, unsigned int n);
+void dwq_workers_stop(struct dwq_queue *q);
+int dwq_queue_stop_worker(struct dwq_queue *q, unsigned int id);
 
 /* debugfs.c */
 void dwq_debugfs_init(struct dwq_queue *q);
 void dwq_debugfs_exit(void);
-
-/* worker.c */
-int dwq_workers_start(struct dwq_queue *q, unsigned int n);
-void dwq_workers_stop(struct dwq_queue *q);
-int dwq_queue_stop_worker(struct dwq_queue *q, unsigned int id);
 
 #endif /* _DWQ_INTERNAL_H */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dwq workers: the kthread pool of a queue. Each worker loops on dwq_take()
- * and runs what it returns, outside every lock, in process context; the
- * callback may sleep. Workers are stopped with kthread_stop().
+ * dwq workers: the kthread pool of a queue, created, run and stopped here.
+ * Each worker's thread loops on dwq_take() and runs what it returns,
+ * outside every lock, in process context; the callback may sleep. Nothing
+ * here takes the queue's lock: what needs it (taking a task, finishing
+ * one, the hand-off timer, a worker's state) is in queue.c.
  */
 #include <linux/bug.h>
 #include <linux/err.h>
@@ -88,12 +90,12 @@ static int dwq_worker_fn(void *arg)
 }
 
 /**
- * dwq_workers_start() - create and start the pool of a new queue
- * @q: the queue, otherwise fully initialised
- * @n: workers to start
+ * dwq_workers_start() - create and start the threads of a new queue
+ * @q: the queue, otherwise fully initialised, not yet seen by anyone
+ * @n: threads to start
  *
  * Context: process context; sleeps.
- * Return: 0, -ENOMEM, or what kthread_create() returned; on error no worker
+ * Return: 0, -ENOMEM, or what kthread_create() returned; on error no thread
  * is left.
  */
 int dwq_workers_start(struct dwq_queue *q, unsigned int n)
@@ -123,12 +125,9 @@ int dwq_workers_start(struct dwq_queue *q, unsigned int n)
 			err = PTR_ERR(t);
 			goto err_stop;
 		}
+		/* Nobody sees the queue yet: no lock needed to publish them. */
 		w->thread = t;
 	}
-
-	spin_lock_irq(&q->lock);
-	q->nr_workers = n;
-	spin_unlock_irq(&q->lock);
 	for (i = 0; i < n; i++)
 		wake_up_process(q->workers[i].thread);
 	return 0;
@@ -157,23 +156,14 @@ err_stop:
 int dwq_queue_stop_worker(struct dwq_queue *q, unsigned int id)
 {
 	struct task_struct *t;
-	struct dwq_worker *w;
 
 	if (id >= q->max_workers)
 		return -EINVAL;
-	w = &q->workers[id];
-	spin_lock_irq(&q->lock);
-	t = w->thread;
-	spin_unlock_irq(&q->lock);
+	t = dwq_worker_thread(&q->workers[id]);
 	if (!t)
 		return -ENOENT;
-
 	kthread_stop(t);
-
-	spin_lock_irq(&q->lock);
-	WRITE_ONCE(w->thread, NULL);
-	q->nr_workers--;
-	spin_unlock_irq(&q->lock);
+	dwq_worker_stopped(&q->workers[id]);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_queue_stop_worker);
