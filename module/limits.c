@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/dwq limits: the module parameters that bound what user space may
+ * ask for, and the charges they are checked against. Every task counts
+ * against the file that owns it (max_tasks_per_file), the user who opened
+ * that file (max_tasks_per_user, over all the user's files) and all files
+ * together (max_tasks) from the moment it is made until its memory is
+ * freed: a fired one-shot whose event is unread still counts.
+ */
+#include <linux/atomic.h>
+#include <linux/cred.h>
+#include <linux/ktime.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+#include <linux/timekeeping.h>
+#include <linux/uidgid.h>
+#include <linux/xarray.h>
+
+#include "dev.h"
+
+/*
+ * The limits below refuse 0 (and what is no number) at load and in sysfs
+ * alike, with a message: no limit of 0 makes sense. A task limit of 0
+ * would make /dev/dwq refuse every task; min_period_ns=0 would let a
+ * period of 1 ns keep a worker busy for good; max_delay_ns=0 would refuse
+ * every delay. dwq_dev_init() checks them against each other.
+ */
+static int dwq_param_uint_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	/* A value written to sysfs ends in a newline: not in the message. */
+	if (kstrtouint(val, 0, &v) || !v) {
+		pr_err("%s=%.*s: must be a number from 1 to %u\n", kp->name,
+		       (int)strcspn(val, "\n"), val, UINT_MAX);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops dwq_param_uint_ops = {
+	.set = dwq_param_uint_set,
+	.get = param_get_uint,
+};
+
+static int dwq_param_ulong_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long v;
+
+	if (kstrtoul(val, 0, &v) || !v) {
+		pr_err("%s=%.*s: must be a number of ns from 1 to %lu\n",
+		       kp->name, (int)strcspn(val, "\n"), val, ULONG_MAX);
+		return -EINVAL;
+	}
+	*(unsigned long *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops dwq_param_ulong_ops = {
+	.set = dwq_param_ulong_set,
+	.get = param_get_ulong,
+};
+
+static unsigned int max_tasks_per_file = 65536;
+module_param_cb(max_tasks_per_file, &dwq_param_uint_ops, &max_tasks_per_file,
+		0644);
+/*
+ * Not clang-formatted (here and at each "clang-format off" below): it
+ * would break right after "MODULE_PARM_DESC(", which checkpatch rejects
+ * (OPEN_ENDED_LINE), and the description must stay one string that
+ * grep finds (checkpatch: SPLIT_STRING).
+ */
+/* clang-format off */
+MODULE_PARM_DESC(max_tasks_per_file,
+		 "Tasks one open file of /dev/dwq may own (default 65536); more is -ENOSPC");
+/* clang-format on */
+
+static unsigned int max_tasks = 1U << 20;
+module_param_cb(max_tasks, &dwq_param_uint_ops, &max_tasks, 0644);
+/* clang-format off */
+MODULE_PARM_DESC(max_tasks,
+		 "Tasks all open files together may own (default 1048576); more is -ENOSPC");
+/* clang-format on */
+
+/*
+ * A quarter of max_tasks: four files at max_tasks_per_file, yet no user
+ * can take more than a quarter of the global budget, so at least four
+ * users reach their own limit before the global one stops everyone.
+ */
+static unsigned int max_tasks_per_user = 1U << 18;
+module_param_cb(max_tasks_per_user, &dwq_param_uint_ops, &max_tasks_per_user,
+		0644);
+/* clang-format off */
+MODULE_PARM_DESC(max_tasks_per_user,
+		 "Tasks the files one user (euid of the opener) opened may hold together (default 262144); more is -ENOSPC");
+/* clang-format on */
+
+static ulong min_period_ns = 100 * NSEC_PER_USEC;
+module_param_cb(min_period_ns, &dwq_param_ulong_ops, &min_period_ns, 0644);
+/* clang-format off */
+MODULE_PARM_DESC(min_period_ns,
+		 "Shortest period of a periodic task from user space, ns (default 100000); shorter is -EINVAL");
+/* clang-format on */
+
+static ulong max_delay_ns = 366ULL * 24 * 3600 * NSEC_PER_SEC;
+module_param_cb(max_delay_ns, &dwq_param_ulong_ops, &max_delay_ns, 0644);
+/* clang-format off */
+MODULE_PARM_DESC(max_delay_ns,
+		 "Longest delay or period from user space, ns (default 366 days); longer is -EINVAL");
+/* clang-format on */
+
+/* Tasks of all clients; checked against max_tasks. */
+static atomic_t dwq_limits_nr_tasks = ATOMIC_INIT(0);
+
+/**
+ * struct dwq_user - what the files of one user hold together
+ * @uid: the effective uid their openers had when they opened them
+ * @ref: one per open file charged here; guarded by the xa_lock of
+ *	@dwq_users, so that a lookup never finds an entry being freed
+ * @nr_tasks: tasks of those files not released yet (queued, firing, or
+ *	with an unread event: each holds memory); checked against
+ *	max_tasks_per_user
+ */
+struct dwq_user {
+	kuid_t uid;
+	unsigned int ref;
+	atomic_t nr_tasks;
+};
+
+/*
+ * Every user with a dwq file open: kuid value -> &struct dwq_user. Its
+ * xa_lock guards the map and every entry's @ref.
+ */
+static DEFINE_XARRAY(dwq_users);
+
+/**
+ * dwq_user_get() - the user a file opened with @cred is charged to
+ * @cred: the opener's credentials
+ *
+ * It is the opener's effective uid (as inotify charges its instances to),
+ * fixed at open: a file passed to another process or inherited across
+ * fork() still charges the user who opened it.
+ *
+ * Context: process context; may sleep.
+ * Return: the user, with a reference; or an ERR_PTR(): -ENOMEM.
+ */
+struct dwq_user *dwq_user_get(const struct cred *cred)
+{
+	unsigned long key = __kuid_val(cred->euid);
+	struct dwq_user *u, *new;
+
+	xa_lock(&dwq_users);
+	u = xa_load(&dwq_users, key);
+	if (u)
+		u->ref++;
+	xa_unlock(&dwq_users);
+	if (u)
+		return u;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	new->uid = cred->euid;
+	new->ref = 1;
+	atomic_set(&new->nr_tasks, 0);
+	/*
+	 * Another file of the user may have been opened meanwhile: then
+	 * take that entry. __xa_cmpxchg() may drop the lock to allocate, but
+	 * what it returns was in the map, so had a reference, when it retook
+	 * the lock; and the last put erases the entry under that lock.
+	 */
+	xa_lock(&dwq_users);
+	u = __xa_cmpxchg(&dwq_users, key, NULL, new, GFP_KERNEL_ACCOUNT);
+	if (u && !xa_is_err(u))
+		u->ref++;
+	xa_unlock(&dwq_users);
+	if (!u)
+		return new;
+	kfree(new);
+	return xa_is_err(u) ? ERR_PTR(xa_err(u)) : u;
+}
+
+/**
+ * dwq_user_put() - drop a reference from dwq_user_get()
+ * @u: the user
+ *
+ * Context: any context.
+ */
+void dwq_user_put(struct dwq_user *u)
+{
+	xa_lock(&dwq_users);
+	if (--u->ref) {
+		xa_unlock(&dwq_users);
+		return;
+	}
+	__xa_erase(&dwq_users, __kuid_val(u->uid));
+	xa_unlock(&dwq_users);
+	WARN_ON(atomic_read(&u->nr_tasks));
+	kfree(u);
+}
+
+/*
+ * Add @n to @count unless that takes it over @max: checked and added in
+ * one step, so racing callers never exceed @max together, and none fails
+ * for room that another's failed attempt only seemed to take.
+ */
+static bool dwq_charge_add(atomic_t *count, unsigned int n, unsigned int max)
+{
+	int old = atomic_read(count);
+
+	do {
+		if ((unsigned int)old + n > max)
+			return false;
+	} while (!atomic_try_cmpxchg(count, &old, old + n));
+	return true;
+}
+
+/**
+ * dwq_limits_charge() - count new tasks against the limits
+ * @c: the file they will belong to
+ * @n: how many
+ *
+ * Counts @n more tasks against the limits of the file, of its user (over
+ * all the user's files) and of all files; or against none.
+ *
+ * Context: any context.
+ * Return: 0, or -ENOSPC.
+ */
+int dwq_limits_charge(struct dwq_client *c, unsigned int n)
+{
+	if (!dwq_charge_add(&c->nr_tasks, n, READ_ONCE(max_tasks_per_file)))
+		return -ENOSPC;
+	if (!dwq_charge_add(&c->user->nr_tasks, n,
+			    READ_ONCE(max_tasks_per_user)))
+		goto err_file;
+	if (!dwq_charge_add(&dwq_limits_nr_tasks, n, READ_ONCE(max_tasks)))
+		goto err_user;
+	return 0;
+
+err_user:
+	atomic_sub(n, &c->user->nr_tasks);
+err_file:
+	atomic_sub(n, &c->nr_tasks);
+	return -ENOSPC;
+}
+
+/**
+ * dwq_limits_uncharge() - return the charge of tasks that were never made
+ * @c: their file
+ * @n: how many
+ *
+ * Context: any context.
+ */
+void dwq_limits_uncharge(struct dwq_client *c, unsigned int n)
+{
+	atomic_sub(n, &c->nr_tasks);
+	atomic_sub(n, &c->user->nr_tasks);
+	atomic_sub(n, &dwq_limits_nr_tasks);
+}
+
+/**
+ * dwq_limits_release() - a task's memory is freed: return its charge
+ * @u: the user of the file that owned it
+ *
+ * The file's own charge went when the file forgot the task's id.
+ *
+ * Context: any context.
+ */
+void dwq_limits_release(struct dwq_user *u)
+{
+	atomic_dec(&u->nr_tasks);
+	atomic_dec(&dwq_limits_nr_tasks);
+}
+
+/**
+ * dwq_limits_sched() - user timing as the engine's, within the limits
+ * @ds: filled in
+ * @time_ns: the delay, or with %DWQ_SCHED_ABS the deadline
+ * @period_ns: the period, 0 for a one-shot
+ * @mode: a DWQ_MODE_* value
+ * @flags: DWQ_SCHED_* and %DWQ_RESCHED_PERIOD, already checked for
+ *	unknown bits
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL for a bad mode, a period out of [min_period_ns,
+ * max_delay_ns] (or not 0 for a one-shot), a delay over max_delay_ns or
+ * a time over KTIME_MAX.
+ */
+int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
+		     u32 flags)
+{
+	u64 now;
+
+	switch (mode) {
+	case DWQ_MODE_ONESHOT:
+		if (period_ns)
+			return -EINVAL;
+		break;
+	case DWQ_MODE_FIXED_RATE:
+	case DWQ_MODE_FIXED_DELAY:
+		if (period_ns < min_period_ns || period_ns > max_delay_ns)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (time_ns > KTIME_MAX)
+		return -EINVAL;
+	if (flags & DWQ_SCHED_ABS) {
+		now = flags & DWQ_SCHED_BOOTTIME ? ktime_get_boottime_ns() :
+						   ktime_get_ns();
+		if (time_ns > now && time_ns - now > max_delay_ns)
+			return -EINVAL;
+	} else if (time_ns > max_delay_ns) {
+		return -EINVAL;
+	}
+
+	/* The ABI's modes and flags are the kernel API's: no translation. */
+	ds->time_ns = time_ns;
+	ds->period_ns = period_ns;
+	ds->mode = mode;
+	ds->flags = flags;
+	return 0;
+}
+
+/**
+ * dwq_limits_init() - check the limits set at load time against each other
+ *
+ * Each limit was checked on its own when it was set; together, no
+ * periodic task could be scheduled if the shortest period allowed were
+ * longer than the longest. (Root changing either at run time is trusted to
+ * keep them consistent.)
+ *
+ * Context: module init.
+ * Return: 0, or -EINVAL.
+ */
+int dwq_limits_init(void)
+{
+	if (min_period_ns > max_delay_ns) {
+		pr_err("min_period_ns=%lu is above max_delay_ns=%lu: no period could be scheduled\n",
+		       min_period_ns, max_delay_ns);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * dwq_limits_exit() - check that every charge was returned
+ *
+ * Context: module exit, after every file was closed.
+ */
+void dwq_limits_exit(void)
+{
+	/* Every file is closed: a charge left is a leak (the test guests fail). */
+	WARN_ON(atomic_read(&dwq_limits_nr_tasks));
+	WARN_ON(!xa_empty(&dwq_users));
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For KUnit: the tasks of all files, and of user @u, charged. */
+void dwq_limits_charged(const struct dwq_user *u, int *all, int *user)
+{
+	*all = atomic_read(&dwq_limits_nr_tasks);
+	*user = atomic_read(&u->nr_tasks);
+}
+#endif
