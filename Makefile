@@ -8,6 +8,7 @@
 #   make check           every test; ends with "N passed, N failed"
 #   make bench           benchmarks in a stock guest, then again under icount:
 #                        build/bench/report.md, a CSV per figure, plots
+#   make bench-publish   that run's results into docs/bench/results.md
 #   make shell           an interactive guest with dwq loaded
 #   sudo make load       insmod module/dwq.ko on this host
 #   sudo make unload     rmmod dwq on this host
@@ -95,6 +96,15 @@ soak-lifecycle: deps tools
 bench: deps tools
 	tools/bench/run
 
+# After a make bench worth keeping: the report again from the run's raw
+# data (build/bench/raw, and raw-icount if it ran), writing the generated
+# docs/bench/results.md and copying the plots beside it. Commit them.
+BENCH_OUT ?= $(or $(DWQ_BUILD),build)/bench
+bench-publish:
+	@test -d $(BENCH_OUT)/raw || { echo "no $(BENCH_OUT)/raw: run make bench first"; exit 1; }
+	tools/bench/report $(if $(wildcard $(BENCH_OUT)/raw-icount),--icount $(BENCH_OUT)/raw-icount) \
+		--publish docs/bench $(BENCH_OUT)/raw $(BENCH_OUT)
+
 run: deps tools
 	$(TESTING)/vm-run --kernel stock --no-leakcheck --modparam workers=4 -- dwqctl demo
 
@@ -168,5 +178,5 @@ clean:
 	$(MAKE) -C examples clean
 	rm -rf build
 
-.PHONY: all modules tools deps check soak soak-debug soak-kcsan bench run shell \
+.PHONY: all modules tools deps check soak soak-debug soak-kcsan bench bench-publish run shell \
 	load unload clean install uninstall dkms-src dkms-build dkms-install dkms-remove
