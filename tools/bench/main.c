@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dwq_bench: the in-kernel benchmarks of dwq (figures F1, F3 and F4a of
- * issue #6), run once, synchronously, when the module is loaded:
+ * dwq_bench: the in-kernel benchmarks of dwq (figures F1, F3 and F4a,
+ * see docs/bench.md), run once, synchronously, when the module is loaded:
  *
  *   insmod dwq_bench.ko [scale=tiny|full] [figures=F1,F3,F4a] [reps=5]
  *

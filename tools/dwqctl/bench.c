@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dwqctl bench: the user-space figures of issue 6, each a ratio to an
+ * dwqctl bench: the user-space figures (docs/bench.md), each a ratio to an
  * anchor measured in the same run, the variants interleaved within each
  * repetition, the median of the repetitions reported with min-max.
  *

@@ -142,7 +142,7 @@ static const char watch_help[] =
 static const char bench_help[] =
 	"usage: dwqctl bench [--ops N] [--reps R] [--only LIST] [--json]\n"
 	"\n"
-	"Measures from user space what issue 6 asks (F2, F4b, F6, F7), each\n"
+	"Measures from user space the figures F2, F4b, F6 and F7, each\n"
 	"figure a ratio to an anchor measured in the same run, variants\n"
 	"interleaved, the median of R repetitions (default 5) with min-max:\n"
 	"\n"
