@@ -33,7 +33,7 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC ?= /usr/src/dwq-$(VERSION)
 # What DKMS needs to build dwq.ko: kbuild files and sources, nothing built.
 DKMS_FILES := dkms.conf Kbuild include/dwq.h include/uapi/linux/dwq.h \
-	module/Kbuild $(filter-out %.mod.c,$(wildcard module/*.[ch])) \
+	module/Kbuild module/compat.mk $(filter-out %.mod.c,$(wildcard module/*.[ch])) \
 	kunit/Kbuild $(filter-out %.mod.c,$(wildcard kunit/*.[ch]))
 
 all: modules tools

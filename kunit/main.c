@@ -7,6 +7,8 @@
 #include <linux/module.h>
 #include <kunit/test.h>
 
+#include "compat.h"
+
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for dwq");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+DWQ_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

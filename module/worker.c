@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "dwq_internal.h"
 #include "trace.h"
 
@@ -114,8 +115,8 @@ int dwq_workers_start(struct dwq_queue *q, unsigned int n)
 		w = &q->workers[i];
 		w->queue = q;
 		w->id = i;
-		hrtimer_init(&w->handoff, q->clockid, HRTIMER_MODE_ABS);
-		w->handoff.function = dwq_worker_handoff;
+		hrtimer_setup(&w->handoff, dwq_worker_handoff, q->clockid,
+			      HRTIMER_MODE_ABS);
 		if (!strcmp(q->name, "dwq"))
 			t = kthread_create(dwq_worker_fn, w, "dwq/%u", i);
 		else

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dwq compat: the one place for what differs between the kernels dwq
+ * builds against, Linux 6.1 to the newest. Each shim names the kernels
+ * that need it, and goes when the oldest kernel dwq supports no longer
+ * does. The code elsewhere is written for the newest API.
+ */
+#ifndef _DWQ_COMPAT_H
+#define _DWQ_COMPAT_H
+
+#include <linux/hrtimer.h>
+#include <linux/module.h>
+
+/* The DWQ_HAVE_* come from compat.mk, which looks in the kernel's headers. */
+
+#ifndef DWQ_HAVE_HRTIMER_SETUP
+/*
+ * Before 6.13: no hrtimer_setup(), which replaced hrtimer_init() and the
+ * assignment of ->function (6.15 removed hrtimer_init()).
+ */
+static inline void
+hrtimer_setup(struct hrtimer *timer,
+	      enum hrtimer_restart (*function)(struct hrtimer *timer),
+	      clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
+#ifdef DWQ_HAVE_IMPORT_NS_STRING
+#define DWQ_IMPORT_NS(ns) MODULE_IMPORT_NS(__stringify(ns))
+#else
+/*
+ * Before 6.13: MODULE_IMPORT_NS() takes the namespace as a bare word; it
+ * takes a string literal since.
+ */
+#define DWQ_IMPORT_NS(ns) MODULE_IMPORT_NS(ns)
+#endif
+
+#endif /* _DWQ_COMPAT_H */
