@@ -22,6 +22,7 @@
 
 #include "dev.h"
 #include "dwq_internal.h"
+#include "trace.h"
 
 static struct kmem_cache *dwq_utask_cache;
 
@@ -276,6 +277,11 @@ void dwq_client_cancel_many(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 	for (i = 0; i < n; i++) {
 		if (!tasks[i])
 			continue;
+		if (uc[i].result != DWQ_RESULT_NOENT)
+			trace_dwq_dev_cancel(container_of(tasks[i],
+							  struct dwq_utask,
+							  task),
+					     uc[i].result);
 		/* The map's reference, then ours. */
 		if (test_bit(i, &gone))
 			dwq_task_put(tasks[i]);
@@ -300,6 +306,7 @@ static int dwq_dev_open(struct inode *inode, struct file *file)
 	}
 	kref_init(&c->ref);
 	c->q = dev->q;
+	c->tgid = task_tgid_nr(current);
 	spin_lock_init(&c->lock);
 	c->tasks = RB_ROOT;
 	atomic_set(&c->nr_tasks, 0);
@@ -348,15 +355,18 @@ static int dwq_dev_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * fdinfo: the file's counts and its next task: its id, the deadline on
+ * the task's clock, that clock, and the time left.
+ */
 static void dwq_dev_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct dwq_client *c = file->private_data;
-	struct dwq_task_info info;
+	struct dwq_task_info info, next = {};
+	struct dwq_ioc_stats st;
 	struct dwq_utask *ut;
 	struct rb_node *node;
-	struct dwq_ioc_stats st;
-	u64 next = 0;
-	bool any = false;
+	u64 next_id = 0;
 
 	/* O(n) in the file's tasks; fdinfo is for people, not hot paths. */
 	spin_lock(&c->lock);
@@ -365,16 +375,36 @@ static void dwq_dev_show_fdinfo(struct seq_file *m, struct file *file)
 		dwq_query(&ut->task, &info);
 		if (info.state != DWQ_STATE_QUEUED)
 			continue;
-		if (!any || info.deadline_ns < next)
-			next = info.deadline_ns;
-		any = true;
+		/* Time left, not deadlines: tasks may be on different clocks. */
+		if (!next_id || info.remaining_ns < next.remaining_ns) {
+			next = info;
+			next_id = ut->id;
+		}
 	}
 	spin_unlock(&c->lock);
 	dwq_events_stats(c, &st);
 
+	seq_printf(m, "dwq-tgid: %d\n", c->tgid);
 	seq_printf(m, "dwq-pending: %d\n", atomic_read(&c->nr_tasks));
 	seq_printf(m, "dwq-events: %llu\n", st.events);
-	seq_printf(m, "dwq-next-deadline-ns: %llu\n", next);
+	seq_printf(m, "dwq-next-id: %llu\n", next_id);
+	seq_printf(m, "dwq-next-deadline-ns: %llu\n", next.deadline_ns);
+	seq_printf(m, "dwq-next-clock: %s\n",
+		   !next_id			   ? "-" :
+		   next.flags & DWQ_SCHED_BOOTTIME ? "boottime" :
+						     "monotonic");
+	seq_printf(m, "dwq-next-remaining-ns: %llu\n", next.remaining_ns);
+}
+
+/* The heap dump's owner of a /dev/dwq task: its process and id. */
+static void dwq_utask_describe(struct seq_file *m, const struct dwq_task *task)
+{
+	const struct dwq_utask *ut;
+
+	if (task->func != dwq_utask_fire)
+		return;
+	ut = container_of(task, struct dwq_utask, task);
+	seq_printf(m, " pid=%d id=%llu", ut->client->tgid, ut->id);
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -442,6 +472,7 @@ struct dwq_dev *dwq_dev_create(const char *name, umode_t mode,
 	err = misc_register(&dev->misc);
 	if (err)
 		goto err_name;
+	dwq_queue_set_describe(q, dwq_utask_describe);
 	return dev;
 
 err_name:

@@ -57,6 +57,8 @@ struct dwq_user;
  * @next_id: the last id handed out
  * @nr_tasks: entries in @tasks
  * @user: the user its tasks are charged to; the client holds a reference
+ * @tgid: the process that opened it (in the initial pid namespace), for
+ *	traces and debugfs; fixed at open
  * @wqh: readers and pollers wait here; its lock guards @events, @closed,
  *	the counters below and every utask's @link, @ev and @gen (the
  *	scheme of fs/eventfd.c)
@@ -77,6 +79,7 @@ struct dwq_client {
 	u64 next_id;
 	atomic_t nr_tasks;
 	struct dwq_user *user;
+	pid_t tgid;
 	wait_queue_head_t wqh;
 	struct list_head events;
 	u64 nr_events;

@@ -19,6 +19,8 @@
 
 #include "heap.h"
 
+struct seq_file;
+
 /**
  * struct dwq_dev - one character device instance
  * @misc: the registered misc device; @misc.name is its /dev name
@@ -151,6 +153,8 @@ struct dwq_worker {
  * @max_workers: entries in @workers
  * @workers: the pool
  * @name: the queue's name, as given to dwq_queue_create()
+ * @describe: adds who owns a task to its line of the heap dump, or NULL
+ *	(see dwq_queue_set_describe()); set under @lock
  */
 struct dwq_queue {
 	spinlock_t lock; /* heap, leader, tasks: see above */
@@ -170,12 +174,11 @@ struct dwq_queue {
 	unsigned int max_workers;
 	struct dwq_worker *workers;
 	char name[DWQ_NAME_LEN];
+	void (*describe)(struct seq_file *m, const struct dwq_task *task);
 };
 
 /* The queue dwq.ko creates at load time, for /dev/dwq. */
 extern struct dwq_queue *dwq_default_queue;
-
-struct seq_file;
 
 /*
  * queue.c: everything under a queue's lock. Its __dwq_*() helpers, which
@@ -191,6 +194,9 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m);
 void dwq_queue_show_workers(struct dwq_queue *q, struct seq_file *m);
 void dwq_queue_show_heap(struct dwq_queue *q, struct seq_file *m,
 			 unsigned int max);
+void dwq_queue_set_describe(struct dwq_queue *q,
+			    void (*describe)(struct seq_file *m,
+					     const struct dwq_task *task));
 
 /* worker.c: the threads, created, run and stopped */
 int dwq_workers_start(struct dwq_queue *q, unsigned int n);

@@ -19,6 +19,7 @@
 #include <linux/wait.h>
 
 #include "dev.h"
+#include "trace.h"
 
 /*
  * Workers run callbacks in parallel, so a firing can reach the list after
@@ -93,6 +94,7 @@ void dwq_utask_fire(struct dwq_task *task)
 		/* Its deadline moved on: keep the list in deadline order. */
 		list_del(&ut->link);
 		dwq_client_add_event(c, ut);
+		trace_dwq_dev_event(ut, true);
 	} else {
 		ut->ev.id = ut->id;
 		ut->ev.cookie = ut->cookie;
@@ -106,6 +108,7 @@ void dwq_utask_fire(struct dwq_task *task)
 		dwq_task_get(task);
 		dwq_client_add_event(c, ut);
 		c->nr_events++;
+		trace_dwq_dev_event(ut, false);
 		wake_up_locked_poll(&c->wqh, EPOLLIN);
 	}
 	spin_unlock_irq(&c->wqh.lock);

@@ -15,6 +15,7 @@
 
 #include "dev.h"
 #include "dwq_internal.h"
+#include "trace.h"
 
 static int dwq_dev_check_schedule(const struct dwq_ioc_schedule *us,
 				  struct dwq_sched *ds)
@@ -34,6 +35,7 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 	struct dwq_task *task;
 	struct dwq_utask *ut;
 	struct dwq_sched ds;
+	bool traced;
 	int err;
 
 	if (copy_from_user(&us, arg, sizeof(us)))
@@ -53,7 +55,20 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 		err = -EFAULT;
 		goto err_forget;
 	}
+	/*
+	 * Once scheduled the task may fire, be read and freed before we
+	 * trace it: a traced schedule holds a reference across.
+	 */
+	traced = trace_dwq_dev_schedule_enabled();
+	if (traced)
+		dwq_task_get(&ut->task);
 	err = dwq_schedule(c->q, &ut->task, &ds);
+	if (traced) {
+		if (!err)
+			trace_dwq_dev_schedule(ut, us.time_ns, us.period_ns,
+					       us.mode, us.flags);
+		dwq_task_put(&ut->task);
+	}
 	if (err)
 		goto err_forget;
 	return 0;
@@ -71,6 +86,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 	struct dwq_sched *ds = NULL;
 	struct dwq_task **tasks = NULL;
 	unsigned int i;
+	bool traced;
 	int err;
 
 	if (copy_from_user(&b, arg, sizeof(b)))
@@ -119,7 +135,20 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 		err = -EFAULT;
 		goto out_forget;
 	}
+	/* As in dwq_ioctl_schedule(): a traced schedule holds references. */
+	traced = trace_dwq_dev_schedule_enabled();
+	for (i = 0; traced && i < b.count; i++)
+		dwq_task_get(tasks[i]);
 	err = dwq_schedule_batch(c->q, tasks, ds, b.count);
+	for (i = 0; traced && i < b.count; i++) {
+		if (!err)
+			trace_dwq_dev_schedule(container_of(tasks[i],
+							    struct dwq_utask,
+							    task),
+					       us[i].time_ns, us[i].period_ns,
+					       us[i].mode, us[i].flags);
+		dwq_task_put(tasks[i]);
+	}
 	if (!err) {
 		kvfree(tasks);
 		kvfree(ds);
@@ -277,6 +306,9 @@ static long dwq_ioctl_reschedule(struct dwq_client *c,
 	if (!ut)
 		return -ENOENT;
 	err = dwq_reschedule(&ut->task, &ds);
+	if (!err)
+		trace_dwq_dev_reschedule(ut, ur.time_ns, ur.period_ns, ur.mode,
+					 ur.flags);
 	dwq_task_put(&ut->task);
 	return err;
 }

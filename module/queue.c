@@ -1587,7 +1587,8 @@ void dwq_queue_show_workers(struct dwq_queue *q, struct seq_file *m)
 /**
  * dwq_queue_show_heap() - print a queue's heap array in slot order
  * @q: the queue
- * @m: where to: slot, deadline, period, mode and owner (the callback)
+ * @m: where to: slot, deadline, period, mode and owner (the callback, and
+ *	what dwq_queue_set_describe() adds)
  * @max: print at most this many tasks, then how many more there are
  *
  * Slot 0 is the head. A snapshot taken under @q->lock, for debugfs.
@@ -1614,10 +1615,33 @@ void dwq_queue_show_heap(struct dwq_queue *q, struct seq_file *m,
 		mode = task->mode < ARRAY_SIZE(dwq_mode_names) ?
 			       dwq_mode_names[task->mode] :
 			       "?";
-		seq_printf(m, "%u %llu %llu %s %ps\n", i, slot->deadline,
+		seq_printf(m, "%u %llu %llu %s %ps", i, slot->deadline,
 			   task->period_ns, mode, task->func);
+		if (q->describe)
+			q->describe(m, task);
+		seq_putc(m, '\n');
 	}
 	if (nr > n)
 		seq_printf(m, "# %u more not shown\n", nr - n);
 	spin_unlock_irq(&q->lock);
+}
+
+/**
+ * dwq_queue_set_describe() - say who owns the tasks of a queue's heap dump
+ * @q: the queue
+ * @describe: called under @q->lock for each task dwq_queue_show_heap()
+ *	prints, to add to its line (" pid=... id=..."); it must not sleep and
+ *	must ignore tasks it does not know. NULL for none.
+ *
+ * Context: any context.
+ */
+void dwq_queue_set_describe(struct dwq_queue *q,
+			    void (*describe)(struct seq_file *m,
+					     const struct dwq_task *task))
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	q->describe = describe;
+	spin_unlock_irqrestore(&q->lock, flags);
 }

@@ -14,6 +14,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
+#include "dev.h"
 #include "dwq_internal.h"
 
 /*
@@ -139,6 +140,104 @@ TRACE_EVENT(dwq_wakeup,
 				       { DWQ_TRACE_WAKE_HEAD, "new-head" },
 				       { DWQ_TRACE_WAKE_HANDOFF, "handoff" },
 				       { DWQ_TRACE_WAKE_LEAVE, "leave" })));
+
+/*
+ * The /dev/dwq events name a task as its program knows it: the tgid of
+ * the process that opened the file, the id and the cookie.
+ */
+DECLARE_EVENT_CLASS(dwq_dev_task_class,
+		    TP_PROTO(const struct dwq_utask *ut, u64 time_ns,
+			     u64 period_ns, u32 mode, u32 flags),
+		    TP_ARGS(ut, time_ns, period_ns, mode, flags),
+		    TP_STRUCT__entry(__field(pid_t, tgid)
+				     __field(u64, id)
+				     __field(u64, cookie)
+				     __field(u64, time)
+				     __field(u64, period)
+				     __field(u32, mode)
+				     __field(u32, flags)),
+		    TP_fast_assign(__entry->tgid = ut->client->tgid;
+				   __entry->id = ut->id;
+				   __entry->cookie = ut->cookie;
+				   __entry->time = time_ns;
+				   __entry->period = period_ns;
+				   __entry->mode = mode;
+				   __entry->flags = flags;),
+		    TP_printk("tgid=%d id=%llu cookie=%llu time=%llu%s%s period=%llu mode=%s",
+			      __entry->tgid, __entry->id, __entry->cookie,
+			      __entry->time,
+			      __entry->flags & DWQ_SCHED_ABS ? " abs" : "",
+			      __entry->flags & DWQ_SCHED_BOOTTIME ? " boottime" : "",
+			      __entry->period,
+			      __print_symbolic(__entry->mode,
+					       { DWQ_MODE_ONESHOT, "oneshot" },
+					       { DWQ_MODE_FIXED_RATE, "rate" },
+					       { DWQ_MODE_FIXED_DELAY, "delay" })));
+
+/* DWQ_IOC_SCHEDULE(_BATCH) scheduled a task; time as the program gave it. */
+DEFINE_EVENT(dwq_dev_task_class, dwq_dev_schedule,
+	     TP_PROTO(const struct dwq_utask *ut, u64 time_ns, u64 period_ns,
+		      u32 mode, u32 flags),
+	     TP_ARGS(ut, time_ns, period_ns, mode, flags));
+
+/*
+ * DWQ_IOC_RESCHEDULE moved a task; without DWQ_RESCHED_PERIOD in flags,
+ * mode and period are the ones it keeps (shown as given: 0).
+ */
+DEFINE_EVENT(dwq_dev_task_class, dwq_dev_reschedule,
+	     TP_PROTO(const struct dwq_utask *ut, u64 time_ns, u64 period_ns,
+		      u32 mode, u32 flags),
+	     TP_ARGS(ut, time_ns, period_ns, mode, flags));
+
+/* DWQ_IOC_CANCEL(_BATCH) cancelled a task: removed, or running. */
+TRACE_EVENT(dwq_dev_cancel,
+	    TP_PROTO(const struct dwq_utask *ut, u32 result),
+	    TP_ARGS(ut, result),
+	    TP_STRUCT__entry(__field(pid_t, tgid)
+			     __field(u64, id)
+			     __field(u64, cookie)
+			     __field(u32, result)),
+	    TP_fast_assign(__entry->tgid = ut->client->tgid;
+			   __entry->id = ut->id;
+			   __entry->cookie = ut->cookie;
+			   __entry->result = result;),
+	    TP_printk("tgid=%d id=%llu cookie=%llu result=%s", __entry->tgid,
+		      __entry->id, __entry->cookie,
+		      __print_symbolic(__entry->result,
+				       { DWQ_RESULT_REMOVED, "removed" },
+				       { DWQ_RESULT_RUNNING, "running" })));
+
+/*
+ * A firing of a task posted its event, or was folded into the unread one
+ * (coalesced); the fields are the event's as read() will return it.
+ */
+TRACE_EVENT(dwq_dev_event,
+	    TP_PROTO(const struct dwq_utask *ut, bool coalesced),
+	    TP_ARGS(ut, coalesced),
+	    TP_STRUCT__entry(__field(pid_t, tgid)
+			     __field(u64, id)
+			     __field(u64, cookie)
+			     __field(u64, deadline)
+			     __field(u64, fired)
+			     __field(u64, overruns)
+			     __field(u32, flags)
+			     __field(bool, coalesced)),
+	    TP_fast_assign(__entry->tgid = ut->client->tgid;
+			   __entry->id = ut->id;
+			   __entry->cookie = ut->cookie;
+			   __entry->deadline = ut->ev.deadline_ns;
+			   __entry->fired = ut->ev.fired_ns;
+			   __entry->overruns = ut->ev.overruns;
+			   __entry->flags = ut->ev.flags;
+			   __entry->coalesced = coalesced;),
+	    TP_printk("tgid=%d id=%llu cookie=%llu deadline=%llu lateness=%llu overruns=%llu%s%s",
+		      __entry->tgid, __entry->id, __entry->cookie,
+		      __entry->deadline,
+		      __entry->fired > __entry->deadline ?
+			      __entry->fired - __entry->deadline : 0,
+		      __entry->overruns,
+		      __entry->flags & DWQ_EVENT_LAST ? " last" : "",
+		      __entry->coalesced ? " coalesced" : ""));
 /* clang-format on */
 
 #endif /* _DWQ_TRACE_H */

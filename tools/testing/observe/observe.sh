@@ -10,7 +10,7 @@
 dbg=/sys/kernel/debug/dwq
 tr=/sys/kernel/tracing
 . /dwq/tap.sh
-tap_plan 14
+tap_plan 20
 
 # --- debugfs ----------------------------------------------------------
 
@@ -48,6 +48,20 @@ awk '$1 == "0" { d0 = $2; ok0 = ($3 == 10000000000 && $4 == "rate") }
      END { exit !(ok0 && ok1 && d0 < d1) }' "$tmp/heap" &&
 	grep -q '^0 [0-9]* [0-9]* rate [a-z_]' "$tmp/heap"
 result $? "heap: slot, deadline, period, mode, owner; the earliest in slot 0" "$tmp/heap"
+# /dev/dwq tasks name their process and id: the rate task is id 2.
+grep -q "^0 [0-9]* [0-9]* rate [a-z_]* pid=$pid id=2$" "$tmp/heap" &&
+	grep -q "^1 [0-9]* 0 oneshot [a-z_]* pid=$pid id=1$" "$tmp/heap"
+result $? "heap: each task's owner is its process and its id (pid=$pid)" "$tmp/heap"
+# fdinfo: the next task, its clock and the time left (at most 200 s).
+for f in /proc/$pid/fd/*; do
+	[ "$(readlink "$f")" = /dev/dwq ] && cat /proc/$pid/fdinfo/"${f##*/}" >"$tmp/fdinfo"
+done
+left=$(awk '$1 == "dwq-next-remaining-ns:" { print $2 }' "$tmp/fdinfo")
+grep -qx "dwq-tgid: $pid" "$tmp/fdinfo" && grep -qx 'dwq-pending: 2' "$tmp/fdinfo" &&
+	grep -qx 'dwq-next-id: 2' "$tmp/fdinfo" &&
+	grep -qx 'dwq-next-clock: monotonic' "$tmp/fdinfo" &&
+	[ -n "$left" ] && [ "$left" -gt 0 ] && [ "$left" -le 200000000000 ]
+result $? "fdinfo: the opener, the next task's id, clock and time left" "$tmp/fdinfo"
 kill $pid
 wait
 cat $dbg/heap >"$tmp/heap"
@@ -76,11 +90,13 @@ result $? "heap: 300 tasks queued, the dump stops at 256 and says so" "$tmp/heap
 
 if [ -d $tr/events/dwq ]; then
 	ls $tr/events/dwq >"$tmp/events"
-	for e in dwq_schedule dwq_reschedule dwq_cancel dwq_fire dwq_leader dwq_wakeup; do
+	for e in dwq_schedule dwq_reschedule dwq_cancel dwq_fire dwq_leader \
+		dwq_wakeup dwq_dev_schedule dwq_dev_reschedule dwq_dev_cancel \
+		dwq_dev_event; do
 		[ -d $tr/events/dwq/$e ] || echo "missing $e" >>"$tmp/events"
 	done
 	! grep -q missing "$tmp/events"
-	result $? "tracefs: events/dwq/ has schedule, reschedule, cancel, fire, leader, wakeup" "$tmp/events"
+	result $? "tracefs: events/dwq/ has the engine's and /dev/dwq's events" "$tmp/events"
 
 	echo 0 >$tr/tracing_on
 	echo >$tr/trace
@@ -94,7 +110,9 @@ schedule 5s cookie 3
 cancel $3
 wait 2 events timeout 10s
 SCRIPT
-	dwqctl run "$tmp/work" >"$tmp/work.out" 2>&1
+	dwqctl run "$tmp/work" >"$tmp/work.out" 2>&1 &
+	pid=$!
+	wait $pid
 	rc=$?
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/dwq/enable
@@ -115,10 +133,35 @@ SCRIPT
 	grep -q 'dwq_leader:.* worker=[0-9]* until=[0-9]*' "$tmp/trace" &&
 		grep -q 'dwq_wakeup:.* reason=' "$tmp/trace"
 	result $? "trace: leader changes and wakeups are recorded" "$tmp/trace"
+	# The /dev/dwq events name the task as the program knows it.
+	grep -q "dwq_dev_schedule: tgid=$pid id=1 cookie=1 time=200000000 period=0 mode=oneshot$" "$tmp/trace" &&
+		grep -q "dwq_dev_schedule: tgid=$pid id=3 cookie=3 time=5000000000 period=0 mode=oneshot$" "$tmp/trace" &&
+		grep -q "dwq_dev_reschedule: tgid=$pid id=2 cookie=2 time=100000000 period=0 " "$tmp/trace"
+	result $? "trace: dwq_dev_schedule/reschedule carry tgid $pid, id, cookie, time" "$tmp/trace"
+	grep -q "dwq_dev_cancel: tgid=$pid id=3 cookie=3 result=removed$" "$tmp/trace"
+	result $? "trace: dwq_dev_cancel names the task it removed" "$tmp/trace"
+	grep -q "dwq_dev_event: tgid=$pid id=1 cookie=1 deadline=[0-9]* lateness=[0-9]* overruns=0 last$" "$tmp/trace" &&
+		grep -q "dwq_dev_event: tgid=$pid id=2 cookie=2 deadline=[0-9]* lateness=[0-9]* overruns=0 last$" "$tmp/trace"
+	result $? "trace: dwq_dev_event for each firing, with its lateness" "$tmp/trace"
+
+	# As a user would: trace-cmd records the events and decodes them.
+	if command -v trace-cmd >/dev/null; then
+		(cd "$tmp" && trace-cmd record -q -e dwq -o "$tmp/trace.dat" \
+			dwqctl run "$tmp/work" >"$tmp/tc.out" 2>&1)
+		trace-cmd report -i "$tmp/trace.dat" >"$tmp/report" 2>&1
+		cat "$tmp/tc.out" >>"$tmp/report"
+		grep -q 'dwq_dev_schedule: *tgid=[0-9]* id=1 cookie=1 ' "$tmp/report" &&
+			grep -q 'dwq_dev_event: *tgid=[0-9]* id=1 cookie=1 .* last' "$tmp/report" &&
+			grep -q 'dwq_fire: ' "$tmp/report"
+		result $? "trace-cmd record -e dwq, then trace-cmd report, decodes the events" "$tmp/report"
+	else
+		echo "trace-cmd is not in the guest" >"$tmp/report"
+		result 1 "trace-cmd record -e dwq, then trace-cmd report, decodes the events" "$tmp/report"
+	fi
 else
 	ls $tr >"$tmp/tr" 2>&1
 	i=0
-	while [ $i -lt 6 ]; do
+	while [ $i -lt 10 ]; do
 		result 1 "tracefs: no $tr/events/dwq" "$tmp/tr"
 		i=$((i + 1))
 	done
