@@ -55,15 +55,17 @@ kernel_src()
 }
 
 # The newest ABI name (e.g. 6.12.117+deb12-amd64) of a Debian stock
-# kernel series (6.12 or 6.1) for which both an image and headers exist.
+# kernel series (6.12, 6.12-rt: PREEMPT_RT, or 6.1) for which both an
+# image and headers exist.
 stock_abi()
 {
 	local series=$1 re abi
 
 	case $series in
 	6.12) re='6\.12\.[0-9]+\+deb12-amd64' ;;
+	6.12-rt) re='6\.12\.[0-9]+\+deb12-rt-amd64' ;;
 	6.1)  re='6\.1\.0-[0-9]+-amd64' ;;
-	*) die "unknown stock kernel series '$series' (6.12 or 6.1)" ;;
+	*) die "unknown stock kernel series '$series' (6.12, 6.12-rt or 6.1)" ;;
 	esac
 	abi=$(apt-cache search --names-only "^linux-headers-$re\$" 2>/dev/null |
 		awk '{ sub("^linux-headers-", "", $1); print $1 }' |
