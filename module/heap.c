@@ -1,22 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dwq indexed min-heap. See heap.h for the model; in short: an array of
- * {key, node} slots, root at slot 0, DWQ_HEAP_ARITY children per slot
- * (slot i has children ARITY * i + 1 .. ARITY * i + ARITY), every node
- * knowing its slot so that remove and update need no search.
+ * {key, node} slots, root at slot 0, DWQ_HEAP_ARITY (4) children per slot
+ * (slot i has children 4 * i + 1 .. 4 * i + 4), every node knowing its
+ * slot so that remove and update need no search.
  *
  * Sifting moves a hole rather than swapping: the moving entry is held in a
  * local, the entries it passes are shifted one level, and it is written
  * once where it stops. Every write of a slot also writes that node's
  * @index; keys are compared only on the slot copies, never through the
- * node pointer (unless built with DWQ_HEAP_INLINE_KEYS 0, see heap.h).
+ * node pointer.
  *
  * Nothing here locks, sleeps or allocates: the caller serialises all calls
  * and owns the slot arrays (see dwq_heap_want_capacity() and
  * dwq_heap_adopt()).
  */
 #include <linux/bug.h>
-#include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/minmax.h>
@@ -26,40 +25,20 @@
 
 #include "heap.h"
 
-static_assert(DWQ_HEAP_ARITY == 2 || DWQ_HEAP_ARITY == 4,
-	      "DWQ_HEAP_ARITY must be 2 or 4");
-
-/*
- * The key of the entry in a slot: the inline copy, or (built with
- * DWQ_HEAP_INLINE_KEYS 0, for the benchmark) the node's own.
- */
-#if DWQ_HEAP_INLINE_KEYS
-#define DWQ_SLOT_KEY(s) (s)
-#else
-#define DWQ_SLOT_KEY(s) ((s)->node)
-#endif
-
-/* Copy the key of the node in slot @s into the slot, if it keeps one. */
+/* Copy the key of the node in slot @s into the slot. */
 static inline void dwq_heap_slot_rekey(struct dwq_heap_slot *s)
 {
-#if DWQ_HEAP_INLINE_KEYS
 	s->deadline = s->node->deadline;
 	s->seq = s->node->seq;
-#endif
 }
 
-/*
- * Is @a's key (deadline, seq) before @b's? The sift loops count the calls
- * in a local and add them to @heap->compares once: a store per compare
- * into memory that may alias the slots would make the compiler reload
- * them, and costs a memory access of its own.
- */
+/* Is @a's key (deadline, seq) before @b's? */
 static inline bool dwq_heap_less(const struct dwq_heap_slot *a,
 				 const struct dwq_heap_slot *b)
 {
-	if (DWQ_SLOT_KEY(a)->deadline != DWQ_SLOT_KEY(b)->deadline)
-		return DWQ_SLOT_KEY(a)->deadline < DWQ_SLOT_KEY(b)->deadline;
-	return DWQ_SLOT_KEY(a)->seq < DWQ_SLOT_KEY(b)->seq;
+	if (a->deadline != b->deadline)
+		return a->deadline < b->deadline;
+	return a->seq < b->seq;
 }
 
 /* Write @s into slot @i of @slots and tell its node where it now lives. */
@@ -75,17 +54,15 @@ static unsigned int dwq_heap_sift_up(struct dwq_heap *heap, unsigned int i)
 {
 	struct dwq_heap_slot *slots = heap->slots;
 	struct dwq_heap_slot s = slots[i];
-	unsigned int start = i, parent, compares = 0;
+	unsigned int start = i, parent;
 
 	while (i > 0) {
 		parent = (i - 1) / DWQ_HEAP_ARITY;
-		compares++;
 		if (!dwq_heap_less(&s, &slots[parent]))
 			break;
 		dwq_heap_set(slots, i, &slots[parent]);
 		i = parent;
 	}
-	heap->compares += compares;
 	if (i != start)
 		dwq_heap_set(slots, i, &s);
 	return i;
@@ -93,14 +70,14 @@ static unsigned int dwq_heap_sift_up(struct dwq_heap *heap, unsigned int i)
 
 /*
  * Move the entry at slot @i towards the leaves; return where it stops.
- * Each level costs DWQ_HEAP_ARITY comparisons: ARITY - 1 to find the least
- * child and one to compare it with the moving entry.
+ * Each level costs 4 comparisons: 3 to find the least child and one to
+ * compare it with the moving entry.
  */
 static unsigned int dwq_heap_sift_down(struct dwq_heap *heap, unsigned int i)
 {
 	struct dwq_heap_slot *slots = heap->slots;
 	struct dwq_heap_slot s = slots[i];
-	unsigned int nr = heap->nr, start = i, compares = 0;
+	unsigned int nr = heap->nr, start = i;
 	unsigned int first, end, c, least;
 
 	/*
@@ -112,18 +89,14 @@ static unsigned int dwq_heap_sift_down(struct dwq_heap *heap, unsigned int i)
 		first = DWQ_HEAP_ARITY * i + 1;
 		end = min(first + DWQ_HEAP_ARITY, nr);
 		least = first;
-		for (c = first + 1; c < end; c++) {
-			compares++;
+		for (c = first + 1; c < end; c++)
 			if (dwq_heap_less(&slots[c], &slots[least]))
 				least = c;
-		}
-		compares++;
 		if (!dwq_heap_less(&slots[least], &s))
 			break;
 		dwq_heap_set(slots, i, &slots[least]);
 		i = least;
 	}
-	heap->compares += compares;
 	if (i != start)
 		dwq_heap_set(slots, i, &s);
 	return i;
@@ -134,7 +107,7 @@ static unsigned int dwq_heap_sift_down(struct dwq_heap *heap, unsigned int i)
  *
  * Entries other than the last stay; the last must find a new slot. The
  * hole at @i moves down to a leaf, the least child moving up into it at
- * each level (ARITY - 1 comparisons), then the last entry fills it and
+ * each level (3 comparisons), then the last entry fills it and
  * sifts up. The last entry comes from the bottom level and nearly always
  * belongs near it, so this saves its own comparison at every level on the
  * way down (Floyd's bottom-up removal); when it belongs above @i (it was
@@ -145,7 +118,7 @@ static struct dwq_heap_node *dwq_heap_remove_at(struct dwq_heap *heap,
 {
 	struct dwq_heap_slot *slots = heap->slots;
 	struct dwq_heap_node *node = slots[i].node;
-	unsigned int last = --heap->nr, compares = 0;
+	unsigned int last = --heap->nr;
 	unsigned int first, end, c, least;
 
 	node->index = -1;
@@ -156,15 +129,12 @@ static struct dwq_heap_node *dwq_heap_remove_at(struct dwq_heap *heap,
 		first = DWQ_HEAP_ARITY * i + 1;
 		end = min(first + DWQ_HEAP_ARITY, last);
 		least = first;
-		for (c = first + 1; c < end; c++) {
-			compares++;
+		for (c = first + 1; c < end; c++)
 			if (dwq_heap_less(&slots[c], &slots[least]))
 				least = c;
-		}
 		dwq_heap_set(slots, i, &slots[least]);
 		i = least;
 	}
-	heap->compares += compares;
 	dwq_heap_set(slots, i, &slots[last]);
 	dwq_heap_sift_up(heap, i);
 	return node;
@@ -198,7 +168,6 @@ void dwq_heap_init(struct dwq_heap *heap, struct dwq_heap_slot *slots,
 	heap->nr = 0;
 	heap->cap = min(cap, DWQ_HEAP_MAX_CAPACITY);
 	heap->next_seq = 0;
-	heap->compares = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_heap_init);
 

@@ -8,10 +8,13 @@
  * removing or re-keying any node is O(log n) with no search: this is the
  * heapIndex of Java's ScheduledFutureTask.
  *
- * Slots hold the key inline next to the node pointer, so sifting compares
- * keys without dereferencing nodes (one cache miss fewer per level). Built
- * with DWQ_HEAP_INLINE_KEYS 0, a slot is the node pointer alone and every
- * compare goes through it: the F1 benchmark (tools/bench) measures both.
+ * The heap is 4-ary: half the levels of a binary heap, so half the slots
+ * written on a path, for as many comparisons in a sift down, made between
+ * children that are adjacent in the array. Its slots hold the key inline next to the
+ * node pointer, so sifting compares keys without dereferencing nodes (one
+ * cache miss fewer per level). The F1 benchmark (tools/bench) chose both,
+ * measuring this heap against 2-ary and node-pointer-only variants of its
+ * own.
  *
  * Nothing here locks, sleeps or allocates. The caller serialises all
  * access and owns the slot array: it allocates a bigger (or smaller) array
@@ -28,15 +31,8 @@
 /* struct dwq_heap_node is embedded in every task, so dwq.h defines it. */
 #include <dwq.h>
 
-/* Children per node: 2 (binary) or 4. Chosen by the F1 benchmark. */
-#ifndef DWQ_HEAP_ARITY
+/* Children per slot (see above): slot i has 4 * i + 1 .. 4 * i + 4. */
 #define DWQ_HEAP_ARITY 4
-#endif
-
-/* Keys inline in the slots (1) or read through the node pointer (0). */
-#ifndef DWQ_HEAP_INLINE_KEYS
-#define DWQ_HEAP_INLINE_KEYS 1
-#endif
 
 /* Capacity never goes below this; growth is by half (16, 24, 36, 54...). */
 #define DWQ_HEAP_MIN_CAPACITY 16U
@@ -46,15 +42,13 @@
 
 /**
  * struct dwq_heap_slot - one array slot: the key inline, then the node
- * @deadline: copy of @node->deadline (only with DWQ_HEAP_INLINE_KEYS)
- * @seq: copy of @node->seq (only with DWQ_HEAP_INLINE_KEYS)
+ * @deadline: copy of @node->deadline
+ * @seq: copy of @node->seq
  * @node: the node in this slot
  */
 struct dwq_heap_slot {
-#if DWQ_HEAP_INLINE_KEYS
 	u64 deadline;
 	u64 seq;
-#endif
 	struct dwq_heap_node *node;
 };
 
@@ -64,14 +58,12 @@ struct dwq_heap_slot {
  * @nr: nodes in the heap
  * @cap: slots in @slots
  * @next_seq: the next tie-breaker to hand out
- * @compares: key comparisons made so far (for tests and benchmarks)
  */
 struct dwq_heap {
 	struct dwq_heap_slot *slots;
 	unsigned int nr;
 	unsigned int cap;
 	u64 next_seq;
-	u64 compares;
 };
 
 void dwq_heap_init(struct dwq_heap *heap, struct dwq_heap_slot *slots,

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * F1 for dwq's heap: the four copies (2- and 4-ary, keys inline or through
- * the node pointer), each driven by the loops of f1_dwq_tmpl.h. The heap
- * functions are called across translation units, as dwq.ko's queue calls
- * them.
+ * F1 for dwq's heap: the four variants (2- and 4-ary, keys inline or
+ * through the node pointer; see heap_variants.h), each driven by the loops
+ * of f1_dwq_tmpl.h. The heap functions are called across translation
+ * units, as dwq.ko's queue calls them.
  */
 #include <linux/errno.h>
 #include <linux/ktime.h>
@@ -80,7 +80,7 @@ const struct f1_variant f1_h2p = {
 };
 
 const struct f1_variant f1_h4i = {
-	.name = "dwq-4ary-inline",
+	.name = BENCH_HEAP_DWQ_VARIANT,
 	.setup = h4i_f1_setup,
 	.pairs = h4i_f1_pairs,
 	.pops = h4i_f1_pops,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The F1 loops for one copy of dwq's heap, included by f1_dwq.c once per
- * copy with F1_PREFIX set to the copy's prefix (see heap_variant.h). No
+ * variant with F1_PREFIX set to its prefix (see heap_variants.h). No
  * include guard: that is the point.
  */
 #define F1_CAT2(a, b) a##b

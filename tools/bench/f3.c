@@ -36,16 +36,8 @@
 #include "dwq_internal.h"
 #include "heap_variants.h"
 
-/* The wake-all queue uses the copy of the heap dwq.ko is built with. */
-#if DWQ_HEAP_ARITY == 2 && DWQ_HEAP_INLINE_KEYS
-#define F3_PREFIX h2i
-#elif DWQ_HEAP_ARITY == 2
-#define F3_PREFIX h2p
-#elif DWQ_HEAP_INLINE_KEYS
+/* The wake-all queue uses dwq.ko's own heap.c, renamed (heap_4i.c). */
 #define F3_PREFIX h4i
-#else
-#define F3_PREFIX h4p
-#endif
 #define F3_CAT2(a, b) a##b
 #define F3_CAT(a, b) F3_CAT2(a, b)
 #define f3_heap F3_CAT(F3_PREFIX, _heap)

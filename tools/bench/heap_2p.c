@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* dwq's heap, 2-ary, node-pointer slots: see heap_variant.h. */
-#define DWQ_HEAP_ARITY 2
-#define DWQ_HEAP_INLINE_KEYS 0
+/* The benchmark's heap, 2-ary, slots of node pointers: see heap_param.h. */
+#define BENCH_HEAP_ARITY 2
+#define BENCH_HEAP_INLINE_KEYS 0
 #define BENCH_HEAP_PREFIX h2p
-#include "heap_variant.h"
+#include "heap_param.h"

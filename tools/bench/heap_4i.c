@@ -1,6 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0
-/* dwq's heap, 4-ary, keys inline in the slots: see heap_variant.h. */
-#define DWQ_HEAP_ARITY 4
-#define DWQ_HEAP_INLINE_KEYS 1
-#define BENCH_HEAP_PREFIX h4i
-#include "heap_variant.h"
+/*
+ * dwq.ko's own heap in the benchmark: module/heap.c compiled once more,
+ * unchanged, with its names turned into h4i_*() (struct dwq_heap into
+ * struct h4i_heap, and so on), so that F1's "dwq-4ary-inline" and F3's
+ * wake-all queue measure the very code dwq.ko runs. The other variants
+ * are the benchmark's own (heap_param.h).
+ *
+ * A copy rather than a call into dwq.ko: dwq.ko exports its heap only to
+ * KUnit (EXPORT_SYMBOL_IF_KUNIT), and the stock kernels the figures are
+ * taken on have no KUnit. The copy is never exported, so no object is
+ * linked into two modules; and the benchmark's loops (f1_dwq.c) call it
+ * across a translation unit, as dwq.ko's queue calls heap.c.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+/*
+ * heap.c exports its functions to KUnit; this copy stays private: the
+ * export becomes a check that the symbol exists.
+ */
+#include <kunit/visibility.h>
+#undef EXPORT_SYMBOL_IF_KUNIT
+#define EXPORT_SYMBOL_IF_KUNIT(symbol) static_assert(sizeof(typeof(symbol) *))
+
+#define dwq_heap h4i_heap
+#define dwq_heap_slot h4i_slot
+#define dwq_heap_init h4i_init
+#define dwq_heap_insert h4i_insert
+#define dwq_heap_pop h4i_pop
+#define dwq_heap_remove h4i_remove
+#define dwq_heap_update h4i_update
+#define dwq_heap_want_capacity h4i_want_capacity
+#define dwq_heap_adopt h4i_adopt
+
+#include "../../module/heap.c"
+#include "heap_variants.h"
+
+/* A heap with room for @cap nodes (it never grows), or NULL. */
+struct h4i_heap *h4i_create(unsigned int cap)
+{
+	struct h4i_heap *heap;
+	struct h4i_slot *slots;
+
+	heap = kzalloc(sizeof(*heap), GFP_KERNEL);
+	if (!heap)
+		return NULL;
+	slots = kvmalloc_array(cap, sizeof(*slots), GFP_KERNEL);
+	if (!slots) {
+		kfree(heap);
+		return NULL;
+	}
+	h4i_init(heap, slots, cap);
+	return heap;
+}
+
+void h4i_destroy(struct h4i_heap *heap)
+{
+	kvfree(heap->slots);
+	kfree(heap);
+}
+
+struct dwq_heap_node *h4i_peek(struct h4i_heap *heap)
+{
+	return dwq_heap_peek(heap);
+}

@@ -26,6 +26,7 @@
 
 #include "bench.h"
 #include "dwq_internal.h"
+#include "heap_variants.h"
 
 static char *scale = "full";
 module_param(scale, charp, 0444);
@@ -185,13 +186,7 @@ static int bench_env(void)
 				    DWQ_HEAP_ARITY);
 	err = err   ?:
 		      bench_row_str("env", "dwq", 0, "heap_default", "name", 0,
-				    DWQ_HEAP_ARITY == 2 ?
-					    (DWQ_HEAP_INLINE_KEYS ?
-						     "dwq-2ary-inline" :
-						     "dwq-2ary-ptr") :
-					    (DWQ_HEAP_INLINE_KEYS ?
-						     "dwq-4ary-inline" :
-						     "dwq-4ary-ptr"));
+				    BENCH_HEAP_DWQ_VARIANT);
 	err = err   ?:
 		      bench_row_str("env", "bench", 0, "scale", "name", 0,
 				    bench_cfg.full ? "full" : "tiny");

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The benchmark's own copy of dwq's heap algorithm, for the variants that
+ * dwq.ko is not built as: a 2-ary heap, and slots that hold only the node
+ * pointer (every compare then goes through it). dwq.ko's heap is 4-ary
+ * with the keys inline in the slots because F1 measured these variants
+ * against it; that variant itself is module/heap.c, compiled here under
+ * another name (heap_4i.c), not this copy.
+ *
+ * The includer defines BENCH_HEAP_ARITY (2 or 4), BENCH_HEAP_INLINE_KEYS
+ * (1: keys in the slots; 0: node pointers only) and BENCH_HEAP_PREFIX (say
+ * h2p: h2p_insert(), struct h2p_heap, ...), then includes this file once.
+ *
+ * The algorithm is module/heap.c's, step for step (a hole moved rather
+ * than entries swapped, the bottom-up removal, the same child tests), so
+ * that F1 compares arities and slot layouts, not two ways of writing a
+ * heap: a change to the sifting in heap.c belongs here too, and so do its
+ * checks for misuse, which cost the same in every variant. Only what F1
+ * and F3 use is here: the heaps are sized up front and never grow. The
+ * functions are not exported.
+ */
+#include <linux/bug.h>
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/types.h>
+#include <dwq.h>
+
+#include "heap_variants.h"
+
+static_assert(BENCH_HEAP_ARITY == 2 || BENCH_HEAP_ARITY == 4,
+	      "BENCH_HEAP_ARITY must be 2 or 4");
+
+#define BENCH_CAT2(a, b) a##b
+#define BENCH_CAT(a, b) BENCH_CAT2(a, b)
+#define BENCH_HEAP(name) BENCH_CAT(BENCH_HEAP_PREFIX, name)
+
+#define bench_heap BENCH_HEAP(_heap)
+#define bench_slot BENCH_HEAP(_slot)
+
+/**
+ * struct bench_slot - one array slot
+ * @deadline: copy of @node->deadline (only with BENCH_HEAP_INLINE_KEYS)
+ * @seq: copy of @node->seq (only with BENCH_HEAP_INLINE_KEYS)
+ * @node: the node in this slot
+ */
+struct bench_slot {
+#if BENCH_HEAP_INLINE_KEYS
+	u64 deadline;
+	u64 seq;
+#endif
+	struct dwq_heap_node *node;
+};
+
+/**
+ * struct bench_heap - an array min-heap of &struct dwq_heap_node
+ * @slots: the array, root at slot 0
+ * @nr: nodes in the heap
+ * @cap: slots in @slots
+ * @next_seq: the next tie-breaker to hand out
+ */
+struct bench_heap {
+	struct bench_slot *slots;
+	unsigned int nr;
+	unsigned int cap;
+	u64 next_seq;
+};
+
+/* The key of the entry in a slot: the inline copy, or the node's own. */
+#if BENCH_HEAP_INLINE_KEYS
+#define BENCH_SLOT_KEY(s) (s)
+#else
+#define BENCH_SLOT_KEY(s) ((s)->node)
+#endif
+
+/* Copy the key of the node in slot @s into the slot, if it keeps one. */
+static inline void bench_heap_slot_rekey(struct bench_slot *s)
+{
+#if BENCH_HEAP_INLINE_KEYS
+	s->deadline = s->node->deadline;
+	s->seq = s->node->seq;
+#endif
+}
+
+/* Is @a's key (deadline, seq) before @b's? */
+static inline bool bench_heap_less(const struct bench_slot *a,
+				   const struct bench_slot *b)
+{
+	if (BENCH_SLOT_KEY(a)->deadline != BENCH_SLOT_KEY(b)->deadline)
+		return BENCH_SLOT_KEY(a)->deadline <
+		       BENCH_SLOT_KEY(b)->deadline;
+	return BENCH_SLOT_KEY(a)->seq < BENCH_SLOT_KEY(b)->seq;
+}
+
+/* Write @s into slot @i of @slots and tell its node where it now lives. */
+static inline void bench_heap_set(struct bench_slot *slots, unsigned int i,
+				  const struct bench_slot *s)
+{
+	slots[i] = *s;
+	s->node->index = i;
+}
+
+/* Move the entry at slot @i towards the root. */
+static void bench_heap_sift_up(struct bench_heap *heap, unsigned int i)
+{
+	struct bench_slot *slots = heap->slots;
+	struct bench_slot s = slots[i];
+	unsigned int start = i, parent;
+
+	while (i > 0) {
+		parent = (i - 1) / BENCH_HEAP_ARITY;
+		if (!bench_heap_less(&s, &slots[parent]))
+			break;
+		bench_heap_set(slots, i, &slots[parent]);
+		i = parent;
+	}
+	if (i != start)
+		bench_heap_set(slots, i, &s);
+}
+
+/* Take the entry at slot @i out: heap.c's dwq_heap_remove_at(). */
+static struct dwq_heap_node *bench_heap_remove_at(struct bench_heap *heap,
+						  unsigned int i)
+{
+	struct bench_slot *slots = heap->slots;
+	struct dwq_heap_node *node = slots[i].node;
+	unsigned int last = --heap->nr;
+	unsigned int first, end, c, least;
+
+	node->index = -1;
+	if (i == last)
+		return node;
+	while (last > 1 && i <= (last - 2) / BENCH_HEAP_ARITY) {
+		first = BENCH_HEAP_ARITY * i + 1;
+		end = min(first + BENCH_HEAP_ARITY, last);
+		least = first;
+		for (c = first + 1; c < end; c++)
+			if (bench_heap_less(&slots[c], &slots[least]))
+				least = c;
+		bench_heap_set(slots, i, &slots[least]);
+		i = least;
+	}
+	bench_heap_set(slots, i, &slots[last]);
+	bench_heap_sift_up(heap, i);
+	return node;
+}
+
+/* Is @node queued in @heap? heap.c's dwq_heap_owns(). */
+static bool bench_heap_owns(const struct bench_heap *heap,
+			    const struct dwq_heap_node *node)
+{
+	unsigned int i = node->index;
+
+	return !WARN_ON_ONCE(i >= heap->nr || heap->slots[i].node != node);
+}
+
+struct bench_heap *BENCH_HEAP(_create)(unsigned int cap)
+{
+	struct bench_heap *heap;
+
+	heap = kzalloc(sizeof(*heap), GFP_KERNEL);
+	if (!heap)
+		return NULL;
+	heap->slots = kvmalloc_array(cap, sizeof(*heap->slots), GFP_KERNEL);
+	if (!heap->slots) {
+		kfree(heap);
+		return NULL;
+	}
+	heap->cap = cap;
+	return heap;
+}
+
+void BENCH_HEAP(_destroy)(struct bench_heap *heap)
+{
+	kvfree(heap->slots);
+	kfree(heap);
+}
+
+int BENCH_HEAP(_insert)(struct bench_heap *heap, struct dwq_heap_node *node,
+			u64 deadline)
+{
+	unsigned int i;
+
+	if (WARN_ON_ONCE(node->index >= 0))
+		return -EBUSY;
+	if (heap->nr >= heap->cap)
+		return -ENOSPC;
+	node->deadline = deadline;
+	node->seq = heap->next_seq++;
+	i = heap->nr++;
+	heap->slots[i].node = node;
+	bench_heap_slot_rekey(&heap->slots[i]);
+	node->index = i;
+	bench_heap_sift_up(heap, i);
+	return 0;
+}
+
+struct dwq_heap_node *BENCH_HEAP(_pop)(struct bench_heap *heap)
+{
+	if (!heap->nr)
+		return NULL;
+	return bench_heap_remove_at(heap, 0);
+}
+
+void BENCH_HEAP(_remove)(struct bench_heap *heap, struct dwq_heap_node *node)
+{
+	if (bench_heap_owns(heap, node))
+		bench_heap_remove_at(heap, node->index);
+}
+
+struct dwq_heap_node *BENCH_HEAP(_peek)(struct bench_heap *heap)
+{
+	return heap->nr ? heap->slots[0].node : NULL;
+}
