@@ -47,7 +47,7 @@ modules:
 
 tools:
 	$(MAKE) -C tools/dwqctl
-	$(MAKE) -C tools/testing/integration
+	$(MAKE) -C tools/testing/selftests/dwq
 	$(MAKE) -C tools/testing/stress
 	$(MAKE) -C tools/testing/security
 	$(MAKE) -C examples
@@ -172,7 +172,7 @@ dkms-remove:
 clean:
 	@test ! -e $(KDIR)/Makefile || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/dwqctl clean
-	$(MAKE) -C tools/testing/integration clean
+	$(MAKE) -C tools/testing/selftests/dwq clean
 	$(MAKE) -C tools/testing/stress clean
 	$(MAKE) -C tools/testing/security clean
 	$(MAKE) -C examples clean

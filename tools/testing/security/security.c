@@ -700,7 +700,7 @@ static void user_b_foreign_ids(void)
 
 /*
  * Another user's ids, tried in the other user's own file, are unknown;
- * the tasks are untouched (file/isolation in dwq-test covers two files of
+ * the tasks are untouched (file.isolation in dwq-test-file covers two files of
  * one user the same way).
  */
 static void foreign_ids(void)

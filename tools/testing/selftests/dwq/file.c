@@ -12,13 +12,43 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include "dwqt.h"
+#include "dwq_test.h"
+
+FIXTURE(close)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(close)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(close)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(file)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(file)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(file)
+{
+	dwq_teardown(_metadata, &self->f);
+}
 
 /* close() of a file with 1000 tasks takes them all out of the queue. */
-static void t_close_cancels(void)
+TEST_F(close, cancels_everything)
 {
 	static struct dwq_ioc_schedule e[1000];
-	int a = dwqt_open(0), b = dwqt_open(0);
+	int a = self->f.fd, b = dwqt_open(0);
 	unsigned int base = dwqt_stats_ok(a).queue_size;
 	size_t i;
 
@@ -33,9 +63,9 @@ static void t_close_cancels(void)
 }
 
 /* close() while periodic tasks fire and events wait unread. */
-static void t_close_while_firing(void)
+TEST_F(close, while_firing)
 {
-	int a = dwqt_open(0), b, round, i;
+	int a = self->f.fd, b, round, i;
 	unsigned int base = dwqt_stats_ok(a).queue_size;
 
 	for (round = 0; round < 4; round++) {
@@ -57,9 +87,9 @@ static void t_close_while_firing(void)
 }
 
 /* File B cannot see, cancel, reschedule or query file A's tasks. */
-static void t_isolation(void)
+TEST_F(file, isolation)
 {
-	int a = dwqt_open(0), b = dwqt_open(0);
+	int a = self->f.fd, b = dwqt_open(0);
 	uint64_t id, now_id, deadline, bid;
 	struct dwq_ioc_query q;
 	struct dwq_event ev;
@@ -97,9 +127,9 @@ static void t_isolation(void)
 }
 
 /* dup() shares the file: its tasks, its events, until the last close. */
-static void t_dup(void)
+TEST_F(file, dup_shares)
 {
-	int fd = dwqt_open(0), fd2 = dup(fd), o = dwqt_open(0);
+	int fd = self->f.fd, fd2 = dup(fd), o = dwqt_open(0);
 	unsigned int base = dwqt_stats_ok(o).queue_size;
 	uint64_t far, soon, kept;
 	uint32_t result;
@@ -129,9 +159,9 @@ static void t_dup(void)
  * fork() shares the file: the parent schedules and closes its copy, the
  * child still gets the event.
  */
-static void t_fork_child_reads(void)
+TEST_F(file, fork_child_reads)
 {
-	int fd = dwqt_open(0), o = dwqt_open(0), p[2], status;
+	int fd = self->f.fd, o = dwqt_open(0), p[2], status;
 	unsigned int base = dwqt_stats_ok(o).queue_size;
 	struct pollfd pfd;
 	struct dwq_event ev;
@@ -168,10 +198,10 @@ static void t_fork_child_reads(void)
 }
 
 /* The tasks of a file shared with a child go when the child closes last. */
-static void t_fork_last_close(void)
+TEST_F(file, fork_last_close)
 {
 	static struct dwq_ioc_schedule e[100];
-	int fd = dwqt_open(0), o = dwqt_open(0), p[2], status;
+	int fd = self->f.fd, o = dwqt_open(0), p[2], status;
 	unsigned int base = dwqt_stats_ok(o).queue_size;
 	pid_t pid;
 	size_t i;
@@ -218,9 +248,9 @@ static uint64_t fdinfo_u64(int fd, const char *key)
 }
 
 /* fdinfo shows the pending count and the next deadline. */
-static void t_fdinfo(void)
+TEST_F(file, fdinfo)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t d, id[3];
 	char val[128];
 
@@ -247,13 +277,4 @@ static void t_fdinfo(void)
 	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 0);
 }
 
-const struct t_case file_cases[] = {
-	T_CASE("close/cancels_everything", t_close_cancels),
-	T_CASE("close/while_firing", t_close_while_firing),
-	T_CASE("file/isolation", t_isolation),
-	T_CASE("file/dup_shares", t_dup),
-	T_CASE("file/fork_child_reads", t_fork_child_reads),
-	T_CASE("file/fork_last_close", t_fork_last_close),
-	T_CASE("file/fdinfo", t_fdinfo),
-	{}
-};
+TEST_HARNESS_MAIN

@@ -10,7 +10,22 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
-#include "dwqt.h"
+#include "dwq_test.h"
+
+FIXTURE(ioctl)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(ioctl)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(ioctl)
+{
+	dwq_teardown(_metadata, &self->f);
+}
 
 /* The seven commands, with their payload sizes. */
 static const struct {
@@ -50,9 +65,9 @@ static void expect_enotty(int fd, const char *what, unsigned long cmd)
 }
 
 /* Commands the device does not have are -ENOTTY. */
-static void t_unknown_command(void)
+TEST_F(ioctl, unknown_command_enotty)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 
 	expect_enotty(fd, "_IO(DWQ, 0)", _IO(DWQ_IOC_MAGIC, 0));
 	expect_enotty(fd, "_IOWR(DWQ, 7, dwq_schedule)",
@@ -71,10 +86,10 @@ static void t_unknown_command(void)
 }
 
 /* A dwq command number with the wrong payload size is -ENOTTY. */
-static void t_wrong_size(void)
+TEST_F(ioctl, wrong_size_enotty)
 {
 	static const int deltas[] = { -8, -1, 1, 8 };
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	char what[96];
 	size_t i, j;
 
@@ -98,7 +113,7 @@ static void t_wrong_size(void)
 }
 
 /* A dwq command number with the wrong direction bits is -ENOTTY. */
-static void t_wrong_direction(void)
+TEST_F(ioctl, wrong_direction_enotty)
 {
 	static const unsigned int dirs[] = {
 		_IOC_NONE,
@@ -106,7 +121,7 @@ static void t_wrong_direction(void)
 		_IOC_WRITE,
 		_IOC_READ | _IOC_WRITE,
 	};
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	char what[96];
 	size_t i, j;
 
@@ -186,9 +201,9 @@ static void expect_only(int fd, uint64_t id)
 }
 
 /* Every command with a NULL argument is -EFAULT. */
-static void t_efault_null(void)
+TEST_F(ioctl, null_pointer_efault)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t id;
 	size_t i;
 
@@ -199,9 +214,9 @@ static void t_efault_null(void)
 }
 
 /* Every command with an inaccessible argument is -EFAULT. */
-static void t_efault_unmapped(void)
+TEST_F(ioctl, unmapped_pointer_efault)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	void *bad = dwqt_unmapped();
 	uint64_t id;
 	size_t i;
@@ -213,9 +228,9 @@ static void t_efault_unmapped(void)
 }
 
 /* A payload whose last 8 bytes are inaccessible is -EFAULT. */
-static void t_efault_straddling(void)
+TEST_F(ioctl, straddling_pointer_efault)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	struct dwq_ioc_schedule entry;
 	uint64_t id;
 	size_t i;
@@ -238,9 +253,9 @@ static void t_efault_straddling(void)
  * SCHEDULE_BATCH then leave no task behind, CANCEL_BATCH (whose entries
  * are writable here, its error_index not) cancels none.
  */
-static void t_efault_readonly(void)
+TEST_F(ioctl, readonly_pointer_efault)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	struct dwq_ioc_schedule entry;
 	uint64_t id;
 	size_t i;
@@ -270,9 +285,9 @@ static void t_efault_readonly(void)
 }
 
 /* RESCHEDULE writes nothing back: a read-only payload is fine. */
-static void t_readonly_reschedule(void)
+TEST_F(ioctl, readonly_reschedule_ok)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	struct dwq_ioc_reschedule r = { 0 };
 	struct dwq_ioc_query q;
 	uint64_t deadline = dwqt_now() + DWQT_FAR_NS / 2;
@@ -285,14 +300,4 @@ static void t_readonly_reschedule(void)
 	T_EQ(q.deadline_ns, deadline);
 }
 
-const struct t_case ioctl_cases[] = {
-	T_CASE("ioctl/unknown_command_enotty", t_unknown_command),
-	T_CASE("ioctl/wrong_size_enotty", t_wrong_size),
-	T_CASE("ioctl/wrong_direction_enotty", t_wrong_direction),
-	T_CASE("ioctl/null_pointer_efault", t_efault_null),
-	T_CASE("ioctl/unmapped_pointer_efault", t_efault_unmapped),
-	T_CASE("ioctl/straddling_pointer_efault", t_efault_straddling),
-	T_CASE("ioctl/readonly_pointer_efault", t_efault_readonly),
-	T_CASE("ioctl/readonly_reschedule_ok", t_readonly_reschedule),
-	{}
-};
+TEST_HARNESS_MAIN

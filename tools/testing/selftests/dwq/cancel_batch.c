@@ -10,7 +10,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dwqt.h"
+#include "dwq_test.h"
+
+FIXTURE(cancel_batch)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(cancel_batch)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(cancel_batch)
+{
+	dwq_teardown(_metadata, &self->f);
+}
 
 /* Schedule @n far one-shots on @fd with one SCHEDULE_BATCH; ids in @ids. */
 static void schedule_far(int fd, uint64_t *ids, uint32_t n)
@@ -56,11 +71,11 @@ static void expect_all_queued(int fd, const uint64_t *ids, uint32_t n)
  * Many queued tasks, one-shot and periodic, all REMOVED: their ids gone,
  * the queue smaller by as many, and none of them ever fires.
  */
-static void t_removed(void)
+TEST_F(cancel_batch, removed)
 {
 	struct dwq_ioc_schedule s[100];
 	struct dwq_ioc_cancel e[ARRAY_SIZE(s)];
-	int fd = dwqt_open(0), other = dwqt_open(0);
+	int fd = self->f.fd, other = dwqt_open(0);
 	unsigned int base;
 	uint64_t keep;
 	struct dwq_ioc_stats st;
@@ -109,9 +124,9 @@ static void t_removed(void)
  * id twice in one batch, another file's id, a one-shot whose event is
  * queued. The other file's task and that event are untouched.
  */
-static void t_mixed(void)
+TEST_F(cancel_batch, mixed_noent)
 {
-	int fd = dwqt_open(0), other = dwqt_open(0), i;
+	int fd = self->f.fd, other = dwqt_open(0), i;
 	uint64_t a[3], b[6], fired;
 	struct dwq_ioc_cancel e[9];
 	struct dwq_event ev;
@@ -181,7 +196,7 @@ static void t_mixed(void)
  * that turns a firing into an event is short), so the case repeats
  * rounds and only notes how often each came.
  */
-static void t_periodic_firing(void)
+TEST_F(cancel_batch, periodic_firing)
 {
 	uint64_t end = dwqt_now() + DWQT_RACE_NS, t, period = 100000;
 	unsigned long long min, removed = 0, running = 0;
@@ -238,7 +253,7 @@ static void t_periodic_firing(void)
 }
 
 /* count 0 and count > DWQ_CANCEL_BATCH_MAX are -EINVAL, cancel nothing. */
-static void t_count(void)
+TEST_F(cancel_batch, count_einval)
 {
 	static struct dwq_ioc_cancel e[DWQ_CANCEL_BATCH_MAX + 1];
 	static const uint32_t bad[] = {
@@ -247,7 +262,7 @@ static void t_count(void)
 		1U << 31,
 		~0U,
 	};
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t ids[4];
 	uint32_t idx;
 	size_t i;
@@ -266,14 +281,14 @@ static void t_count(void)
 }
 
 /* Non-zero flags or reserved of the batch itself are -EINVAL. */
-static void t_flags_reserved(void)
+TEST_F(cancel_batch, flags_reserved_einval)
 {
 	struct dwq_ioc_cancel e[2];
 	struct dwq_ioc_cancel_batch b = {
 		.entries = (uintptr_t)e,
 		.count = ARRAY_SIZE(e),
 	};
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t ids[2];
 
 	schedule_far(fd, ids, ARRAY_SIZE(ids));
@@ -296,11 +311,11 @@ static void t_flags_reserved(void)
  * An entry with reserved non-zero: -EINVAL, error_index names it, and no
  * entry is cancelled, not even those before it.
  */
-static void t_entry_reserved(void)
+TEST_F(cancel_batch, entry_reserved_einval)
 {
 	static const uint32_t where[] = { 0, 3, 7 };
 	struct dwq_ioc_cancel e[8];
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t ids[8];
 	uint32_t idx;
 	size_t w, i;
@@ -326,10 +341,10 @@ static void t_entry_reserved(void)
 }
 
 /* Entries that cannot be read are -EFAULT and cancel nothing. */
-static void t_entries_efault(void)
+TEST_F(cancel_batch, entries_efault)
 {
 	struct dwq_ioc_cancel e[4], *p;
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t ids[4];
 
 	schedule_far(fd, ids, ARRAY_SIZE(ids));
@@ -349,10 +364,10 @@ static void t_entries_efault(void)
  * Entries that can be read but not written (mmap PROT_READ): the results
  * could not be written back, so -EFAULT before anything is cancelled.
  */
-static void t_readonly_efault(void)
+TEST_F(cancel_batch, readonly_efault)
 {
 	struct dwq_ioc_cancel e[4];
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t ids[4];
 	uint32_t idx;
 
@@ -366,11 +381,11 @@ static void t_readonly_efault(void)
 }
 
 /* A batch of DWQ_CANCEL_BATCH_MAX entries, every one REMOVED. */
-static void t_max(void)
+TEST_F(cancel_batch, max_entries)
 {
 	static struct dwq_ioc_cancel e[DWQ_CANCEL_BATCH_MAX];
 	static uint64_t ids[DWQ_CANCEL_BATCH_MAX];
-	int fd = dwqt_open(0), other = dwqt_open(0);
+	int fd = self->f.fd, other = dwqt_open(0);
 	unsigned int base = dwqt_stats_ok(other).queue_size;
 	struct dwq_ioc_stats st;
 	uint32_t idx, i;
@@ -434,7 +449,7 @@ static void limit_given_back(void)
 	      ENOSPC);
 }
 
-static void t_limit_given_back(void)
+TEST_F(cancel_batch, limit_given_back)
 {
 	unsigned long long global;
 	int err;
@@ -448,16 +463,4 @@ static void t_limit_given_back(void)
 		       t_errname(-err));
 }
 
-const struct t_case cancel_batch_cases[] = {
-	T_CASE("cancel_batch/removed", t_removed),
-	T_CASE("cancel_batch/mixed_noent", t_mixed),
-	T_CASE("cancel_batch/periodic_firing", t_periodic_firing),
-	T_CASE("cancel_batch/count_einval", t_count),
-	T_CASE("cancel_batch/flags_reserved_einval", t_flags_reserved),
-	T_CASE("cancel_batch/entry_reserved_einval", t_entry_reserved),
-	T_CASE("cancel_batch/entries_efault", t_entries_efault),
-	T_CASE("cancel_batch/readonly_efault", t_readonly_efault),
-	T_CASE("cancel_batch/max_entries", t_max),
-	T_CASE("cancel_batch/limit_given_back", t_limit_given_back),
-	{}
-};
+TEST_HARNESS_MAIN

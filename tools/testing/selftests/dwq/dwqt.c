@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers of dwq-test for /dev/dwq.
+ * Helpers of dwq's selftests for /dev/dwq.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,14 +18,20 @@
 
 #include "dwqt.h"
 
-const char *dwqt_dev = "/dev/dwq";
+const char *dwqt_dev(void)
+{
+	const char *dev = getenv("DWQ_DEV");
+
+	return dev && *dev ? dev : "/dev/dwq";
+}
 
 int __dwqt_open(const char *file, int line, int flags)
 {
-	int fd = open(dwqt_dev, O_RDWR | O_CLOEXEC | flags);
+	int fd = open(dwqt_dev(), O_RDWR | O_CLOEXEC | flags);
 
 	if (fd < 0)
-		__t_fail(file, line, "open %s: %s", dwqt_dev, t_errname(errno));
+		__t_fail(file, line, "open %s: %s", dwqt_dev(),
+			 t_errname(errno));
 	return fd;
 }
 
@@ -286,13 +292,12 @@ void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev)
 }
 
 /*
- * For the runner: tasks in the queue once a case has ended, when every
- * file it opened is closed. The most of a few samples, since a periodic
- * task is out of the queue while it fires.
+ * The most of a few samples, since a periodic task is out of the queue
+ * while it fires.
  */
 long t_leftovers(void)
 {
-	int fd = open(dwqt_dev, O_RDWR | O_CLOEXEC), i;
+	int fd = open(dwqt_dev(), O_RDWR | O_CLOEXEC), i;
 	struct dwq_ioc_stats st;
 	long most = -1;
 
@@ -360,15 +365,17 @@ int dwqt_with_param(const char *name, unsigned long long val, void (*fn)(void))
 	if (err)
 		return err;
 	t_note("%s set to %llu (was %llu) for this case", name, val, old);
-	/* The case's time limit goes to the child: we must live to restore. */
-	left = alarm(0);
-	signal(SIGALRM, SIG_IGN);
+	/*
+	 * The harness kills the whole case at its time limit: the child gets
+	 * a limit of its own, 10 s earlier, so that we live to restore.
+	 */
+	left = dwq_case_time_left();
 	pid = fork();
 	if (pid < 0)
 		t_fail("fork: %s", t_errname(errno));
 	if (!pid) {
-		signal(SIGALRM, SIG_DFL);
-		alarm(left > 10 ? left - 10 : 1);
+		if (left)
+			alarm(left > 10 ? left - 10 : 1);
 		fn();
 		_exit(0);
 	}

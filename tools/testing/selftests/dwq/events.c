@@ -16,7 +16,97 @@
 #include <sys/epoll.h>
 #include <sys/wait.h>
 
-#include "dwqt.h"
+#include "dwq_test.h"
+
+FIXTURE(read)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(read)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(read)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(order)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(order)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(order)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(event)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(event)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(event)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(poll)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(poll)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(poll)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(epoll)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(epoll)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(epoll)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(periodic)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(periodic)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(periodic)
+{
+	dwq_teardown(_metadata, &self->f);
+}
 
 /* Wait until STATS says @n events are waiting; fail after DWQT_WAIT_MS. */
 static void wait_events(int fd, uint64_t n)
@@ -34,9 +124,9 @@ static void wait_events(int fd, uint64_t n)
 }
 
 /* A one-shot's event: its id, cookie, deadline, never early, LAST. */
-static void t_oneshot_event(void)
+TEST_F(read, oneshot_event)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t t0, t1, deadline, id;
 	struct dwq_event ev;
 
@@ -81,10 +171,10 @@ static void t_oneshot_event(void)
  * the reader asleep in read() when the task fires: a device that drops
  * the id only after publishing the event fails some of them.
  */
-static void t_last_id_gone(void)
+TEST_F(read, last_event_id_gone)
 {
 	uint64_t id, pending, end = dwqt_now() + DWQT_RACE_NS;
-	int fd = dwqt_open(0), i;
+	int fd = self->f.fd, i;
 	struct dwq_event ev;
 	struct dwq_ioc_query q;
 	long r;
@@ -113,7 +203,7 @@ static void t_last_id_gone(void)
 }
 
 /* O_NONBLOCK: an empty file's read() is -EAGAIN, set at open or fcntl. */
-static void t_nonblock(void)
+TEST_F(read, nonblock_eagain)
 {
 	int fd = dwqt_open(O_NONBLOCK);
 	struct dwq_event ev;
@@ -140,10 +230,10 @@ static void t_nonblock(void)
 }
 
 /* A buffer smaller than one event is -EINVAL, and loses nothing. */
-static void t_small_buffer(void)
+TEST_F(read, small_buffer_einval)
 {
 	static const size_t sizes[] = { 1, 8, sizeof(struct dwq_event) - 1 };
-	int fd = dwqt_open(0), status;
+	int fd = self->f.fd, status;
 	struct dwq_event ev;
 	uint64_t id;
 	pid_t pid;
@@ -183,7 +273,7 @@ static void t_small_buffer(void)
 }
 
 /* A buffer of 2.5 events returns 2 whole events, the third comes next. */
-static void t_whole_events(void)
+TEST_F(read, whole_events_only)
 {
 	struct dwq_event ev[4];
 	int fd = dwqt_open(O_NONBLOCK), i;
@@ -214,7 +304,7 @@ static void t_whole_events(void)
 }
 
 /* A bad buffer is -EFAULT. */
-static void t_read_efault(void)
+TEST_F(read, bad_buffer_efault)
 {
 	int fd = dwqt_open(O_NONBLOCK), i;
 	struct dwq_event ev = { 0 };
@@ -280,7 +370,7 @@ static void read_partial_efault(int fit)
 	T_EQ(dwqt_stats_ok(fd).events, 0);
 }
 
-static void t_read_partial_efault(void)
+TEST_F(read, partial_efault_loses_nothing)
 {
 	read_partial_efault(5);
 	read_partial_efault(30);
@@ -354,9 +444,9 @@ static void join_reader(pthread_t th)
 }
 
 /* A read() that blocks before the timer fires gets its event. */
-static void t_blocking_read(void)
+TEST_F(read, blocking)
 {
-	struct reader r = { .fd = dwqt_open(0) };
+	struct reader r = { .fd = self->f.fd };
 	uint64_t id, t;
 	pthread_t th;
 
@@ -379,10 +469,10 @@ static void on_usr1(int sig)
 }
 
 /* A blocked read() is interrupted by a signal: -EINTR. */
-static void t_read_eintr(void)
+TEST_F(read, blocking_eintr)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };
-	struct reader r = { .fd = dwqt_open(0) };
+	struct reader r = { .fd = self->f.fd };
 	pthread_t th;
 
 	sigaction(SIGUSR1, &sa, NULL);
@@ -433,12 +523,12 @@ static void deadline_order(uint64_t base, uint64_t step)
 	}
 }
 
-static void t_deadline_order(void)
+TEST_F(order, deadline)
 {
 	deadline_order(dwqt_now() + 300 * NSEC_PER_MSEC, 40 * NSEC_PER_MSEC);
 }
 
-static void t_deadline_order_past(void)
+TEST_F(order, deadline_past)
 {
 	deadline_order(dwqt_now() - 8 * NSEC_PER_MSEC, NSEC_PER_MSEC);
 }
@@ -447,7 +537,7 @@ static void t_deadline_order_past(void)
  * A coalesced event takes the deadline of its latest firing: it still
  * comes out in deadline order with the events waiting with it.
  */
-static void t_coalesced_order(void)
+TEST_F(order, coalesced_event)
 {
 	int fd = dwqt_open(O_NONBLOCK), n, i;
 	uint64_t base, periodic, oneshot;
@@ -492,11 +582,11 @@ static void t_coalesced_order(void)
 }
 
 /* Equal deadlines: first scheduled, first out, singles and batch alike. */
-static void t_fifo_ties(void)
+TEST_F(order, fifo_ties)
 {
 	struct dwq_event ev[12];
 	struct dwq_ioc_schedule e[6];
-	int fd = dwqt_open(0), n = 0;
+	int fd = self->f.fd, n = 0;
 	uint64_t deadline, ids[12];
 	int i;
 
@@ -535,13 +625,13 @@ static void t_fifo_ties(void)
  */
 #define NR_BATCH 128
 
-static void t_none_dropped(void)
+TEST_F(event, none_dropped)
 {
 	static struct dwq_ioc_schedule e[2][NR_BATCH];
 	static uint64_t ids[2 * NR_BATCH];
 	static struct dwq_event ev[2 * NR_BATCH];
 	const int total = 2 * NR_BATCH;
-	int fd = dwqt_open(0), n = 0, b, i;
+	int fd = self->f.fd, n = 0, b, i;
 	uint64_t base;
 
 	base = dwqt_now() + 200 * NSEC_PER_MSEC;
@@ -588,12 +678,12 @@ static void t_none_dropped(void)
 }
 
 /* Every event: fired_ns >= deadline_ns, worker < workers, exact deadline. */
-static void t_never_early(void)
+TEST_F(event, never_early)
 {
 	const uint64_t step = 3 * NSEC_PER_MSEC;
 	struct dwq_ioc_schedule e[32];
 	struct dwq_event ev[32];
-	int fd = dwqt_open(0), n = 0, i;
+	int fd = self->f.fd, n = 0, i;
 	uint32_t seen = 0, workers = 0;
 	uint64_t base;
 
@@ -626,10 +716,10 @@ static void t_never_early(void)
 }
 
 /* poll() reports POLLIN exactly while events wait. */
-static void t_poll(void)
+TEST_F(poll, pollin)
 {
 	struct pollfd p;
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t t0, t1, deadline;
 	struct dwq_event ev;
 	int r;
@@ -676,10 +766,10 @@ static int epoll_one(int ep, int timeout_ms, uint32_t *events)
 }
 
 /* epoll, level-triggered: EPOLLIN while events wait. */
-static void t_epoll_level(void)
+TEST_F(epoll, level_triggered)
 {
 	struct epoll_event e = { .events = EPOLLIN };
-	int fd = dwqt_open(0), ep = epoll_create1(EPOLL_CLOEXEC);
+	int fd = self->f.fd, ep = epoll_create1(EPOLL_CLOEXEC);
 	struct dwq_event ev;
 	uint32_t events;
 
@@ -697,7 +787,7 @@ static void t_epoll_level(void)
 }
 
 /* epoll, edge-triggered: each new event is an edge. */
-static void t_epoll_edge(void)
+TEST_F(epoll, edge_triggered)
 {
 	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
 	int fd = dwqt_open(O_NONBLOCK), ep = epoll_create1(EPOLL_CLOEXEC);
@@ -796,21 +886,21 @@ static void coalesce(uint32_t mode)
 	T_EQ(dwqt_stats_ok(fd).events, 0);
 }
 
-static void t_coalesce_fixed_delay(void)
+TEST_F(periodic, coalesce_fixed_delay)
 {
 	coalesce(DWQ_MODE_FIXED_DELAY);
 }
 
-static void t_coalesce_fixed_rate(void)
+TEST_F(periodic, coalesce_fixed_rate)
 {
 	coalesce(DWQ_MODE_FIXED_RATE);
 }
 
 /* Fixed-rate keeps its phase: every deadline is first + k * period. */
-static void t_fixed_rate_phase(void)
+TEST_F(periodic, fixed_rate_phase)
 {
 	const uint64_t period = 40 * NSEC_PER_MSEC;
-	int fd = dwqt_open(0), i;
+	int fd = self->f.fd, i;
 	uint64_t first, id, last = 0;
 	struct dwq_event ev;
 
@@ -839,10 +929,10 @@ static void t_fixed_rate_phase(void)
 }
 
 /* Fixed-delay: the next deadline is a period after the last firing. */
-static void t_fixed_delay(void)
+TEST_F(periodic, fixed_delay)
 {
 	const uint64_t period = 40 * NSEC_PER_MSEC;
-	int fd = dwqt_open(0), i;
+	int fd = self->f.fd, i;
 	struct dwq_event ev, prev = { 0 };
 	uint64_t id;
 
@@ -861,28 +951,4 @@ static void t_fixed_delay(void)
 	}
 }
 
-const struct t_case event_cases[] = {
-	T_CASE("read/oneshot_event", t_oneshot_event),
-	T_CASE("read/last_event_id_gone", t_last_id_gone),
-	T_CASE("read/nonblock_eagain", t_nonblock),
-	T_CASE("read/small_buffer_einval", t_small_buffer),
-	T_CASE("read/whole_events_only", t_whole_events),
-	T_CASE("read/bad_buffer_efault", t_read_efault),
-	T_CASE("read/partial_efault_loses_nothing", t_read_partial_efault),
-	T_CASE("read/blocking", t_blocking_read),
-	T_CASE("read/blocking_eintr", t_read_eintr),
-	T_CASE("order/deadline", t_deadline_order),
-	T_CASE("order/deadline_past", t_deadline_order_past),
-	T_CASE("order/fifo_ties", t_fifo_ties),
-	T_CASE("order/coalesced_event", t_coalesced_order),
-	T_CASE("event/never_early", t_never_early),
-	T_CASE("event/none_dropped", t_none_dropped),
-	T_CASE("poll/pollin", t_poll),
-	T_CASE("epoll/level_triggered", t_epoll_level),
-	T_CASE("epoll/edge_triggered", t_epoll_edge),
-	T_CASE("periodic/coalesce_fixed_delay", t_coalesce_fixed_delay),
-	T_CASE("periodic/coalesce_fixed_rate", t_coalesce_fixed_rate),
-	T_CASE("periodic/fixed_rate_phase", t_fixed_rate_phase),
-	T_CASE("periodic/fixed_delay", t_fixed_delay),
-	{}
-};
+TEST_HARNESS_MAIN

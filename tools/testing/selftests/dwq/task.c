@@ -10,12 +10,72 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dwqt.h"
+#include "dwq_test.h"
+
+FIXTURE(cancel)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(cancel)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(cancel)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(reschedule)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(reschedule)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(reschedule)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(query)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(query)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(query)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(stats)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(stats)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(stats)
+{
+	dwq_teardown(_metadata, &self->f);
+}
 
 /* A queued task is removed at once and never fires; its id is gone. */
-static void t_cancel_queued(void)
+TEST_F(cancel, queued_removed)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	struct dwq_ioc_query q;
 	struct dwq_ioc_stats st;
 	uint64_t id, keep;
@@ -38,9 +98,9 @@ static void t_cancel_queued(void)
 }
 
 /* A queued periodic task is removed too. */
-static void t_cancel_periodic_queued(void)
+TEST_F(cancel, periodic_queued_removed)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint32_t m, result;
 	struct dwq_ioc_query q;
 	uint64_t id;
@@ -57,9 +117,9 @@ static void t_cancel_periodic_queued(void)
 }
 
 /* Ids the file never had are -ENOENT. */
-static void t_cancel_unknown(void)
+TEST_F(cancel, unknown_enoent)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	struct dwq_ioc_query q;
 	uint64_t id;
 
@@ -81,9 +141,9 @@ static void t_cancel_unknown(void)
  * A one-shot whose event is queued is gone: CANCEL, QUERY, RESCHEDULE are
  * -ENOENT, before and after the event is read.
  */
-static void t_cancel_fired_oneshot(void)
+TEST_F(cancel, fired_oneshot_enoent)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	struct dwq_event ev;
 	struct dwq_ioc_query q;
 	uint64_t id;
@@ -107,9 +167,9 @@ static void t_cancel_fired_oneshot(void)
 }
 
 /* CANCEL with reserved non-zero is -EINVAL and cancels nothing. */
-static void t_cancel_reserved(void)
+TEST_F(cancel, reserved_einval)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	struct dwq_ioc_cancel c = { 0 };
 
 	c.id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
@@ -125,10 +185,10 @@ static void t_cancel_reserved(void)
  * A running periodic task, cancelled: no firing starts after CANCEL
  * returned, and its id is gone.
  */
-static void t_cancel_periodic_stops(void)
+TEST_F(cancel, periodic_stops)
 {
 	struct dwq_event ev[8];
-	int fd = dwqt_open(0), n, i;
+	int fd = self->f.fd, n, i;
 	uint64_t id, t;
 	uint32_t result;
 	struct dwq_ioc_query q;
@@ -166,10 +226,10 @@ static void t_cancel_periodic_stops(void)
 }
 
 /* Events of three rescheduled tasks come in the new order, same ids. */
-static void t_resched_order(void)
+TEST_F(reschedule, order_keeps_id_cookie)
 {
 	uint64_t id[3], deadline[3], base, want[3];
-	int fd = dwqt_open(0), i;
+	int fd = self->f.fd, i;
 	struct dwq_event ev;
 
 	base = dwqt_now() + 1000 * NSEC_PER_MSEC;
@@ -206,9 +266,9 @@ static void t_resched_order(void)
 }
 
 /* A relative RESCHEDULE counts from now. */
-static void t_resched_relative(void)
+TEST_F(reschedule, relative_abs_boottime)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t id, t0, t1, d = 50 * NSEC_PER_SEC;
 	struct dwq_ioc_query q;
 
@@ -235,9 +295,9 @@ static void t_resched_relative(void)
 }
 
 /* DWQ_RESCHED_PERIOD changes mode and period; without it they stay. */
-static void t_resched_period(void)
+TEST_F(reschedule, period_mode)
 {
-	int fd = dwqt_open(0), i;
+	int fd = self->f.fd, i;
 	struct dwq_event ev;
 	struct dwq_ioc_query q;
 	uint64_t id;
@@ -305,10 +365,10 @@ static void wait_no_pending(int fd, const char *what, int round)
  * LAST, and then its id goes. Many rounds, since the firing races with
  * the end of the RESCHEDULE call.
  */
-static void t_resched_to_oneshot_now(void)
+TEST_F(reschedule, periodic_to_oneshot_now)
 {
 	uint64_t id, end = dwqt_now() + DWQT_RACE_NS;
-	int fd = dwqt_open(0), i;
+	int fd = self->f.fd, i;
 	struct dwq_event ev;
 	struct dwq_ioc_query q;
 
@@ -334,7 +394,7 @@ static void t_resched_to_oneshot_now(void)
  * not the LAST, and the task stays, to be cancelled. Many rounds, as
  * above.
  */
-static void t_resched_to_periodic_now(void)
+TEST_F(reschedule, oneshot_to_periodic_now)
 {
 	uint64_t id, end = dwqt_now() + DWQT_RACE_NS;
 	struct dwq_event ev;
@@ -374,10 +434,10 @@ static void expect_resched_err(int fd, struct dwq_ioc_reschedule r, int err1,
 }
 
 /* Every refused RESCHEDULE leaves the task as it was. */
-static void t_resched_errors(void)
+TEST_F(reschedule, errors_leave_task)
 {
 	unsigned long long min;
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t deadline = dwqt_now() + DWQT_FAR_NS, id;
 	struct dwq_ioc_reschedule r, ok = {
 		.time_ns = DWQT_FAR_NS / 2,
@@ -445,9 +505,9 @@ static void t_resched_errors(void)
 }
 
 /* QUERY reports what was scheduled, and a falling remaining_ns. */
-static void t_query_fields(void)
+TEST_F(query, fields)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t deadline, id, t0, t1;
 	struct dwq_ioc_query q, q2;
 
@@ -482,9 +542,9 @@ static void t_query_fields(void)
 }
 
 /* A periodic task's runs count its firings; deadline_ns moves on. */
-static void t_query_runs(void)
+TEST_F(query, runs)
 {
-	int fd = dwqt_open(0), i;
+	int fd = self->f.fd, i;
 	struct dwq_event ev;
 	struct dwq_ioc_query q;
 	uint64_t id, last = 0;
@@ -517,9 +577,9 @@ static void t_query_runs(void)
 }
 
 /* QUERY refuses reserved non-zero, unknown ids and ids of others. */
-static void t_query_errors(void)
+TEST_F(query, errors)
 {
-	int fd = dwqt_open(0), i;
+	int fd = self->f.fd, i;
 	struct dwq_ioc_query q;
 
 	memset(&q, 0, sizeof(q));
@@ -535,9 +595,9 @@ static void t_query_errors(void)
 }
 
 /* A fresh file's STATS: zero counts, sane queue fields. */
-static void t_stats_fresh(void)
+TEST_F(stats, fresh_file)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	struct dwq_ioc_stats st = dwqt_stats_ok(fd);
 	unsigned long long workers = 4;
 	size_t i;
@@ -559,9 +619,9 @@ static void t_stats_fresh(void)
 }
 
 /* pending, fired, cancelled and events count this file's tasks. */
-static void t_stats_counts(void)
+TEST_F(stats, counts)
 {
-	int fd = dwqt_open(0), other = dwqt_open(0), i;
+	int fd = self->f.fd, other = dwqt_open(0), i;
 	struct dwq_ioc_stats st, st0, o;
 	struct dwq_event ev;
 	uint64_t a;
@@ -602,10 +662,10 @@ static void t_stats_counts(void)
 }
 
 /* queue_size follows the tasks of every file. */
-static void t_stats_queue_size(void)
+TEST_F(stats, queue_size)
 {
 	static struct dwq_ioc_schedule e[100];
-	int a = dwqt_open(0), b = dwqt_open(0);
+	int a = self->f.fd, b = dwqt_open(0);
 	unsigned int base = dwqt_stats_ok(a).queue_size;
 	struct dwq_ioc_stats st;
 	size_t i;
@@ -625,9 +685,9 @@ static void t_stats_queue_size(void)
 }
 
 /* With a task waiting, one worker is the leader, sleeping until it. */
-static void t_stats_leader(void)
+TEST_F(stats, leader)
 {
-	int fd = dwqt_open(0), i;
+	int fd = self->f.fd, i;
 	struct dwq_ioc_stats st, st0;
 
 	st0 = dwqt_stats_ok(fd);
@@ -652,25 +712,4 @@ static void t_stats_leader(void)
 		 (unsigned long long)st0.leader_changes);
 }
 
-const struct t_case task_cases[] = {
-	T_CASE("cancel/queued_removed", t_cancel_queued),
-	T_CASE("cancel/periodic_queued_removed", t_cancel_periodic_queued),
-	T_CASE("cancel/unknown_enoent", t_cancel_unknown),
-	T_CASE("cancel/fired_oneshot_enoent", t_cancel_fired_oneshot),
-	T_CASE("cancel/reserved_einval", t_cancel_reserved),
-	T_CASE("cancel/periodic_stops", t_cancel_periodic_stops),
-	T_CASE("reschedule/order_keeps_id_cookie", t_resched_order),
-	T_CASE("reschedule/relative_abs_boottime", t_resched_relative),
-	T_CASE("reschedule/period_mode", t_resched_period),
-	T_CASE("reschedule/periodic_to_oneshot_now", t_resched_to_oneshot_now),
-	T_CASE("reschedule/oneshot_to_periodic_now", t_resched_to_periodic_now),
-	T_CASE("reschedule/errors_leave_task", t_resched_errors),
-	T_CASE("query/fields", t_query_fields),
-	T_CASE("query/runs", t_query_runs),
-	T_CASE("query/errors", t_query_errors),
-	T_CASE("stats/fresh_file", t_stats_fresh),
-	T_CASE("stats/counts", t_stats_counts),
-	T_CASE("stats/queue_size", t_stats_queue_size),
-	T_CASE("stats/leader", t_stats_leader),
-	{}
-};
+TEST_HARNESS_MAIN

@@ -10,7 +10,52 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dwqt.h"
+#include "dwq_test.h"
+
+FIXTURE(schedule)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(schedule)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(schedule)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(batch)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(batch)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(batch)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(limits)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(limits)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(limits)
+{
+	dwq_teardown(_metadata, &self->f);
+}
 
 /* No task and no event came from the refused calls. */
 static void expect_none(int fd)
@@ -37,7 +82,7 @@ static void expect_sched_err(int fd, struct dwq_ioc_schedule s, int err1,
 }
 
 /* Ids are non-zero and distinct; each task has the cookie it was given. */
-static void t_ids_unique(void)
+TEST_F(schedule, ids_nonzero_unique)
 {
 	static const uint32_t modes[] = {
 		DWQ_MODE_ONESHOT,
@@ -45,7 +90,7 @@ static void t_ids_unique(void)
 		DWQ_MODE_FIXED_DELAY,
 	};
 	uint64_t ids[300];
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	struct dwq_ioc_stats st;
 	size_t i;
 
@@ -67,10 +112,10 @@ static void t_ids_unique(void)
 }
 
 /* An id is never given again, not after cancel nor after firing. */
-static void t_ids_not_reused(void)
+TEST_F(schedule, ids_never_reused)
 {
 	uint64_t ids[120];
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	size_t n = 0;
 	int i;
 
@@ -93,9 +138,9 @@ static void t_ids_not_reused(void)
 }
 
 /* Each reserved word, non-zero, is -EINVAL. */
-static void t_reserved(void)
+TEST_F(schedule, reserved_einval)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
@@ -112,13 +157,13 @@ static void t_reserved(void)
 }
 
 /* Flags other than ABS and BOOTTIME are -EINVAL, RESCHED_PERIOD too. */
-static void t_unknown_flags(void)
+TEST_F(schedule, unknown_flags_einval)
 {
 	static const uint32_t bad[] = {
 		DWQ_RESCHED_PERIOD,	   1U << 3, 1U << 31, ~0U,
 		DWQ_SCHED_ABS | (1U << 8),
 	};
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
@@ -130,10 +175,10 @@ static void t_unknown_flags(void)
 }
 
 /* Modes other than the three are -EINVAL. */
-static void t_unknown_mode(void)
+TEST_F(schedule, unknown_mode_einval)
 {
 	static const uint32_t bad[] = { 3, 4, 1U << 31, ~0U };
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -147,9 +192,9 @@ static void t_unknown_mode(void)
 }
 
 /* A one-shot with a period, a periodic task without one: -EINVAL. */
-static void t_period_mode_mismatch(void)
+TEST_F(schedule, period_mode_mismatch_einval)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 
 	expect_sched_err(fd,
 			 dwqt_sched_arg(0, NSEC_PER_SEC, DWQ_MODE_ONESHOT, 0,
@@ -165,10 +210,10 @@ static void t_period_mode_mismatch(void)
 }
 
 /* A period below min_period_ns is -EINVAL; min_period_ns itself is fine. */
-static void t_min_period(void)
+TEST_F(schedule, min_period)
 {
 	unsigned long long min;
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint32_t m, result;
 	uint64_t id;
 
@@ -193,10 +238,10 @@ static void t_min_period(void)
 }
 
 /* A delay beyond max_delay_ns is -EINVAL; max_delay_ns itself is fine. */
-static void t_max_delay(void)
+TEST_F(schedule, max_delay)
 {
 	unsigned long long max;
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 
 	if (dwqt_param("max_delay_ns", &max))
 		t_skip("no /sys/module/dwq/parameters/max_delay_ns");
@@ -213,10 +258,10 @@ static void t_max_delay(void)
 }
 
 /* Deadlines that do not fit: -EINVAL or -ERANGE, and no task. */
-static void t_overflow(void)
+TEST_F(schedule, overflow_no_task)
 {
 	uint64_t now = dwqt_now(), boot = dwqt_now_boot();
-	int fd = dwqt_open(0), other = dwqt_open(0);
+	int fd = self->f.fd, other = dwqt_open(0);
 	const struct {
 		uint64_t time, period;
 		uint32_t mode, flags;
@@ -259,9 +304,9 @@ static void t_overflow(void)
 }
 
 /* A relative delay: QUERY shows now + delay, counting down. */
-static void t_relative(void)
+TEST_F(schedule, relative_deadline)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t t0, t1, t2, id, delay = 100 * NSEC_PER_SEC;
 	struct dwq_ioc_query q;
 
@@ -285,10 +330,10 @@ static void t_relative(void)
 }
 
 /* A deadline in the past fires at once, with that deadline. */
-static void t_past_deadline(void)
+TEST_F(schedule, past_deadline_fires)
 {
 	static const uint64_t ago[] = { 1, NSEC_PER_SEC, 0 };
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	struct dwq_event ev;
 	uint64_t id, t;
 	size_t i;
@@ -312,9 +357,9 @@ static void t_past_deadline(void)
 }
 
 /* CLOCK_BOOTTIME tasks: deadlines and events on that clock. */
-static void t_boottime(void)
+TEST_F(schedule, boottime)
 {
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t deadline, id, mono, t;
 	struct dwq_event ev;
 	struct dwq_ioc_query q;
@@ -350,11 +395,11 @@ static void t_boottime(void)
 }
 
 /* A batch: every entry scheduled, ids written back, error_index = count. */
-static void t_batch(void)
+TEST_F(batch, ok)
 {
 	struct dwq_ioc_schedule e[16];
 	uint64_t ids[ARRAY_SIZE(e) + 1];
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint32_t idx, i;
 
 	for (i = 0; i < ARRAY_SIZE(e); i++) {
@@ -381,11 +426,11 @@ static void t_batch(void)
 }
 
 /* A batch of DWQ_SCHEDULE_BATCH_MAX entries. */
-static void t_batch_max(void)
+TEST_F(batch, max_entries)
 {
 	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
 	static uint64_t ids[DWQ_SCHEDULE_BATCH_MAX];
-	int fd = dwqt_open(0), other = dwqt_open(0);
+	int fd = self->f.fd, other = dwqt_open(0);
 	unsigned int before;
 	uint32_t idx, i;
 
@@ -402,7 +447,7 @@ static void t_batch_max(void)
 }
 
 /* count 0 and count > DWQ_SCHEDULE_BATCH_MAX are -EINVAL. */
-static void t_batch_count(void)
+TEST_F(batch, count_einval)
 {
 	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX + 1];
 	static const uint32_t bad[] = {
@@ -411,7 +456,7 @@ static void t_batch_count(void)
 		1U << 31,
 		~0U,
 	};
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(e); i++)
@@ -427,7 +472,7 @@ static void t_batch_count(void)
 }
 
 /* Non-zero flags or reserved of the batch itself are -EINVAL. */
-static void t_batch_flags(void)
+TEST_F(batch, flags_reserved_einval)
 {
 	struct dwq_ioc_schedule e =
 		dwqt_sched_arg(0, 0, DWQ_MODE_ONESHOT, 0, 0);
@@ -435,7 +480,7 @@ static void t_batch_flags(void)
 		.entries = (uintptr_t)&e,
 		.count = 1,
 	};
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 
 	b.flags = 1;
 	T_ERR(dwqt_ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &b), EINVAL);
@@ -449,11 +494,11 @@ static void t_batch_flags(void)
 }
 
 /* One bad entry: the whole batch fails, error_index names it. */
-static void t_batch_all_or_nothing(void)
+TEST_F(batch, all_or_nothing)
 {
 	static const uint32_t where[] = { 0, 3, 7 };
 	struct dwq_ioc_schedule e[8];
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	size_t w, kind, i;
 	uint32_t idx;
 
@@ -504,10 +549,10 @@ static void t_batch_all_or_nothing(void)
 }
 
 /* Bad entries pointers fault, and schedule nothing. */
-static void t_batch_efault(void)
+TEST_F(batch, entries_efault)
 {
 	struct dwq_ioc_schedule e[4], *p;
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(e); i++)
@@ -611,10 +656,10 @@ static void per_file_limit_lowered(void)
  * kernel: a minute or more), the limit is lowered to LOWERED_LIMIT for the
  * case, through the writable parameter, and restored after.
  */
-static void t_per_file_limit(void)
+TEST_F_TIMEOUT(limits, per_file_enospc, 400)
 {
 	unsigned long long max, global;
-	int other = dwqt_open(0), err;
+	int other = self->f.fd, err;
 	unsigned int base;
 
 	if (dwqt_param("max_tasks_per_file", &max))
@@ -678,7 +723,7 @@ static void global_limit(void)
 }
 
 /* The global limit, lowered for the case through its parameter. */
-static void t_global_limit(void)
+TEST_F_TIMEOUT(limits, global_enospc, 240)
 {
 	unsigned long long global;
 	int err;
@@ -693,26 +738,4 @@ static void t_global_limit(void)
 		       t_errname(-err));
 }
 
-const struct t_case schedule_cases[] = {
-	T_CASE("schedule/ids_nonzero_unique", t_ids_unique),
-	T_CASE("schedule/ids_never_reused", t_ids_not_reused),
-	T_CASE("schedule/reserved_einval", t_reserved),
-	T_CASE("schedule/unknown_flags_einval", t_unknown_flags),
-	T_CASE("schedule/unknown_mode_einval", t_unknown_mode),
-	T_CASE("schedule/period_mode_mismatch_einval", t_period_mode_mismatch),
-	T_CASE("schedule/min_period", t_min_period),
-	T_CASE("schedule/max_delay", t_max_delay),
-	T_CASE("schedule/overflow_no_task", t_overflow),
-	T_CASE("schedule/relative_deadline", t_relative),
-	T_CASE("schedule/past_deadline_fires", t_past_deadline),
-	T_CASE("schedule/boottime", t_boottime),
-	T_CASE("batch/ok", t_batch),
-	T_CASE("batch/max_entries", t_batch_max),
-	T_CASE("batch/count_einval", t_batch_count),
-	T_CASE("batch/flags_reserved_einval", t_batch_flags),
-	T_CASE("batch/all_or_nothing", t_batch_all_or_nothing),
-	T_CASE("batch/entries_efault", t_batch_efault),
-	T_CASE_SLOW("limits/per_file_enospc", t_per_file_limit, 400),
-	T_CASE_SLOW("limits/global_enospc", t_global_limit, 240),
-	{}
-};
+TEST_HARNESS_MAIN

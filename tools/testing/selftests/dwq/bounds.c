@@ -5,15 +5,30 @@
  * max_delay_ns no longer stops them, a deadline plus its period at
  * KTIME_MAX, and the arithmetic of fixed-rate overruns. (Periods below
  * min_period_ns, delays past max_delay_ns and values past S64_MAX are
- * schedule/min_period, schedule/max_delay, schedule/overflow_no_task and
- * task/resched_errors.)
+ * schedule.min_period, schedule.max_delay, schedule.overflow_no_task and
+ * reschedule.errors_leave_task.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "dwqt.h"
+#include "dwq_test.h"
+
+FIXTURE(bounds)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(bounds)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(bounds)
+{
+	dwq_teardown(_metadata, &self->f);
+}
 
 /* Slack for the refusals that depend on the time of the call. */
 #define SLACK_NS (60 * NSEC_PER_SEC)
@@ -40,11 +55,11 @@ static long resched_period(int fd, uint64_t id, uint64_t period, uint32_t mode)
  * read later can only make it nearer); SLACK_NS further is refused, on
  * either clock, by SCHEDULE and by RESCHEDULE alike.
  */
-static void t_abs_max_delay(void)
+TEST_F(bounds, abs_deadline_max_delay)
 {
 	static const uint32_t clocks[] = { 0, DWQ_SCHED_BOOTTIME };
 	unsigned long long max = max_delay();
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t t0, t1, id;
 	struct dwq_ioc_query q;
 	size_t i;
@@ -77,12 +92,12 @@ static void t_abs_max_delay(void)
 /*
  * A period of max_delay_ns is taken, one more refused, in both periodic
  * modes, by SCHEDULE and by RESCHEDULE; and min_period_ns is taken by
- * RESCHEDULE (SCHEDULE's is schedule/min_period).
+ * RESCHEDULE (SCHEDULE's is schedule.min_period).
  */
-static void t_period_bounds(void)
+TEST_F(bounds, period_max_delay)
 {
 	unsigned long long max = max_delay(), min;
-	int fd = dwqt_open(0);
+	int fd = self->f.fd;
 	uint64_t id;
 	uint32_t m;
 
@@ -166,7 +181,7 @@ static void ktime_max_bounds(void)
 	T_EQ(dwqt_stats_ok(fd).pending, 4);
 }
 
-static void t_ktime_max(void)
+TEST_F(bounds, ktime_max)
 {
 	int err = dwqt_with_param("max_delay_ns", U64_MAX, ktime_max_bounds);
 
@@ -181,10 +196,10 @@ static void t_ktime_max(void)
  * plus a whole number of periods, that number being the firings and
  * overruns reported so far.
  */
-static void t_overrun_arithmetic(void)
+TEST_F(bounds, fixed_rate_overrun_arithmetic)
 {
 	const uint64_t p = NSEC_PER_SEC / 4, d0 = 1;
-	int fd = dwqt_open(0), n = 0;
+	int fd = self->f.fd, n = 0;
 	uint64_t counted = 0, prev_fired = 0, id;
 	struct dwq_event ev;
 	struct dwq_ioc_query q;
@@ -219,10 +234,4 @@ static void t_overrun_arithmetic(void)
 		 (unsigned long long)q.overruns);
 }
 
-const struct t_case bounds_cases[] = {
-	T_CASE("bounds/abs_deadline_max_delay", t_abs_max_delay),
-	T_CASE("bounds/period_max_delay", t_period_bounds),
-	T_CASE("bounds/ktime_max", t_ktime_max),
-	T_CASE("bounds/fixed_rate_overrun_arithmetic", t_overrun_arithmetic),
-	{}
-};
+TEST_HARNESS_MAIN

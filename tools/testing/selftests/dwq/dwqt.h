@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers of dwq-test for /dev/dwq: thin ioctl wrappers that return 0 or
- * -errno, and "_ok" variants that fail the case on any error.
+ * Helpers of dwq's selftests for /dev/dwq: thin ioctl wrappers that return
+ * 0 or -errno, and "_ok" variants that fail the case on any error.
  */
 #ifndef DWQT_DWQT_H
 #define DWQT_DWQT_H
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <linux/dwq.h>
 
-#include "harness.h"
+#include "dwq_harness.h"
 
 #define NSEC_PER_MSEC 1000000ULL
 #define NSEC_PER_SEC 1000000000ULL
@@ -27,8 +27,8 @@
 /* Far enough ahead that a task does not fire during a case. */
 #define DWQT_FAR_NS (3600 * NSEC_PER_SEC)
 
-/* The device, --dev; /dev/dwq by default. */
-extern const char *dwqt_dev;
+/* The device: $DWQ_DEV, /dev/dwq by default. */
+const char *dwqt_dev(void);
 
 /* Open the device O_RDWR | O_CLOEXEC | @flags; fail the case on error. */
 int __dwqt_open(const char *file, int line, int flags);
@@ -85,6 +85,12 @@ void __dwqt_expect_no_event(const char *file, int line, int fd, int ms);
 /* Check the fields every event must have right. */
 void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev);
 #define dwqt_check_event(ev) __dwqt_check_event(__FILE__, __LINE__, (ev))
+
+/*
+ * Tasks in the queue (STATS queue_size, the most of a few samples), for
+ * the leftovers check around each case (dwq_test.h); negative: no count.
+ */
+long t_leftovers(void);
 
 /* A module parameter from /sys/module/dwq/parameters; -errno if none. */
 int dwqt_param(const char *name, unsigned long long *val);
