@@ -182,6 +182,27 @@ TEST_F(cancel, reserved_einval)
 }
 
 /*
+ * CANCEL whose argument can be read but not written: its result could not
+ * reach the caller, who would not know whether an event still comes, so
+ * it is -EFAULT before anything is cancelled.
+ */
+TEST_F(cancel, readonly_efault)
+{
+	int fd = self->f.fd;
+	struct dwq_ioc_cancel c = { 0 };
+	uint32_t result;
+
+	c.id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_CANCEL, dwqt_ro_copy(&c, sizeof(c))),
+	      EFAULT);
+	T_EQ(dwqt_query_ok(fd, c.id).state, DWQ_STATE_QUEUED);
+	T_EQ(dwqt_stats_ok(fd).cancelled, 0);
+	/* Still there to be cancelled, with a result that can be written. */
+	T_OK(dwqt_cancel(fd, c.id, &result));
+	T_EQ(result, DWQ_RESULT_REMOVED);
+}
+
+/*
  * A running periodic task, cancelled: no firing starts after CANCEL
  * returned, and its id is gone.
  */
