@@ -472,7 +472,9 @@ struct dwq_dev *dwq_dev_create(const char *name, umode_t mode,
 	err = misc_register(&dev->misc);
 	if (err)
 		goto err_name;
-	dwq_queue_set_describe(q, dwq_utask_describe);
+	/* Tests register devices without a queue, to test the device alone. */
+	if (q)
+		dwq_queue_set_describe(q, dwq_utask_describe);
 	return dev;
 
 err_name:

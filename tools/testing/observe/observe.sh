@@ -49,8 +49,8 @@ awk '$1 == "0" { d0 = $2; ok0 = ($3 == 10000000000 && $4 == "rate") }
 	grep -q '^0 [0-9]* [0-9]* rate [a-z_]' "$tmp/heap"
 result $? "heap: slot, deadline, period, mode, owner; the earliest in slot 0" "$tmp/heap"
 # /dev/dwq tasks name their process and id: the rate task is id 2.
-grep -q "^0 [0-9]* [0-9]* rate [a-z_]* pid=$pid id=2$" "$tmp/heap" &&
-	grep -q "^1 [0-9]* 0 oneshot [a-z_]* pid=$pid id=1$" "$tmp/heap"
+grep -q "^0 [0-9]* [0-9]* rate dwq_utask_fire .* pid=$pid id=2$" "$tmp/heap" &&
+	grep -q "^1 [0-9]* 0 oneshot dwq_utask_fire .* pid=$pid id=1$" "$tmp/heap"
 result $? "heap: each task's owner is its process and its id (pid=$pid)" "$tmp/heap"
 # fdinfo: the next task, its clock and the time left (at most 200 s).
 for f in /proc/$pid/fd/*; do
