@@ -150,6 +150,7 @@ static int parse_schedule(char **tok, int n, struct run_cmd *cmd, char *err,
 	int resched = cmd->op == RUN_RESCHEDULE;
 	const char *what = tok[0];
 	int have_period = 0, have_cookie = 0, have_at = 0, have_boot = 0;
+	char msg[200];
 	int i = 1;
 
 	if (resched && parse_ref(what, n > 1 ? tok[1] : NULL, cmd, err, errlen))
@@ -162,8 +163,6 @@ static int parse_schedule(char **tok, int n, struct run_cmd *cmd, char *err,
 		return -1;
 	}
 	if (parse_time(tok[i], cmd, err, errlen)) {
-		char msg[256];
-
 		snprintf(msg, sizeof(msg), "%s", err);
 		snprintf(err, errlen, "%s: %s", what, msg);
 		return -1;
@@ -184,10 +183,16 @@ static int parse_schedule(char **tok, int n, struct run_cmd *cmd, char *err,
 					 what);
 				return -1;
 			}
-			if (i + 1 >= n || parse_u64(tok[i + 1], &cmd->cookie)) {
+			if (i + 1 >= n) {
 				snprintf(err, errlen,
-					 "%s: cookie needs a number (decimal or 0x hex), not '%s'",
-					 what, i + 1 < n ? tok[i + 1] : "");
+					 "%s: cookie needs a number (decimal or 0x hex)",
+					 what);
+				return -1;
+			}
+			if (parse_number(tok[i + 1], &cmd->cookie, msg,
+					 sizeof(msg))) {
+				snprintf(err, errlen, "%s: cookie %s", what,
+					 msg);
 				return -1;
 			}
 			i++;

@@ -76,6 +76,26 @@ static void round_trip(__u64 ns)
 	       "round trip %llu ns -> %s -> %llu ns", ns, buf, back);
 }
 
+static void number_ok(const char *s, __u64 want)
+{
+	char err[256] = "";
+	__u64 v = 0;
+	int ret = parse_number(s, &v, err, sizeof(err));
+
+	result(!ret && v == want, "number '%s' = %llu (got %llu%s%s)", s, want,
+	       v, ret ? ", error: " : "", err);
+}
+
+static void number_bad(const char *s, const char *why)
+{
+	char err[256] = "";
+	__u64 v = 0;
+	int ret = parse_number(s, &v, err, sizeof(err));
+
+	result(ret && strstr(err, why), "number '%s' refused: %s (said: %s)", s,
+	       why, err);
+}
+
 static void test_durations(void)
 {
 	__u64 v = 0;
@@ -108,7 +128,6 @@ static void test_durations(void)
 	duration_bad("ms", "not a duration");
 	duration_bad(".s", "not a duration");
 	duration_bad("5x", "unknown unit 'x'");
-	duration_bad("5 ms", "unknown unit");
 	duration_bad("5MS", "unknown unit");
 	duration_bad("1e3ms", "unknown unit");
 	duration_bad("1..5s", "unknown unit");
@@ -117,7 +136,55 @@ static void test_durations(void)
 	duration_bad("18446744073709551616ns", "too large");
 	duration_bad("18446744074s", "too large");
 	duration_bad("99999999999999999999999h", "too large");
-	duration_bad("584y", "unknown unit");
+	duration_bad("585y", "too large");
+	duration_bad("1h30", "'30' has no unit");
+	duration_bad("1h 30", "'30' has no unit");
+	duration_bad("1h-30m", "unknown unit 'h-'");
+	duration_bad("1hh", "unknown unit 'hh'");
+	duration_bad("1 h 2", "'2' has no unit");
+	duration_bad("5mins", "unknown unit 'mins'");
+	duration_bad("5Ms", "unknown unit 'Ms'");
+	duration_bad("1h.5m", "unknown unit");
+	duration_bad("   ", "empty");
+	duration_bad("1s -1s", "not a duration");
+
+	/* Every spelling of systemd.time(7), and their sums. */
+	duration_ok("7nsec", 7);
+	duration_ok("3usec", 3000);
+	duration_ok("3\xce\xbcs", 3000); /* Greek mu */
+	duration_ok("20msec", 20000000);
+	duration_ok("2sec", 2000000000);
+	duration_ok("1second", 1000000000);
+	duration_ok("3seconds", 3000000000ULL);
+	duration_ok("2minute", 120000000000ULL);
+	duration_ok("2minutes", 120000000000ULL);
+	duration_ok("1hr", 3600000000000ULL);
+	duration_ok("1hour", 3600000000000ULL);
+	duration_ok("2hours", 7200000000000ULL);
+	duration_ok("1d", 86400000000000ULL);
+	duration_ok("1day", 86400000000000ULL);
+	duration_ok("2days", 172800000000000ULL);
+	duration_ok("1w", 604800000000000ULL);
+	duration_ok("1week", 604800000000000ULL);
+	duration_ok("2weeks", 1209600000000000ULL);
+	duration_ok("1M", 2629800000000000ULL);
+	duration_ok("1month", 2629800000000000ULL);
+	duration_ok("2months", 5259600000000000ULL);
+	duration_ok("1y", 31557600000000000ULL);
+	duration_ok("1year", 31557600000000000ULL);
+	duration_ok("2years", 63115200000000000ULL);
+	duration_ok("584y", 584ULL * 31557600000000000ULL);
+	duration_ok("1h30m", 5400000000000ULL);
+	duration_ok("1h30min", 5400000000000ULL);
+	duration_ok("2min 30s", 150000000000ULL);
+	duration_ok("1h 30min 15s 500ms", 5415500000000ULL);
+	duration_ok("1d2h", 93600000000000ULL);
+	duration_ok("1.5h30m", 7200000000000ULL);
+	duration_ok("1s500ms250us", 1500250000);
+	duration_ok("5 ms", 5000000);
+	duration_ok(" 5ms ", 5000000);
+	duration_ok("0s0ms", 0);
+	duration_ok("1m1M", 60000000000ULL + 2629800000000000ULL);
 
 	fmt_is(0, "0ns");
 	fmt_is(999, "999ns");
@@ -145,6 +212,22 @@ static void test_durations(void)
 	result(parse_u64("", &v), "parse_u64 empty refused");
 	result(parse_u64("12a", &v), "parse_u64 12a refused");
 	result(parse_u64(" 1", &v), "parse_u64 ' 1' refused");
+	number_ok("10", 10);
+	number_ok("0", 0);
+	number_ok("00", 0);
+	number_ok("0x10", 16);
+	number_ok("0X1f", 31);
+	number_ok("0x0010", 16);
+	number_ok("0xffffffffffffffff", ~0ULL);
+	number_bad("010", "leading 0");
+	number_bad("08", "leading 0");
+	number_bad("0010", "leading 0");
+	number_bad("0x", "not a number");
+	number_bad("0x1g", "not a number");
+	number_bad("1.5", "not a number");
+	number_bad("+1", "not a number");
+	number_bad("0x10000000000000000", "too large");
+	number_bad("18446744073709551616", "too large");
 }
 
 /* --- the run language ----------------------------------------------- */
@@ -219,7 +302,14 @@ static void test_schedule(void)
 	line_bad("schedule 1s every 0", "longer than 0");
 	line_bad("schedule 1s every 5", "has no unit");
 	line_bad("schedule 1s cookie", "cookie needs a number");
-	line_bad("schedule 1s cookie -1", "cookie needs a number");
+	line_bad("schedule 1s cookie -1", "not a number");
+	line_bad("schedule 1s cookie 010", "leading 0");
+	if (parse_ok("schedule 1s cookie 10", &c))
+		result(c.cookie == 10, "cookie 10 is ten");
+	if (parse_ok("schedule 1h30m every 1d", &c))
+		result((c.time_ns == 5400000000000ULL &&
+			c.period_ns == 86400000000000ULL),
+		       "schedule 1h30m every 1d: systemd spellings");
 	line_bad("schedule 1s cookie 1 cookie 2", "cookie given twice");
 	line_bad("schedule 1s bogus", "unexpected 'bogus'");
 	line_bad("schedule 1s once", "unexpected 'once'");
