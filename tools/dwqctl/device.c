@@ -314,11 +314,11 @@ void print_event(const struct dwq_event *ev)
 
 	if (opt.json) {
 		json_begin("event");
-		json_u64("id", ev->id);
-		json_u64("cookie", ev->cookie);
-		json_u64("deadline_ns", ev->deadline_ns);
-		json_u64("fired_ns", ev->fired_ns);
-		json_s64("lateness_ns", late);
+		json_id("id", ev->id);
+		json_id("cookie", ev->cookie);
+		json_ns("deadline_ns", ev->deadline_ns);
+		json_ns("fired_ns", ev->fired_ns);
+		json_sns("lateness_ns", late);
 		json_u64("overruns", ev->overruns);
 		json_u64("worker", ev->worker);
 		json_array_begin("flags");
@@ -370,13 +370,13 @@ void print_query(const struct dwq_ioc_query *q)
 
 	if (opt.json) {
 		json_begin("query");
-		json_u64("id", q->id);
+		json_id("id", q->id);
 		json_str("state", state_name(q->state));
 		json_str("mode", mode_name(q->mode));
-		json_u64("remaining_ns", q->remaining_ns);
-		json_u64("deadline_ns", q->deadline_ns);
-		json_u64("period_ns", q->period_ns);
-		json_u64("cookie", q->cookie);
+		json_ns("remaining_ns", q->remaining_ns);
+		json_ns("deadline_ns", q->deadline_ns);
+		json_ns("period_ns", q->period_ns);
+		json_id("cookie", q->cookie);
 		json_u64("runs", q->runs);
 		json_u64("overruns", q->overruns);
 		json_str("clock", clock);

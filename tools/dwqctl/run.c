@@ -211,9 +211,9 @@ static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 	}
 	if (opt.json) {
 		json_begin("schedule");
-		json_u64("id", s.id);
+		json_id("id", s.id);
 		json_str("mode", mode_name(s.mode));
-		json_u64("cookie", s.cookie);
+		json_id("cookie", s.cookie);
 		json_end();
 	} else {
 		printf("schedule: id %llu\n", s.id);
@@ -254,7 +254,7 @@ static int cancel_report(struct run_state *st, __u64 id, int err, __u32 result)
 	}
 	if (opt.json) {
 		json_begin("cancel");
-		json_u64("id", id);
+		json_id("id", id);
 		json_str("result", res);
 		json_end();
 	} else {
@@ -374,7 +374,7 @@ static int do_reschedule(struct run_state *st, const struct run_cmd *cmd)
 	}
 	if (opt.json) {
 		json_begin("reschedule");
-		json_u64("id", r.id);
+		json_id("id", r.id);
 		json_str("result", "moved");
 		json_end();
 		return 0;
@@ -439,7 +439,7 @@ static void wait_summary(__u64 got, __u64 t0, const char *end)
 	if (opt.json) {
 		json_begin("wait");
 		json_u64("events", got);
-		json_u64("waited_ns", clock_now(0) - t0);
+		json_ns("waited_ns", clock_now(0) - t0);
 		json_str("end", end);
 		json_end();
 		return;

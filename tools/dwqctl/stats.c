@@ -251,7 +251,7 @@ int cmd_watch(int argc, char **argv)
 		if (opt.json) {
 			json_begin("stats");
 			json_u64("refresh", n);
-			json_u64("time_ns", t);
+			json_ns("time_ns", t);
 			json_stats_fields(&st);
 			json_end();
 		} else {

@@ -168,8 +168,8 @@ cp "$tmp/rj" "$out/run-json.txt"
 result $rc "run --json from stdin exits 0" "$tmp/rj"
 check "run --json: one object per line, each with a type and a line" "$tmp/rj" \
 	sh -c "test \$(grep -c '^{\"type\":\"[a-z]*\",\"line\":[1-3],.*}$' $tmp/rj) = \$(wc -l <$tmp/rj)"
-check "run --json: the event has cookie 16 and flags [\"last\"]" "$tmp/rj" \
-	grep -q '^{"type":"event","line":2,"id":[1-9][0-9]*,"cookie":16,"deadline_ns":[0-9]*,"fired_ns":[0-9]*,"lateness_ns":[0-9]*,"overruns":0,"worker":[0-9],"flags":\["last"\]}$' "$tmp/rj"
+check "run --json: the event has cookie \"16\", string ids and times, flags [\"last\"]" "$tmp/rj" \
+	grep -q '^{"type":"event","line":2,"id":"[1-9][0-9]*","cookie":"16","deadline_ns":"[0-9]*","fired_ns":"[0-9]*","lateness_ns":"[0-9]*","overruns":0,"worker":[0-9]*,"flags":\["last"\]}$' "$tmp/rj"
 
 # --- one-off commands ---------------------------------------------------
 

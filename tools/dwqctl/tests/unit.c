@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host-side unit tests of dwqctl's duration parser and run-language
- * parser: no device needed. TAP output; the exit status is 1 if a test
+ * Host-side unit tests of dwqctl's parsers (durations, numbers, the run
+ * language) and of its JSON output (escaping, the 2^53 rule, usage
+ * errors): no device needed. TAP output; the exit status is 1 if a test
  * failed. Built and run by `make -C tools/dwqctl test`.
  */
 #include <stdarg.h>
@@ -10,7 +11,9 @@
 
 #include "dwqctl.h"
 
-#define MAX_RESULTS 512
+#define MAX_RESULTS 1024
+
+struct opts opt = { .dev = DWQ_DEFAULT_DEV };
 
 static char *results[MAX_RESULTS];
 static int nresults, nfailed;
@@ -419,6 +422,121 @@ static void test_other(void)
 		 "too many words");
 }
 
+/* --- JSON ------------------------------------------------------------ */
+
+static char *json_buf;
+static size_t json_len;
+static FILE *json_mem;
+
+static void json_capture(void)
+{
+	json_mem = open_memstream(&json_buf, &json_len);
+	if (!json_mem)
+		exit(2);
+	json_output(json_mem);
+}
+
+/* What was written since json_capture(), compared with @want. */
+static void json_is(const char *what, const char *want)
+{
+	size_t n = strlen(want);
+
+	fclose(json_mem);
+	json_output(NULL);
+	/* The names show the records without their newline. */
+	result(!strcmp(json_buf, want), "json %s: %.*s (got %.*s)", what,
+	       (int)(n ? n - 1 : 0), want, (int)(json_len ? json_len - 1 : 0),
+	       json_buf);
+	free(json_buf);
+	json_buf = NULL;
+}
+
+static void quote_is(const char *s, const char *want, const char *what)
+{
+	char full[256];
+
+	json_capture();
+	json_begin("t");
+	json_str("s", s);
+	json_end();
+	snprintf(full, sizeof(full), "{\"type\":\"t\",\"s\":\"%s\"}\n", want);
+	json_is(what, full);
+}
+
+static void test_json(void)
+{
+	char want[256];
+
+	quote_is("plain", "plain", "ASCII as is");
+	quote_is("a\"b\\c\n\t", "a\\\"b\\\\c\\n\\t",
+		 "quote, backslash, \\n, \\t");
+	quote_is("\x01\x1f\x7f", "\\u0001\\u001f\\u007f", "controls and DEL");
+	quote_is("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		 "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		 "valid UTF-8 of 2, 3 and 4 bytes as is");
+	quote_is("a\377b", "a\\ufffdb", "0xff: U+FFFD");
+	quote_is("\x80", "\\ufffd", "a lone continuation byte");
+	quote_is("\xc3(", "\\ufffd(", "a lead byte without its continuation");
+	quote_is("\xc0\xaf", "\\ufffd\\ufffd", "an overlong '/', 2 bytes");
+	quote_is("\xe0\x80\xaf", "\\ufffd\\ufffd\\ufffd",
+		 "an overlong '/', 3 bytes");
+	quote_is("\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd", "a UTF-16 surrogate");
+	quote_is("\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd",
+		 "above U+10FFFF");
+	quote_is("\xe2\x82", "\\ufffd\\ufffd", "cut short at the end");
+	quote_is("\xe2\x80\xa8\xe2\x80\xa9", "\\u2028\\u2029",
+		 "U+2028 and U+2029 escaped for JavaScript");
+
+	/* The 2^53 rule. */
+	json_capture();
+	json_begin("n");
+	json_u64("a", 9007199254740992ULL);
+	json_u64("b", 9007199254740993ULL);
+	json_u64("c", ~0ULL);
+	json_s64("d", -9007199254740992LL);
+	json_s64("e", -9007199254740993LL);
+	json_s64("f", 9007199254740993LL);
+	json_u64("g", 0);
+	json_end();
+	json_is("counts: numbers up to 2^53, strings above",
+		"{\"type\":\"n\",\"a\":9007199254740992,\"b\":\"9007199254740993\",\"c\":\"18446744073709551615\",\"d\":-9007199254740992,\"e\":\"-9007199254740993\",\"f\":\"9007199254740993\",\"g\":0}\n");
+	json_capture();
+	json_begin("event");
+	json_id("id", 1);
+	json_id("cookie", ~0ULL);
+	json_ns("deadline_ns", 0);
+	json_ns("fired_ns", 9007199254740993ULL);
+	json_sns("lateness_ns", -52);
+	json_end();
+	json_is("ids, cookies and *_ns: always strings",
+		"{\"type\":\"event\",\"id\":\"1\",\"cookie\":\"18446744073709551615\",\"deadline_ns\":\"0\",\"fired_ns\":\"9007199254740993\",\"lateness_ns\":\"-52\"}\n");
+
+	/* A usage error, and one whose text is not UTF-8. */
+	json_capture();
+	json_usage_error("after", "'5x': unknown unit 'x'");
+	json_is("usage error object",
+		"{\"type\":\"error\",\"command\":\"after\",\"usage\":true,\"what\":\"'5x': unknown unit 'x'\",\"exit_status\":2}\n");
+	json_capture();
+	json_usage_error(NULL, "unknown command 'fr\366b'");
+	snprintf(want, sizeof(want), "%s",
+		 "{\"type\":\"error\",\"command\":\"\",\"usage\":true,\"what\":\"unknown command 'fr\\ufffdb'\",\"exit_status\":2}\n");
+	json_is("usage error of dwqctl itself, Latin-1 argument", want);
+
+	/* A line number inside a run; nested array. */
+	opt.line = 3;
+	json_capture();
+	json_begin("event");
+	json_array_begin("flags");
+	json_array_str("last");
+	json_array_str("coalesced");
+	json_array_end();
+	json_u64("worker", 1);
+	json_end();
+	opt.line = 0;
+	json_is("line and an array",
+		"{\"type\":\"event\",\"line\":3,\"flags\":[\"last\",\"coalesced\"],\"worker\":1}\n");
+}
+
 int main(void)
 {
 	int i;
@@ -427,6 +545,7 @@ int main(void)
 	test_schedule();
 	test_ids();
 	test_other();
+	test_json();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
