@@ -25,6 +25,8 @@
 
 #define DWQ_DEFAULT_DEV "/dev/dwq"
 #define DWQ_PARAMS "/sys/module/dwq/parameters"
+/* The group packaging/60-dwq.rules gives /dev/dwq to. */
+#define DWQ_GROUP "dwq"
 
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
@@ -182,6 +184,7 @@ int dev_stats(int fd, struct dwq_ioc_stats *st);
 int dev_read_events(int fd, struct dwq_event *ev, size_t max);
 const char *errno_name(int err, char *buf, size_t len);
 const char *err_cause(enum dwq_op op, int err);
+const char *denied_cause(char *buf, size_t len);
 void errorf(int err, const char *cause, const char *fmt, ...) __printf(3, 4);
 void json_error(const char *what, int err, const char *cause);
 int read_param(const char *name, char *buf, size_t len);
