@@ -84,6 +84,8 @@ enum run_ref {
 };
 
 #define RUN_TEXT_MAX 256
+/* cancel ID...: the ids of one line (a line has 32 words at most) */
+#define RUN_IDS_MAX 31
 
 /**
  * struct run_cmd - one parsed line of the run language
@@ -103,6 +105,9 @@ enum run_ref {
  * @count: `wait N events`: N
  * @timeout_ns: `wait N events timeout D`: D, 0 for none
  * @text: echo: the rest of the line
+ * @nids: cancel: how many ids the line names (@ref and @id: the first)
+ * @refs: cancel: how each is named
+ * @ids: cancel: each id, or N
  */
 struct run_cmd {
 	enum run_op op;
@@ -119,6 +124,9 @@ struct run_cmd {
 	__u64 count;
 	__u64 timeout_ns;
 	char text[RUN_TEXT_MAX];
+	int nids;
+	enum run_ref refs[RUN_IDS_MAX];
+	__u64 ids[RUN_IDS_MAX];
 };
 
 int run_parse_line(const char *line, struct run_cmd *cmd, char *err,

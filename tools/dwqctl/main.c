@@ -65,7 +65,7 @@ static const char run_help[] =
 	"\n"
 	"  schedule TIME [every P | rate P] [cookie C] [at] [boottime]\n"
 	"  reschedule ID TIME [every P | rate P | once] [at] [boottime]\n"
-	"  cancel ID\n"
+	"  cancel ID...              several ids: one DWQ_IOC_CANCEL_BATCH\n"
 	"  query ID\n"
 	"  wait                      until nothing is pending or unread\n"
 	"  wait N events [timeout D] print N events as they arrive\n"

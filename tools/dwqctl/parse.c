@@ -5,7 +5,7 @@
  *
  *   schedule TIME [every P | rate P] [cookie C] [at] [boottime]
  *   reschedule ID TIME [every P | rate P | once] [at] [boottime]
- *   cancel ID
+ *   cancel ID...              several: one DWQ_IOC_CANCEL_BATCH
  *   query ID
  *   wait                      until nothing is pending and nothing unread
  *   wait N events [timeout D]
@@ -295,8 +295,26 @@ int run_parse_args(int argc, char **argv, struct run_cmd *cmd, char *err,
 		cmd->op = RUN_RESCHEDULE;
 		return parse_schedule(argv, argc, cmd, err, errlen);
 	}
-	if (!strcmp(argv[0], "cancel") || !strcmp(argv[0], "query")) {
-		cmd->op = argv[0][0] == 'c' ? RUN_CANCEL : RUN_QUERY;
+	if (!strcmp(argv[0], "cancel")) {
+		cmd->op = RUN_CANCEL;
+		if (parse_ref(argv[0], argc > 1 ? argv[1] : NULL, cmd, err,
+			      errlen))
+			return -1;
+		for (i = 1; i < argc; i++) {
+			struct run_cmd one;
+
+			if (i > RUN_IDS_MAX)
+				return no_more(argv, argc, i, err, errlen);
+			if (parse_ref(argv[0], argv[i], &one, err, errlen))
+				return -1;
+			cmd->refs[i - 1] = one.ref;
+			cmd->ids[i - 1] = one.id;
+		}
+		cmd->nids = argc - 1;
+		return 0;
+	}
+	if (!strcmp(argv[0], "query")) {
+		cmd->op = RUN_QUERY;
 		if (parse_ref(argv[0], argc > 1 ? argv[1] : NULL, cmd, err,
 			      errlen))
 			return -1;

@@ -267,8 +267,20 @@ static int cancel_report(struct run_state *st, __u64 id, int err, __u32 result)
 static int do_cancel(struct run_state *st, const struct run_cmd *cmd)
 {
 	struct dwq_ioc_cancel c = { 0 };
-	int err;
+	__u64 ids[RUN_IDS_MAX];
+	struct run_cmd one;
+	int err, i;
 
+	if (cmd->nids > 1) {
+		/* Every id resolved first: a bad $N cancels nothing. */
+		for (i = 0; i < cmd->nids; i++) {
+			one.ref = cmd->refs[i];
+			one.id = cmd->ids[i];
+			if (resolve(st, &one, "cancel", &ids[i]))
+				return -1;
+		}
+		return run_cancel_ids(st, ids, cmd->nids);
+	}
 	if (resolve(st, cmd, "cancel", &c.id))
 		return -1;
 	err = dev_cancel(st->fd, &c);
@@ -302,8 +314,11 @@ static int cancel_chunk(struct run_state *st, const __u64 *ids, __u32 n,
 		return failed;
 	}
 	if (err) {
-		errorf(-err, err_cause(OP_CANCEL, -err),
-		       "cancel %llu and %u more", ids[0], n - 1);
+		char what[64];
+
+		snprintf(what, sizeof(what), "cancel %llu and %u more", ids[0],
+			 n - 1);
+		run_error(st, -err, err_cause(OP_CANCEL, -err), what);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {

@@ -341,7 +341,15 @@ static void test_ids(void)
 	line_bad("cancel $", "not a task");
 	line_bad("cancel x", "not a task");
 	line_bad("cancel -3", "not a task");
-	line_bad("cancel 7 8", "unexpected '8'");
+	if (parse_ok("cancel 7 $1 $last 0x9", &c))
+		result((c.op == RUN_CANCEL && c.nids == 4 && c.ref == REF_ID &&
+			c.id == 7 && c.refs[1] == REF_NTH && c.ids[1] == 1 &&
+			c.refs[2] == REF_LAST && c.refs[3] == REF_ID &&
+			c.ids[3] == 9),
+		       "cancel 7 $1 $last 0x9: four ids, one batch");
+	line_bad("cancel 7 x", "'x' is not a task");
+	line_bad("cancel 07", "not a task");
+	line_bad("query 7 8", "unexpected '8'");
 	line_bad("query", "which task?");
 
 	if (parse_ok("reschedule $1 2s", &c))
