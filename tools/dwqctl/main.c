@@ -135,9 +135,10 @@ static const char watch_help[] =
 	"usage: dwqctl watch [INTERVAL] [--count N] [--json]\n"
 	"\n"
 	"The stats, redrawn every INTERVAL (default 1s) with the counters'\n"
-	"rates per second, until ^C or N refreshes. The screen is cleared on a\n"
-	"terminal; into a pipe the refreshes follow each other. With --json, one\n"
-	"stats object per refresh.\n";
+	"rates per second, until ^C (SIGINT), SIGTERM or N refreshes. The\n"
+	"screen is cleared on a terminal; into a pipe the refreshes follow each\n"
+	"other. With --json, one stats object per refresh, then an \"end\"\n"
+	"object saying why it ended.\n";
 
 static const char bench_help[] =
 	"usage: dwqctl bench [--ops N] [--reps R] [--only LIST] [--json]\n"
