@@ -4,7 +4,8 @@
  *
  * Shared declarations of dwqctl's files:
  *
- *   main.c      command dispatch, options, help, schedule/cancel/query
+ *   main.c      command dispatch, options, help, schedule, --version
+ *   every.c     `dwqctl after` and `dwqctl every`: a command on a timer
  *   duration.c  durations and numbers: parsing and printing
  *   parse.c     the run language's parser (no device: unit-tested)
  *   run.c       `dwqctl run`: executes the run language on one open file
@@ -169,6 +170,8 @@ int run_open(struct run_state *st);
 void run_close(struct run_state *st);
 int run_exec(struct run_state *st, const struct run_cmd *cmd, const char *text);
 int run_cancel_ids(struct run_state *st, const __u64 *ids, size_t n);
+const char *schedule_cause(int err, const struct dwq_ioc_schedule *s, char *buf,
+			   size_t len);
 
 /* device.c */
 enum dwq_op {
@@ -210,6 +213,10 @@ void print_stats_line(const struct dwq_ioc_stats *st);
 void json_stats_fields(const struct dwq_ioc_stats *st);
 int cmd_stats(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+
+/* every.c */
+int cmd_after(int argc, char **argv);
+int cmd_every(int argc, char **argv);
 
 /* run.c, demo.c, bench.c */
 int cmd_run(int argc, char **argv);

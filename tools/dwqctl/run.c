@@ -2,8 +2,7 @@
 /*
  * dwqctl run: the run language (see parse.c) on one open file of /dev/dwq,
  * so that tasks live across commands: they belong to the file and die
- * with it. The one-off commands (schedule, cancel, query) are one-line
- * runs of the same code.
+ * with it. `dwqctl schedule` is a one-line run of the same code.
  *
  * Each command prints one line: the id of a schedule, the result of a
  * cancel or reschedule, the fields of a query or stats. `wait` prints the
@@ -179,6 +178,26 @@ static const char *enospc_cause(char *buf, size_t len)
 	return buf;
 }
 
+/**
+ * schedule_cause() - what an errno from SCHEDULE means, with the limits
+ * @err: the errno, positive
+ * @s: the request refused
+ * @buf: room for the text
+ * @len: its size
+ *
+ * Return: a short explanation for a person.
+ */
+const char *schedule_cause(int err, const struct dwq_ioc_schedule *s, char *buf,
+			   size_t len)
+{
+	if (err == EINVAL)
+		return einval_cause(s->time_ns, s->period_ns, s->flags, buf,
+				    len);
+	if (err == ENOSPC)
+		return enospc_cause(buf, len);
+	return err_cause(OP_SCHEDULE, err);
+}
+
 static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 		       const char *text)
 {
@@ -195,13 +214,7 @@ static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 
 	err = dev_schedule(st->fd, &s);
 	if (err) {
-		if (err == -EINVAL)
-			cause = einval_cause(s.time_ns, s.period_ns, s.flags,
-					     buf, sizeof(buf));
-		else if (err == -ENOSPC)
-			cause = enospc_cause(buf, sizeof(buf));
-		else
-			cause = err_cause(OP_SCHEDULE, -err);
+		cause = schedule_cause(-err, &s, buf, sizeof(buf));
 		run_error(st, -err, cause, text);
 		return -1;
 	}
