@@ -76,9 +76,10 @@ static const char demo_help[] =
 	"next deadline, the others without a timeout), the heap array growing\n"
 	"by half, and cancel removing a task at once.\n"
 	"\n"
-	"Needs dwq loaded with at least 2 workers (the default; insmod dwq.ko\n"
-	"workers=N) and nobody else using the queue meanwhile. Every claim it\n"
-	"prints is checked: the exit status is 1 if one does not hold.\n";
+	"Needs dwq loaded with at least 2 workers (the default is one per\n"
+	"online CPU; on one CPU: insmod dwq.ko workers=2) and nobody else using\n"
+	"the queue meanwhile. Every claim it prints is checked: the exit status\n"
+	"is 1 if one does not hold.\n";
 
 static const char after_help[] =
 	"usage: dwqctl after DELAY [-q] [--boottime] [--json] -- CMD [ARG...]\n"
