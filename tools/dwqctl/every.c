@@ -242,7 +242,7 @@ static int on_events(struct timer_cmd *t)
 {
 	struct dwq_event ev[EVENT_BATCH];
 	__u64 read_ns;
-	int n, i, err;
+	int n, i, err, ws;
 
 	n = dev_read_events(t->fd, ev, ARRAY_SIZE(ev));
 	if (n == -EAGAIN || n == -EINTR)
@@ -255,6 +255,9 @@ static int on_events(struct timer_cmd *t)
 	for (i = 0; i < n; i++) {
 		t->firings++;
 		t->overruns += ev[i].overruns;
+		/* CMD may have ended since poll(): its SIGCHLD is not read yet. */
+		if (t->pid && waitpid(t->pid, &ws, WNOHANG) == t->pid)
+			report_exit(t, ws);
 		if (t->pid) {
 			t->skipped++;
 			report_firing(t, &ev[i], read_ns, 1);
