@@ -42,7 +42,7 @@
  * @skipped: firings that found CMD running
  * @overruns: the events' overruns, summed
  * @failed: runs that did not exit 0
- * @status: the exit status so far
+ * @status: the exit status so far, then dwqctl's
  * @run_start: when the running CMD started (the task's clock)
  * @stop_sig: the SIGINT or SIGTERM that stopped dwqctl, or 0
  * @stopped_run: the run in flight when it came: its end is not a failure
@@ -377,12 +377,12 @@ static int timer_loop(struct timer_cmd *t)
 		if (waitpid(t->pid, &ws, 0) == t->pid)
 			report_exit(t, ws);
 	}
+	if (!t->status && t->stop_sig && !t->runs && !t->s.period_ns)
+		t->status = 128 + t->stop_sig; /* after: stopped before CMD */
+	if (!t->status)
+		t->status = ret;
 	report_end(t);
-	if (t->status)
-		return t->status;
-	if (t->stop_sig && !t->runs && !t->s.period_ns)
-		return 128 + t->stop_sig; /* after: stopped before CMD */
-	return ret;
+	return t->status;
 }
 
 static int timer_args(struct timer_cmd *t, int argc, char **argv)
