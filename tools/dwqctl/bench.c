@@ -1088,7 +1088,7 @@ static void environment(struct bench *b)
 		json_str("kernel", u.release);
 		json_str("clocksource", cs);
 		json_s64("cpus", sysconf(_SC_NPROCESSORS_ONLN));
-		json_s64("timer_slack_ns", slack);
+		json_sns("timer_slack_ns", slack);
 		json_str("workers", w);
 		json_u64("ops", b->ops);
 		json_u64("reps", b->reps);

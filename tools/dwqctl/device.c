@@ -11,11 +11,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 
 #include "dwqctl.h"
 
@@ -25,15 +27,72 @@
  *
  * Return: the file descriptor, or -1 after printing the error.
  */
+/* The gid of group @name in /etc/group, or -1. */
+static long group_gid(const char *name)
+{
+	char line[512], *gid;
+	size_t len = strlen(name);
+	long ret = -1;
+	FILE *f;
+
+	f = fopen("/etc/group", "re");
+	if (!f)
+		return -1;
+	while (ret < 0 && fgets(line, sizeof(line), f)) {
+		/* name:password:gid:members */
+		if (strncmp(line, name, len) || line[len] != ':')
+			continue;
+		gid = strchr(line + len + 1, ':');
+		if (gid)
+			ret = strtol(gid + 1, NULL, 10);
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * EACCES from open(): who may open the device, and how to be one of them.
+ * packaging/60-dwq.rules gives it to group dwq, mode 0660; without the
+ * rule it has dwq.ko's mode parameter, 0600 by default: root only.
+ */
+const char *denied_cause(char *buf, size_t len)
+{
+	long gid = group_gid(DWQ_GROUP);
+	char what[96] = "";
+	struct stat sb;
+	int ours = 0;
+
+	if (!stat(opt.dev, &sb)) {
+		ours = gid >= 0 && sb.st_gid == (gid_t)gid;
+		snprintf(what, sizeof(what),
+			 "%s is mode %04o, uid %u, gid %u%s; ", opt.dev,
+			 sb.st_mode & 07777, sb.st_uid, sb.st_gid,
+			 ours ? " (group " DWQ_GROUP ")" : "");
+	}
+	if (ours)
+		snprintf(buf, len,
+			 "permission denied: %sits users are the members of group \"%s\": sudo usermod -aG %s $USER, then log in again",
+			 what, DWQ_GROUP, DWQ_GROUP);
+	else
+		snprintf(buf, len,
+			 "permission denied: %smembers of group \"%s\" may use it once the udev rule 60-dwq.rules is installed (sudo make install creates the group; then sudo usermod -aG %s $USER and log in again), or load dwq.ko with mode=0666 for everyone",
+			 what, DWQ_GROUP, DWQ_GROUP);
+	return buf;
+}
+
 int dev_open(int nonblock)
 {
+	char buf[512];
 	int fd, err;
 
 	fd = open(opt.dev, O_RDWR | O_CLOEXEC | (nonblock ? O_NONBLOCK : 0));
 	if (fd >= 0)
 		return fd;
 	err = errno;
-	errorf(err, err_cause(OP_OPEN, err), "%s", opt.dev);
+	if (err == EACCES || err == EPERM)
+		errorf(err, denied_cause(buf, sizeof(buf)), "%s", opt.dev);
+	else
+		errorf(err, err_cause(OP_OPEN, err), "%s", opt.dev);
 	return -1;
 }
 
@@ -174,7 +233,7 @@ const char *err_cause(enum dwq_op op, int err)
 	case EACCES:
 	case EPERM:
 		if (op == OP_OPEN)
-			return "permission denied (dwq.ko's mode parameter)";
+			return "permission denied: not in group dwq?";
 		return "permission denied";
 	case ENXIO:
 	case ENODEV:
@@ -314,11 +373,11 @@ void print_event(const struct dwq_event *ev)
 
 	if (opt.json) {
 		json_begin("event");
-		json_u64("id", ev->id);
-		json_u64("cookie", ev->cookie);
-		json_u64("deadline_ns", ev->deadline_ns);
-		json_u64("fired_ns", ev->fired_ns);
-		json_s64("lateness_ns", late);
+		json_id("id", ev->id);
+		json_id("cookie", ev->cookie);
+		json_ns("deadline_ns", ev->deadline_ns);
+		json_ns("fired_ns", ev->fired_ns);
+		json_sns("lateness_ns", late);
 		json_u64("overruns", ev->overruns);
 		json_u64("worker", ev->worker);
 		json_array_begin("flags");
@@ -370,13 +429,13 @@ void print_query(const struct dwq_ioc_query *q)
 
 	if (opt.json) {
 		json_begin("query");
-		json_u64("id", q->id);
+		json_id("id", q->id);
 		json_str("state", state_name(q->state));
 		json_str("mode", mode_name(q->mode));
-		json_u64("remaining_ns", q->remaining_ns);
-		json_u64("deadline_ns", q->deadline_ns);
-		json_u64("period_ns", q->period_ns);
-		json_u64("cookie", q->cookie);
+		json_ns("remaining_ns", q->remaining_ns);
+		json_ns("deadline_ns", q->deadline_ns);
+		json_ns("period_ns", q->period_ns);
+		json_id("cookie", q->cookie);
 		json_u64("runs", q->runs);
 		json_u64("overruns", q->overruns);
 		json_str("clock", clock);

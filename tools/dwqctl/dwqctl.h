@@ -4,7 +4,8 @@
  *
  * Shared declarations of dwqctl's files:
  *
- *   main.c      command dispatch, options, help, schedule/cancel/query
+ *   main.c      command dispatch, options, help, schedule, --version
+ *   every.c     `dwqctl after` and `dwqctl every`: a command on a timer
  *   duration.c  durations and numbers: parsing and printing
  *   parse.c     the run language's parser (no device: unit-tested)
  *   run.c       `dwqctl run`: executes the run language on one open file
@@ -25,6 +26,8 @@
 
 #define DWQ_DEFAULT_DEV "/dev/dwq"
 #define DWQ_PARAMS "/sys/module/dwq/parameters"
+/* The group packaging/60-dwq.rules gives /dev/dwq to. */
+#define DWQ_GROUP "dwq"
 
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
@@ -50,6 +53,7 @@ extern struct opts opt;
 
 /* duration.c */
 int parse_duration(const char *s, __u64 *ns, char *err, size_t errlen);
+int parse_number(const char *s, __u64 *v, char *err, size_t errlen);
 int parse_u64(const char *s, __u64 *v);
 char *fmt_duration(char *buf, size_t len, __s64 ns);
 char *fmt_clock(char *buf, size_t len, __u64 ns);
@@ -81,6 +85,8 @@ enum run_ref {
 };
 
 #define RUN_TEXT_MAX 256
+/* cancel ID...: the ids of one line (a line has 32 words at most) */
+#define RUN_IDS_MAX 31
 
 /**
  * struct run_cmd - one parsed line of the run language
@@ -100,6 +106,9 @@ enum run_ref {
  * @count: `wait N events`: N
  * @timeout_ns: `wait N events timeout D`: D, 0 for none
  * @text: echo: the rest of the line
+ * @nids: cancel: how many ids the line names (@ref and @id: the first)
+ * @refs: cancel: how each is named
+ * @ids: cancel: each id, or N
  */
 struct run_cmd {
 	enum run_op op;
@@ -116,6 +125,9 @@ struct run_cmd {
 	__u64 count;
 	__u64 timeout_ns;
 	char text[RUN_TEXT_MAX];
+	int nids;
+	enum run_ref refs[RUN_IDS_MAX];
+	__u64 ids[RUN_IDS_MAX];
 };
 
 int run_parse_line(const char *line, struct run_cmd *cmd, char *err,
@@ -158,6 +170,8 @@ int run_open(struct run_state *st);
 void run_close(struct run_state *st);
 int run_exec(struct run_state *st, const struct run_cmd *cmd, const char *text);
 int run_cancel_ids(struct run_state *st, const __u64 *ids, size_t n);
+const char *schedule_cause(int err, const struct dwq_ioc_schedule *s, char *buf,
+			   size_t len);
 
 /* device.c */
 enum dwq_op {
@@ -181,6 +195,7 @@ int dev_stats(int fd, struct dwq_ioc_stats *st);
 int dev_read_events(int fd, struct dwq_event *ev, size_t max);
 const char *errno_name(int err, char *buf, size_t len);
 const char *err_cause(enum dwq_op op, int err);
+const char *denied_cause(char *buf, size_t len);
 void errorf(int err, const char *cause, const char *fmt, ...) __printf(3, 4);
 void json_error(const char *what, int err, const char *cause);
 int read_param(const char *name, char *buf, size_t len);
@@ -199,6 +214,10 @@ void json_stats_fields(const struct dwq_ioc_stats *st);
 int cmd_stats(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 
+/* every.c */
+int cmd_after(int argc, char **argv);
+int cmd_every(int argc, char **argv);
+
 /* run.c, demo.c, bench.c */
 int cmd_run(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
@@ -215,6 +234,11 @@ void json_end(void);
 void json_key(const char *key);
 void json_u64(const char *key, __u64 v);
 void json_s64(const char *key, __s64 v);
+void json_id(const char *key, __u64 v);
+void json_ns(const char *key, __u64 v);
+void json_sns(const char *key, __s64 v);
+void json_output(FILE *f);
+void json_usage_error(const char *cmd, const char *what);
 void json_str(const char *key, const char *s);
 void json_bool(const char *key, int v);
 void json_double(const char *key, double v);

@@ -2,48 +2,71 @@
 /*
  * dwqctl - drive dwq, the delayed work queue, from the command line.
  *
- * This file: the commands, their help, the options they share, and the
- * one-off schedule, cancel and query, which are one-line runs (run.c).
+ * This file: the commands, their help, the options they share, schedule
+ * (a one-line run, run.c, that waits for its events) and the last record
+ * of a command ended by SIGINT or SIGTERM.
  *
- * Exit status: 0 success, 1 failure, 2 usage error.
+ * Exit status: 0 success, 1 failure, 2 usage error; after: CMD's.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dwqctl.h"
+
+#ifndef DWQCTL_VERSION
+#define DWQCTL_VERSION "unknown" /* the Makefile passes dkms.conf's */
+#endif
 
 struct opts opt = { .dev = DWQ_DEFAULT_DEV };
 
 static const char main_help[] =
 	"usage: dwqctl [--json] [--device PATH] COMMAND [ARGS]\n"
+	"       dwqctl --version\n"
 	"\n"
 	"dwqctl drives dwq, the delayed work queue, through /dev/dwq. A task\n"
 	"belongs to the open file that scheduled it and is cancelled when that\n"
-	"file closes: to keep tasks across commands, use `dwqctl run`.\n"
+	"file closes, so every command works on the tasks it makes itself;\n"
+	"`dwqctl run` keeps one file open for a script.\n"
 	"\n"
 	"commands:\n"
-	"  demo       the leader/follower experiment, explained (needs workers=4)\n"
-	"  run        a script of schedule, cancel, wait... on one open file\n"
-	"  schedule   schedule one task; --wait prints its events\n"
-	"  cancel     cancel tasks by id\n"
-	"  query      the state of a task by id\n"
-	"  stats      the queue's counters, for a person\n"
-	"  watch      the counters, refreshed every second\n"
-	"  bench      the cost of dwq's ioctls, lateness and throughput,\n"
-	"             against timerfd and POSIX timers\n"
-	"  help       this text, or `dwqctl help COMMAND`\n"
+	"  after D -- CMD   run CMD once, D from now, and report its lateness\n"
+	"  every P -- CMD   run CMD every P until ^C or --count N, reporting\n"
+	"                   lateness and overruns\n"
+	"  schedule TIME    schedule one task and print its events\n"
+	"  run [FILE]       a script of schedule, cancel, query, wait... on one\n"
+	"                   open file\n"
+	"  stats            the queue's counters, for a person\n"
+	"  watch [D]        the counters, refreshed every D (1s)\n"
+	"  demo             the leader/follower experiment, explained (needs\n"
+	"                   workers >= 2)\n"
+	"  bench            the cost of dwq's ioctls, lateness and throughput,\n"
+	"                   against timerfd and POSIX timers\n"
+	"  help [COMMAND]   this text, or a command's\n"
 	"\n"
 	"options of every command:\n"
-	"  --json           one JSON object per line, for scripts\n"
+	"  --json           one JSON object per line on stdout, for scripts\n"
 	"  --device PATH    the dwq device (default /dev/dwq, or $DWQ_DEVICE)\n"
 	"  -h, --help       the command's help\n"
+	"  --version        dwqctl's version\n"
 	"\n"
-	"Durations: 100ns 250us 300ms 2s 1.5m 1h. A number without a unit is\n"
-	"refused (except 0): 300 could mean anything.\n"
+	"Durations, as systemd.time(7) spells them: 100ns, 250us (usec, \xc2\xb5s),\n"
+	"300ms (msec), 2s (sec), 1.5m (min), 1h, 2d, 1w, 1M (30.44d), 1y; 1h30m\n"
+	"is their sum. A number without a unit is refused (except 0): 300 could\n"
+	"mean anything. Numbers (cookies, ids) are decimal or 0x hexadecimal; a\n"
+	"leading 0 (010) is refused, not read as octal.\n"
 	"\n"
-	"Exit status: 0 success, 1 failure, 2 usage error.\n";
+	"--json: every object has a \"type\" first. Ids, cookies and every *_ns\n"
+	"member are strings of decimal digits (\"id\":\"3\"), whatever their value,\n"
+	"so that jq and JavaScript, exact only to 2^53, do not round them; other\n"
+	"integers are numbers. Invalid UTF-8 in strings is written as U+FFFD.\n"
+	"Errors, usage errors included, are also \"error\" objects; SIGINT or\n"
+	"SIGTERM ends a command with an \"end\" object.\n"
+	"\n"
+	"Exit status: 0 success, 1 failure, 2 usage error; after: CMD's.\n";
 
 static const char demo_help[] =
 	"usage: dwqctl demo [--json]\n"
@@ -53,9 +76,67 @@ static const char demo_help[] =
 	"next deadline, the others without a timeout), the heap array growing\n"
 	"by half, and cancel removing a task at once.\n"
 	"\n"
-	"Needs dwq loaded with workers=4 (insmod dwq.ko workers=4) and nobody\n"
-	"else using the queue meanwhile. Every claim it prints is checked: the\n"
-	"exit status is 1 if one does not hold.\n";
+	"Needs dwq loaded with at least 2 workers (the default is one per\n"
+	"online CPU; on one CPU: insmod dwq.ko workers=2) and nobody else using\n"
+	"the queue meanwhile. Every claim it prints is checked: the exit status\n"
+	"is 1 if one does not hold.\n";
+
+static const char after_help[] =
+	"usage: dwqctl after DELAY [-q] [--boottime] [--json] -- CMD [ARG...]\n"
+	"\n"
+	"Runs CMD once, DELAY from now, on a dwq timer: like systemd-run\n"
+	"--on-active=DELAY, but to the microsecond. When the timer's event is\n"
+	"read, CMD is started (fork and exec, through $PATH) and a line on\n"
+	"stderr reports the firing:\n"
+	"\n"
+	"  dwqctl after: run 1: deadline 12.3 fired +52.1us read +80us overruns 0 pid 812\n"
+	"\n"
+	"fired = when dwq's worker took the timer, read = when dwqctl read its\n"
+	"event, both after the deadline. The exit status is CMD's (128+N if a\n"
+	"signal N killed it, 127 if it cannot be run). SIGINT or SIGTERM before\n"
+	"the deadline cancels the timer (exit status 130 or 143); during CMD\n"
+	"they are passed on to it and dwqctl waits for it to end.\n"
+	"\n"
+	"  -q, --quiet    no report on stderr (errors still)\n"
+	"  --boottime     on CLOCK_BOOTTIME: time in suspend counts\n"
+	"  --json         the reports as JSON records on stdout: \"firing\",\n"
+	"                 \"exit\", then \"end\"; CMD's stdout goes to stderr, so\n"
+	"                 that stdout holds JSON only\n";
+
+static const char every_help[] =
+	"usage: dwqctl every PERIOD [--fixed-delay] [--first D] [--count N]\n"
+	"                    [-q] [--boottime] [--json] -- CMD [ARG...]\n"
+	"\n"
+	"Runs CMD every PERIOD on one periodic dwq timer, until SIGINT or\n"
+	"SIGTERM, or N runs. The first run is PERIOD from now (D with --first).\n"
+	"Each firing is reported on stderr:\n"
+	"\n"
+	"  dwqctl every: run 3: deadline 14.5 fired +41us read +63us overruns 0 pid 907\n"
+	"\n"
+	"By default the timer is fixed-rate: firings are due at start + k *\n"
+	"PERIOD, and periods missed while dwqctl was late are not replayed but\n"
+	"counted as overruns (the event's overruns field). With --fixed-delay,\n"
+	"each firing is due PERIOD after the previous one fired.\n"
+	"\n"
+	"Runs never overlap: if CMD is still running when the next event comes,\n"
+	"that firing is skipped, counted as an overrun and reported as such\n"
+	"(\"skipped: run 2 still running\"). On SIGINT or SIGTERM the timer is\n"
+	"cancelled, a running CMD gets the signal and is waited for, and a\n"
+	"summary ends the output.\n"
+	"\n"
+	"Exit status: 0 if every run of CMD exited 0 (a run ended by the\n"
+	"signal that stopped dwqctl counts as clean); otherwise the status of\n"
+	"the last run that failed (128+N for signal N). If CMD cannot be run at\n"
+	"all, 127 (or 126) at once.\n"
+	"\n"
+	"  --fixed-delay  PERIOD after each firing, not on a fixed grid\n"
+	"  --first D      the first firing D from now (default PERIOD; 0: now)\n"
+	"  --count N      stop after N runs of CMD (skipped firings do not count)\n"
+	"  -q, --quiet    no per-run report on stderr, only the summary\n"
+	"  --boottime     on CLOCK_BOOTTIME\n"
+	"  --json         records on stdout: \"firing\" (each, skipped or not),\n"
+	"                 \"exit\" (each run's end), \"end\" (the summary); CMD's\n"
+	"                 stdout goes to stderr\n";
 
 static const char run_help[] =
 	"usage: dwqctl run [-k] [-x] [-n] [--json] [FILE|-]\n"
@@ -65,7 +146,7 @@ static const char run_help[] =
 	"\n"
 	"  schedule TIME [every P | rate P] [cookie C] [at] [boottime]\n"
 	"  reschedule ID TIME [every P | rate P | once] [at] [boottime]\n"
-	"  cancel ID\n"
+	"  cancel ID...              several ids: one DWQ_IOC_CANCEL_BATCH\n"
 	"  query ID\n"
 	"  wait                      until nothing is pending or unread\n"
 	"  wait N events [timeout D] print N events as they arrive\n"
@@ -95,33 +176,15 @@ static const char run_help[] =
 
 static const char schedule_help[] =
 	"usage: dwqctl schedule TIME [every P | rate P] [cookie C] [at] [boottime]\n"
-	"                       [--wait] [--count N] [--timeout D] [--json]\n"
+	"                       [--count N] [--timeout D] [--json]\n"
 	"\n"
-	"Schedules one task (the words are those of `dwqctl run`) and prints its\n"
-	"id. The task belongs to this process's open file, so without --wait it\n"
-	"is cancelled as dwqctl exits.\n"
+	"Schedules one task (the words are those of `dwqctl run`), prints its\n"
+	"id, then its events as they come: a one-shot's one event, a periodic\n"
+	"task's until ^C or N of them. The task belongs to this dwqctl's file\n"
+	"and ends with it. (--wait, which this used to need, is accepted.)\n"
 	"\n"
-	"  --wait          print the task's events: a one-shot's one event, a\n"
-	"                  periodic task's until ^C\n"
-	"  --count N       stop after N events (implies --wait)\n"
+	"  --count N       stop after N events\n"
 	"  --timeout D     fail if the events have not come within D\n";
-
-static const char cancel_help[] =
-	"usage: dwqctl cancel ID... [--json]\n"
-	"\n"
-	"Cancels tasks of this process's open file, one line per id. Several\n"
-	"ids go to the device together, 1024 per DWQ_IOC_CANCEL_BATCH; the\n"
-	"exit status is 1 if any id was not cancelled. A new dwqctl has a new\n"
-	"file with no tasks, so this answers ENOENT unless the device is shared\n"
-	"with dwqctl by other means; it is here to show the errors. To schedule\n"
-	"and cancel, use `dwqctl run`.\n";
-
-static const char query_help[] =
-	"usage: dwqctl query ID [--json]\n"
-	"\n"
-	"The state of a task of this process's open file: remaining time,\n"
-	"deadline, period, mode, runs, overruns. A new dwqctl has a new file,\n"
-	"so use `query` inside `dwqctl run`.\n";
 
 static const char stats_help[] =
 	"usage: dwqctl stats [--json]\n"
@@ -135,9 +198,10 @@ static const char watch_help[] =
 	"usage: dwqctl watch [INTERVAL] [--count N] [--json]\n"
 	"\n"
 	"The stats, redrawn every INTERVAL (default 1s) with the counters'\n"
-	"rates per second, until ^C or N refreshes. The screen is cleared on a\n"
-	"terminal; into a pipe the refreshes follow each other. With --json, one\n"
-	"stats object per refresh.\n";
+	"rates per second, until ^C (SIGINT), SIGTERM or N refreshes. The\n"
+	"screen is cleared on a terminal; into a pipe the refreshes follow each\n"
+	"other. With --json, one stats object per refresh, then an \"end\"\n"
+	"object saying why it ended.\n";
 
 static const char bench_help[] =
 	"usage: dwqctl bench [--ops N] [--reps R] [--only LIST] [--json]\n"
@@ -169,21 +233,25 @@ struct command {
 };
 
 static int cmd_schedule(int argc, char **argv);
-static int cmd_cancel(int argc, char **argv);
-static int cmd_query(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
 static const struct command commands[] = {
-	{ "demo", cmd_demo, demo_help },
-	{ "run", cmd_run, run_help },
+	{ "after", cmd_after, after_help },
+	{ "every", cmd_every, every_help },
 	{ "schedule", cmd_schedule, schedule_help },
-	{ "cancel", cmd_cancel, cancel_help },
-	{ "query", cmd_query, query_help },
+	{ "run", cmd_run, run_help },
 	{ "stats", cmd_stats, stats_help },
 	{ "watch", cmd_watch, watch_help },
+	{ "demo", cmd_demo, demo_help },
 	{ "bench", cmd_bench, bench_help },
 	{ "help", cmd_help, help_help },
 };
+
+/*
+ * Commands of dwqctl 0.1 that could not work alone: each dwqctl opens a
+ * new file, which owns no task, so they could only answer ENOENT.
+ */
+static const char *const removed[] = { "cancel", "query" };
 
 static const struct command *find_command(const char *name)
 {
@@ -217,22 +285,36 @@ int help_for(const char *cmd, FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
+/* A usage error's text, and with --json its "error" object. */
+static void usage_message(const char *cmd, const char *what)
+{
+	if (cmd)
+		fprintf(stderr, "dwqctl %s: %s\nTry 'dwqctl %s --help'.\n", cmd,
+			what, cmd);
+	else
+		fprintf(stderr, "dwqctl: %s\nTry 'dwqctl --help'.\n", what);
+	if (opt.json)
+		json_usage_error(cmd, what);
+}
+
 /**
  * usage_error() - "dwqctl CMD: what is wrong" and where to look
  * @cmd: the command
  * @fmt: what is wrong, printf-style
  *
+ * With --json, an "error" object with "usage":true on stdout as well.
+ *
  * Return: 2, the exit status of a usage error.
  */
 int usage_error(const char *cmd, const char *fmt, ...)
 {
+	char what[512];
 	va_list ap;
 
-	fprintf(stderr, "dwqctl %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'dwqctl %s --help'.\n", cmd);
+	usage_message(cmd, what);
 	return 2;
 }
 
@@ -284,27 +366,6 @@ static int cmd_help(int argc, char **argv)
 	return help_for(NULL, stdout);
 }
 
-/*
- * The one-off commands: their words (options taken out) are one line of
- * the run language, run on a file of their own.
- */
-static int one_off(const char *cmd, int nwords, char **words,
-		   struct run_cmd *rc)
-{
-	char err[256];
-
-	if (run_parse_args(nwords, words, rc, err, sizeof(err)))
-		return usage_error(cmd, "%s",
-				   !strncmp(err, cmd, strlen(cmd)) &&
-						   err[strlen(cmd)] == ':' ?
-					   err + strlen(cmd) + 2 :
-					   err);
-	if ((rc->op == RUN_CANCEL || rc->op == RUN_QUERY) && rc->ref != REF_ID)
-		return usage_error(cmd,
-				   "$N and $last name the tasks of a run: give an id");
-	return 0;
-}
-
 static void join_words(char *buf, size_t len, int n, char **w)
 {
 	size_t used = 0;
@@ -316,94 +377,17 @@ static void join_words(char *buf, size_t len, int n, char **w)
 				 w[i]);
 }
 
-static const char one_file_hint[] =
-	"hint: a task belongs to the file that scheduled it; this dwqctl opened\n"
-	"a new one. Schedule and cancel in one `dwqctl run`.";
-
-static int cmd_cancel_query(const char *cmd, int argc, char **argv)
-{
-	struct run_state st = { .fd = -1, .hint = one_file_hint };
-	char *words[4] = { argv[0] };
-	struct run_cmd rc;
-	char text[64];
-	int i, n = 1, ret;
-
-	for (i = 1; i < argc; i++) {
-		if (common_opt(cmd, argv, &i))
-			continue;
-		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error(cmd, "unknown option '%s'", argv[i]);
-		if (n == ARRAY_SIZE(words))
-			return usage_error(cmd, "unexpected '%s'", argv[i]);
-		words[n++] = argv[i];
-	}
-	ret = one_off(cmd, n, words, &rc);
-	if (ret)
-		return ret;
-	if (run_open(&st))
-		return 1;
-	join_words(text, sizeof(text), n, words);
-	ret = run_exec(&st, &rc, text) ? 1 : 0;
-	run_close(&st);
-	return ret;
-}
-
 /*
- * cancel ID...: one id is a one-line run, as query is; several go to the
- * device in batches, each checked as that line would be.
+ * schedule TIME [...]: the run language's schedule, then its events: a
+ * task lives as long as this dwqctl's file, so there is nothing else to
+ * do with it.
  */
-static int cmd_cancel(int argc, char **argv)
-{
-	struct run_state st = { .fd = -1, .hint = one_file_hint };
-	char *words[2] = { argv[0] };
-	struct run_cmd rc;
-	__u64 *ids;
-	int i, n = 0, ret;
-
-	for (i = 1; i < argc; i++) {
-		if (common_opt("cancel", argv, &i))
-			continue;
-		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("cancel", "unknown option '%s'",
-					   argv[i]);
-		n++;
-	}
-	if (n < 2)
-		return cmd_cancel_query("cancel", argc, argv);
-	ids = calloc(n, sizeof(*ids));
-	if (!ids)
-		return 1;
-	n = 0;
-	for (i = 1; i < argc; i++) {
-		if (common_opt("cancel", argv, &i))
-			continue;
-		words[1] = argv[i];
-		ret = one_off("cancel", 2, words, &rc);
-		if (ret) {
-			free(ids);
-			return ret;
-		}
-		ids[n++] = rc.id;
-	}
-	ret = run_open(&st) ? 1 : 0;
-	if (!ret)
-		ret = run_cancel_ids(&st, ids, n) ? 1 : 0;
-	run_close(&st);
-	free(ids);
-	return ret;
-}
-
-static int cmd_query(int argc, char **argv)
-{
-	return cmd_cancel_query("query", argc, argv);
-}
-
 static int cmd_schedule(int argc, char **argv)
 {
 	struct run_state st = { .fd = -1 };
 	struct run_cmd rc, wait = { .op = RUN_WAIT, .wait = WAIT_ALL };
 	char **words, text[RUN_TEXT_MAX], err[200];
-	int i, n = 1, ret, do_wait = 0;
+	int i, n = 1, ret;
 
 	words = calloc(argc + 1, sizeof(*words));
 	if (!words)
@@ -415,14 +399,15 @@ static int cmd_schedule(int argc, char **argv)
 		if (common_opt("schedule", argv, &i))
 			continue;
 		if (!strcmp(a, "--wait")) {
-			do_wait = 1;
+			continue; /* the default now */
 		} else if (!strcmp(a, "--count")) {
 			if (i + 1 >= argc ||
-			    parse_u64(argv[i + 1], &wait.count))
+			    parse_number(argv[i + 1], &wait.count, err,
+					 sizeof(err)) ||
+			    !wait.count)
 				return usage_error("schedule",
-						   "--count needs a number of events");
+						   "--count needs a number of events, at least 1");
 			wait.wait = WAIT_EVENTS;
-			do_wait = 1;
 			i++;
 		} else if (!strcmp(a, "--timeout")) {
 			if (i + 1 >= argc ||
@@ -439,11 +424,10 @@ static int cmd_schedule(int argc, char **argv)
 			words[n++] = argv[i];
 		}
 	}
-	ret = one_off("schedule", n, words, &rc);
-	if (ret)
-		return ret;
-	if (wait.timeout_ns && !do_wait)
-		return usage_error("schedule", "--timeout goes with --wait");
+	if (run_parse_args(n, words, &rc, err, sizeof(err)))
+		return usage_error("schedule", "%s",
+				   !strncmp(err, "schedule: ", 10) ? err + 10 :
+								     err);
 	if (wait.timeout_ns && wait.wait == WAIT_ALL) {
 		/* A one-shot has one event; a periodic task, --count of them. */
 		if (rc.mode != DWQ_MODE_ONESHOT)
@@ -457,38 +441,129 @@ static int cmd_schedule(int argc, char **argv)
 	if (run_open(&st))
 		return 1;
 	ret = run_exec(&st, &rc, text);
-	if (!ret && do_wait)
+	if (!ret)
 		ret = run_exec(&st, &wait, "wait");
-	else if (!ret && !opt.json)
-		fprintf(stderr,
-			"dwqctl: note: the task is cancelled now, as dwqctl exits and closes its file; use --wait, or `dwqctl run`\n");
 	run_close(&st);
 	return ret ? 1 : 0;
+}
+
+/* --- SIGINT and SIGTERM: a last record ------------------------------- */
+
+static char end_record[2][160];
+static size_t end_len[2];
+
+/*
+ * A command that does not end itself cleanly on SIGINT or SIGTERM dies of
+ * it, as it always has; with --json it first writes
+ * {"type":"end","command":CMD,"reason":"signal","signal":"SIGINT"}, so a
+ * reader of the stream can tell an interrupted run from a cut pipe. The
+ * handler runs only between records (json_begin() blocks the signals).
+ */
+static void end_handler(int sig)
+{
+	int k = sig == SIGTERM;
+	ssize_t ret;
+
+	if (opt.json)
+		ret = write(STDOUT_FILENO, end_record[k], end_len[k]);
+	(void)ret;
+	raise(sig); /* SA_RESETHAND: the default action, once we return */
+}
+
+static void arm_end_record(const char *cmd)
+{
+	static const char *const names[2] = { "SIGINT", "SIGTERM" };
+	struct sigaction sa = { .sa_handler = end_handler,
+				.sa_flags = SA_RESETHAND };
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		snprintf(end_record[k], sizeof(end_record[k]),
+			 "{\"type\":\"end\",\"command\":\"%s\",\"reason\":\"signal\",\"signal\":\"%s\",\"exit_status\":%d}\n",
+			 cmd, names[k], 128 + (k ? SIGTERM : SIGINT));
+		end_len[k] = strlen(end_record[k]);
+	}
+	sigemptyset(&sa.sa_mask);
+	for (k = 0; k < 2; k++) {
+		struct sigaction old;
+		int sig = k ? SIGTERM : SIGINT;
+
+		/*
+		 * An ignored signal stays ignored, as a shell leaves SIGINT
+		 * for a command started with &.
+		 */
+		if (!sigaction(sig, NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(sig, &sa, NULL);
+	}
+}
+
+/*
+ * --json anywhere before "--" counts from the start, so that a usage
+ * error in an argument before it is already an "error" object.
+ */
+static void scan_json(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json"))
+			opt.json = 1;
+}
+
+static int version(void)
+{
+	if (opt.json) {
+		json_begin("version");
+		json_str("version", DWQCTL_VERSION);
+		json_end();
+	} else {
+		printf("dwqctl %s\n", DWQCTL_VERSION);
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	const struct command *c;
 	const char *env = getenv("DWQ_DEVICE");
+	char what[160];
+	size_t k;
 	int i;
 
 	if (env && *env)
 		opt.dev = env;
+	scan_json(argc, argv);
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return help_for(NULL, stdout);
+		if (!strcmp(argv[i], "--version"))
+			return version();
 		if (!common_opt("help", argv, &i)) {
-			fprintf(stderr, "dwqctl: unknown option '%s'\n",
-				argv[i]);
-			return help_for(NULL, stderr);
+			snprintf(what, sizeof(what), "unknown option '%s'",
+				 argv[i]);
+			usage_message(NULL, what);
+			return 2;
 		}
 	}
-	if (i >= argc)
-		return help_for(NULL, stderr);
-	c = find_command(argv[i]);
-	if (!c) {
-		fprintf(stderr, "dwqctl: unknown command '%s'\n", argv[i]);
-		return help_for(NULL, stderr);
+	if (i >= argc) {
+		usage_message(NULL, "which command? See dwqctl --help");
+		return 2;
 	}
+	c = find_command(argv[i]);
+	for (k = 0; !c && k < ARRAY_SIZE(removed); k++) {
+		if (strcmp(argv[i], removed[k]))
+			continue;
+		snprintf(what, sizeof(what),
+			 "'%s' is gone: a task belongs to the file that scheduled it, and a new dwqctl has a new file; use '%s' inside 'dwqctl run'",
+			 argv[i], argv[i]);
+		usage_message(NULL, what);
+		return 2;
+	}
+	if (!c) {
+		snprintf(what, sizeof(what), "unknown command '%s'", argv[i]);
+		usage_message(NULL, what);
+		return 2;
+	}
+	arm_end_record(c->name);
 	return c->fn(argc - i, argv + i);
 }

@@ -5,7 +5,7 @@
  *
  *   schedule TIME [every P | rate P] [cookie C] [at] [boottime]
  *   reschedule ID TIME [every P | rate P | once] [at] [boottime]
- *   cancel ID
+ *   cancel ID...              several: one DWQ_IOC_CANCEL_BATCH
  *   query ID
  *   wait                      until nothing is pending and nothing unread
  *   wait N events [timeout D]
@@ -150,6 +150,7 @@ static int parse_schedule(char **tok, int n, struct run_cmd *cmd, char *err,
 	int resched = cmd->op == RUN_RESCHEDULE;
 	const char *what = tok[0];
 	int have_period = 0, have_cookie = 0, have_at = 0, have_boot = 0;
+	char msg[200];
 	int i = 1;
 
 	if (resched && parse_ref(what, n > 1 ? tok[1] : NULL, cmd, err, errlen))
@@ -162,8 +163,6 @@ static int parse_schedule(char **tok, int n, struct run_cmd *cmd, char *err,
 		return -1;
 	}
 	if (parse_time(tok[i], cmd, err, errlen)) {
-		char msg[256];
-
 		snprintf(msg, sizeof(msg), "%s", err);
 		snprintf(err, errlen, "%s: %s", what, msg);
 		return -1;
@@ -184,10 +183,16 @@ static int parse_schedule(char **tok, int n, struct run_cmd *cmd, char *err,
 					 what);
 				return -1;
 			}
-			if (i + 1 >= n || parse_u64(tok[i + 1], &cmd->cookie)) {
+			if (i + 1 >= n) {
 				snprintf(err, errlen,
-					 "%s: cookie needs a number (decimal or 0x hex), not '%s'",
-					 what, i + 1 < n ? tok[i + 1] : "");
+					 "%s: cookie needs a number (decimal or 0x hex)",
+					 what);
+				return -1;
+			}
+			if (parse_number(tok[i + 1], &cmd->cookie, msg,
+					 sizeof(msg))) {
+				snprintf(err, errlen, "%s: cookie %s", what,
+					 msg);
 				return -1;
 			}
 			i++;
@@ -290,8 +295,26 @@ int run_parse_args(int argc, char **argv, struct run_cmd *cmd, char *err,
 		cmd->op = RUN_RESCHEDULE;
 		return parse_schedule(argv, argc, cmd, err, errlen);
 	}
-	if (!strcmp(argv[0], "cancel") || !strcmp(argv[0], "query")) {
-		cmd->op = argv[0][0] == 'c' ? RUN_CANCEL : RUN_QUERY;
+	if (!strcmp(argv[0], "cancel")) {
+		cmd->op = RUN_CANCEL;
+		if (parse_ref(argv[0], argc > 1 ? argv[1] : NULL, cmd, err,
+			      errlen))
+			return -1;
+		for (i = 1; i < argc; i++) {
+			struct run_cmd one;
+
+			if (i > RUN_IDS_MAX)
+				return no_more(argv, argc, i, err, errlen);
+			if (parse_ref(argv[0], argv[i], &one, err, errlen))
+				return -1;
+			cmd->refs[i - 1] = one.ref;
+			cmd->ids[i - 1] = one.id;
+		}
+		cmd->nids = argc - 1;
+		return 0;
+	}
+	if (!strcmp(argv[0], "query")) {
+		cmd->op = RUN_QUERY;
 		if (parse_ref(argv[0], argc > 1 ? argv[1] : NULL, cmd, err,
 			      errlen))
 			return -1;

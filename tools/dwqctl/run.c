@@ -2,8 +2,7 @@
 /*
  * dwqctl run: the run language (see parse.c) on one open file of /dev/dwq,
  * so that tasks live across commands: they belong to the file and die
- * with it. The one-off commands (schedule, cancel, query) are one-line
- * runs of the same code.
+ * with it. `dwqctl schedule` is a one-line run of the same code.
  *
  * Each command prints one line: the id of a schedule, the result of a
  * cancel or reschedule, the fields of a query or stats. `wait` prints the
@@ -179,6 +178,26 @@ static const char *enospc_cause(char *buf, size_t len)
 	return buf;
 }
 
+/**
+ * schedule_cause() - what an errno from SCHEDULE means, with the limits
+ * @err: the errno, positive
+ * @s: the request refused
+ * @buf: room for the text
+ * @len: its size
+ *
+ * Return: a short explanation for a person.
+ */
+const char *schedule_cause(int err, const struct dwq_ioc_schedule *s, char *buf,
+			   size_t len)
+{
+	if (err == EINVAL)
+		return einval_cause(s->time_ns, s->period_ns, s->flags, buf,
+				    len);
+	if (err == ENOSPC)
+		return enospc_cause(buf, len);
+	return err_cause(OP_SCHEDULE, err);
+}
+
 static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 		       const char *text)
 {
@@ -195,13 +214,7 @@ static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 
 	err = dev_schedule(st->fd, &s);
 	if (err) {
-		if (err == -EINVAL)
-			cause = einval_cause(s.time_ns, s.period_ns, s.flags,
-					     buf, sizeof(buf));
-		else if (err == -ENOSPC)
-			cause = enospc_cause(buf, sizeof(buf));
-		else
-			cause = err_cause(OP_SCHEDULE, -err);
+		cause = schedule_cause(-err, &s, buf, sizeof(buf));
 		run_error(st, -err, cause, text);
 		return -1;
 	}
@@ -211,9 +224,9 @@ static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 	}
 	if (opt.json) {
 		json_begin("schedule");
-		json_u64("id", s.id);
+		json_id("id", s.id);
 		json_str("mode", mode_name(s.mode));
-		json_u64("cookie", s.cookie);
+		json_id("cookie", s.cookie);
 		json_end();
 	} else {
 		printf("schedule: id %llu\n", s.id);
@@ -254,7 +267,7 @@ static int cancel_report(struct run_state *st, __u64 id, int err, __u32 result)
 	}
 	if (opt.json) {
 		json_begin("cancel");
-		json_u64("id", id);
+		json_id("id", id);
 		json_str("result", res);
 		json_end();
 	} else {
@@ -267,8 +280,20 @@ static int cancel_report(struct run_state *st, __u64 id, int err, __u32 result)
 static int do_cancel(struct run_state *st, const struct run_cmd *cmd)
 {
 	struct dwq_ioc_cancel c = { 0 };
-	int err;
+	__u64 ids[RUN_IDS_MAX];
+	struct run_cmd one;
+	int err, i;
 
+	if (cmd->nids > 1) {
+		/* Every id resolved first: a bad $N cancels nothing. */
+		for (i = 0; i < cmd->nids; i++) {
+			one.ref = cmd->refs[i];
+			one.id = cmd->ids[i];
+			if (resolve(st, &one, "cancel", &ids[i]))
+				return -1;
+		}
+		return run_cancel_ids(st, ids, cmd->nids);
+	}
 	if (resolve(st, cmd, "cancel", &c.id))
 		return -1;
 	err = dev_cancel(st->fd, &c);
@@ -302,8 +327,11 @@ static int cancel_chunk(struct run_state *st, const __u64 *ids, __u32 n,
 		return failed;
 	}
 	if (err) {
-		errorf(-err, err_cause(OP_CANCEL, -err),
-		       "cancel %llu and %u more", ids[0], n - 1);
+		char what[64];
+
+		snprintf(what, sizeof(what), "cancel %llu and %u more", ids[0],
+			 n - 1);
+		run_error(st, -err, err_cause(OP_CANCEL, -err), what);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -374,7 +402,7 @@ static int do_reschedule(struct run_state *st, const struct run_cmd *cmd)
 	}
 	if (opt.json) {
 		json_begin("reschedule");
-		json_u64("id", r.id);
+		json_id("id", r.id);
 		json_str("result", "moved");
 		json_end();
 		return 0;
@@ -439,7 +467,7 @@ static void wait_summary(__u64 got, __u64 t0, const char *end)
 	if (opt.json) {
 		json_begin("wait");
 		json_u64("events", got);
-		json_u64("waited_ns", clock_now(0) - t0);
+		json_ns("waited_ns", clock_now(0) - t0);
 		json_str("end", end);
 		json_end();
 		return;

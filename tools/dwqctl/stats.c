@@ -9,9 +9,11 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/signalfd.h>
 
 #include "dwqctl.h"
 
@@ -222,9 +224,10 @@ int cmd_watch(int argc, char **argv)
 	const char *interval = NULL;
 	struct dwq_ioc_stats st, prev;
 	__u64 period = NSEC_PER_SEC, count = 0, n, next, t, tprev = 0;
+	struct signalfd_siginfo si;
 	struct pollfd pfd;
 	char err[200], d[32], when[16];
-	int fd, sfd, tty, ret;
+	int fd, sfd, tty, ret, sig = 0;
 
 	ret = stats_args("watch", argc, argv, &interval, &count);
 	if (ret)
@@ -251,7 +254,7 @@ int cmd_watch(int argc, char **argv)
 		if (opt.json) {
 			json_begin("stats");
 			json_u64("refresh", n);
-			json_u64("time_ns", t);
+			json_ns("time_ns", t);
 			json_stats_fields(&st);
 			json_end();
 		} else {
@@ -281,13 +284,28 @@ int cmd_watch(int argc, char **argv)
 		pfd.events = POLLIN;
 		ret = poll(&pfd, sfd >= 0,
 			   (next - t + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
-		if (ret > 0)
-			break; /* ^C or SIGTERM: a clean end */
+		if (ret > 0) {
+			/* ^C or SIGTERM: a clean end */
+			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+				sig = si.ssi_signo;
+			break;
+		}
 		if (ret < 0 && errno != EINTR)
 			break;
 	}
 	close(fd);
 	if (sfd >= 0)
 		close(sfd);
+	if (opt.json) {
+		json_begin("end");
+		json_str("command", "watch");
+		json_str("reason", sig ? "signal" : "count");
+		if (sig)
+			json_str("signal",
+				 sig == SIGINT ? "SIGINT" : "SIGTERM");
+		json_u64("refreshes", n);
+		json_u64("exit_status", 0);
+		json_end();
+	}
 	return 0;
 }

@@ -7,10 +7,20 @@
 #   tools/testing/vm-run --kernel stock --modparam workers=4 \
 #       --add tools/dwqctl/tests/guest.sh -- sh $PWD/tools/dwqctl/tests/guest.sh
 #
-# The demo's tests need workers=4 and are skipped otherwise. Outputs are
-# kept in $DWQ_OUT/dwqctl/ (the host gets them back from vm-run).
+#   guest.sh          every test
+#   guest.sh timers   demo, stats, watch, after, every only: what depends
+#                     on the number of workers (make check runs it again
+#                     with workers=2 and workers=8)
+#
+# Outputs are kept in $DWQ_OUT/dwqctl/ (the host gets them back from
+# vm-run).
 
-PLAN=48
+mode=${1:-all}
+case $mode in
+all) PLAN=89 ;;
+timers) PLAN=48 ;;
+*) echo "usage: guest.sh [all|timers]"; exit 2 ;;
+esac
 out=${DWQ_OUT:-/tmp}/dwqctl
 mkdir -p "$out"
 . /dwq/tap.sh
@@ -24,56 +34,266 @@ check() {
 	result $? "$name" "$file"
 }
 
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
+# holds COMMAND...: print 0 if COMMAND succeeds, else 1: a status for result.
+holds() { if "$@"; then echo 0; else echo 1; fi; }
 
 has() { grep -q -- "$2" "$1"; }
 count() { grep -c -- "$2" "$1"; }
+# The queue's size, from a new file: 0 once every dwqctl has closed its own.
+queue_size() { dwqctl --json stats | sed -n 's/.*"queue_size":\([0-9]*\),.*/\1/p'; }
 
-# --- the demo ---------------------------------------------------------
+# fg_signal SIG AFTER OUT ERR COMMAND...: run COMMAND in the foreground
+# (a command started with & has SIGINT ignored) and send it SIG after
+# AFTER seconds. Sets $rc.
+fg_signal() {
+	sig=$1 after=$2 o=$3 e=$4
+	shift 4
+	rm -f "$tmp/fg.pid"
+	(
+		i=0
+		while [ ! -s "$tmp/fg.pid" ] && [ $i -lt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		sleep "$after"
+		kill -"$sig" "$(cat "$tmp/fg.pid")"
+	) &
+	killer=$!
+	sh -c 'echo $$ >"$0/fg.pid"; exec "$@"' "$tmp" "$@" >"$o" 2>"$e"
+	rc=$?
+	wait $killer
+}
 
 workers=$(cat /sys/module/dwq/parameters/workers 2>/dev/null)
-if [ "$workers" = 4 ]; then
-	dwqctl demo >"$out/demo.txt" 2>&1
-	rc=$?
-	cp "$out/demo.txt" "$tmp/demo"
-	result $rc "demo exits 0: every check held" "$tmp/demo"
-	check "demo says all checks held" "$tmp/demo" \
-		grep -q '^All [0-9]* checks held\.$' "$tmp/demo"
-	check "demo shows no [FAILED] check" "$tmp/demo" \
-		sh -c "! grep -q '^   \\[FAILED\\]' $tmp/demo"
-	check "demo: idle workers have no leader" "$tmp/demo" \
-		grep -q '^   leader  *none' "$tmp/demo"
-	check "demo: the task ran on the leader" "$tmp/demo" \
-		grep -q '\[ok\] the task ran on the leader, worker [0-3] (the event says worker [0-3])' "$tmp/demo"
-	check "demo: the idle workers never woke" "$tmp/demo" \
-		grep -q '\[ok\] the other 3 workers never woke' "$tmp/demo"
-	check "demo: three tasks ran once each" "$tmp/demo" \
-		grep -q '\[ok\] each ran exactly once: 3 events for 3 tasks' "$tmp/demo"
-	awk '/tasks queued +capacity/ { t = 1; next } t && NF == 2 { print $2 } t && NF != 2 { t = 0 }' \
-		"$tmp/demo" | tr '\n' ' ' >"$tmp/caps"
-	check "demo: capacity 16 24 36 54 (got: $(cat "$tmp/caps"))" "$tmp/demo" \
-		grep -qx '16 24 36 54 ' "$tmp/caps"
-	check "demo: cancel removes at once, query says ENOENT" "$tmp/demo" \
-		sh -c "grep -q 'query [0-9]*  *ENOENT' $tmp/demo && grep -q '\[ok\] the cancelled task left the heap at once' $tmp/demo"
-	check "demo: close empties the queue" "$tmp/demo" \
-		grep -q '\[ok\] the queue is back to 0 tasks' "$tmp/demo"
+echo "# dwq.ko has workers=$workers; tests: $mode"
 
-	dwqctl demo --json >"$out/demo.json" 2>&1
+# --- the demo, with any number of workers from 2 ----------------------
+
+dwqctl demo >"$out/demo-$workers.txt" 2>&1
+rc=$?
+cp "$out/demo-$workers.txt" "$tmp/demo"
+result $rc "demo with workers=$workers exits 0: every check held" "$tmp/demo"
+check "demo says all checks held" "$tmp/demo" \
+	grep -q '^All [0-9]* checks held\.$' "$tmp/demo"
+check "demo shows no [FAILED] check" "$tmp/demo" \
+	sh -c "! grep -q '^   \\[FAILED\\]' $tmp/demo"
+check "demo: $workers idle workers have no leader" "$tmp/demo" \
+	sh -c "grep -q '^1\\. $workers idle workers, no leader$' $tmp/demo && grep -q '^   leader  *none' $tmp/demo"
+check "demo: the task ran on the leader" "$tmp/demo" \
+	grep -q '\[ok\] the task ran on the leader, worker [0-9]* (the event says worker [0-9]*)' "$tmp/demo"
+check "demo: the $((workers - 1)) idle workers never woke" "$tmp/demo" \
+	grep -q "\[ok\] the other $((workers - 1)) workers never woke" "$tmp/demo"
+check "demo: three tasks ran once each" "$tmp/demo" \
+	grep -q '\[ok\] each ran exactly once: 3 events for 3 tasks' "$tmp/demo"
+awk '/tasks queued +capacity/ { t = 1; next } t && NF == 2 { print $2 } t && NF != 2 { t = 0 }' \
+	"$tmp/demo" | tr '\n' ' ' >"$tmp/caps"
+check "demo: capacity 16 24 36 54 (got: $(cat "$tmp/caps"))" "$tmp/demo" \
+	grep -qx '16 24 36 54 ' "$tmp/caps"
+check "demo: cancel removes at once, query says ENOENT" "$tmp/demo" \
+	sh -c "grep -q 'query [0-9]*  *ENOENT' $tmp/demo && grep -q '\[ok\] the cancelled task left the heap at once' $tmp/demo"
+check "demo: close empties the queue" "$tmp/demo" \
+	grep -q '\[ok\] the queue is back to 0 tasks' "$tmp/demo"
+
+dwqctl demo --json >"$out/demo-$workers.json" 2>&1
+rc=$?
+cp "$out/demo-$workers.json" "$tmp/demoj"
+result $rc "demo --json exits 0" "$tmp/demoj"
+check "demo --json: every check ok, a final ok object" "$tmp/demoj" \
+	sh -c "! grep -q '\"ok\":false' $tmp/demoj && grep -q '^{\"type\":\"demo\",\"ok\":true,\"checks\":1[0-9],\"failed\":0}$' $tmp/demoj"
+
+# --- stats and watch ----------------------------------------------------
+
+dwqctl stats >"$tmp/st" 2>&1
+result $? "stats exits 0" "$tmp/st"
+# A worker may still lead toward the deadline of a cancelled task: the
+# leader is none or a worker.
+check "stats shows the $workers workers and the leader" "$tmp/st" \
+	sh -c "grep -q '^  workers  *$workers$' $tmp/st && grep -Eq '^  leader  *(none|[0-9]+) ' $tmp/st"
+dwqctl stats --json >"$tmp/sj" 2>&1
+check "stats --json is one object, the leader -1 or a worker" "$tmp/sj" \
+	sh -c "test \$(wc -l <$tmp/sj) = 1 && grep -Eq '^\{\"type\":\"stats\",.*\"workers\":$workers,\"leader\":(-1|[0-9]+),' $tmp/sj"
+dwqctl watch 100ms --count 3 >"$tmp/w" 2>&1
+rc=$?
+result "$([ $rc = 0 ] && [ "$(count "$tmp/w" '^Every 100ms: dwq stats')" = 3 ] && echo 0 || echo 1)" \
+	"watch --count 3 redraws 3 times and exits 0" "$tmp/w"
+dwqctl --json watch 100ms --count 3 >"$tmp/wj" 2>&1
+rc=$?
+result "$([ $rc = 0 ] && [ "$(count "$tmp/wj" '^{"type":"stats","refresh":[1-3],"time_ns":"[0-9]*",')" = 3 ] &&
+	tail -n 1 "$tmp/wj" | grep -qx '{"type":"end","command":"watch","reason":"count","refreshes":3,"exit_status":0}' && echo 0 || echo 1)" \
+	"watch --json --count 3: 3 stats objects, then an end object (reason count)" "$tmp/wj"
+dwqctl --json watch 100ms >"$tmp/wt" 2>&1 &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+result "$([ $rc = 0 ] && [ "$(count "$tmp/wt" '^{"type":"stats",')" -ge 2 ] &&
+	tail -n 1 "$tmp/wt" | grep -Eqx '\{"type":"end","command":"watch","reason":"signal","signal":"SIGTERM","refreshes":[0-9]+,"exit_status":0\}' && echo 0 || echo 1)" \
+	"watch --json ended by SIGTERM: exit 0, a final end record (rc $rc)" "$tmp/wt"
+fg_signal INT 0.5 "$tmp/wi" "$tmp/wi.err" dwqctl --json watch 100ms
+result "$([ $rc = 0 ] && tail -n 1 "$tmp/wi" | grep -q '^{"type":"end","command":"watch","reason":"signal","signal":"SIGINT",' && echo 0 || echo 1)" \
+	"watch --json ended by SIGINT: exit 0, a final end record (rc $rc)" "$tmp/wi"
+
+# --- after DELAY -- CMD ----------------------------------------------------
+
+dwqctl after 200ms -- sh -c 'echo ran; exit 3' >"$tmp/a1" 2>"$tmp/a1.err"
+rc=$?
+cat "$tmp/a1" "$tmp/a1.err" >"$out/after-$workers.txt"
+result "$(holds [ $rc = 3 ])" "after 200ms -- CMD: the exit status is CMD's, 3 (got $rc)" "$out/after-$workers.txt"
+check "after: CMD ran once, its output on stdout" "$out/after-$workers.txt" \
+	grep -qx ran "$tmp/a1"
+check "after: a report with fired and read lateness, overruns and pid" "$out/after-$workers.txt" \
+	grep -Eq '^dwqctl after: run 1: deadline [0-9]+\.[0-9]{9} fired \+[0-9.]+[num]?s read \+[0-9.]+[num]?s overruns 0 pid [0-9]+$' "$tmp/a1.err"
+check "after: a failing CMD is reported with its status" "$out/after-$workers.txt" \
+	grep -Eq '^dwqctl after: run 1 \(pid [0-9]+\): exit status 3 after ' "$tmp/a1.err"
+
+dwqctl --json after 300ms -- echo hello >"$tmp/a2" 2>"$tmp/a2.err"
+rc=$?
+cat "$tmp/a2" "$tmp/a2.err" >"$out/after-json-$workers.txt"
+result "$(holds [ $rc = 0 ])" "after --json -- echo: exit 0" "$out/after-json-$workers.txt"
+check "after --json: stdout holds JSON only, CMD's output went to stderr" "$out/after-json-$workers.txt" \
+	sh -c "test \$(grep -c '^{\"type\":\"[a-z]*\",.*}$' $tmp/a2) = \$(wc -l <$tmp/a2) && grep -qx hello $tmp/a2.err"
+# lateness = fired - deadline, read_lateness = read - deadline: neither is
+# early, the read is not before the firing, and the delay is the one asked.
+awk -F'"' '/"type":"firing"/ {
+	for (i = 2; i < NF; i += 2) v[$i] = $(i + 2)
+	ok = v["lateness_ns"] >= 0 && v["read_lateness_ns"] >= v["lateness_ns"] &&
+	     v["fired_ns"] - v["deadline_ns"] == v["lateness_ns"] &&
+	     v["read_ns"] - v["deadline_ns"] == v["read_lateness_ns"]
+	n++
+}
+END { exit !(n == 1 && ok) }' "$tmp/a2"
+result $? "after --json: one firing record, fired and read not early, lateness = fired - deadline" "$out/after-json-$workers.txt"
+check "after --json: ids and *_ns are strings" "$out/after-json-$workers.txt" \
+	grep -Eq '^\{"type":"firing","command":"after","firing":1,"run":1,"skipped":false,"pid":[0-9]+,"id":"[0-9]+","deadline_ns":"[0-9]+","fired_ns":"[0-9]+","read_ns":"[0-9]+","lateness_ns":"[0-9]+","read_lateness_ns":"[0-9]+","overruns":0,"worker":[0-9]+\}$' "$tmp/a2"
+check "after --json: an exit record, then the end" "$out/after-json-$workers.txt" \
+	sh -c "sed -n 2p $tmp/a2 | grep -Eq '^\{\"type\":\"exit\",\"command\":\"after\",\"run\":1,\"pid\":[0-9]+,\"exit_status\":0,\"duration_ns\":\"[0-9]+\"\}$' && sed -n 3p $tmp/a2 | grep -qx '{\"type\":\"end\",\"command\":\"after\",\"reason\":\"done\",\"runs\":1,\"failed\":0,\"firings\":1,\"skipped\":0,\"overruns\":0,\"total_overruns\":0,\"exit_status\":0}'"
+
+dwqctl after 10ms -- /nonexistent/cmd >"$tmp/a3" 2>&1
+rc=$?
+result "$([ $rc = 127 ] && has "$tmp/a3" 'after: /nonexistent/cmd: ENOENT' && echo 0 || echo 1)" \
+	"after -- a command that does not exist: exit 127, ENOENT (got $rc)" "$tmp/a3"
+
+# SIGTERM before the deadline: the timer is cancelled, CMD never runs.
+rm -f "$tmp/touched"
+dwqctl --json after 60s -- touch "$tmp/touched" >"$tmp/a4" 2>&1 &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid
+rc=$?
+sleep 0.2
+result "$([ $rc = 143 ] && [ ! -e "$tmp/touched" ] &&
+	tail -n 1 "$tmp/a4" | grep -qx '{"type":"end","command":"after","reason":"signal","signal":"SIGTERM","runs":0,"failed":0,"firings":0,"skipped":0,"overruns":0,"total_overruns":0,"exit_status":143}' &&
+	[ "$(queue_size)" = 0 ] && echo 0 || echo 1)" \
+	"after 60s, SIGTERM: exit 143, CMD never ran, an end record, the timer gone (rc $rc)" "$tmp/a4"
+
+# SIGTERM while CMD runs: passed on to it; dwqctl waits and returns its status.
+dwqctl after 10ms -- sleep 30 >"$tmp/a5" 2>&1 &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+result "$([ $rc = 143 ] && has "$tmp/a5" 'killed by SIGTERM' && echo 0 || echo 1)" \
+	"after: SIGTERM during CMD is passed on; exit 143, CMD killed by SIGTERM (rc $rc)" "$tmp/a5"
+
+fg_signal INT 0.5 "$tmp/a6" "$tmp/a6.err" dwqctl after 60s -- true
+result "$([ $rc = 130 ] && has "$tmp/a6.err" 'stopped by SIGINT before the deadline' && echo 0 || echo 1)" \
+	"after 60s, SIGINT: exit 130, says it was stopped before the deadline (rc $rc)" "$tmp/a6.err"
+
+# --- every PERIOD -- CMD ---------------------------------------------------
+
+dwqctl every 100ms --count 3 -- true >"$tmp/e1" 2>&1
+rc=$?
+cp "$tmp/e1" "$out/every-$workers.txt"
+result "$(holds [ $rc = 0 ])" "every 100ms --count 3 -- true: exit 0 (got $rc)" "$tmp/e1"
+check "every: runs 1, 2, 3 reported, then a summary" "$tmp/e1" \
+	sh -c "test \"\$(sed -n 's/^dwqctl every: run \([0-9]*\): deadline .* overruns [0-9]* pid [0-9]*$/\1/p' $tmp/e1 | tr '\n' ' ')\" = '1 2 3 ' && tail -n 1 $tmp/e1 | grep -q '^dwqctl every: 3 runs, 0 failed; [0-9]* firings, [0-9]* overruns'"
+
+dwqctl --json every 100ms --count 4 -- true >"$tmp/e2" 2>&1
+rc=$?
+cp "$tmp/e2" "$out/every-json-$workers.txt"
+result "$(holds [ $rc = 0 ])" "every --json --count 4: exit 0" "$tmp/e2"
+# Fixed rate: every deadline is the first plus a whole number of periods.
+awk -F'"' '/"type":"firing"/ {
+	for (i = 2; i < NF; i += 2) v[$i] = $(i + 2)
+	if (n && (v["deadline_ns"] - d0) % 100000000) bad++
+	if (!n) d0 = v["deadline_ns"]
+	if (v["lateness_ns"] < 0) bad++
+	n++
+}
+END { exit !(n >= 4 && !bad) }' "$tmp/e2"
+result $? "every (fixed rate): deadlines on a 100ms grid, none early" "$tmp/e2"
+check "every --json: 4 exit records of status 0, an end record with reason count" "$tmp/e2" \
+	sh -c "test \$(grep -c '^{\"type\":\"exit\",\"command\":\"every\",\"run\":[1-4],.*\"exit_status\":0,' $tmp/e2) = 4 && tail -n 1 $tmp/e2 | grep -Eqx '\{\"type\":\"end\",\"command\":\"every\",\"reason\":\"count\",\"runs\":4,\"failed\":0,\"firings\":[0-9]+,\"skipped\":[0-9]+,\"overruns\":[0-9]+,\"total_overruns\":[0-9]+,\"exit_status\":0\}'"
+
+# (n >= 4: a slow guest can make a run outlast the period, and skip one.)
+dwqctl --json every 50ms --fixed-delay --count 4 -- true >"$tmp/e3" 2>&1
+rc=$?
+cp "$tmp/e3" "$out/every-delay-$workers.txt"
+awk -F'"' '/"type":"firing"/ {
+	for (i = 2; i < NF; i += 2) v[$i] = $(i + 2)
+	if (n && v["deadline_ns"] - f < 50000000) bad++
+	if (n && (v["deadline_ns"] - d0) % 50000000) offgrid++
+	if (!n) d0 = v["deadline_ns"]
+	f = v["fired_ns"]
+	n++
+}
+END { exit !(n >= 4 && !bad && offgrid) }' "$tmp/e3"
+result "$([ $? = 0 ] && [ $rc = 0 ] && echo 0 || echo 1)" \
+	"every --fixed-delay: each deadline at least 50ms after the previous firing, off the grid" "$tmp/e3"
+
+# CMD longer than the period: no overlap, the firings meanwhile skipped.
+dwqctl --json every 100ms --count 2 -- sleep 0.45 >"$tmp/e4" 2>"$tmp/e4.err"
+rc=$?
+cat "$tmp/e4" "$tmp/e4.err" >"$out/every-overlap-$workers.txt"
+result "$(holds [ $rc = 0 ])" "every 100ms -- sleep 0.45: exit 0 (got $rc)" "$out/every-overlap-$workers.txt"
+awk '/"type":"firing"/ && /"skipped":false/ { if (running) overlap++; running = 1; runs++ }
+/"type":"firing"/ && /"skipped":true/ { if (!running) bad++; skipped++ }
+/"type":"exit"/ { running = 0 }
+END { exit !(runs == 2 && !overlap && !bad && skipped >= 2) }' "$tmp/e4"
+result $? "every: runs never overlap; firings while CMD runs are skipped (got $(grep -c '"skipped":true' "$tmp/e4") skipped)" "$out/every-overlap-$workers.txt"
+field() { tail -n 1 "$1" | sed -n "s/.*\"$2\":\([0-9]*\)[,}].*/\1/p"; }
+sk=$(field "$tmp/e4" skipped) ov=$(field "$tmp/e4" overruns) tot=$(field "$tmp/e4" total_overruns)
+result "$([ "${sk:-0}" -ge 2 ] && [ "$tot" = $((sk + ov)) ] && echo 0 || echo 1)" \
+	"every: skipped firings count as overruns: total $tot = $sk skipped + $ov in events" "$out/every-overlap-$workers.txt"
+dwqctl every 100ms --count 2 -- sleep 0.45 >/dev/null 2>"$tmp/e5"
+check "every: a skipped firing says so on stderr" "$tmp/e5" \
+	grep -Eq '^dwqctl every: firing [0-9]+ skipped: run 1 still running \(an overrun\); ' "$tmp/e5"
+
+dwqctl every 50ms --count 3 -- sh -c 'exit 4' >"$tmp/e6" 2>&1
+rc=$?
+result "$([ $rc = 4 ] && [ "$(count "$tmp/e6" 'exit status 4 after')" = 3 ] && has "$tmp/e6" '3 runs, 3 failed' && echo 0 || echo 1)" \
+	"every -- a failing CMD: each failure reported, exit 4 (got $rc)" "$tmp/e6"
+dwqctl every 50ms -- /nonexistent/cmd >"$tmp/e7" 2>&1
+rc=$?
+result "$(holds [ $rc = 127 ])" "every -- a command that does not exist: exit 127 at once (got $rc)" "$tmp/e7"
+
+dwqctl --json every 100ms -- true >"$tmp/e8" 2>&1 &
+pid=$!
+sleep 1.5
+kill -TERM $pid
+wait $pid
+rc=$?
+result "$([ $rc = 0 ] && tail -n 1 "$tmp/e8" | grep -Eq '^\{"type":"end","command":"every","reason":"signal","signal":"SIGTERM","runs":([3-9]|[1-9][0-9]+),"failed":0,' && [ "$(queue_size)" = 0 ] && echo 0 || echo 1)" \
+	"every ended by SIGTERM: exit 0, a final end record, the timer gone (rc $rc)" "$tmp/e8"
+fg_signal INT 0.8 "$tmp/e9" "$tmp/e9.err" dwqctl every 100ms -- true
+result "$([ $rc = 0 ] && tail -n 1 "$tmp/e9.err" | grep -q '^dwqctl every: stopped by SIGINT: [0-9]* runs, 0 failed' && echo 0 || echo 1)" \
+	"every ended by SIGINT: exit 0, a summary (rc $rc)" "$tmp/e9.err"
+fg_signal INT 0.5 "$tmp/e10" "$tmp/e10.err" dwqctl every 100ms --first 0 -- sleep 30
+result "$([ $rc = 0 ] && has "$tmp/e10.err" 'stopped by SIGINT: 1 runs, 0 failed' && echo 0 || echo 1)" \
+	"every: SIGINT during CMD stops both; a run ended by it is not a failure (rc $rc)" "$tmp/e10.err"
+
+for u in "every 1s" "every 1s true" "every 0 -- true" "after -- true" "every 1s --count 0 -- true" "after 5x -- true"; do
+	# shellcheck disable=SC2086 # one word per argument
+	dwqctl --json $u >"$tmp/u" 2>"$tmp/u.err"
 	rc=$?
-	cp "$out/demo.json" "$tmp/demoj"
-	result $rc "demo --json exits 0" "$tmp/demoj"
-	check "demo --json: every check ok, a final ok object" "$tmp/demoj" \
-		sh -c "! grep -q '\"ok\":false' $tmp/demoj && grep -q '^{\"type\":\"demo\",\"ok\":true,\"checks\":1[0-9],\"failed\":0}$' $tmp/demoj"
-else
-	i=0
-	while [ $i -lt 12 ]; do
-		skip "demo test $((i + 1))" "dwq.ko has workers=$workers, the demo needs 4"
-		i=$((i + 1))
-	done
-fi
+	[ $rc = 2 ] && grep -q '^{"type":"error","command":"[a-z]*","usage":true,"what":".*","exit_status":2}$' "$tmp/u" || break
+done
+result "$(holds [ $rc = 2 ])" "after/every usage errors exit 2 with an error object (stopped at: $u)" "$tmp/u.err"
+
+if [ "$mode" = all ]; then
 
 # --- dwqctl run: one-shots in deadline order ---------------------------
 
@@ -105,7 +325,7 @@ grep '^event ' "$tmp/ra" | awk '{ print $5 }' | tr '\n' ' ' >"$tmp/cookies"
 check "run: events in deadline order, cookies 2 3 1 (got: $(cat "$tmp/cookies"))" "$tmp/ra" \
 	grep -qx '2 3 1 ' "$tmp/cookies"
 check "run: every event is a last one, not early, no overruns" "$tmp/ra" \
-	test "$(count "$tmp/ra" '^event id [0-9]* cookie [0-9] deadline [0-9]*\.[0-9]\{9\} lateness +[0-9.]*[num]*s overruns 0 worker [0-3] flags last$')" = 3
+	test "$(count "$tmp/ra" '^event id [0-9]* cookie [0-9] deadline [0-9]*\.[0-9]\{9\} lateness +[0-9.]*[num]*s overruns 0 worker [0-9]* flags last$')" = 3
 check "run: wait reports 3 events" "$tmp/ra" \
 	grep -q '^wait: 3 events in ' "$tmp/ra"
 check "run: stats after the wait: nothing pending, 3 fired" "$tmp/ra" \
@@ -168,64 +388,110 @@ cp "$tmp/rj" "$out/run-json.txt"
 result $rc "run --json from stdin exits 0" "$tmp/rj"
 check "run --json: one object per line, each with a type and a line" "$tmp/rj" \
 	sh -c "test \$(grep -c '^{\"type\":\"[a-z]*\",\"line\":[1-3],.*}$' $tmp/rj) = \$(wc -l <$tmp/rj)"
-check "run --json: the event has cookie 16 and flags [\"last\"]" "$tmp/rj" \
-	grep -q '^{"type":"event","line":2,"id":[1-9][0-9]*,"cookie":16,"deadline_ns":[0-9]*,"fired_ns":[0-9]*,"lateness_ns":[0-9]*,"overruns":0,"worker":[0-9],"flags":\["last"\]}$' "$tmp/rj"
+check "run --json: the event has cookie \"16\", string ids and times, flags [\"last\"]" "$tmp/rj" \
+	grep -q '^{"type":"event","line":2,"id":"[1-9][0-9]*","cookie":"16","deadline_ns":"[0-9]*","fired_ns":"[0-9]*","lateness_ns":"[0-9]*","overruns":0,"worker":[0-9]*,"flags":\["last"\]}$' "$tmp/rj"
 
-# --- one-off commands ---------------------------------------------------
+# --- schedule, cancel ID..., removed commands, errors ---------------------
 
-dwqctl schedule 100ms cookie 5 --wait >"$tmp/s1" 2>&1
+dwqctl schedule 100ms cookie 5 >"$tmp/s1" 2>&1
 rc=$?
-result $rc "schedule --wait exits 0" "$tmp/s1"
-check "schedule --wait prints the id, then the one event" "$tmp/s1" \
+result $rc "schedule (no --wait needed) exits 0" "$tmp/s1"
+check "schedule prints the id, then the one event" "$tmp/s1" \
 	sh -c "sed -n 1p $tmp/s1 | grep -q '^schedule: id [1-9][0-9]*$' && sed -n 2p $tmp/s1 | grep -q '^event id [1-9][0-9]* cookie 5 .* flags last$' && sed -n 3p $tmp/s1 | grep -q '^wait: 1 event in '"
-dwqctl schedule 20ms rate 50ms --count 3 --timeout 20s >"$tmp/s2" 2>&1
-result $? "schedule rate --count 3 prints 3 events" "$tmp/s2"
-dwqctl cancel 7 >"$tmp/c1" 2>&1
+dwqctl schedule 20ms rate 50ms --count 3 --timeout 20s --wait >"$tmp/s2" 2>&1
+result "$([ $? = 0 ] && [ "$(count "$tmp/s2" '^event id')" = 3 ] && echo 0 || echo 1)" \
+	"schedule rate --count 3 (--wait still accepted) prints 3 events" "$tmp/s2"
+dwqctl schedule 1s cookie 010 >"$tmp/s3" 2>&1
+result "$([ $? = 2 ] && has "$tmp/s3" "leading 0 is ambiguous" && echo 0 || echo 1)" \
+	"cookie 010 is refused, not read as octal 8" "$tmp/s3"
+dwqctl --json schedule 10ms every 1h30m --count 1 >"$tmp/s4" 2>&1
+result "$([ $? = 0 ] && has "$tmp/s4" '"type":"event"' && echo 0 || echo 1)" \
+	"schedule every 1h30m: a systemd-style duration is taken" "$tmp/s4"
+
+for c in cancel query; do
+	dwqctl $c 7 >"$tmp/g" 2>&1
+	rc=$?
+	[ $rc = 2 ] && has "$tmp/g" "'$c' is gone: a task belongs to the file that scheduled it" || break
+done
+result "$(holds [ $rc = 2 ])" "cancel and query alone are gone: exit 2, they say why and point to run ($c)" "$tmp/g"
+
+# cancel ID... in a run: one CANCEL_BATCH, one line per id, in order.
+printf 'schedule 60s\nschedule 60s\ncancel 7777 $1 8888 $2\n' >"$tmp/cb.dwq"
+dwqctl run -k "$tmp/cb.dwq" >"$tmp/cb" 2>&1
 rc=$?
-result "$([ $rc = 1 ] && grep -q '^dwqctl: cancel 7: ENOENT: no such task in this file$' "$tmp/c1" && echo 0 || echo 1)" \
-	"cancel 7 in a new file: ENOENT, exit 1" "$tmp/c1"
-# Several ids go in one CANCEL_BATCH, 1024 at most: one line per id, in
-# order, as for one id, and the hint once.
-dwqctl cancel 7 8 9 >"$tmp/c3" 2>&1
+grep -E '^(dwqctl: .*)?cancel' "$tmp/cb" | sed 's/^dwqctl: [^ ]*:3: //' | cut -d: -f1,2 | tr '\n' '|' >"$tmp/cbs"
+result "$([ $rc = 1 ] && [ "$(cat "$tmp/cbs")" = 'cancel 7777: ENOENT|cancel 1: removed|cancel 8888: ENOENT|cancel 2: removed|' ] && echo 0 || echo 1)" \
+	"run: cancel 7777 \$1 8888 \$2: four results in order, the unknown ids ENOENT, exit 1 ($(cat "$tmp/cbs"))" "$tmp/cb"
+printf 'cancel 7 8\n' | dwqctl --json run - >"$tmp/cj" 2>/dev/null
 rc=$?
-result "$([ $rc = 1 ] && [ "$(grep '^dwqctl: cancel' "$tmp/c3" | tr '\n' ' ')" = 'dwqctl: cancel 7: ENOENT: no such task in this file dwqctl: cancel 8: ENOENT: no such task in this file dwqctl: cancel 9: ENOENT: no such task in this file ' ] && [ "$(count "$tmp/c3" '^dwqctl: hint:')" = 1 ] && echo 0 || echo 1)" \
-	"cancel 7 8 9 in a new file: three ENOENT lines in order, one hint, exit 1" "$tmp/c3"
-dwqctl cancel --json 7 8 >"$tmp/c4" 2>/dev/null
-rc=$?
-result "$([ $rc = 1 ] && [ "$(count "$tmp/c4" '^{"type":"error","what":"cancel [78]","errno":"ENOENT",')" = 2 ] && echo 0 || echo 1)" \
-	"cancel --json 7 8: two error objects, exit 1" "$tmp/c4"
-dwqctl cancel 7 x 9 >"$tmp/c5" 2>&1
+result "$([ $rc = 1 ] && [ "$(count "$tmp/cj" '^{"type":"error","line":1,"what":"<stdin>:1: cancel [78]","errno":"ENOENT",')" = 2 ] && echo 0 || echo 1)" \
+	"run --json: cancel 7 8: two error objects, exit 1" "$tmp/cj"
+printf 'cancel 7 x 9\n' | dwqctl run - >"$tmp/c5" 2>&1
 rc=$?
 result "$([ $rc = 2 ] && has "$tmp/c5" "'x' is not a task" && ! has "$tmp/c5" ENOENT && echo 0 || echo 1)" \
-	"cancel 7 x 9: a usage error before anything is cancelled, exit 2" "$tmp/c5"
-dwqctl cancel $(seq 1 1100) >"$tmp/c6" 2>&1
-rc=$?
-result "$([ $rc = 1 ] && [ "$(count "$tmp/c6" '^dwqctl: cancel [0-9]*: ENOENT: ')" = 1100 ] && has "$tmp/c6" '^dwqctl: cancel 1100: ENOENT' && [ "$(count "$tmp/c6" '^dwqctl: hint:')" = 1 ] && echo 0 || echo 1)" \
-	"cancel of 1100 ids (two batches): 1100 ENOENT lines, exit 1" "$tmp/c6"
+	"run: cancel 7 x 9: a usage error before anything is cancelled, exit 2" "$tmp/c5"
 dwqctl schedule 1.5parsecs >"$tmp/u1" 2>&1
 rc=$?
 result "$([ $rc = 2 ] && grep -q "unknown unit 'parsecs'" "$tmp/u1" && echo 0 || echo 1)" \
 	"a bad duration is a usage error, exit 2" "$tmp/u1"
-
-dwqctl stats >"$tmp/st" 2>&1
-result $? "stats exits 0" "$tmp/st"
-# A worker may still lead toward the deadline of a cancelled task: the
-# leader is none or a worker.
-check "stats shows the workers and the leader" "$tmp/st" \
-	sh -c "grep -q '^  workers  *$workers$' $tmp/st && grep -Eq '^  leader  *(none|[0-9]+) ' $tmp/st"
-dwqctl stats --json >"$tmp/sj" 2>&1
-check "stats --json is one object, the leader -1 or a worker" "$tmp/sj" \
-	sh -c "test \$(wc -l <$tmp/sj) = 1 && grep -Eq '^\{\"type\":\"stats\",.*\"workers\":$workers,\"leader\":(-1|[0-9]+),' $tmp/sj"
-dwqctl watch 100ms --count 3 >"$tmp/w" 2>&1
+dwqctl --json schedule 1.5parsecs >"$tmp/u2" 2>/dev/null
 rc=$?
-result "$([ $rc = 0 ] && [ "$(count "$tmp/w" '^Every 100ms: dwq stats')" = 3 ] && echo 0 || echo 1)" \
-	"watch --count 3 redraws 3 times and exits 0" "$tmp/w"
+result "$([ $rc = 2 ] && grep -qx '{"type":"error","command":"schedule","usage":true,"what":".*unknown unit .parsecs.*","exit_status":2}' "$tmp/u2" && [ "$(wc -l <"$tmp/u2")" = 1 ] && echo 0 || echo 1)" \
+	"--json: a usage error is one error object on stdout, exit 2" "$tmp/u2"
+dwqctl --json frobnicate >"$tmp/u3" 2>/dev/null
+result "$([ $? = 2 ] && grep -qx '{"type":"error","command":"","usage":true,"what":"unknown command .frobnicate.","exit_status":2}' "$tmp/u3" && echo 0 || echo 1)" \
+	"--json: an unknown command is an error object, exit 2" "$tmp/u3"
+dwqctl --json run "$(printf '/tmp/no\377such')" >"$tmp/u4" 2>/dev/null
+result "$([ $? = 1 ] && grep -q '"what":"run: /tmp/no\\ufffdsuch"' "$tmp/u4" && echo 0 || echo 1)" \
+	"--json: invalid UTF-8 in a file name is written as \\ufffd" "$tmp/u4"
+dwqctl --version >"$tmp/v" 2>&1
+result "$([ $? = 0 ] && grep -Eqx 'dwqctl [0-9]+\.[0-9]+\.[0-9]+' "$tmp/v" && echo 0 || echo 1)" \
+	"--version: dwqctl X.Y.Z ($(cat "$tmp/v"))" "$tmp/v"
+
+# SIGINT during a run: with --json, a last "end" record, then death by it.
+printf 'schedule 60s\nwait\n' >"$tmp/w.dwq"
+fg_signal INT 0.5 "$tmp/ri" "$tmp/ri.err" dwqctl --json run "$tmp/w.dwq"
+result "$([ $rc = 130 ] && tail -n 1 "$tmp/ri" | grep -qx '{"type":"end","command":"run","reason":"signal","signal":"SIGINT","exit_status":130}' && echo 0 || echo 1)" \
+	"run --json interrupted by SIGINT: a final end record, exit 130 (rc $rc)" "$tmp/ri"
+printf 'schedule 60s\nsleep 60s\n' >"$tmp/s.dwq"
+dwqctl --json run "$tmp/s.dwq" >"$tmp/rt" 2>&1 &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid
+rc=$?
+result "$([ $rc = 143 ] && tail -n 1 "$tmp/rt" | grep -q '^{"type":"end","command":"run","reason":"signal","signal":"SIGTERM",' && [ "$(queue_size)" = 0 ] && echo 0 || echo 1)" \
+	"run --json ended by SIGTERM: a final end record, exit 143, its tasks gone (rc $rc)" "$tmp/rt"
+
+# --- EACCES: a user who may not open the device -------------------------
+
+# busybox su needs the user in /etc/passwd; the guest has none of its own.
+for f in passwd group; do [ -e /etc/$f ] && cp /etc/$f "$tmp/$f.saved"; done
+echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>/etc/passwd
+echo 'nogroup:x:65534:' >>/etc/group
+su -s /bin/sh nobody -c "dwqctl stats" >"$tmp/p1" 2>&1
+rc=$?
+cp "$tmp/p1" "$out/eacces.txt"
+result "$([ $rc = 1 ] && has "$tmp/p1" '^dwqctl: /dev/dwq: EACCES: permission denied: /dev/dwq is mode 0600, uid 0, gid 0; members of group "dwq" may use it once the udev rule 60-dwq.rules is installed' && has "$tmp/p1" 'mode=0666' && echo 0 || echo 1)" \
+	"EACCES as a user: the hint names the mode, group dwq, the udev rule and mode= (rc $rc)" "$tmp/p1"
+echo 'dwq:x:4242:' >>/etc/group
+chgrp 4242 /dev/dwq && chmod 0660 /dev/dwq
+su -s /bin/sh nobody -c "dwqctl --json stats" >"$tmp/p2" 2>/dev/null
+rc=$?
+chgrp 0 /dev/dwq && chmod 0600 /dev/dwq
+result "$([ $rc = 1 ] && grep -q '^{"type":"error","what":"/dev/dwq","errno":"EACCES","errno_value":13,"cause":"permission denied: /dev/dwq is mode 0660, uid 0, gid 4242 (group dwq); its users are the members of group \\"dwq\\": sudo usermod -aG dwq \$USER' "$tmp/p2" && echo 0 || echo 1)" \
+	"EACCES, device of group dwq: the --json cause says to join group dwq (rc $rc)" "$tmp/p2"
+for f in passwd group; do
+	if [ -e "$tmp/$f.saved" ]; then cp "$tmp/$f.saved" /etc/$f; else rm -f /etc/$f; fi
+done
 
 dwqctl bench --ops 100 --reps 1 --json >"$tmp/bj" 2>&1
 rc=$?
 cp "$tmp/bj" "$out/bench.json"
 result "$([ $rc = 0 ] && for f in F2 F4b F5 F6 F7; do grep -q "\"figure\":\"$f\"" "$tmp/bj" || exit 1; done && echo 0 || echo 1)" \
 	"bench runs every figure at a tiny size (exit $rc)" "$tmp/bj"
+
+fi
 
 if [ $n != $PLAN ]; then
 	echo "# planned $PLAN tests, ran $n"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host-side unit tests of dwqctl's duration parser and run-language
- * parser: no device needed. TAP output; the exit status is 1 if a test
+ * Host-side unit tests of dwqctl's parsers (durations, numbers, the run
+ * language) and of its JSON output (escaping, the 2^53 rule, usage
+ * errors): no device needed. TAP output; the exit status is 1 if a test
  * failed. Built and run by `make -C tools/dwqctl test`.
  */
 #include <stdarg.h>
@@ -10,7 +11,9 @@
 
 #include "dwqctl.h"
 
-#define MAX_RESULTS 512
+#define MAX_RESULTS 1024
+
+struct opts opt = { .dev = DWQ_DEFAULT_DEV };
 
 static char *results[MAX_RESULTS];
 static int nresults, nfailed;
@@ -76,6 +79,26 @@ static void round_trip(__u64 ns)
 	       "round trip %llu ns -> %s -> %llu ns", ns, buf, back);
 }
 
+static void number_ok(const char *s, __u64 want)
+{
+	char err[256] = "";
+	__u64 v = 0;
+	int ret = parse_number(s, &v, err, sizeof(err));
+
+	result(!ret && v == want, "number '%s' = %llu (got %llu%s%s)", s, want,
+	       v, ret ? ", error: " : "", err);
+}
+
+static void number_bad(const char *s, const char *why)
+{
+	char err[256] = "";
+	__u64 v = 0;
+	int ret = parse_number(s, &v, err, sizeof(err));
+
+	result(ret && strstr(err, why), "number '%s' refused: %s (said: %s)", s,
+	       why, err);
+}
+
 static void test_durations(void)
 {
 	__u64 v = 0;
@@ -108,7 +131,6 @@ static void test_durations(void)
 	duration_bad("ms", "not a duration");
 	duration_bad(".s", "not a duration");
 	duration_bad("5x", "unknown unit 'x'");
-	duration_bad("5 ms", "unknown unit");
 	duration_bad("5MS", "unknown unit");
 	duration_bad("1e3ms", "unknown unit");
 	duration_bad("1..5s", "unknown unit");
@@ -117,7 +139,55 @@ static void test_durations(void)
 	duration_bad("18446744073709551616ns", "too large");
 	duration_bad("18446744074s", "too large");
 	duration_bad("99999999999999999999999h", "too large");
-	duration_bad("584y", "unknown unit");
+	duration_bad("585y", "too large");
+	duration_bad("1h30", "'30' has no unit");
+	duration_bad("1h 30", "'30' has no unit");
+	duration_bad("1h-30m", "unknown unit 'h-'");
+	duration_bad("1hh", "unknown unit 'hh'");
+	duration_bad("1 h 2", "'2' has no unit");
+	duration_bad("5mins", "unknown unit 'mins'");
+	duration_bad("5Ms", "unknown unit 'Ms'");
+	duration_bad("1h.5m", "unknown unit");
+	duration_bad("   ", "empty");
+	duration_bad("1s -1s", "not a duration");
+
+	/* Every spelling of systemd.time(7), and their sums. */
+	duration_ok("7nsec", 7);
+	duration_ok("3usec", 3000);
+	duration_ok("3\xce\xbcs", 3000); /* Greek mu */
+	duration_ok("20msec", 20000000);
+	duration_ok("2sec", 2000000000);
+	duration_ok("1second", 1000000000);
+	duration_ok("3seconds", 3000000000ULL);
+	duration_ok("2minute", 120000000000ULL);
+	duration_ok("2minutes", 120000000000ULL);
+	duration_ok("1hr", 3600000000000ULL);
+	duration_ok("1hour", 3600000000000ULL);
+	duration_ok("2hours", 7200000000000ULL);
+	duration_ok("1d", 86400000000000ULL);
+	duration_ok("1day", 86400000000000ULL);
+	duration_ok("2days", 172800000000000ULL);
+	duration_ok("1w", 604800000000000ULL);
+	duration_ok("1week", 604800000000000ULL);
+	duration_ok("2weeks", 1209600000000000ULL);
+	duration_ok("1M", 2629800000000000ULL);
+	duration_ok("1month", 2629800000000000ULL);
+	duration_ok("2months", 5259600000000000ULL);
+	duration_ok("1y", 31557600000000000ULL);
+	duration_ok("1year", 31557600000000000ULL);
+	duration_ok("2years", 63115200000000000ULL);
+	duration_ok("584y", 584ULL * 31557600000000000ULL);
+	duration_ok("1h30m", 5400000000000ULL);
+	duration_ok("1h30min", 5400000000000ULL);
+	duration_ok("2min 30s", 150000000000ULL);
+	duration_ok("1h 30min 15s 500ms", 5415500000000ULL);
+	duration_ok("1d2h", 93600000000000ULL);
+	duration_ok("1.5h30m", 7200000000000ULL);
+	duration_ok("1s500ms250us", 1500250000);
+	duration_ok("5 ms", 5000000);
+	duration_ok(" 5ms ", 5000000);
+	duration_ok("0s0ms", 0);
+	duration_ok("1m1M", 60000000000ULL + 2629800000000000ULL);
 
 	fmt_is(0, "0ns");
 	fmt_is(999, "999ns");
@@ -145,6 +215,22 @@ static void test_durations(void)
 	result(parse_u64("", &v), "parse_u64 empty refused");
 	result(parse_u64("12a", &v), "parse_u64 12a refused");
 	result(parse_u64(" 1", &v), "parse_u64 ' 1' refused");
+	number_ok("10", 10);
+	number_ok("0", 0);
+	number_ok("00", 0);
+	number_ok("0x10", 16);
+	number_ok("0X1f", 31);
+	number_ok("0x0010", 16);
+	number_ok("0xffffffffffffffff", ~0ULL);
+	number_bad("010", "leading 0");
+	number_bad("08", "leading 0");
+	number_bad("0010", "leading 0");
+	number_bad("0x", "not a number");
+	number_bad("0x1g", "not a number");
+	number_bad("1.5", "not a number");
+	number_bad("+1", "not a number");
+	number_bad("0x10000000000000000", "too large");
+	number_bad("18446744073709551616", "too large");
 }
 
 /* --- the run language ----------------------------------------------- */
@@ -219,7 +305,14 @@ static void test_schedule(void)
 	line_bad("schedule 1s every 0", "longer than 0");
 	line_bad("schedule 1s every 5", "has no unit");
 	line_bad("schedule 1s cookie", "cookie needs a number");
-	line_bad("schedule 1s cookie -1", "cookie needs a number");
+	line_bad("schedule 1s cookie -1", "not a number");
+	line_bad("schedule 1s cookie 010", "leading 0");
+	if (parse_ok("schedule 1s cookie 10", &c))
+		result(c.cookie == 10, "cookie 10 is ten");
+	if (parse_ok("schedule 1h30m every 1d", &c))
+		result((c.time_ns == 5400000000000ULL &&
+			c.period_ns == 86400000000000ULL),
+		       "schedule 1h30m every 1d: systemd spellings");
 	line_bad("schedule 1s cookie 1 cookie 2", "cookie given twice");
 	line_bad("schedule 1s bogus", "unexpected 'bogus'");
 	line_bad("schedule 1s once", "unexpected 'once'");
@@ -248,7 +341,15 @@ static void test_ids(void)
 	line_bad("cancel $", "not a task");
 	line_bad("cancel x", "not a task");
 	line_bad("cancel -3", "not a task");
-	line_bad("cancel 7 8", "unexpected '8'");
+	if (parse_ok("cancel 7 $1 $last 0x9", &c))
+		result((c.op == RUN_CANCEL && c.nids == 4 && c.ref == REF_ID &&
+			c.id == 7 && c.refs[1] == REF_NTH && c.ids[1] == 1 &&
+			c.refs[2] == REF_LAST && c.refs[3] == REF_ID &&
+			c.ids[3] == 9),
+		       "cancel 7 $1 $last 0x9: four ids, one batch");
+	line_bad("cancel 7 x", "'x' is not a task");
+	line_bad("cancel 07", "not a task");
+	line_bad("query 7 8", "unexpected '8'");
 	line_bad("query", "which task?");
 
 	if (parse_ok("reschedule $1 2s", &c))
@@ -329,6 +430,121 @@ static void test_other(void)
 		 "too many words");
 }
 
+/* --- JSON ------------------------------------------------------------ */
+
+static char *json_buf;
+static size_t json_len;
+static FILE *json_mem;
+
+static void json_capture(void)
+{
+	json_mem = open_memstream(&json_buf, &json_len);
+	if (!json_mem)
+		exit(2);
+	json_output(json_mem);
+}
+
+/* What was written since json_capture(), compared with @want. */
+static void json_is(const char *what, const char *want)
+{
+	size_t n = strlen(want);
+
+	fclose(json_mem);
+	json_output(NULL);
+	/* The names show the records without their newline. */
+	result(!strcmp(json_buf, want), "json %s: %.*s (got %.*s)", what,
+	       (int)(n ? n - 1 : 0), want, (int)(json_len ? json_len - 1 : 0),
+	       json_buf);
+	free(json_buf);
+	json_buf = NULL;
+}
+
+static void quote_is(const char *s, const char *want, const char *what)
+{
+	char full[256];
+
+	json_capture();
+	json_begin("t");
+	json_str("s", s);
+	json_end();
+	snprintf(full, sizeof(full), "{\"type\":\"t\",\"s\":\"%s\"}\n", want);
+	json_is(what, full);
+}
+
+static void test_json(void)
+{
+	char want[256];
+
+	quote_is("plain", "plain", "ASCII as is");
+	quote_is("a\"b\\c\n\t", "a\\\"b\\\\c\\n\\t",
+		 "quote, backslash, \\n, \\t");
+	quote_is("\x01\x1f\x7f", "\\u0001\\u001f\\u007f", "controls and DEL");
+	quote_is("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		 "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		 "valid UTF-8 of 2, 3 and 4 bytes as is");
+	quote_is("a\377b", "a\\ufffdb", "0xff: U+FFFD");
+	quote_is("\x80", "\\ufffd", "a lone continuation byte");
+	quote_is("\xc3(", "\\ufffd(", "a lead byte without its continuation");
+	quote_is("\xc0\xaf", "\\ufffd\\ufffd", "an overlong '/', 2 bytes");
+	quote_is("\xe0\x80\xaf", "\\ufffd\\ufffd\\ufffd",
+		 "an overlong '/', 3 bytes");
+	quote_is("\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd", "a UTF-16 surrogate");
+	quote_is("\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd",
+		 "above U+10FFFF");
+	quote_is("\xe2\x82", "\\ufffd\\ufffd", "cut short at the end");
+	quote_is("\xe2\x80\xa8\xe2\x80\xa9", "\\u2028\\u2029",
+		 "U+2028 and U+2029 escaped for JavaScript");
+
+	/* The 2^53 rule. */
+	json_capture();
+	json_begin("n");
+	json_u64("a", 9007199254740992ULL);
+	json_u64("b", 9007199254740993ULL);
+	json_u64("c", ~0ULL);
+	json_s64("d", -9007199254740992LL);
+	json_s64("e", -9007199254740993LL);
+	json_s64("f", 9007199254740993LL);
+	json_u64("g", 0);
+	json_end();
+	json_is("counts: numbers up to 2^53, strings above",
+		"{\"type\":\"n\",\"a\":9007199254740992,\"b\":\"9007199254740993\",\"c\":\"18446744073709551615\",\"d\":-9007199254740992,\"e\":\"-9007199254740993\",\"f\":\"9007199254740993\",\"g\":0}\n");
+	json_capture();
+	json_begin("event");
+	json_id("id", 1);
+	json_id("cookie", ~0ULL);
+	json_ns("deadline_ns", 0);
+	json_ns("fired_ns", 9007199254740993ULL);
+	json_sns("lateness_ns", -52);
+	json_end();
+	json_is("ids, cookies and *_ns: always strings",
+		"{\"type\":\"event\",\"id\":\"1\",\"cookie\":\"18446744073709551615\",\"deadline_ns\":\"0\",\"fired_ns\":\"9007199254740993\",\"lateness_ns\":\"-52\"}\n");
+
+	/* A usage error, and one whose text is not UTF-8. */
+	json_capture();
+	json_usage_error("after", "'5x': unknown unit 'x'");
+	json_is("usage error object",
+		"{\"type\":\"error\",\"command\":\"after\",\"usage\":true,\"what\":\"'5x': unknown unit 'x'\",\"exit_status\":2}\n");
+	json_capture();
+	json_usage_error(NULL, "unknown command 'fr\366b'");
+	snprintf(want, sizeof(want), "%s",
+		 "{\"type\":\"error\",\"command\":\"\",\"usage\":true,\"what\":\"unknown command 'fr\\ufffdb'\",\"exit_status\":2}\n");
+	json_is("usage error of dwqctl itself, Latin-1 argument", want);
+
+	/* A line number inside a run; nested array. */
+	opt.line = 3;
+	json_capture();
+	json_begin("event");
+	json_array_begin("flags");
+	json_array_str("last");
+	json_array_str("coalesced");
+	json_array_end();
+	json_u64("worker", 1);
+	json_end();
+	opt.line = 0;
+	json_is("line and an array",
+		"{\"type\":\"event\",\"line\":3,\"flags\":[\"last\",\"coalesced\"],\"worker\":1}\n");
+}
+
 int main(void)
 {
 	int i;
@@ -337,6 +553,7 @@ int main(void)
 	test_schedule();
 	test_ids();
 	test_other();
+	test_json();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);

@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwqctl after and dwqctl every: a command run on a dwq timer, like
+ * systemd-run --on-active, with the timer's precision reported.
+ *
+ *   dwqctl after 5s -- CMD           CMD once, 5 s from now
+ *   dwqctl every 100ms -- CMD        CMD on a fixed-rate timer
+ *
+ * One task on one open file of /dev/dwq. When its event is read, CMD is
+ * started with posix_spawnp(); each firing is reported with its lateness
+ * twice, fired - deadline (when dwq's worker took the task) and read -
+ * deadline (when dwqctl read the event and started CMD), and the event's
+ * overruns. Runs never overlap: a firing that finds CMD still running is
+ * skipped and counted as an overrun. SIGINT, SIGTERM and SIGCHLD come
+ * through a signalfd, so the loop is one poll() with nothing missed.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+
+#include "dwqctl.h"
+
+#define EVENT_BATCH 16
+
+/**
+ * struct timer_cmd - one `after` or `every`
+ * @name: "after" or "every"
+ * @argv: CMD and its arguments, NULL-terminated
+ * @s: the task, as scheduled
+ * @count: every --count: stop after this many runs; 0 for none
+ * @quiet: -q: no per-run report
+ * @fd: the device file, -1 once the task is cancelled
+ * @sfd: the signalfd of SIGINT, SIGTERM and SIGCHLD
+ * @pid: the running CMD, or 0
+ * @runs: runs of CMD started
+ * @firings: events read
+ * @skipped: firings that found CMD running
+ * @overruns: the events' overruns, summed
+ * @failed: runs that did not exit 0
+ * @status: the exit status so far, then dwqctl's
+ * @run_start: when the running CMD started (the task's clock)
+ * @stop_sig: the SIGINT or SIGTERM that stopped dwqctl, or 0
+ * @stopped_run: the run in flight when it came: its end is not a failure
+ * @reason: why it ended, for the summary
+ */
+struct timer_cmd {
+	const char *name;
+	char **argv;
+	struct dwq_ioc_schedule s;
+	__u64 count;
+	int quiet;
+	int fd;
+	int sfd;
+	pid_t pid;
+	__u64 runs;
+	__u64 firings;
+	__u64 skipped;
+	__u64 overruns;
+	__u64 failed;
+	int status;
+	__u64 run_start;
+	int stop_sig;
+	__u64 stopped_run;
+	const char *reason;
+};
+
+static const char *sig_name(int sig, char *buf, size_t len)
+{
+#ifdef __GLIBC__
+	const char *name = sigabbrev_np(sig);
+
+	if (name) {
+		snprintf(buf, len, "SIG%s", name);
+		return buf;
+	}
+#endif
+	snprintf(buf, len, "signal %d", sig);
+	return buf;
+}
+
+/* Stop the timer: closing the file cancels its task. */
+static void stop_timer(struct timer_cmd *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+}
+
+static int spawn(struct timer_cmd *t)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none;
+	int err;
+
+	sigemptyset(&none);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	posix_spawn_file_actions_init(&fa);
+	/* --json: stdout is for the records; CMD writes to stderr. */
+	if (opt.json)
+		posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO,
+						 STDOUT_FILENO);
+	err = posix_spawnp(&t->pid, t->argv[0], &fa, &attr, t->argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (err)
+		t->pid = 0;
+	return err;
+}
+
+static void report_firing(struct timer_cmd *t, const struct dwq_event *ev,
+			  __u64 read_ns, int skipped)
+{
+	__s64 late = (__s64)(ev->fired_ns - ev->deadline_ns);
+	__s64 rlate = (__s64)(read_ns - ev->deadline_ns);
+	char a[32], b[32], dl[32];
+
+	if (opt.json) {
+		json_begin("firing");
+		json_str("command", t->name);
+		json_u64("firing", t->firings);
+		if (!skipped)
+			json_u64("run", t->runs);
+		json_bool("skipped", skipped);
+		json_s64("pid", t->pid);
+		json_id("id", ev->id);
+		json_ns("deadline_ns", ev->deadline_ns);
+		json_ns("fired_ns", ev->fired_ns);
+		json_ns("read_ns", read_ns);
+		json_sns("lateness_ns", late);
+		json_sns("read_lateness_ns", rlate);
+		json_u64("overruns", ev->overruns);
+		json_u64("worker", ev->worker);
+		json_end();
+		return;
+	}
+	if (t->quiet)
+		return;
+	fmt_duration(a, sizeof(a), late);
+	fmt_duration(b, sizeof(b), rlate);
+	fmt_clock(dl, sizeof(dl), ev->deadline_ns);
+	if (skipped)
+		fprintf(stderr,
+			"dwqctl %s: firing %llu skipped: run %llu still running (an overrun); deadline %s fired %s%s read %s%s overruns %llu\n",
+			t->name, t->firings, t->runs, dl, late >= 0 ? "+" : "",
+			a, rlate >= 0 ? "+" : "", b, ev->overruns);
+	else
+		fprintf(stderr,
+			"dwqctl %s: run %llu: deadline %s fired %s%s read %s%s overruns %llu pid %d\n",
+			t->name, t->runs, dl, late >= 0 ? "+" : "", a,
+			rlate >= 0 ? "+" : "", b, ev->overruns, (int)t->pid);
+}
+
+/* CMD ended with wait status @ws. */
+static void report_exit(struct timer_cmd *t, int ws)
+{
+	__u64 took = clock_now(t->s.flags) - t->run_start;
+	int status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	int stopped = t->stop_sig && t->stopped_run == t->runs;
+	char d[32], sn[32];
+
+	if (status && !stopped) {
+		t->failed++;
+		t->status = status;
+	}
+	if (t->argv && !strcmp(t->name, "after"))
+		t->status = status; /* after: CMD's, whatever it is */
+	if (opt.json) {
+		json_begin("exit");
+		json_str("command", t->name);
+		json_u64("run", t->runs);
+		json_s64("pid", t->pid);
+		json_u64("exit_status", status);
+		if (WIFSIGNALED(ws))
+			json_str("signal",
+				 sig_name(WTERMSIG(ws), sn, sizeof(sn)));
+		json_ns("duration_ns", took);
+		json_end();
+	} else if (status && !t->quiet) {
+		if (WIFSIGNALED(ws))
+			fprintf(stderr,
+				"dwqctl %s: run %llu (pid %d): killed by %s after %s\n",
+				t->name, t->runs, (int)t->pid,
+				sig_name(WTERMSIG(ws), sn, sizeof(sn)),
+				fmt_duration(d, sizeof(d), took));
+		else
+			fprintf(stderr,
+				"dwqctl %s: run %llu (pid %d): exit status %d after %s\n",
+				t->name, t->runs, (int)t->pid, status,
+				fmt_duration(d, sizeof(d), took));
+	}
+	t->pid = 0;
+}
+
+static void report_end(struct timer_cmd *t)
+{
+	char sn[32];
+
+	if (opt.json) {
+		json_begin("end");
+		json_str("command", t->name);
+		json_str("reason", t->reason);
+		if (t->stop_sig)
+			json_str("signal",
+				 sig_name(t->stop_sig, sn, sizeof(sn)));
+		json_u64("runs", t->runs);
+		json_u64("failed", t->failed);
+		json_u64("firings", t->firings);
+		json_u64("skipped", t->skipped);
+		json_u64("overruns", t->overruns);
+		json_u64("total_overruns", t->overruns + t->skipped);
+		json_u64("exit_status", t->status);
+		json_end();
+		return;
+	}
+	if (!strcmp(t->name, "after")) {
+		if (t->stop_sig && !t->runs)
+			fprintf(stderr,
+				"dwqctl after: stopped by %s before the deadline: the timer is cancelled, CMD did not run\n",
+				sig_name(t->stop_sig, sn, sizeof(sn)));
+		return;
+	}
+	fprintf(stderr, "dwqctl every: ");
+	if (t->stop_sig)
+		fprintf(stderr, "stopped by %s: ",
+			sig_name(t->stop_sig, sn, sizeof(sn)));
+	fprintf(stderr,
+		"%llu runs, %llu failed; %llu firings, %llu overruns (%llu skipped while CMD ran, %llu in events)\n",
+		t->runs, t->failed, t->firings, t->overruns + t->skipped,
+		t->skipped, t->overruns);
+}
+
+/* Events are ready: start CMD for each, or count it as skipped. */
+static int on_events(struct timer_cmd *t)
+{
+	struct dwq_event ev[EVENT_BATCH];
+	__u64 read_ns;
+	int n, i, err, ws;
+
+	n = dev_read_events(t->fd, ev, ARRAY_SIZE(ev));
+	if (n == -EAGAIN || n == -EINTR)
+		return 0;
+	if (n < 0) {
+		errorf(-n, err_cause(OP_READ, -n), "%s: read", t->name);
+		return -1;
+	}
+	read_ns = clock_now(t->s.flags);
+	for (i = 0; i < n; i++) {
+		t->firings++;
+		t->overruns += ev[i].overruns;
+		/* CMD may have ended since poll(): its SIGCHLD is not read yet. */
+		if (t->pid && waitpid(t->pid, &ws, WNOHANG) == t->pid)
+			report_exit(t, ws);
+		if (t->pid) {
+			t->skipped++;
+			report_firing(t, &ev[i], read_ns, 1);
+			continue;
+		}
+		t->runs++;
+		t->run_start = clock_now(t->s.flags);
+		err = spawn(t);
+		report_firing(t, &ev[i], read_ns, 0);
+		if (err) {
+			errorf(err, NULL, "%s: %s", t->name, t->argv[0]);
+			t->status = err == ENOENT ? 127 : 126;
+			t->failed++;
+			t->reason = "error";
+			return -1;
+		}
+		if (t->count && t->runs >= t->count) {
+			/* The last run: no more firings. */
+			t->reason = "count";
+			stop_timer(t);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* A signal came: SIGCHLD reaps CMD, SIGINT and SIGTERM stop. */
+static void on_signal(struct timer_cmd *t)
+{
+	struct signalfd_siginfo si;
+	int ws;
+
+	while (read(t->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		if (!t->stop_sig) {
+			t->stop_sig = si.ssi_signo;
+			t->stopped_run = t->pid ? t->runs : 0;
+			t->reason = "signal";
+			stop_timer(t);
+		}
+		/*
+		 * Passed on to CMD, unless the terminal sent it: then it went
+		 * to CMD too, the whole foreground process group.
+		 */
+		if (t->pid && si.ssi_code != SI_KERNEL)
+			kill(t->pid, si.ssi_signo);
+	}
+	if (t->pid && waitpid(t->pid, &ws, WNOHANG) == t->pid)
+		report_exit(t, ws);
+}
+
+static int timer_loop(struct timer_cmd *t)
+{
+	struct pollfd pfd[2];
+	char buf[160];
+	sigset_t set;
+	int err, ret = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL)) {
+		errorf(errno, NULL, "%s: sigprocmask", t->name);
+		return 1;
+	}
+	t->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (t->sfd < 0) {
+		errorf(errno, NULL, "%s: signalfd", t->name);
+		return 1;
+	}
+	t->fd = dev_open(1);
+	if (t->fd < 0)
+		return 1;
+	err = dev_schedule(t->fd, &t->s);
+	if (err) {
+		errorf(-err, schedule_cause(-err, &t->s, buf, sizeof(buf)),
+		       "%s: schedule", t->name);
+		stop_timer(t);
+		return 1;
+	}
+	t->reason = "done";
+	/* Until the timer is stopped and the last CMD has ended. */
+	while (t->fd >= 0 || t->pid) {
+		pfd[0].fd = t->sfd;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = t->fd;
+		pfd[1].events = POLLIN;
+		if (poll(pfd, t->fd >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			errorf(errno, NULL, "%s: poll", t->name);
+			ret = 1;
+			break;
+		}
+		if (pfd[0].revents & POLLIN)
+			on_signal(t);
+		if (t->fd >= 0 && (pfd[1].revents & (POLLERR | POLLHUP))) {
+			errorf(EIO, "the device is gone", "%s: poll", t->name);
+			ret = 1;
+			break;
+		}
+		if (t->fd >= 0 && (pfd[1].revents & POLLIN) && on_events(t)) {
+			ret = 1;
+			break;
+		}
+		/* after: a one-shot has one firing. */
+		if (!t->s.period_ns && t->runs)
+			stop_timer(t);
+	}
+	stop_timer(t);
+	if (t->pid) {
+		int ws;
+
+		/* An error: let the running CMD finish, as it would have. */
+		if (waitpid(t->pid, &ws, 0) == t->pid)
+			report_exit(t, ws);
+	}
+	if (!t->status && t->stop_sig && !t->runs && !t->s.period_ns)
+		t->status = 128 + t->stop_sig; /* after: stopped before CMD */
+	if (!t->status)
+		t->status = ret;
+	report_end(t);
+	return t->status;
+}
+
+static int timer_args(struct timer_cmd *t, int argc, char **argv)
+{
+	const char *cmd = t->name, *first = NULL;
+	char err[256];
+	__u64 v;
+	int i, periodic = !strcmp(cmd, "every"), have = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			t->argv = argv + i + 1;
+			break;
+		}
+		if (common_opt(cmd, argv, &i))
+			continue;
+		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			t->quiet = 1;
+		} else if (!strcmp(a, "--boottime")) {
+			t->s.flags |= DWQ_SCHED_BOOTTIME;
+		} else if (periodic && !strcmp(a, "--fixed-delay")) {
+			t->s.mode = DWQ_MODE_FIXED_DELAY;
+		} else if (periodic && !strcmp(a, "--count")) {
+			if (i + 1 >= argc ||
+			    parse_number(argv[i + 1], &t->count, err,
+					 sizeof(err)) ||
+			    !t->count)
+				return usage_error(cmd,
+						   "--count needs a number of runs, at least 1");
+			i++;
+		} else if (periodic && !strcmp(a, "--first")) {
+			if (i + 1 >= argc)
+				return usage_error(cmd,
+						   "--first needs a duration");
+			first = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			return usage_error(cmd, "unknown option '%s'", a);
+		} else if (!have) {
+			if (parse_duration(a, &v, err, sizeof(err)))
+				return usage_error(cmd, "%s", err);
+			have = 1;
+			t->s.time_ns = v;
+			if (periodic)
+				t->s.period_ns = v;
+		} else {
+			return usage_error(cmd,
+					   "'%s': put -- before the command: dwqctl %s %s -- CMD",
+					   a, cmd,
+					   periodic ? "PERIOD" : "DELAY");
+		}
+	}
+	if (!have)
+		return usage_error(cmd, "%s? e.g. dwqctl %s",
+				   periodic ? "how often" : "when",
+				   periodic ? "every 100ms -- CMD" :
+					      "after 5s -- CMD");
+	if (periodic && !t->s.period_ns)
+		return usage_error(cmd, "a period must be longer than 0");
+	if (!t->argv || !t->argv[0])
+		return usage_error(cmd, "which command? dwqctl %s %s -- CMD",
+				   cmd, periodic ? "PERIOD" : "DELAY");
+	if (first && parse_duration(first, &t->s.time_ns, err, sizeof(err)))
+		return usage_error(cmd, "--first: %s", err);
+	return 0;
+}
+
+static int timer_cmd(const char *name, int argc, char **argv)
+{
+	struct timer_cmd t = {
+		.name = name,
+		.fd = -1,
+		.sfd = -1,
+		.s.mode = strcmp(name, "every") ? DWQ_MODE_ONESHOT :
+						  DWQ_MODE_FIXED_RATE,
+	};
+	int ret;
+
+	ret = timer_args(&t, argc, argv);
+	if (ret)
+		return ret;
+	ret = timer_loop(&t);
+	if (t.sfd >= 0)
+		close(t.sfd);
+	return ret;
+}
+
+/**
+ * cmd_after() - dwqctl after DELAY [-q] [--boottime] -- CMD...
+ * @argc: arguments, argv[0] being "after"
+ * @argv: the arguments
+ *
+ * Return: CMD's exit status, 128 + the signal that stopped dwqctl before
+ * the deadline, 127 or 126 if CMD cannot be run, 1 or 2 for dwqctl's own
+ * failures and usage errors.
+ */
+int cmd_after(int argc, char **argv)
+{
+	return timer_cmd("after", argc, argv);
+}
+
+/**
+ * cmd_every() - dwqctl every PERIOD [--fixed-delay] [--first D]
+ *	[--count N] [-q] [--boottime] -- CMD...
+ * @argc: arguments, argv[0] being "every"
+ * @argv: the arguments
+ *
+ * Return: 0 if every run of CMD exited 0, else the last failure's status.
+ */
+int cmd_every(int argc, char **argv)
+{
+	return timer_cmd("every", argc, argv);
+}
