@@ -14,3 +14,8 @@ ccflags-y += $(call dwq-have,hrtimer.h,$(dwq-re-hrtimer-setup),HRTIMER_SETUP)
 # MODULE_IMPORT_NS() taking a string literal: Linux 6.13 and later.
 dwq-re-import-ns := define MODULE_IMPORT_NS[(]ns[)][[:space:]]+MODULE_INFO[(]import_ns, ns[)]
 ccflags-y += $(call dwq-have,module.h,$(dwq-re-import-ns),IMPORT_NS_STRING)
+
+# min_heap's functions out of line, their inline bodies *_inline(): after
+# Linux 6.12.
+dwq-re-min-heap-inline := define min_heap_push_inline[(]
+ccflags-y += $(call dwq-have,min_heap.h,$(dwq-re-min-heap-inline),MIN_HEAP_INLINE)

@@ -22,6 +22,7 @@
 #include <linux/timerqueue.h>
 
 #include "bench.h"
+#include "compat.h"
 #include "f1.h"
 
 /* --- timerqueue --- */
@@ -179,12 +180,12 @@ static void f1_mh_push(struct f1_mh_heap *heap, struct f1_mh_item *item,
 
 	item->key = key;
 	item->idx = heap->nr; /* where min_heap_push() puts it first */
-	min_heap_push(heap, &e, &f1_mh_cb, heap);
+	dwq_min_heap_push(heap, &e, &f1_mh_cb, heap);
 }
 
 static void f1_mh_del(struct f1_mh_heap *heap, struct f1_mh_item *item)
 {
-	min_heap_del(heap, item->idx, &f1_mh_cb, heap);
+	dwq_min_heap_del(heap, item->idx, &f1_mh_cb, heap);
 	item->idx = -1;
 }
 
@@ -192,7 +193,7 @@ static struct f1_mh_item *f1_mh_pop(struct f1_mh_heap *heap)
 {
 	struct f1_mh_item *item = heap->data[0].item;
 
-	min_heap_pop(heap, &f1_mh_cb, heap);
+	dwq_min_heap_pop(heap, &f1_mh_cb, heap);
 	/* pop copies the last element to the root without the callback. */
 	if (heap->nr)
 		heap->data[0].item->idx = 0;
@@ -217,7 +218,7 @@ static int f1_mh_setup(struct f1_run *r)
 		kfree(s);
 		return -ENOMEM;
 	}
-	min_heap_init(&s->heap, data, r->n + 1);
+	dwq_min_heap_init(&s->heap, data, r->n + 1);
 	for (i = 0; i < r->n; i++) {
 		f1_mh_push(&s->heap, &s->items[i], r->fill[i]);
 		if (!(i % 4096))
@@ -363,9 +364,8 @@ static int f1_hrt_setup(struct f1_run *r)
 	/* A first guess, doubled whenever arming a round outlasts it. */
 	s->lead = 2 * NSEC_PER_MSEC;
 	for (i = 0; i <= r->n; i++) {
-		hrtimer_init(&s->timers[i].timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_PINNED);
-		s->timers[i].timer.function = f1_hrt_fn;
+		hrtimer_setup(&s->timers[i].timer, f1_hrt_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS_PINNED);
 		s->timers[i].s = s;
 	}
 	for (i = 0; i < r->n; i++) {
