@@ -134,3 +134,4 @@ MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Delayed work queue: timed tasks on an indexed min-heap, for kernel and user space");
 /* clang-format on */
 MODULE_AUTHOR("The dwq developers");
+MODULE_VERSION(DWQ_VERSION);
