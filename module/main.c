@@ -43,6 +43,7 @@ static const struct kernel_param_ops dwq_param_mode_ops = {
 	.get = dwq_param_mode_get,
 };
 module_param_cb(mode, &dwq_param_mode_ops, &mode, 0444);
+__MODULE_PARM_TYPE(mode, "uint");
 /*
  * Not clang-formatted (here and at each "clang-format off" below): it
  * would break right after "MODULE_PARM_DESC(", which checkpatch rejects
@@ -74,6 +75,7 @@ static const struct kernel_param_ops dwq_param_workers_ops = {
 	.get = param_get_uint,
 };
 module_param_cb(workers, &dwq_param_workers_ops, &workers, 0444);
+__MODULE_PARM_TYPE(workers, "uint");
 /* clang-format off */
 MODULE_PARM_DESC(workers, "Worker threads of the default queue, 1..64 (default: online CPUs)");
 /* clang-format on */
