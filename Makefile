@@ -28,6 +28,7 @@
 #                        and adds it again so DKMS does not keep the old
 #                        build. Both refuse to touch sources that a package
 #                        (dwq-dkms) owns: use apt for those
+#   make deb             dwq-dkms and dwqctl .debs (debian/) in build/deb/
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 # The release KDIR was configured for: where modules_install puts dwq.ko.
@@ -214,6 +215,18 @@ dkms-remove:
 	! $(DKMS_ADDED) || dkms remove dwq/$(VERSION) --all $(DKMS_FLAGS)
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 
+# The Debian packages, built from a copy of the tree (the build writes
+# into debian/); dpkg-buildpackage's other output lands beside them.
+DEB_OUT ?= build/deb
+deb:
+	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/src
+	rsync -a --exclude /build --exclude /.git --exclude '*.o' --exclude '*.ko' \
+		--exclude '.*.cmd' --exclude '*.mod' --exclude '*.mod.c' \
+		--exclude modules.order --exclude Module.symvers ./ $(DEB_OUT)/src/
+	cd $(DEB_OUT)/src && dpkg-buildpackage -us -uc -b
+	rm -rf $(DEB_OUT)/src
+	@ls $(DEB_OUT)/*.deb
+
 clean:
 	@test ! -e $(KDIR)/Makefile || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/dwqctl clean
@@ -225,4 +238,4 @@ clean:
 
 .PHONY: all modules tools deps check soak soak-debug soak-kcsan bench bench-publish run shell \
 	load unload clean install install-user uninstall dkms-src dkms-add \
-	dkms-build dkms-install dkms-remove
+	dkms-build dkms-install dkms-remove deb
