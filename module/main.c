@@ -136,4 +136,7 @@ MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Delayed work queue: timed tasks on an indexed min-heap, for kernel and user space");
 /* clang-format on */
 MODULE_AUTHOR("The dwq developers");
+/* Out of tree only: see module/Kbuild. */
+#ifdef DWQ_VERSION
 MODULE_VERSION(DWQ_VERSION);
+#endif
