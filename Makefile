@@ -12,10 +12,23 @@
 #   make shell           an interactive guest with dwq loaded
 #   sudo make load       insmod module/dwq.ko on this host
 #   sudo make unload     rmmod dwq on this host
-#   sudo make install    module (extra/, depmod), dwqctl, uapi header, udev
-#                        rule, modprobe.d example, man page; DESTDIR= stages
-#   sudo make uninstall  removes what install installed
-#   sudo make dkms-install / dkms-remove   the same module, through DKMS
+#   sudo make install    module (extra/, depmod) and all of install-user;
+#                        DESTDIR= stages
+#   sudo make install-user  no module: dwqctl, uapi header, man page, udev
+#                        rule, modprobe.d example, sysusers.d entry and
+#                        group dwq. For a dwq.ko from DKMS or dwq-dkms:
+#                        make install would add a second one in extra/
+#   sudo make uninstall  removes what install or install-user installed
+#   sudo make dkms-install / dkms-remove   the module through DKMS
+#                        (/usr/src/dwq-VERSION, dkms add, build, install);
+#                        both can run again: dkms-install with dwq/VERSION
+#                        added from the same sources only builds and
+#                        installs what is missing, with other sources (an
+#                        edit without a new version) it removes dwq/VERSION
+#                        and adds it again so DKMS does not keep the old
+#                        build. Both refuse to touch sources that a package
+#                        (dwq-dkms) owns: use apt for those
+#   make deb             dwq-dkms and dwqctl .debs (debian/) in build/deb/
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 # The release KDIR was configured for: where modules_install puts dwq.ko.
@@ -28,6 +41,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 UDEVDIR ?= /etc/udev/rules.d
 MODPROBEDIR ?= /etc/modprobe.d
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 # The version DKMS knows the sources by.
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC ?= /usr/src/dwq-$(VERSION)
@@ -119,20 +133,24 @@ unload:
 
 # Installed files, relative to DESTDIR; uninstall removes exactly these.
 INSTALLED := $(BINDIR)/dwqctl $(INCLUDEDIR)/linux/dwq.h \
-	$(MANDIR)/man8/dwqctl.8 $(UDEVDIR)/60-dwq.rules $(MODPROBEDIR)/dwq.conf
+	$(MANDIR)/man8/dwqctl.8 $(UDEVDIR)/60-dwq.rules $(MODPROBEDIR)/dwq.conf \
+	$(SYSUSERSDIR)/dwq.conf
 
-install: modules
-	$(MAKE) -C tools/dwqctl
+install: modules install-user
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=extra DEPMOD=true modules_install
+	test -n "$(DESTDIR)" || depmod -a $(KVER)
+
+install-user:
+	$(MAKE) -C tools/dwqctl
 	install -D -m 0755 build/bin/dwqctl $(DESTDIR)$(BINDIR)/dwqctl
 	install -D -m 0644 include/uapi/linux/dwq.h $(DESTDIR)$(INCLUDEDIR)/linux/dwq.h
 	install -D -m 0644 tools/dwqctl/dwqctl.8 $(DESTDIR)$(MANDIR)/man8/dwqctl.8
 	install -D -m 0644 packaging/60-dwq.rules $(DESTDIR)$(UDEVDIR)/60-dwq.rules
 	install -D -m 0644 packaging/dwq.modprobe.conf $(DESTDIR)$(MODPROBEDIR)/dwq.conf
-	@# Staged (DESTDIR) installs leave depmod, the group and udev to the
-	@# package's scripts.
-	test -n "$(DESTDIR)" || depmod -a $(KVER)
+	install -D -m 0644 packaging/dwq.sysusers $(DESTDIR)$(SYSUSERSDIR)/dwq.conf
+	@# Staged (DESTDIR) installs leave the group and udev to the package's
+	@# scripts.
 	test -n "$(DESTDIR)" || getent group dwq >/dev/null || groupadd --system dwq
 	test -n "$(DESTDIR)" || ! command -v udevadm >/dev/null || udevadm control --reload
 
@@ -158,16 +176,56 @@ dkms-src:
 # (--sourcetree, --dkmstree, --installtree) as make check uses; DKMS_KERNEL:
 # for build and install, e.g. -k RELEASE --kernelsourcedir DIR (default:
 # the running kernel).
-dkms-build: dkms-src
+DKMS_ADDED = dkms status dwq/$(VERSION) $(DKMS_FLAGS) | grep -q .
+# Sources under /usr/src that dpkg knows are a package's (dwq-dkms): apt
+# installs and removes those, make must not.
+DKMS_NOT_PACKAGED = test -n "$(DESTDIR)" || \
+	! owner=$$(dpkg-query -S $(DKMS_SRC) 2>/dev/null) || \
+	{ echo "$(DKMS_SRC) belongs to $${owner%%:*}: use apt, not make" >&2; exit 1; }
+
+# dkms add, unless dwq/$(VERSION) is added from what dkms-src would copy:
+# the same files, no others. Added from other sources, it is removed first.
+dkms-add:
+	@$(DKMS_NOT_PACKAGED)
+	@src=$(DESTDIR)$(DKMS_SRC); \
+	if $(DKMS_ADDED); then \
+		same=y; \
+		for f in $(DKMS_FILES); do cmp -s $$f $$src/$$f || same=; done; \
+		[ "$$(find $$src -type f 2>/dev/null | wc -l)" = $(words $(DKMS_FILES)) ] || same=; \
+		if [ -n "$$same" ]; then \
+			echo "dwq/$(VERSION) is already added from these sources"; exit 0; \
+		fi; \
+		echo "dwq/$(VERSION) is added from other sources: removing it first"; \
+		echo dkms remove dwq/$(VERSION) --all $(DKMS_FLAGS); \
+		dkms remove dwq/$(VERSION) --all $(DKMS_FLAGS) || exit; \
+	fi; \
+	$(MAKE) --no-print-directory dkms-src && \
+	echo dkms add dwq/$(VERSION) $(DKMS_FLAGS) && \
 	dkms add dwq/$(VERSION) $(DKMS_FLAGS)
+
+# dkms skips by itself what is already built and installed.
+dkms-build: dkms-add
 	dkms build dwq/$(VERSION) $(DKMS_FLAGS) $(DKMS_KERNEL)
 
 dkms-install: dkms-build
 	dkms install dwq/$(VERSION) $(DKMS_FLAGS) $(DKMS_KERNEL)
 
 dkms-remove:
-	dkms remove dwq/$(VERSION) --all $(DKMS_FLAGS)
+	@$(DKMS_NOT_PACKAGED)
+	! $(DKMS_ADDED) || dkms remove dwq/$(VERSION) --all $(DKMS_FLAGS)
 	rm -rf $(DESTDIR)$(DKMS_SRC)
+
+# The Debian packages, built from a copy of the tree (the build writes
+# into debian/); dpkg-buildpackage's other output lands beside them.
+DEB_OUT ?= build/deb
+deb:
+	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/src
+	rsync -a --exclude /build --exclude /.git --exclude '*.o' --exclude '*.ko' \
+		--exclude '.*.cmd' --exclude '*.mod' --exclude '*.mod.c' \
+		--exclude modules.order --exclude Module.symvers ./ $(DEB_OUT)/src/
+	cd $(DEB_OUT)/src && dpkg-buildpackage -us -uc -b
+	rm -rf $(DEB_OUT)/src
+	@ls $(DEB_OUT)/*.deb
 
 clean:
 	@test ! -e $(KDIR)/Makefile || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
@@ -179,4 +237,5 @@ clean:
 	rm -rf build
 
 .PHONY: all modules tools deps check soak soak-debug soak-kcsan bench bench-publish run shell \
-	load unload clean install uninstall dkms-src dkms-build dkms-install dkms-remove
+	load unload clean install install-user uninstall dkms-src dkms-add \
+	dkms-build dkms-install dkms-remove deb

@@ -67,6 +67,7 @@ static const struct kernel_param_ops dwq_param_ulong_ops = {
 static unsigned int max_tasks_per_file = 65536;
 module_param_cb(max_tasks_per_file, &dwq_param_uint_ops, &max_tasks_per_file,
 		0644);
+__MODULE_PARM_TYPE(max_tasks_per_file, "uint");
 /*
  * Not clang-formatted (here and at each "clang-format off" below): it
  * would break right after "MODULE_PARM_DESC(", which checkpatch rejects
@@ -80,6 +81,7 @@ MODULE_PARM_DESC(max_tasks_per_file,
 
 static unsigned int max_tasks = 1U << 20;
 module_param_cb(max_tasks, &dwq_param_uint_ops, &max_tasks, 0644);
+__MODULE_PARM_TYPE(max_tasks, "uint");
 /* clang-format off */
 MODULE_PARM_DESC(max_tasks,
 		 "Tasks all open files together may own (default 1048576); more is -ENOSPC");
@@ -93,6 +95,7 @@ MODULE_PARM_DESC(max_tasks,
 static unsigned int max_tasks_per_user = 1U << 18;
 module_param_cb(max_tasks_per_user, &dwq_param_uint_ops, &max_tasks_per_user,
 		0644);
+__MODULE_PARM_TYPE(max_tasks_per_user, "uint");
 /* clang-format off */
 MODULE_PARM_DESC(max_tasks_per_user,
 		 "Tasks the files one user (euid of the opener) opened may hold together (default 262144); more is -ENOSPC");
@@ -100,6 +103,7 @@ MODULE_PARM_DESC(max_tasks_per_user,
 
 static ulong min_period_ns = 100 * NSEC_PER_USEC;
 module_param_cb(min_period_ns, &dwq_param_ulong_ops, &min_period_ns, 0644);
+__MODULE_PARM_TYPE(min_period_ns, "ulong");
 /* clang-format off */
 MODULE_PARM_DESC(min_period_ns,
 		 "Shortest period of a periodic task from user space, ns (default 100000); shorter is -EINVAL");
@@ -107,6 +111,7 @@ MODULE_PARM_DESC(min_period_ns,
 
 static ulong max_delay_ns = 366ULL * 24 * 3600 * NSEC_PER_SEC;
 module_param_cb(max_delay_ns, &dwq_param_ulong_ops, &max_delay_ns, 0644);
+__MODULE_PARM_TYPE(max_delay_ns, "ulong");
 /* clang-format off */
 MODULE_PARM_DESC(max_delay_ns,
 		 "Longest delay or period from user space, ns (default 366 days); longer is -EINVAL");

@@ -43,6 +43,7 @@ static const struct kernel_param_ops dwq_param_mode_ops = {
 	.get = dwq_param_mode_get,
 };
 module_param_cb(mode, &dwq_param_mode_ops, &mode, 0444);
+__MODULE_PARM_TYPE(mode, "uint");
 /*
  * Not clang-formatted (here and at each "clang-format off" below): it
  * would break right after "MODULE_PARM_DESC(", which checkpatch rejects
@@ -74,6 +75,7 @@ static const struct kernel_param_ops dwq_param_workers_ops = {
 	.get = param_get_uint,
 };
 module_param_cb(workers, &dwq_param_workers_ops, &workers, 0444);
+__MODULE_PARM_TYPE(workers, "uint");
 /* clang-format off */
 MODULE_PARM_DESC(workers, "Worker threads of the default queue, 1..64 (default: online CPUs)");
 /* clang-format on */
@@ -134,3 +136,7 @@ MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Delayed work queue: timed tasks on an indexed min-heap, for kernel and user space");
 /* clang-format on */
 MODULE_AUTHOR("The dwq developers");
+/* Out of tree only: see module/Kbuild. */
+#ifdef DWQ_VERSION
+MODULE_VERSION(DWQ_VERSION);
+#endif
