@@ -211,6 +211,32 @@ static void qt_wait_count(struct kunit *test, atomic_t *count, int n)
 	KUNIT_ASSERT_EQ(test, atomic_read(count), n);
 }
 
+/*
+ * Call @w's hand-off timer function where its hrtimer would. The timer is
+ * initialised without HRTIMER_MODE_HARD (worker.c), so it expires in hard
+ * interrupt context, interrupts off, on a kernel without PREEMPT_RT, and in
+ * softirq context, bottom halves off but preemptible, with PREEMPT_RT
+ * (where spinlock_t sleeps, and local_irq_disable() around it is a bug).
+ * What holds on both: the function takes @q->lock with a plain spin_lock(),
+ * right in either expiry context; without PREEMPT_RT it must not be called
+ * with interrupts on, as the lock is taken in hard interrupt context.
+ */
+static enum hrtimer_restart qt_fire_handoff(struct dwq_worker *w)
+{
+	enum hrtimer_restart ret;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		local_bh_disable();
+		ret = w->handoff.function(&w->handoff);
+		local_bh_enable();
+	} else {
+		local_irq_disable();
+		ret = w->handoff.function(&w->handoff);
+		local_irq_enable();
+	}
+	return ret;
+}
+
 static u32 qt_rand(u32 *state)
 {
 	/* xorshift32: reproducible, and the same on every kernel */
@@ -975,9 +1001,7 @@ static void dwq_queue_test_handoff_follows_run(struct kunit *test)
 	spin_lock_irq(&q->lock);
 	w->run_since = ktime_get_ns() + 1000 * MS; /* the queue's clock */
 	spin_unlock_irq(&q->lock);
-	local_irq_disable();
-	ret = w->handoff.function(&w->handoff);
-	local_irq_enable();
+	ret = qt_fire_handoff(w);
 	KUNIT_EXPECT_EQ(test, ret, HRTIMER_RESTART);
 	spin_lock_irq(&q->lock);
 	handoffs = q->handoffs;
@@ -990,9 +1014,7 @@ static void dwq_queue_test_handoff_follows_run(struct kunit *test)
 	spin_lock_irq(&q->lock);
 	w->run_since = 0;
 	spin_unlock_irq(&q->lock);
-	local_irq_disable();
-	ret = w->handoff.function(&w->handoff);
-	local_irq_enable();
+	ret = qt_fire_handoff(w);
 	KUNIT_EXPECT_EQ(test, ret, HRTIMER_NORESTART);
 	qt_wait_ran(test, &p[0]);
 	KUNIT_EXPECT_NE(test, p[0].worker, z->worker);
