@@ -924,7 +924,8 @@ static void dwq_queue_test_stats_sum(struct kunit *test)
 /*
  * A callback that blocks for a long time: it waits for @gate (bounded by
  * GATE_MS), or without one until its worker is asked to stop, then notes
- * how many @others there were and whether @destroyed was complete by then.
+ * how many @others there were, whether @destroyed was complete and what
+ * state @watch was in by then.
  */
 struct qt_sleeper {
 	struct dwq_task task;
@@ -934,6 +935,8 @@ struct qt_sleeper {
 	int others_seen;
 	struct completion *destroyed;
 	bool destroyed_seen;
+	struct dwq_task *watch;
+	u8 watch_seen;
 	int worker;
 	atomic_t runs;
 };
@@ -951,6 +954,8 @@ static void qt_sleeper_fn(struct dwq_task *task)
 	z->others_seen = atomic_read(z->others);
 	if (z->destroyed)
 		z->destroyed_seen = completion_done(z->destroyed);
+	if (z->watch)
+		z->watch_seen = READ_ONCE(z->watch->state);
 	atomic_inc(&z->runs);
 }
 
@@ -1396,8 +1401,8 @@ static void dwq_queue_destroy_test_waits_for_callback(struct kunit *test)
 /*
  * Destroy with a long callback in flight waits for it to return, then
  * drops the pending tasks and their references: the callback, held until
- * destroy stops its worker, sees destroy unfinished and no task released
- * yet when it returns; every task is released exactly once.
+ * destroy stops its worker, sees destroy unfinished and a pending task
+ * still queued when it returns; every task is released exactly once.
  */
 static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 {
@@ -1416,8 +1421,9 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 	init_completion(&d->done);
 	atomic_set(&released, 0);
 	atomic_set(&done, 0);
-	qt_sleeper_init(z, NULL, &released);
+	qt_sleeper_init(z, NULL, &done);
 	z->destroyed = &d->done;
+	z->watch = &p[0].task;
 	q = qt_queue(test, 2, 0);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &z->task, &(struct dwq_sched){}),
 			0);
@@ -1442,7 +1448,7 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 1);
 	KUNIT_EXPECT_FALSE(test, z->destroyed_seen);
-	KUNIT_EXPECT_EQ(test, z->others_seen, 0);
+	KUNIT_EXPECT_EQ(test, z->watch_seen, (u8)DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, z->task.state, (u8)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, kref_read(&z->task.ref), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&done), 0);
