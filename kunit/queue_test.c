@@ -49,8 +49,12 @@
 		__ok;                                              \
 	})
 
-#define qt_wait_until(test, cond) \
-	KUNIT_ASSERT_TRUE_MSG(test, qt_poll(cond), "timed out: %s", #cond)
+/* Wait until @cond holds, as qt_poll(); fail the test if it does not. */
+#define qt_wait_until(test, cond)                                            \
+	do {                                                                 \
+		bool __held = qt_poll(cond);                                 \
+		KUNIT_ASSERT_TRUE_MSG(test, __held, "timed out: %s", #cond); \
+	} while (0)
 
 /* A task that records how and when it ran. */
 struct qt_probe {

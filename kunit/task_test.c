@@ -45,9 +45,11 @@
 	})
 
 /* Wait until @cond holds, for states nothing signals; fail if it does not. */
-#define tt_wait_until(test, cond)                              \
-	KUNIT_ASSERT_TRUE_MSG(test, tt_poll(cond, TIMEOUT_MS), \
-			      "timed out: %s", #cond)
+#define tt_wait_until(test, cond)                                            \
+	do {                                                                 \
+		bool __held = tt_poll(cond, TIMEOUT_MS);                     \
+		KUNIT_ASSERT_TRUE_MSG(test, __held, "timed out: %s", #cond); \
+	} while (0)
 
 /* A task that records each of its first TT_RUNS runs. */
 struct tt_probe {
