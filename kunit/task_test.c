@@ -65,6 +65,7 @@ struct tt_probe {
 	atomic_t *seq; /* stamps @order */
 	struct completion *gate; /* wait for it in run @gate_run */
 	int gate_run;
+	struct completion hold; /* a gate, see tt_gate() */
 	bool until_canceling; /* hold run 0 until a cancel_sync waits... */
 	bool canceling_seen; /* ...note that one did... */
 	bool sync_returned; /* ...and whether it returned before we did */
@@ -174,12 +175,17 @@ static int tt_sched(struct dwq_queue *q, struct tt_probe *p, u64 delay,
 	return dwq_schedule(q, &p->task, &s);
 }
 
-/* Hold run @run of @p at @gate until the test completes @gate. */
-static void tt_gate(struct tt_probe *p, struct completion *gate, int run)
+/*
+ * Hold run @run of @p until the test completes the gate returned. The gate
+ * lives in @p, freed after the queue: a failed assertion that ends the
+ * test with a callback still held does not free it under that callback.
+ */
+static struct completion *tt_gate(struct tt_probe *p, int run)
 {
-	init_completion(gate);
-	p->gate = gate;
+	init_completion(&p->hold);
+	p->gate = &p->hold;
 	p->gate_run = run;
+	return &p->hold;
 }
 
 static void tt_wait(struct kunit *test, struct completion *c)
@@ -271,16 +277,16 @@ static void dwq_task_periodic_test_fixed_rate_overrun(struct kunit *test)
 	struct tt_probe *p = tt_probes(test, 2);
 	struct dwq_queue *q = tt_queue(test, 2);
 	struct dwq_task_info info;
-	struct completion gate;
+	struct completion *gate;
 	u64 ov;
 
-	tt_gate(p, &gate, 0);
+	gate = tt_gate(p, 0);
 	p->want = 2;
 	KUNIT_ASSERT_EQ(test,
 			tt_sched(q, p, period, DWQ_MODE_FIXED_RATE, period), 0);
 	tt_wait(test, &p->started);
 	tt_wait_past(test, q, &p[1], 75 * MS);
-	complete(&gate);
+	complete(gate);
 	tt_wait(test, &p->enough);
 	KUNIT_EXPECT_NE(test, dwq_cancel_sync(&p->task), DWQ_RESULT_IDLE);
 
@@ -309,16 +315,16 @@ static void dwq_task_periodic_test_fixed_delay_spacing(struct kunit *test)
 	const u64 period = 30 * MS;
 	struct tt_probe *p = tt_probes(test, 2);
 	struct dwq_queue *q = tt_queue(test, 2);
-	struct completion gate;
+	struct completion *gate;
 	int k;
 
-	tt_gate(p, &gate, 0);
+	gate = tt_gate(p, 0);
 	p->want = 4;
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_DELAY, period),
 			0);
 	tt_wait(test, &p->started);
 	tt_wait_past(test, q, &p[1], 20 * MS);
-	complete(&gate);
+	complete(gate);
 	tt_wait(test, &p->enough);
 	dwq_cancel_sync(&p->task);
 	for (k = 1; k < 4; k++) {
@@ -340,15 +346,14 @@ static void dwq_task_periodic_test_never_concurrent(struct kunit *test)
 	struct tt_probe *p = tt_probes(test, 3);
 	struct dwq_queue *q = tt_queue(test, 4);
 	struct dwq_task_info info;
-	struct completion gate;
+	struct completion *gate;
 	int k;
 
-	init_completion(&gate);
-	for (k = 0; k < 2; k++) {
-		p[k].gate = &gate;
-		p[k].gate_run = 0;
+	gate = tt_gate(&p[0], 0);
+	p[1].gate = gate;
+	p[1].gate_run = 0;
+	for (k = 0; k < 2; k++)
 		p[k].want = 10;
-	}
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_MODE_FIXED_RATE, MS),
 			0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_DELAY, 1000),
@@ -361,7 +366,7 @@ static void dwq_task_periodic_test_never_concurrent(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_RUNNING);
 		KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
 	}
-	complete_all(&gate);
+	complete_all(gate);
 	tt_wait(test, &p[0].enough);
 	tt_wait(test, &p[1].enough);
 	dwq_cancel_sync(&p[0].task);
@@ -378,10 +383,10 @@ static void dwq_task_periodic_test_cancel_running(struct kunit *test)
 {
 	struct tt_probe *p = tt_probes(test, 1);
 	struct dwq_queue *q = tt_queue(test, 2);
-	struct completion gate;
+	struct completion *gate;
 	struct dwq_task_info info;
 
-	tt_gate(p, &gate, 1);
+	gate = tt_gate(p, 1);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_RATE, 10 * MS),
 			0);
 	tt_wait(test, &p->started);
@@ -390,7 +395,7 @@ static void dwq_task_periodic_test_cancel_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_RUNNING);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
-	complete(&gate);
+	complete(gate);
 	/* Let go of: not queued again, so it cannot run again. */
 	tt_wait_unbound(test, p);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 2);
@@ -416,16 +421,16 @@ static void dwq_task_periodic_test_made_oneshot_cancelled(struct kunit *test)
 		.flags = DWQ_RESCHED_PERIOD,
 	};
 	struct dwq_task_info info;
-	struct completion gate;
+	struct completion *gate;
 	int ret;
 
-	tt_gate(p, &gate, 0);
+	gate = tt_gate(p, 0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_RATE, 10 * MS),
 			0);
 	tt_wait(test, &p->started);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &s), 0);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
-	complete(&gate);
+	complete(gate);
 	/*
 	 * @ran completes inside the callback, before the worker ends the
 	 * run: waiting on it would race. cancel_sync waits for the run.
@@ -452,17 +457,17 @@ static void dwq_task_periodic_test_reschedule_running(struct kunit *test)
 	struct tt_probe *p = tt_probes(test, 2);
 	struct dwq_queue *q = tt_queue(test, 2);
 	struct dwq_sched s = { .time_ns = 300 * MS };
-	struct completion gate;
+	struct completion *gate;
 	u64 t;
 
-	tt_gate(&p[0], &gate, 0);
+	gate = tt_gate(&p[0], 0);
 	p[0].want = 3;
 	KUNIT_ASSERT_EQ(test,
 			tt_sched(q, &p[0], 0, DWQ_MODE_FIXED_RATE, period), 0);
 	tt_wait(test, &p[0].started);
 	t = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p[0].task, &s), 0);
-	complete(&gate);
+	complete(gate);
 	tt_wait(test, &p[0].enough);
 	dwq_cancel_sync(&p[0].task);
 	KUNIT_EXPECT_GE(test, p[0].deadline[1], t + 300 * MS);
@@ -470,11 +475,11 @@ static void dwq_task_periodic_test_reschedule_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[0].deadline[2],
 			p[0].deadline[1] + (1 + p[0].overruns[2]) * period);
 
-	tt_gate(&p[1], &gate, 0);
+	gate = tt_gate(&p[1], 0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_ONESHOT, 0), 0);
 	tt_wait(test, &p[1].started);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p[1].task, &s), -ENOENT);
-	complete(&gate);
+	complete(gate);
 	tt_wait(test, &p[1].ran);
 }
 
@@ -494,16 +499,16 @@ static void dwq_task_periodic_test_reschedule_clock(struct kunit *test)
 		.flags = DWQ_SCHED_BOOTTIME,
 	};
 	struct dwq_sched mono = { .time_ns = 20 * MS };
-	struct completion gate;
+	struct completion *gate;
 	u64 t;
 
-	tt_gate(p, &gate, 0);
+	gate = tt_gate(p, 0);
 	p->want = 2;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
 	tt_wait(test, &p->started);
 	t = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &mono), 0);
-	complete(&gate);
+	complete(gate);
 	tt_wait(test, &p->enough);
 	dwq_cancel_sync(&p->task);
 	KUNIT_EXPECT_TRUE(test, p->boottime[0]);
@@ -618,14 +623,14 @@ static void dwq_task_cancel_test_running_oneshot(struct kunit *test)
 {
 	struct tt_probe *p = tt_probes(test, 1);
 	struct dwq_queue *q = tt_queue(test, 1);
-	struct completion gate;
+	struct completion *gate;
 	struct dwq_task_info info;
 
-	tt_gate(p, &gate, 0);
+	gate = tt_gate(p, 0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_ONESHOT, 0), 0);
 	tt_wait(test, &p->started);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
-	complete(&gate);
+	complete(gate);
 	tt_wait_unbound(test, p);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
 	dwq_query(&p->task, &info);
@@ -655,7 +660,7 @@ static void dwq_task_cancel_test_batch(struct kunit *test)
 	int ret[ARRAY_SIZE(tasks)];
 	struct dwq_queue_stats st;
 	struct dwq_task_info info;
-	struct completion gate;
+	struct completion *gate;
 	unsigned int i;
 
 	/* The far ones first: no assertion may fail while p[1] is held. */
@@ -664,7 +669,7 @@ static void dwq_task_cancel_test_batch(struct kunit *test)
 	KUNIT_ASSERT_EQ(test,
 			tt_sched(q2, &p[3], 10000 * MS, DWQ_MODE_ONESHOT, 0),
 			0);
-	tt_gate(&p[1], &gate, 0);
+	gate = tt_gate(&p[1], 0);
 	KUNIT_ASSERT_EQ(test,
 			tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_RATE, 10 * MS), 0);
 	tt_wait(test, &p[1].started);
@@ -682,7 +687,7 @@ static void dwq_task_cancel_test_batch(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kref_read(&p[i].task.ref), 1U);
 	}
 
-	complete(&gate);
+	complete(gate);
 	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[1].task), 0);
 	dwq_query(&p[1].task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
@@ -880,14 +885,14 @@ static void dwq_task_cancel_test_query(struct kunit *test)
 	struct tt_probe *p = tt_probes(test, 2);
 	struct dwq_queue *q = tt_queue(test, 1);
 	struct dwq_task_info info;
-	struct completion gate;
+	struct completion *gate;
 	u64 t0;
 
 	dwq_query(&p[0].task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, info.runs, 0ULL);
 
-	tt_gate(&p[0], &gate, 0);
+	gate = tt_gate(&p[0], 0);
 	t0 = ktime_get_ns();
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 200 * MS, DWQ_MODE_ONESHOT, 0),
 			0);
@@ -903,7 +908,7 @@ static void dwq_task_cancel_test_query(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_RUNNING);
 	KUNIT_EXPECT_EQ(test, info.remaining_ns, 0ULL);
 	KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
-	complete(&gate);
+	complete(gate);
 	tt_wait_unbound(test, &p[0]);
 	dwq_query(&p[0].task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_IDLE);
