@@ -206,14 +206,18 @@ static u32 tt_state(struct tt_probe *p)
 
 /*
  * Wait until the queue has let go of @p: neither queued nor running, so
- * nothing can run it again until the test schedules it. (@p->ran completes
- * inside the callback, before its worker ends the run.)
+ * nothing can run it again until the test schedules it, and its reference
+ * dropped, which the worker does after unlocking, so even after
+ * dwq_cancel_sync() returned. (@p->ran completes inside the callback,
+ * before its worker ends the run.) Only for a probe the test holds one
+ * reference to.
  */
 static bool tt_unbound(struct tt_probe *p)
 {
 	u32 state = tt_state(p);
 
-	return state != DWQ_STATE_QUEUED && state != DWQ_STATE_RUNNING;
+	return state != DWQ_STATE_QUEUED && state != DWQ_STATE_RUNNING &&
+	       kref_read(&p->task.ref) == 1;
 }
 
 static void tt_wait_unbound(struct kunit *test, struct tt_probe *p)
@@ -443,6 +447,7 @@ static void dwq_task_periodic_test_made_oneshot_cancelled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_MODE_ONESHOT);
 	KUNIT_EXPECT_FALSE(test, p->oneshot[0]);
 	/* CANCELLED: let go of, so this stays true. */
+	tt_wait_unbound(test, p);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 1U);
 }
@@ -692,6 +697,7 @@ static void dwq_task_cancel_test_batch(struct kunit *test)
 	dwq_query(&p[1].task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
 	/* All three let go of: these counts are final. */
+	tt_wait_unbound(test, &p[1]);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&p[1].task.ref), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs) + atomic_read(&p[3].runs),
