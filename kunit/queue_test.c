@@ -178,6 +178,18 @@ static struct completion *qt_gate(struct kunit *test)
 	return gate;
 }
 
+/*
+ * @n counters for callbacks to count in, zero, freed when the test ends
+ * (after the queue, made later, whose callbacks may still count in them).
+ */
+static atomic_t *qt_counters(struct kunit *test, unsigned int n)
+{
+	atomic_t *c = kunit_kcalloc(test, n, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	return c;
+}
+
 static void qt_destroy(void *q)
 {
 	dwq_queue_destroy(q, DWQ_DESTROY_DROP);
@@ -869,16 +881,14 @@ static void dwq_queue_test_callbacks_sleep(struct kunit *test)
 {
 	struct qt_probe *p = qt_probes(test, 2);
 	struct completion *gate = qt_gate(test);
+	atomic_t *inflight = qt_counters(test, 2), *max = &inflight[1];
 	struct dwq_queue *q = qt_queue(test, 2, 0);
-	atomic_t inflight, max;
 	int i;
 
-	atomic_set(&inflight, 0);
-	atomic_set(&max, 0);
 	for (i = 0; i < 2; i++) {
 		p[i].gate = gate;
-		p[i].inflight = &inflight;
-		p[i].max_inflight = &max;
+		p[i].inflight = inflight;
+		p[i].max_inflight = max;
 		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 0), 0);
 	}
 	qt_wait_for(test, &p[0].started, TIMEOUT_MS);
@@ -886,7 +896,7 @@ static void dwq_queue_test_callbacks_sleep(struct kunit *test)
 	complete_all(gate);
 	qt_wait_ran(test, &p[0]);
 	qt_wait_ran(test, &p[1]);
-	KUNIT_EXPECT_EQ(test, atomic_read(&max), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(max), 2);
 	KUNIT_EXPECT_NE(test, p[0].worker, p[1].worker);
 }
 
@@ -986,27 +996,27 @@ static void dwq_queue_test_sleeper_does_not_stall(struct kunit *test)
 	struct dwq_queue *q;
 	struct dwq_sched *s;
 	struct qt_sleeper *z;
-	atomic_t done, seq;
+	atomic_t *done, *seq;
 	unsigned int i;
 
 	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
 	tasks = kunit_kcalloc(test, n + 1, sizeof(*tasks), GFP_KERNEL);
 	s = kunit_kcalloc(test, n + 1, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, z && tasks && s);
+	done = qt_counters(test, 2);
+	seq = &done[1];
 	q = qt_queue(test, 2, 0);
-	atomic_set(&done, 0);
-	atomic_set(&seq, 0);
-	qt_sleeper_init(z, gate, &done);
+	qt_sleeper_init(z, gate, done);
 	tasks[0] = &z->task;
 	for (i = 0; i < n; i++) {
-		p[i].done = &done;
-		p[i].seq = &seq;
+		p[i].done = done;
+		p[i].seq = seq;
 		tasks[i + 1] = &p[i].task;
 		s[i + 1].time_ns = (i + 1) * MS;
 	}
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n + 1), 0);
 
-	qt_wait_count(test, &done, n);
+	qt_wait_count(test, done, n);
 	/* All of them ran with the sleeper still blocked. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(z->task.state), (u8)DWQ_STATE_RUNNING);
@@ -1034,25 +1044,25 @@ static void dwq_queue_test_run_hands_off(struct kunit *test)
 	struct dwq_queue *q;
 	struct dwq_sched *s;
 	struct qt_sleeper *z;
-	atomic_t done;
+	atomic_t *done;
 	unsigned int i;
 
 	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
 	tasks = kunit_kcalloc(test, n + 1, sizeof(*tasks), GFP_KERNEL);
 	s = kunit_kcalloc(test, n + 1, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, z && tasks && s);
+	done = qt_counters(test, 1);
 	q = qt_queue(test, 2, 0);
-	atomic_set(&done, 0);
-	qt_sleeper_init(z, gate, &done);
+	qt_sleeper_init(z, gate, done);
 	/* All due at once, the sleeper after the first @mid (FIFO ties). */
 	for (i = 0; i < n; i++) {
-		p[i].done = &done;
+		p[i].done = done;
 		tasks[i < mid ? i : i + 1] = &p[i].task;
 	}
 	tasks[mid] = &z->task;
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n + 1), 0);
 
-	qt_wait_count(test, &done, n);
+	qt_wait_count(test, done, n);
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
 	for (i = mid; i < n; i++)
 		KUNIT_EXPECT_NE(test, p[i].worker, z->worker);
@@ -1130,13 +1140,13 @@ static void dwq_queue_test_handoff_follows_run(struct kunit *test)
 	struct qt_sleeper *z;
 	struct dwq_worker *w;
 	unsigned int handoffs;
-	atomic_t done;
+	atomic_t *done;
 
 	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, z);
+	done = qt_counters(test, 1);
 	q = qt_queue(test, 2, 0);
-	atomic_set(&done, 0);
-	qt_sleeper_init(z, gate, &done);
+	qt_sleeper_init(z, gate, done);
 	/* Both asleep first: then only a wakeup brings the other one in. */
 	qt_wait_followers(test, q, 2);
 	dwq_task_set_quick(&z->task, true);
@@ -1190,16 +1200,16 @@ static void dwq_queue_test_sleepers_fill_workers(struct kunit *test)
 	struct dwq_task_info info;
 	struct dwq_queue *q;
 	struct qt_sleeper *z;
-	atomic_t done;
+	atomic_t *done;
 	unsigned int i;
 	bool busy;
 
 	z = kunit_kcalloc(test, 2, sizeof(*z), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, z);
+	done = qt_counters(test, 1);
 	q = qt_queue(test, 2, 0);
-	atomic_set(&done, 0);
 	for (i = 0; i < 2; i++) {
-		qt_sleeper_init(&z[i], gate, &done);
+		qt_sleeper_init(&z[i], gate, done);
 		KUNIT_ASSERT_EQ(test,
 				dwq_schedule(q, &z[i].task,
 					     &(struct dwq_sched){}),
@@ -1209,7 +1219,7 @@ static void dwq_queue_test_sleepers_fill_workers(struct kunit *test)
 		qt_wait_for(test, &z[i].started, TIMEOUT_MS);
 	KUNIT_EXPECT_NE(test, z[0].worker, z[1].worker);
 	for (i = 0; i < n; i++) {
-		p[i].done = &done;
+		p[i].done = done;
 		p[i].gate = gate;
 		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 0), 0);
 	}
@@ -1223,9 +1233,9 @@ static void dwq_queue_test_sleepers_fill_workers(struct kunit *test)
 		dwq_query(&p[i].task, &info);
 		KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
 	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&done), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(done), 0);
 	complete_all(gate);
-	qt_wait_count(test, &done, n);
+	qt_wait_count(test, done, n);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_TRUE(test, p[i].gate_open);
 	/* Both return (once the gate opened, a free worker runs the rest). */
@@ -1415,7 +1425,7 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 	struct task_struct *thread;
 	struct qt_destroyer *d;
 	struct qt_sleeper *z;
-	atomic_t released, done;
+	atomic_t *released, *done;
 	struct dwq_queue *q;
 	unsigned int i;
 
@@ -1423,9 +1433,9 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, z && d);
 	init_completion(&d->done);
-	atomic_set(&released, 0);
-	atomic_set(&done, 0);
-	qt_sleeper_init(z, NULL, &done);
+	released = qt_counters(test, 2);
+	done = &released[1];
+	qt_sleeper_init(z, NULL, done);
 	z->destroyed = &d->done;
 	z->watch = &p[0].task;
 	q = qt_queue(test, 2, 0);
@@ -1434,8 +1444,8 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 	qt_wait_for(test, &z->started, TIMEOUT_MS);
 	for (i = 0; i < n; i++) {
 		p[i].task.release = qt_probe_release;
-		p[i].released = &released;
-		p[i].done = &done;
+		p[i].released = released;
+		p[i].done = done;
 		KUNIT_ASSERT_EQ(test,
 				qt_after(q, &p[i], 3600ULL * NSEC_PER_SEC), 0);
 	}
@@ -1455,14 +1465,14 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, z->watch_seen, (u8)DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, z->task.state, (u8)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, kref_read(&z->task.ref), 1U);
-	KUNIT_EXPECT_EQ(test, atomic_read(&done), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&released), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(done), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(released), 0);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_CANCELLED);
 		KUNIT_EXPECT_EQ(test, kref_read(&p[i].task.ref), 1U);
 		dwq_task_put(&p[i].task);
 	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&released), (int)n);
+	KUNIT_EXPECT_EQ(test, atomic_read(released), (int)n);
 }
 
 static struct kunit_case dwq_queue_destroy_test_cases[] = {
