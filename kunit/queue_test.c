@@ -6,11 +6,16 @@
  * destroy with both policies.
  *
  * These run under QEMU TCG with KASAN and lockdep: times are generous and
- * the assertions are on counts and orders, not on tight latencies.
+ * the assertions are on counts and orders, not on tight latencies. No case
+ * sleeps for a guessed time: each waits for the state it needs (a
+ * completion its callback sets, or an engine state polled under the
+ * queue's lock), with a timeout that only bounds a failure. Timing and
+ * concurrency checks that need real time are tools/testing/stress's.
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
@@ -21,7 +26,35 @@
 #include "dwq_internal.h"
 
 #define MS NSEC_PER_MSEC
+/* The bound of every wait of a test: reached only when the test fails. */
 #define TIMEOUT_MS 10000
+/*
+ * How long a gated callback waits before it gives up on its own, so that a
+ * failed test does not block a worker for ever. Longer than TIMEOUT_MS: a
+ * gate that gives up can never make a test pass.
+ */
+#define GATE_MS (3 * TIMEOUT_MS)
+
+/*
+ * Wait until @cond holds, polling it: for engine states that nothing
+ * signals (a worker asleep, a counter reached). True if it held within
+ * TIMEOUT_MS.
+ */
+#define qt_poll(cond)                                              \
+	({                                                         \
+		u64 __end = ktime_get_ns() + TIMEOUT_MS * MS;      \
+		bool __ok;                                         \
+		while (!(__ok = (cond)) && ktime_get_ns() < __end) \
+			usleep_range(100, 200);                    \
+		__ok;                                              \
+	})
+
+/* Wait until @cond holds, as qt_poll(); fail the test if it does not. */
+#define qt_wait_until(test, cond)                                            \
+	do {                                                                 \
+		bool __held = qt_poll(cond);                                 \
+		KUNIT_ASSERT_TRUE_MSG(test, __held, "timed out: %s", #cond); \
+	} while (0)
 
 /* A task that records how and when it ran. */
 struct qt_probe {
@@ -31,10 +64,12 @@ struct qt_probe {
 	int order;
 	u64 start;
 	u64 deadline;
-	struct completion ran;
+	struct completion started; /* on entry */
+	struct completion ran; /* on exit */
 	atomic_t *seq; /* stamps @order */
-	struct completion *gate; /* wait for it before returning */
-	unsigned int sleep_ms; /* then sleep this long */
+	struct completion *gate; /* wait for it before returning... */
+	bool gate_open; /* ...and note whether it was open on entry */
+	bool until_stop; /* block until the worker is asked to stop */
 	atomic_t *inflight; /* callbacks running at once... */
 	atomic_t *max_inflight; /* ...and the most seen */
 	atomic_t *done; /* counted once per run */
@@ -45,6 +80,25 @@ struct qt_probe {
 	struct dwq_queue *q; /* record whether our worker's... */
 	bool handoff_armed; /* ...hand-off timer is armed */
 };
+
+/*
+ * Block in a callback until the worker running it is asked to stop: that
+ * is dwq_queue_destroy() reaching this worker, which from then on waits
+ * for the callback to return (kthread_stop() wakes us). A destroy that did
+ * not wait for callbacks never gets here: then this gives up after
+ * GATE_MS, long after the test has seen destroy return too early.
+ */
+static void qt_hold_until_stop(void)
+{
+	long left = msecs_to_jiffies(GATE_MS);
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop() && left) {
+		left = schedule_timeout(left);
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+}
 
 static void qt_probe_fn(struct dwq_task *task)
 {
@@ -66,11 +120,13 @@ static void qt_probe_fn(struct dwq_task *task)
 		while (n > max && !atomic_try_cmpxchg(p->max_inflight, &max, n))
 			;
 	}
-	if (p->gate)
-		wait_for_completion_timeout(p->gate,
-					    msecs_to_jiffies(TIMEOUT_MS));
-	if (p->sleep_ms)
-		msleep(p->sleep_ms);
+	complete(&p->started);
+	if (p->gate) {
+		p->gate_open = completion_done(p->gate);
+		wait_for_completion_timeout(p->gate, msecs_to_jiffies(GATE_MS));
+	}
+	if (p->until_stop)
+		qt_hold_until_stop();
 	if (p->resched_q)
 		p->resched_err =
 			dwq_schedule(p->resched_q, &p->resched->task, &s);
@@ -102,9 +158,36 @@ static struct qt_probe *qt_probes(struct kunit *test, unsigned int n)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qt_kvfree, p), 0);
 	for (i = 0; i < n; i++) {
 		dwq_task_init(&p[i].task, qt_probe_fn, NULL);
+		init_completion(&p[i].started);
 		init_completion(&p[i].ran);
 	}
 	return p;
+}
+
+/*
+ * A gate for callbacks to wait at, freed when the test ends (after the
+ * queue, made later, whose callbacks may still wait at it).
+ */
+static struct completion *qt_gate(struct kunit *test)
+{
+	struct completion *gate;
+
+	gate = kunit_kzalloc(test, sizeof(*gate), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, gate);
+	init_completion(gate);
+	return gate;
+}
+
+/*
+ * @n counters for callbacks to count in, zero, freed when the test ends
+ * (after the queue, made later, whose callbacks may still count in them).
+ */
+static atomic_t *qt_counters(struct kunit *test, unsigned int n)
+{
+	atomic_t *c = kunit_kcalloc(test, n, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	return c;
 }
 
 static void qt_destroy(void *q)
@@ -143,6 +226,15 @@ static int qt_at(struct dwq_queue *q, struct qt_probe *p, u64 deadline)
 	return dwq_schedule(q, &p->task, &s);
 }
 
+static void qt_wait_for(struct kunit *test, struct completion *c,
+			unsigned int ms)
+{
+	unsigned long left;
+
+	left = wait_for_completion_timeout(c, msecs_to_jiffies(ms));
+	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "timed out after %u ms", ms);
+}
+
 static void qt_wait_ran(struct kunit *test, struct qt_probe *p)
 {
 	unsigned long left;
@@ -169,46 +261,126 @@ static struct dwq_worker_stats qt_wstats(struct kunit *test,
 	return ws;
 }
 
+/*
+ * @w is asleep, or about to be, with no wakeup on its way: a follower
+ * still on the wait queue (a wakeup takes it off at once, under the lock),
+ * or the leader still leading (a voiding schedule clears @q->leader before
+ * it wakes it); and its thread still not running (any wakeup makes it so
+ * at once, and it set its sleeping state under the lock).
+ */
+static bool __qt_asleep(struct dwq_queue *q, struct dwq_worker *w)
+{
+	lockdep_assert_held(&q->lock);
+	if (!w->thread || task_is_running(w->thread))
+		return false;
+	if (w->state == DWQ_WORKER_FOLLOWER)
+		return !list_empty_careful(&w->wait.entry);
+	return w->state == DWQ_WORKER_LEADER && q->leader == w;
+}
+
+static bool qt_asleep(struct dwq_queue *q, unsigned int id)
+{
+	bool asleep;
+
+	spin_lock_irq(&q->lock);
+	asleep = __qt_asleep(q, &q->workers[id]);
+	spin_unlock_irq(&q->lock);
+	return asleep;
+}
+
+/*
+ * Every worker still running is asleep with no wakeup on its way. Until
+ * the next deadline or the test's next call nothing changes: every wakeup
+ * the engine made before has been counted, and nobody else wakes.
+ */
+static bool qt_settled(struct dwq_queue *q)
+{
+	bool settled = true;
+	unsigned int i;
+
+	spin_lock_irq(&q->lock);
+	for (i = 0; i < q->max_workers && settled; i++)
+		if (q->workers[i].thread)
+			settled = __qt_asleep(q, &q->workers[i]);
+	spin_unlock_irq(&q->lock);
+	return settled;
+}
+
 /* Wait until all @n workers sleep as followers, none having woken yet. */
 static void qt_wait_followers(struct kunit *test, struct dwq_queue *q,
 			      unsigned int n)
 {
 	struct dwq_queue_stats st;
-	int i;
 
-	for (i = 0; i < 2000; i++) {
-		st = qt_stats(q);
-		if (st.total.untimed_waits >= n)
-			break;
-		usleep_range(1000, 2000);
-	}
+	qt_wait_until(test, qt_settled(q));
+	st = qt_stats(q);
 	KUNIT_ASSERT_EQ(test, st.total.untimed_waits, (u64)n);
 	KUNIT_ASSERT_EQ(test, st.total.wakeups, 0ULL);
 	KUNIT_ASSERT_EQ(test, st.leader, -1);
 }
 
-/* Wait until some worker other than @other leads; return it, or -1. */
+/* The leader if it is not @other, else -1. */
+static int qt_leader_but(struct dwq_queue *q, int other)
+{
+	int leader = qt_stats(q).leader;
+
+	return leader != other ? leader : -1;
+}
+
+/* Some worker other than @other leads, or -1 if none within TIMEOUT_MS. */
 static int qt_wait_leader(struct dwq_queue *q, int other)
 {
-	int i, leader;
+	int leader = -1;
 
-	for (i = 0; i < 2000; i++) {
-		leader = qt_stats(q).leader;
-		if (leader >= 0 && leader != other)
-			return leader;
-		usleep_range(500, 1000);
-	}
-	return -1;
+	qt_poll((leader = qt_leader_but(q, other)) >= 0);
+	return leader;
 }
 
 /* Wait until @count reaches @n. */
 static void qt_wait_count(struct kunit *test, atomic_t *count, int n)
 {
-	int i;
-
-	for (i = 0; i < TIMEOUT_MS / 2 && atomic_read(count) < n; i++)
-		usleep_range(2000, 3000);
+	qt_wait_until(test, atomic_read(count) >= n);
 	KUNIT_ASSERT_EQ(test, atomic_read(count), n);
+}
+
+/* Every one of @n probes has run and the queue has let go of it. */
+static bool qt_all_idle(struct qt_probe *p, unsigned int n)
+{
+	struct dwq_task_info info;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		dwq_query(&p[i].task, &info);
+		if (info.state != DWQ_STATE_IDLE || !info.runs)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Call @w's hand-off timer function where its hrtimer would. The timer is
+ * initialised without HRTIMER_MODE_HARD (worker.c), so it expires in hard
+ * interrupt context, interrupts off, on a kernel without PREEMPT_RT, and in
+ * softirq context, bottom halves off but preemptible, with PREEMPT_RT
+ * (where spinlock_t sleeps, and local_irq_disable() around it is a bug).
+ * What holds on both: the function takes @q->lock with a plain spin_lock(),
+ * right in either expiry context; without PREEMPT_RT it must not be called
+ * with interrupts on, as the lock is taken in hard interrupt context.
+ */
+static enum hrtimer_restart qt_fire_handoff(struct dwq_worker *w)
+{
+	enum hrtimer_restart ret;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		local_bh_disable();
+		ret = w->handoff.function(&w->handoff);
+		local_bh_enable();
+	} else {
+		local_irq_disable();
+		ret = w->handoff.function(&w->handoff);
+		local_irq_enable();
+	}
+	return ret;
 }
 
 static u32 qt_rand(u32 *state)
@@ -262,7 +434,7 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 	struct qt_probe *p = qt_probes(test, 4);
 	struct dwq_queue *q = qt_queue(test, 4, 0);
 	struct dwq_worker_stats ws;
-	u64 t0, seen;
+	u64 t0, until, due;
 	int leader, i;
 
 	qt_wait_followers(test, q, 4);
@@ -270,20 +442,24 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 300 * MS), 0);
 
 	leader = qt_wait_leader(q, -1);
-	msleep(50);
-	seen = ktime_get_ns();
 	KUNIT_ASSERT_GE(test, leader, 0);
+	qt_wait_until(test, qt_settled(q));
+	/* The leader sleeps until p[0] is due; p[0] has not run yet. */
+	spin_lock_irq(&q->lock);
+	until = q->leader_deadline;
+	due = p[0].task.node.deadline;
+	spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, until, due);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).leader, leader);
 	for (i = 0; i < 4; i++) {
 		ws = qt_wstats(test, q, i);
+		KUNIT_EXPECT_EQ(test, ws.wakeups, i == leader ? 1ULL : 0ULL);
 		KUNIT_EXPECT_EQ(test, ws.timed_waits,
 				i == leader ? 1ULL : 0ULL);
 		KUNIT_EXPECT_EQ(test, ws.leader_changes,
 				i == leader ? 1ULL : 0ULL);
 	}
-	/* All of the above was seen well before the deadline. */
-	KUNIT_EXPECT_LT(test, seen, t0 + 250 * MS);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
 
 	qt_wait_ran(test, &p[0]);
 	KUNIT_EXPECT_EQ(test, p[0].worker, leader);
@@ -300,7 +476,8 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 		kunit_info(test, "T%d ran on dwq-kunit/%d\n", i + 1,
 			   p[i].worker);
 	}
-	msleep(50);
+	/* Each run is over and the queue is empty: none can run again. */
+	qt_wait_until(test, qt_all_idle(p, 4) && qt_settled(q));
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 1);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).total.tasks_run, 4ULL);
@@ -322,10 +499,12 @@ static void dwq_queue_test_earlier_voids_leader(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 800 * MS), 0);
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
+	qt_wait_until(test, qt_settled(q));
 	before = qt_stats(q);
 
+	/* Settled again once the voided leader leads for the new head. */
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 200 * MS), 0);
-	msleep(50);
+	qt_wait_until(test, qt_settled(q));
 	after = qt_stats(q);
 	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups + 1);
 	KUNIT_EXPECT_EQ(test, after.leader, leader);
@@ -355,6 +534,7 @@ static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 300 * MS), 0);
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
+	qt_wait_until(test, qt_settled(q));
 	KUNIT_ASSERT_EQ(test, dwq_cancel(&p[0].task), DWQ_RESULT_REMOVED);
 	before = qt_stats(q);
 
@@ -365,7 +545,8 @@ static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
 				DWQ_RESULT_REMOVED);
 	}
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[32], 400 * MS), 0);
-	msleep(50);
+	/* A wakeup would show as a leader not (yet) leading again. */
+	qt_wait_until(test, qt_settled(q));
 	after = qt_stats(q);
 	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
 	KUNIT_EXPECT_EQ(test, after.leader, leader);
@@ -447,7 +628,8 @@ static void dwq_queue_test_wakeups_per_task(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n), 0);
 	qt_wait_count(test, &done, n);
-	msleep(20);
+	/* Every worker back asleep: the counters are final. */
+	qt_wait_until(test, qt_settled(q));
 
 	st = qt_stats(q);
 	kunit_info(test,
@@ -691,25 +873,30 @@ static void dwq_queue_test_clocks(struct kunit *test)
 	KUNIT_EXPECT_GE(test, p[3].start, mono + 100 * MS);
 }
 
-/* Callbacks sleep, and sleeping ones run side by side on two workers. */
+/*
+ * Callbacks sleep, and sleeping ones run side by side on two workers: both
+ * are asleep at the gate at once, before it opens.
+ */
 static void dwq_queue_test_callbacks_sleep(struct kunit *test)
 {
 	struct qt_probe *p = qt_probes(test, 2);
+	struct completion *gate = qt_gate(test);
+	atomic_t *inflight = qt_counters(test, 2), *max = &inflight[1];
 	struct dwq_queue *q = qt_queue(test, 2, 0);
-	atomic_t inflight, max;
 	int i;
 
-	atomic_set(&inflight, 0);
-	atomic_set(&max, 0);
 	for (i = 0; i < 2; i++) {
-		p[i].sleep_ms = 300;
-		p[i].inflight = &inflight;
-		p[i].max_inflight = &max;
+		p[i].gate = gate;
+		p[i].inflight = inflight;
+		p[i].max_inflight = max;
 		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 0), 0);
 	}
+	qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+	qt_wait_for(test, &p[1].started, TIMEOUT_MS);
+	complete_all(gate);
 	qt_wait_ran(test, &p[0]);
 	qt_wait_ran(test, &p[1]);
-	KUNIT_EXPECT_EQ(test, atomic_read(&max), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(max), 2);
 	KUNIT_EXPECT_NE(test, p[0].worker, p[1].worker);
 }
 
@@ -726,7 +913,8 @@ static void dwq_queue_test_stats_sum(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], i * 5 * MS), 0);
 	for (i = 0; i < 10; i++)
 		qt_wait_ran(test, &p[i]);
-	msleep(20);
+	/* Nobody awake: the snapshots below are of the same counters. */
+	qt_wait_until(test, qt_settled(q));
 	st = qt_stats(q);
 	for (i = 0; i < 3; i++) {
 		ws = qt_wstats(test, q, i);
@@ -749,8 +937,9 @@ static void dwq_queue_test_stats_sum(struct kunit *test)
 
 /*
  * A callback that blocks for a long time: it waits for @gate (bounded by
- * TIMEOUT_MS), then notes how many other tasks had run and whether
- * @destroyed was complete by then.
+ * GATE_MS), or without one until its worker is asked to stop, then notes
+ * how many @others there were, whether @destroyed was complete and what
+ * state @watch was in by then.
  */
 struct qt_sleeper {
 	struct dwq_task task;
@@ -760,6 +949,8 @@ struct qt_sleeper {
 	int others_seen;
 	struct completion *destroyed;
 	bool destroyed_seen;
+	struct dwq_task *watch;
+	u8 watch_seen;
 	int worker;
 	atomic_t runs;
 };
@@ -770,20 +961,16 @@ static void qt_sleeper_fn(struct dwq_task *task)
 
 	z->worker = dwq_task_run_worker(task);
 	complete(&z->started);
-	wait_for_completion_timeout(z->gate, msecs_to_jiffies(TIMEOUT_MS));
+	if (z->gate)
+		wait_for_completion_timeout(z->gate, msecs_to_jiffies(GATE_MS));
+	else
+		qt_hold_until_stop();
 	z->others_seen = atomic_read(z->others);
 	if (z->destroyed)
 		z->destroyed_seen = completion_done(z->destroyed);
+	if (z->watch)
+		z->watch_seen = READ_ONCE(z->watch->state);
 	atomic_inc(&z->runs);
-}
-
-static void qt_wait_for(struct kunit *test, struct completion *c,
-			unsigned int ms)
-{
-	unsigned long left;
-
-	left = wait_for_completion_timeout(c, msecs_to_jiffies(ms));
-	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "timed out after %u ms", ms);
 }
 
 static void qt_sleeper_init(struct qt_sleeper *z, struct completion *gate,
@@ -804,32 +991,32 @@ static void dwq_queue_test_sleeper_does_not_stall(struct kunit *test)
 {
 	const unsigned int n = 100;
 	struct qt_probe *p = qt_probes(test, n);
-	struct dwq_queue *q = qt_queue(test, 2, 0);
+	struct completion *gate = qt_gate(test);
 	struct dwq_task **tasks;
+	struct dwq_queue *q;
 	struct dwq_sched *s;
 	struct qt_sleeper *z;
-	struct completion gate;
-	atomic_t done, seq;
+	atomic_t *done, *seq;
 	unsigned int i;
 
 	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
 	tasks = kunit_kcalloc(test, n + 1, sizeof(*tasks), GFP_KERNEL);
 	s = kunit_kcalloc(test, n + 1, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, z && tasks && s);
-	init_completion(&gate);
-	atomic_set(&done, 0);
-	atomic_set(&seq, 0);
-	qt_sleeper_init(z, &gate, &done);
+	done = qt_counters(test, 2);
+	seq = &done[1];
+	q = qt_queue(test, 2, 0);
+	qt_sleeper_init(z, gate, done);
 	tasks[0] = &z->task;
 	for (i = 0; i < n; i++) {
-		p[i].done = &done;
-		p[i].seq = &seq;
+		p[i].done = done;
+		p[i].seq = seq;
 		tasks[i + 1] = &p[i].task;
 		s[i + 1].time_ns = (i + 1) * MS;
 	}
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n + 1), 0);
 
-	qt_wait_count(test, &done, n);
+	qt_wait_count(test, done, n);
 	/* All of them ran with the sleeper still blocked. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(z->task.state), (u8)DWQ_STATE_RUNNING);
@@ -837,10 +1024,8 @@ static void dwq_queue_test_sleeper_does_not_stall(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, p[i].order, (int)i + 1);
 		KUNIT_EXPECT_NE(test, p[i].worker, z->worker);
 	}
-	complete(&gate);
-	for (i = 0; i < 2000 && !atomic_read(&z->runs); i++)
-		usleep_range(1000, 2000);
-	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 1);
+	complete(gate);
+	qt_wait_count(test, &z->runs, 1);
 	KUNIT_EXPECT_EQ(test, z->others_seen, (int)n);
 }
 
@@ -854,34 +1039,34 @@ static void dwq_queue_test_run_hands_off(struct kunit *test)
 {
 	const unsigned int n = 16, mid = 8;
 	struct qt_probe *p = qt_probes(test, n);
-	struct dwq_queue *q = qt_queue(test, 2, 0);
+	struct completion *gate = qt_gate(test);
 	struct dwq_task **tasks;
+	struct dwq_queue *q;
 	struct dwq_sched *s;
 	struct qt_sleeper *z;
-	struct completion gate;
-	atomic_t done;
+	atomic_t *done;
 	unsigned int i;
 
 	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
 	tasks = kunit_kcalloc(test, n + 1, sizeof(*tasks), GFP_KERNEL);
 	s = kunit_kcalloc(test, n + 1, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, z && tasks && s);
-	init_completion(&gate);
-	atomic_set(&done, 0);
-	qt_sleeper_init(z, &gate, &done);
+	done = qt_counters(test, 1);
+	q = qt_queue(test, 2, 0);
+	qt_sleeper_init(z, gate, done);
 	/* All due at once, the sleeper after the first @mid (FIFO ties). */
 	for (i = 0; i < n; i++) {
-		p[i].done = &done;
+		p[i].done = done;
 		tasks[i < mid ? i : i + 1] = &p[i].task;
 	}
 	tasks[mid] = &z->task;
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n + 1), 0);
 
-	qt_wait_count(test, &done, n);
+	qt_wait_count(test, done, n);
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
 	for (i = mid; i < n; i++)
 		KUNIT_EXPECT_NE(test, p[i].worker, z->worker);
-	complete(&gate);
+	complete(gate);
 	qt_wait_count(test, &z->runs, 1);
 	KUNIT_EXPECT_EQ(test, z->others_seen, (int)n);
 }
@@ -947,21 +1132,23 @@ static void dwq_queue_test_quick_no_handoff(struct kunit *test)
 static void dwq_queue_test_handoff_follows_run(struct kunit *test)
 {
 	struct qt_probe *p = qt_probes(test, 1);
-	struct dwq_queue *q = qt_queue(test, 2, 0);
+	struct completion *gate = qt_gate(test);
 	struct dwq_sched s[2] = {};
 	struct dwq_task *tasks[2];
 	enum hrtimer_restart ret;
-	struct completion gate;
+	struct dwq_queue *q;
 	struct qt_sleeper *z;
 	struct dwq_worker *w;
 	unsigned int handoffs;
-	atomic_t done;
+	atomic_t *done;
 
 	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, z);
-	init_completion(&gate);
-	atomic_set(&done, 0);
-	qt_sleeper_init(z, &gate, &done);
+	done = qt_counters(test, 1);
+	q = qt_queue(test, 2, 0);
+	qt_sleeper_init(z, gate, done);
+	/* Both asleep first: then only a wakeup brings the other one in. */
+	qt_wait_followers(test, q, 2);
 	dwq_task_set_quick(&z->task, true);
 	dwq_task_set_quick(&p[0].task, true);
 	tasks[0] = &z->task;
@@ -975,53 +1162,54 @@ static void dwq_queue_test_handoff_follows_run(struct kunit *test)
 	spin_lock_irq(&q->lock);
 	w->run_since = ktime_get_ns() + 1000 * MS; /* the queue's clock */
 	spin_unlock_irq(&q->lock);
-	local_irq_disable();
-	ret = w->handoff.function(&w->handoff);
-	local_irq_enable();
+	ret = qt_fire_handoff(w);
 	KUNIT_EXPECT_EQ(test, ret, HRTIMER_RESTART);
 	spin_lock_irq(&q->lock);
 	handoffs = q->handoffs;
 	spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_EQ(test, handoffs, 0U);
-	msleep(50);
+	/* Nobody was woken: the other worker is still on the wait queue. */
+	KUNIT_EXPECT_TRUE(test, qt_asleep(q, 1 - z->worker));
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
 
 	/* Long past it: one follower is woken, and runs the task behind. */
 	spin_lock_irq(&q->lock);
 	w->run_since = 0;
 	spin_unlock_irq(&q->lock);
-	local_irq_disable();
-	ret = w->handoff.function(&w->handoff);
-	local_irq_enable();
+	ret = qt_fire_handoff(w);
 	KUNIT_EXPECT_EQ(test, ret, HRTIMER_NORESTART);
 	qt_wait_ran(test, &p[0]);
 	KUNIT_EXPECT_NE(test, p[0].worker, z->worker);
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
 
-	complete(&gate);
+	complete(gate);
 	qt_wait_count(test, &z->runs, 1);
 }
 
 /*
  * Two workers, both blocked in long callbacks: what the worker count
- * implies, due tasks wait for them. Then they run, all of them.
+ * implies, due tasks wait for them, queued, with no worker in take() to
+ * run them, and each runs only once the gate has opened. Then they run,
+ * all of them.
  */
 static void dwq_queue_test_sleepers_fill_workers(struct kunit *test)
 {
 	const unsigned int n = 10;
 	struct qt_probe *p = qt_probes(test, n);
-	struct dwq_queue *q = qt_queue(test, 2, 0);
+	struct completion *gate = qt_gate(test);
+	struct dwq_task_info info;
+	struct dwq_queue *q;
 	struct qt_sleeper *z;
-	struct completion gate;
-	atomic_t done;
+	atomic_t *done;
 	unsigned int i;
+	bool busy;
 
 	z = kunit_kcalloc(test, 2, sizeof(*z), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, z);
-	init_completion(&gate);
-	atomic_set(&done, 0);
+	done = qt_counters(test, 1);
+	q = qt_queue(test, 2, 0);
 	for (i = 0; i < 2; i++) {
-		qt_sleeper_init(&z[i], &gate, &done);
+		qt_sleeper_init(&z[i], gate, done);
 		KUNIT_ASSERT_EQ(test,
 				dwq_schedule(q, &z[i].task,
 					     &(struct dwq_sched){}),
@@ -1031,14 +1219,25 @@ static void dwq_queue_test_sleepers_fill_workers(struct kunit *test)
 		qt_wait_for(test, &z[i].started, TIMEOUT_MS);
 	KUNIT_EXPECT_NE(test, z[0].worker, z[1].worker);
 	for (i = 0; i < n; i++) {
-		p[i].done = &done;
+		p[i].done = done;
+		p[i].gate = gate;
 		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 0), 0);
 	}
-	msleep(50);
-	KUNIT_EXPECT_EQ(test, atomic_read(&done), 0);
+	spin_lock_irq(&q->lock);
+	busy = q->workers[0].state == DWQ_WORKER_RUNNING &&
+	       q->workers[1].state == DWQ_WORKER_RUNNING;
+	spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_TRUE(test, busy);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n);
-	complete_all(&gate);
-	qt_wait_count(test, &done, n);
+	for (i = 0; i < n; i++) {
+		dwq_query(&p[i].task, &info);
+		KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(done), 0);
+	complete_all(gate);
+	qt_wait_count(test, done, n);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_TRUE(test, p[i].gate_open);
 	/* Both return (once the gate opened, a free worker runs the rest). */
 	for (i = 0; i < 2; i++)
 		qt_wait_count(test, &z[i].runs, 1);
@@ -1093,9 +1292,10 @@ static int qt_destroyer_fn(void *arg)
 
 /*
  * 10k pending tasks, half of them due, behind a callback that holds the
- * only worker; destroy with @policy from another thread, opening the gate
- * once destroy has begun. Checks what ran, that every reference came back
- * and that the workers are gone.
+ * only worker until destroy, with @policy from another thread, stops that
+ * worker: the due tasks are then taken as destroy's policy says, not as
+ * usual. Checks what ran, that every reference came back and that the
+ * workers are gone.
  */
 static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 {
@@ -1104,7 +1304,6 @@ static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 	struct qt_probe *blocker = &p[n], *late = &p[n + 1];
 	struct task_struct *worker, *thread;
 	struct qt_destroyer *d;
-	struct completion gate;
 	atomic_t released;
 	struct dwq_queue *q;
 	unsigned int i, ran = 0;
@@ -1112,7 +1311,6 @@ static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, d);
-	init_completion(&gate);
 	init_completion(&d->done);
 	atomic_set(&released, 0);
 	for (i = 0; i < n + 2; i++) {
@@ -1121,14 +1319,12 @@ static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 	}
 
 	q = qt_queue(test, 1, 0);
-	blocker->gate = &gate;
+	blocker->until_stop = true;
 	/* A due task that tries to schedule during destroy. */
 	p[0].resched_q = q;
 	p[0].resched = late;
 	KUNIT_ASSERT_EQ(test, qt_after(q, blocker, 0), 0);
-	for (i = 0; i < 200 && !READ_ONCE(blocker->start); i++)
-		usleep_range(5000, 6000);
-	KUNIT_ASSERT_NE(test, READ_ONCE(blocker->start), 0ULL);
+	qt_wait_for(test, &blocker->started, TIMEOUT_MS);
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test,
 				qt_after(q, &p[i],
@@ -1144,13 +1340,9 @@ static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 	thread = kthread_run(qt_destroyer_fn, d, "dwq-kunit-destroy");
 	if (IS_ERR(thread)) {
 		put_task_struct(worker);
-		complete(&gate);
 		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(thread));
 		return;
 	}
-	for (i = 0; i < 2000 && !READ_ONCE(q->stopping); i++)
-		usleep_range(500, 1000);
-	complete(&gate);
 	left = wait_for_completion_timeout(&d->done, msecs_to_jiffies(60000));
 	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "destroy did not return");
 	kunit_remove_action(test, qt_destroy, q);
@@ -1194,7 +1386,11 @@ static void dwq_queue_destroy_test_run_due_10k(struct kunit *test)
 	qt_destroy_10k(test, DWQ_DESTROY_RUN_DUE);
 }
 
-/* Destroy waits for a running callback, and drops its periodic task. */
+/*
+ * Destroy waits for a running callback, and drops its periodic task: the
+ * callback returns only once destroy stops its worker, and has returned
+ * when destroy does.
+ */
 static void dwq_queue_destroy_test_waits_for_callback(struct kunit *test)
 {
 	struct qt_probe *p = qt_probes(test, 1);
@@ -1203,14 +1399,11 @@ static void dwq_queue_destroy_test_waits_for_callback(struct kunit *test)
 		.period_ns = MS,
 	};
 	struct dwq_queue *q;
-	unsigned int i;
 
 	q = qt_queue(test, 2, 0);
-	p->sleep_ms = 200;
+	p->until_stop = true;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
-	for (i = 0; i < 200 && !READ_ONCE(p->start); i++)
-		usleep_range(5000, 6000);
-	KUNIT_ASSERT_NE(test, READ_ONCE(p->start), 0ULL);
+	qt_wait_for(test, &p->started, TIMEOUT_MS);
 
 	kunit_release_action(test, qt_destroy, q);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
@@ -1221,8 +1414,9 @@ static void dwq_queue_destroy_test_waits_for_callback(struct kunit *test)
 
 /*
  * Destroy with a long callback in flight waits for it to return, then
- * drops the pending tasks and their references: the callback sees destroy
- * unfinished when it returns, every task is released exactly once.
+ * drops the pending tasks and their references: the callback, held until
+ * destroy stops its worker, sees destroy unfinished and a pending task
+ * still queued when it returns; every task is released exactly once.
  */
 static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 {
@@ -1231,28 +1425,27 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 	struct task_struct *thread;
 	struct qt_destroyer *d;
 	struct qt_sleeper *z;
-	struct completion gate;
-	atomic_t released, done;
+	atomic_t *released, *done;
 	struct dwq_queue *q;
 	unsigned int i;
 
 	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, z && d);
-	init_completion(&gate);
 	init_completion(&d->done);
-	atomic_set(&released, 0);
-	atomic_set(&done, 0);
-	qt_sleeper_init(z, &gate, &done);
+	released = qt_counters(test, 2);
+	done = &released[1];
+	qt_sleeper_init(z, NULL, done);
 	z->destroyed = &d->done;
+	z->watch = &p[0].task;
 	q = qt_queue(test, 2, 0);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &z->task, &(struct dwq_sched){}),
 			0);
 	qt_wait_for(test, &z->started, TIMEOUT_MS);
 	for (i = 0; i < n; i++) {
 		p[i].task.release = qt_probe_release;
-		p[i].released = &released;
-		p[i].done = &done;
+		p[i].released = released;
+		p[i].done = done;
 		KUNIT_ASSERT_EQ(test,
 				qt_after(q, &p[i], 3600ULL * NSEC_PER_SEC), 0);
 	}
@@ -1261,32 +1454,25 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 	d->policy = DWQ_DESTROY_DROP;
 	thread = kthread_run(qt_destroyer_fn, d, "dwq-kunit-destroy");
 	if (IS_ERR(thread)) {
-		complete(&gate);
 		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(thread));
 		return;
 	}
-	for (i = 0; i < 2000 && !READ_ONCE(q->stopping); i++)
-		usleep_range(500, 1000);
-	KUNIT_ASSERT_TRUE(test, READ_ONCE(q->stopping));
-	/* Destroy has begun; it cannot end while the callback blocks. */
-	msleep(50);
-	KUNIT_EXPECT_FALSE(test, completion_done(&d->done));
-	complete(&gate);
 	qt_wait_for(test, &d->done, 60000);
 	kunit_remove_action(test, qt_destroy, q);
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 1);
 	KUNIT_EXPECT_FALSE(test, z->destroyed_seen);
+	KUNIT_EXPECT_EQ(test, z->watch_seen, (u8)DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, z->task.state, (u8)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, kref_read(&z->task.ref), 1U);
-	KUNIT_EXPECT_EQ(test, atomic_read(&done), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&released), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(done), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(released), 0);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_CANCELLED);
 		KUNIT_EXPECT_EQ(test, kref_read(&p[i].task.ref), 1U);
 		dwq_task_put(&p[i].task);
 	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&released), (int)n);
+	KUNIT_EXPECT_EQ(test, atomic_read(released), (int)n);
 }
 
 static struct kunit_case dwq_queue_destroy_test_cases[] = {

@@ -6,7 +6,11 @@
  * counting.
  *
  * These run under QEMU TCG with KASAN and lockdep: times are generous and
- * the assertions are on counts and orders, not on tight latencies.
+ * the assertions are on counts and orders, not on tight latencies. No case
+ * sleeps for a guessed time: each waits for the state it needs (a
+ * completion its callback sets, a task's state, or a later task having
+ * run, which the queue's own clock orders), with a timeout that only
+ * bounds a failure.
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -20,8 +24,32 @@
 #include "dwq_internal.h"
 
 #define MS NSEC_PER_MSEC
+/* The bound of every wait of a test: reached only when the test fails. */
 #define TIMEOUT_MS 10000
+/*
+ * How long a held callback waits before it gives up on its own, so that a
+ * failed test does not block a worker for ever. Longer than TIMEOUT_MS: a
+ * callback that gives up can never make a test pass.
+ */
+#define GATE_MS (3 * TIMEOUT_MS)
 #define TT_RUNS 8
+
+/* Poll until @cond holds; true if it did within @ms. */
+#define tt_poll(cond, ms)                                          \
+	({                                                         \
+		u64 __end = ktime_get_ns() + MS * (ms);            \
+		bool __ok;                                         \
+		while (!(__ok = (cond)) && ktime_get_ns() < __end) \
+			usleep_range(100, 200);                    \
+		__ok;                                              \
+	})
+
+/* Wait until @cond holds, for states nothing signals; fail if it does not. */
+#define tt_wait_until(test, cond)                                            \
+	do {                                                                 \
+		bool __held = tt_poll(cond, TIMEOUT_MS);                     \
+		KUNIT_ASSERT_TRUE_MSG(test, __held, "timed out: %s", #cond); \
+	} while (0)
 
 /* A task that records each of its first TT_RUNS runs. */
 struct tt_probe {
@@ -35,9 +63,13 @@ struct tt_probe {
 	bool oneshot[TT_RUNS]; /* dwq_task_run_oneshot() on exit */
 	int order;
 	atomic_t *seq; /* stamps @order */
-	unsigned int sleep_ms[TT_RUNS]; /* sleep this long in run k */
 	struct completion *gate; /* wait for it in run @gate_run */
 	int gate_run;
+	struct completion hold; /* a gate, see tt_gate() */
+	bool until_canceling; /* hold run 0 until a cancel_sync waits... */
+	bool canceling_seen; /* ...note that one did... */
+	bool sync_returned; /* ...and whether it returned before we did */
+	bool sync_returned_seen;
 	struct completion started; /* each run, on entry */
 	struct completion ran; /* each run, on exit */
 	int want; /* complete @enough after this many runs */
@@ -67,10 +99,10 @@ static void tt_probe_fn(struct dwq_task *task)
 		p->order = atomic_inc_return(p->seq);
 	complete(&p->started);
 	if (p->gate && k == p->gate_run)
-		wait_for_completion_timeout(p->gate,
-					    msecs_to_jiffies(TIMEOUT_MS));
-	if (k < TT_RUNS && p->sleep_ms[k])
-		msleep(p->sleep_ms[k]);
+		wait_for_completion_timeout(p->gate, msecs_to_jiffies(GATE_MS));
+	if (p->until_canceling && !k)
+		p->canceling_seen =
+			tt_poll(READ_ONCE(task->canceling), GATE_MS);
 	if (p->self)
 		p->self_ret = p->self(task);
 	if (k < TT_RUNS) {
@@ -78,6 +110,7 @@ static void tt_probe_fn(struct dwq_task *task)
 		p->boottime[k] = dwq_task_run_boottime(task);
 		p->oneshot[k] = dwq_task_run_oneshot(task);
 	}
+	p->sync_returned_seen = READ_ONCE(p->sync_returned);
 	atomic_dec(&p->inflight);
 	atomic_inc(&p->runs);
 	if (k + 1 == p->want)
@@ -142,12 +175,17 @@ static int tt_sched(struct dwq_queue *q, struct tt_probe *p, u64 delay,
 	return dwq_schedule(q, &p->task, &s);
 }
 
-/* Hold run @run of @p at @gate until the test completes @gate. */
-static void tt_gate(struct tt_probe *p, struct completion *gate, int run)
+/*
+ * Hold run @run of @p until the test completes the gate returned. The gate
+ * lives in @p, freed after the queue: a failed assertion that ends the
+ * test with a callback still held does not free it under that callback.
+ */
+static struct completion *tt_gate(struct tt_probe *p, int run)
 {
-	init_completion(gate);
-	p->gate = gate;
+	init_completion(&p->hold);
+	p->gate = &p->hold;
 	p->gate_run = run;
+	return &p->hold;
 }
 
 static void tt_wait(struct kunit *test, struct completion *c)
@@ -156,6 +194,49 @@ static void tt_wait(struct kunit *test, struct completion *c)
 
 	left = wait_for_completion_timeout(c, msecs_to_jiffies(TIMEOUT_MS));
 	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "timed out");
+}
+
+static u32 tt_state(struct tt_probe *p)
+{
+	struct dwq_task_info info;
+
+	dwq_query(&p->task, &info);
+	return info.state;
+}
+
+/*
+ * Wait until the queue has let go of @p: neither queued nor running, so
+ * nothing can run it again until the test schedules it, and its reference
+ * dropped, which the worker does after unlocking, so even after
+ * dwq_cancel_sync() returned. (@p->ran completes inside the callback,
+ * before its worker ends the run.) Only for a probe the test holds one
+ * reference to.
+ */
+static bool tt_unbound(struct tt_probe *p)
+{
+	u32 state = tt_state(p);
+
+	return state != DWQ_STATE_QUEUED && state != DWQ_STATE_RUNNING &&
+	       kref_read(&p->task.ref) == 1;
+}
+
+static void tt_wait_unbound(struct kunit *test, struct tt_probe *p)
+{
+	tt_wait_until(test, tt_unbound(p));
+}
+
+/*
+ * Wait until @q has run @marker, scheduled @delay from now: the queue's
+ * clock has then passed that deadline, and every task queued with an
+ * earlier deadline has been taken (the heap is in deadline order). The witness for "long
+ * enough" where a check is about the passing of time.
+ */
+static void tt_wait_past(struct kunit *test, struct dwq_queue *q,
+			 struct tt_probe *marker, u64 delay)
+{
+	KUNIT_ASSERT_EQ(test, tt_sched(q, marker, delay, DWQ_MODE_ONESHOT, 0),
+			0);
+	tt_wait(test, &marker->ran);
 }
 
 /* --- periodic --- */
@@ -191,25 +272,30 @@ static void dwq_task_periodic_test_fixed_rate_phase(struct kunit *test)
 /*
  * A fixed-rate callback that overruns by more than three periods yields an
  * overrun count for the next run, which is at the first future deadline of
- * the series: no burst of catch-up runs.
+ * the series: no burst of catch-up runs. Run 0 is held until a task due
+ * 75 ms after it began has run, so it ends past 3.75 periods.
  */
 static void dwq_task_periodic_test_fixed_rate_overrun(struct kunit *test)
 {
 	const u64 period = 20 * MS;
-	struct tt_probe *p = tt_probes(test, 1);
+	struct tt_probe *p = tt_probes(test, 2);
 	struct dwq_queue *q = tt_queue(test, 2);
 	struct dwq_task_info info;
+	struct completion *gate;
 	u64 ov;
 
-	p->sleep_ms[0] = 75;
+	gate = tt_gate(p, 0);
 	p->want = 2;
 	KUNIT_ASSERT_EQ(test,
 			tt_sched(q, p, period, DWQ_MODE_FIXED_RATE, period), 0);
+	tt_wait(test, &p->started);
+	tt_wait_past(test, q, &p[1], 75 * MS);
+	complete(gate);
 	tt_wait(test, &p->enough);
 	KUNIT_EXPECT_NE(test, dwq_cancel_sync(&p->task), DWQ_RESULT_IDLE);
 
 	ov = p->overruns[1];
-	kunit_info(test, "75 ms callback, 20 ms period: %llu overruns\n", ov);
+	kunit_info(test, "run held 75 ms, 20 ms period: %llu overruns\n", ov);
 	KUNIT_EXPECT_EQ(test, p->overruns[0], 0ULL);
 	KUNIT_EXPECT_GE(test, ov, 3ULL);
 	KUNIT_EXPECT_EQ(test, p->deadline[1],
@@ -222,19 +308,27 @@ static void dwq_task_periodic_test_fixed_rate_overrun(struct kunit *test)
 	KUNIT_EXPECT_GE(test, info.runs, 2ULL);
 }
 
-/* Fixed delay: each run starts at least one period after the last ended. */
+/*
+ * Fixed delay: each run starts at least one period after the last ended.
+ * Run 0 is held until a task due 20 ms after it began has run, so that
+ * its end is well apart from its deadline (where fixed rate would count
+ * from).
+ */
 static void dwq_task_periodic_test_fixed_delay_spacing(struct kunit *test)
 {
 	const u64 period = 30 * MS;
-	struct tt_probe *p = tt_probes(test, 1);
+	struct tt_probe *p = tt_probes(test, 2);
 	struct dwq_queue *q = tt_queue(test, 2);
+	struct completion *gate;
 	int k;
 
-	for (k = 0; k < TT_RUNS; k++)
-		p->sleep_ms[k] = 20;
+	gate = tt_gate(p, 0);
 	p->want = 4;
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_DELAY, period),
 			0);
+	tt_wait(test, &p->started);
+	tt_wait_past(test, q, &p[1], 20 * MS);
+	complete(gate);
 	tt_wait(test, &p->enough);
 	dwq_cancel_sync(&p->task);
 	for (k = 1; k < 4; k++) {
@@ -246,25 +340,37 @@ static void dwq_task_periodic_test_fixed_delay_spacing(struct kunit *test)
 
 /*
  * A periodic task never runs concurrently with itself, even with idle
- * workers and a period much shorter than its callback.
+ * workers and a period much shorter than its callback: each is held in
+ * its first run while two idle workers run a task due 5 ms later (many
+ * periods on), which they take only after any earlier one, and neither
+ * was taken again meanwhile.
  */
 static void dwq_task_periodic_test_never_concurrent(struct kunit *test)
 {
-	struct tt_probe *p = tt_probes(test, 2);
+	struct tt_probe *p = tt_probes(test, 3);
 	struct dwq_queue *q = tt_queue(test, 4);
 	struct dwq_task_info info;
+	struct completion *gate;
 	int k;
 
-	for (k = 0; k < TT_RUNS; k++) {
-		p[0].sleep_ms[k] = 3;
-		p[1].sleep_ms[k] = 3;
-	}
-	p[0].want = 10;
-	p[1].want = 10;
+	gate = tt_gate(&p[0], 0);
+	p[1].gate = gate;
+	p[1].gate_run = 0;
+	for (k = 0; k < 2; k++)
+		p[k].want = 10;
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 0, DWQ_MODE_FIXED_RATE, MS),
 			0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_DELAY, 1000),
 			0);
+	tt_wait(test, &p[0].started);
+	tt_wait(test, &p[1].started);
+	tt_wait_past(test, q, &p[2], 5 * MS);
+	for (k = 0; k < 2; k++) {
+		dwq_query(&p[k].task, &info);
+		KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_RUNNING);
+		KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
+	}
+	complete_all(gate);
 	tt_wait(test, &p[0].enough);
 	tt_wait(test, &p[1].enough);
 	dwq_cancel_sync(&p[0].task);
@@ -281,10 +387,10 @@ static void dwq_task_periodic_test_cancel_running(struct kunit *test)
 {
 	struct tt_probe *p = tt_probes(test, 1);
 	struct dwq_queue *q = tt_queue(test, 2);
-	struct completion gate;
+	struct completion *gate;
 	struct dwq_task_info info;
 
-	tt_gate(p, &gate, 1);
+	gate = tt_gate(p, 1);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_RATE, 10 * MS),
 			0);
 	tt_wait(test, &p->started);
@@ -293,8 +399,9 @@ static void dwq_task_periodic_test_cancel_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_RUNNING);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
-	complete(&gate);
-	msleep(100);
+	complete(gate);
+	/* Let go of: not queued again, so it cannot run again. */
+	tt_wait_unbound(test, p);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 2);
 	dwq_query(&p->task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
@@ -318,16 +425,16 @@ static void dwq_task_periodic_test_made_oneshot_cancelled(struct kunit *test)
 		.flags = DWQ_RESCHED_PERIOD,
 	};
 	struct dwq_task_info info;
-	struct completion gate;
+	struct completion *gate;
 	int ret;
 
-	tt_gate(p, &gate, 0);
+	gate = tt_gate(p, 0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_FIXED_RATE, 10 * MS),
 			0);
 	tt_wait(test, &p->started);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &s), 0);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
-	complete(&gate);
+	complete(gate);
 	/*
 	 * @ran completes inside the callback, before the worker ends the
 	 * run: waiting on it would race. cancel_sync waits for the run.
@@ -339,7 +446,8 @@ static void dwq_task_periodic_test_made_oneshot_cancelled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
 	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_MODE_ONESHOT);
 	KUNIT_EXPECT_FALSE(test, p->oneshot[0]);
-	msleep(50);
+	/* CANCELLED: let go of, so this stays true. */
+	tt_wait_unbound(test, p);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 1U);
 }
@@ -354,17 +462,17 @@ static void dwq_task_periodic_test_reschedule_running(struct kunit *test)
 	struct tt_probe *p = tt_probes(test, 2);
 	struct dwq_queue *q = tt_queue(test, 2);
 	struct dwq_sched s = { .time_ns = 300 * MS };
-	struct completion gate;
+	struct completion *gate;
 	u64 t;
 
-	tt_gate(&p[0], &gate, 0);
+	gate = tt_gate(&p[0], 0);
 	p[0].want = 3;
 	KUNIT_ASSERT_EQ(test,
 			tt_sched(q, &p[0], 0, DWQ_MODE_FIXED_RATE, period), 0);
 	tt_wait(test, &p[0].started);
 	t = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p[0].task, &s), 0);
-	complete(&gate);
+	complete(gate);
 	tt_wait(test, &p[0].enough);
 	dwq_cancel_sync(&p[0].task);
 	KUNIT_EXPECT_GE(test, p[0].deadline[1], t + 300 * MS);
@@ -372,11 +480,11 @@ static void dwq_task_periodic_test_reschedule_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[0].deadline[2],
 			p[0].deadline[1] + (1 + p[0].overruns[2]) * period);
 
-	tt_gate(&p[1], &gate, 0);
+	gate = tt_gate(&p[1], 0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_ONESHOT, 0), 0);
 	tt_wait(test, &p[1].started);
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p[1].task, &s), -ENOENT);
-	complete(&gate);
+	complete(gate);
 	tt_wait(test, &p[1].ran);
 }
 
@@ -396,16 +504,16 @@ static void dwq_task_periodic_test_reschedule_clock(struct kunit *test)
 		.flags = DWQ_SCHED_BOOTTIME,
 	};
 	struct dwq_sched mono = { .time_ns = 20 * MS };
-	struct completion gate;
+	struct completion *gate;
 	u64 t;
 
-	tt_gate(p, &gate, 0);
+	gate = tt_gate(p, 0);
 	p->want = 2;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
 	tt_wait(test, &p->started);
 	t = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &mono), 0);
-	complete(&gate);
+	complete(gate);
 	tt_wait(test, &p->enough);
 	dwq_cancel_sync(&p->task);
 	KUNIT_EXPECT_TRUE(test, p->boottime[0]);
@@ -497,8 +605,8 @@ static void dwq_task_cancel_test_queued(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[1].task), DWQ_RESULT_IDLE);
 
 	tt_wait(test, &p[0].ran);
+	/* p[2] was due after p[1]: the queue is past p[1]'s deadline. */
 	tt_wait(test, &p[2].ran);
-	msleep(50);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[2].runs), 1);
@@ -520,16 +628,15 @@ static void dwq_task_cancel_test_running_oneshot(struct kunit *test)
 {
 	struct tt_probe *p = tt_probes(test, 1);
 	struct dwq_queue *q = tt_queue(test, 1);
-	struct completion gate;
+	struct completion *gate;
 	struct dwq_task_info info;
 
-	tt_gate(p, &gate, 0);
+	gate = tt_gate(p, 0);
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_ONESHOT, 0), 0);
 	tt_wait(test, &p->started);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
-	complete(&gate);
-	tt_wait(test, &p->ran);
-	msleep(20);
+	complete(gate);
+	tt_wait_unbound(test, p);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
 	dwq_query(&p->task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_IDLE);
@@ -558,7 +665,7 @@ static void dwq_task_cancel_test_batch(struct kunit *test)
 	int ret[ARRAY_SIZE(tasks)];
 	struct dwq_queue_stats st;
 	struct dwq_task_info info;
-	struct completion gate;
+	struct completion *gate;
 	unsigned int i;
 
 	/* The far ones first: no assertion may fail while p[1] is held. */
@@ -567,7 +674,7 @@ static void dwq_task_cancel_test_batch(struct kunit *test)
 	KUNIT_ASSERT_EQ(test,
 			tt_sched(q2, &p[3], 10000 * MS, DWQ_MODE_ONESHOT, 0),
 			0);
-	tt_gate(&p[1], &gate, 0);
+	gate = tt_gate(&p[1], 0);
 	KUNIT_ASSERT_EQ(test,
 			tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_RATE, 10 * MS), 0);
 	tt_wait(test, &p[1].started);
@@ -585,11 +692,12 @@ static void dwq_task_cancel_test_batch(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kref_read(&p[i].task.ref), 1U);
 	}
 
-	complete(&gate);
+	complete(gate);
 	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[1].task), 0);
 	dwq_query(&p[1].task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_CANCELLED);
-	msleep(50);
+	/* All three let go of: these counts are final. */
+	tt_wait_unbound(test, &p[1]);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&p[1].task.ref), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs) + atomic_read(&p[3].runs),
@@ -694,27 +802,32 @@ static void dwq_task_cancel_test_race_10k(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ran, running + idle);
 }
 
-/* cancel_sync returns only after the running callback has finished. */
+/*
+ * cancel_sync returns only after the running callback has finished: the
+ * callback, held until a cancel_sync waits for it, returns before that
+ * cancel_sync does.
+ */
 static void dwq_task_cancel_test_sync_waits(struct kunit *test)
 {
 	struct tt_probe *p = tt_probes(test, 1);
 	struct dwq_queue *q = tt_queue(test, 1);
 	struct dwq_task_info info;
-	int i;
 
-	p->sleep_ms[0] = 200;
+	p->until_canceling = true;
 	KUNIT_ASSERT_EQ(test, tt_sched(q, p, 0, DWQ_MODE_ONESHOT, 0), 0);
 	tt_wait(test, &p->started);
 	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_RESULT_RUNNING);
+	WRITE_ONCE(p->sync_returned, true);
 	KUNIT_EXPECT_NE(test, READ_ONCE(p->end[0]), 0ULL);
-	KUNIT_EXPECT_GE(test, ktime_get_ns(), p->start[0] + 200 * MS);
+	tt_wait(test, &p->ran);
+	KUNIT_EXPECT_TRUE(test, p->canceling_seen);
+	KUNIT_EXPECT_FALSE(test, p->sync_returned_seen);
 	dwq_query(&p->task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_IDLE);
 
 	/* The owner lets go; the queue has let go, or is about to. */
 	dwq_task_put(&p->task);
-	for (i = 0; i < 100 && !atomic_read(&p->released); i++)
-		usleep_range(1000, 2000);
+	tt_wait_until(test, atomic_read(&p->released));
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->released), 1);
 }
 
@@ -733,8 +846,7 @@ static void dwq_task_cancel_test_sync_deadlock(struct kunit *test)
 	p[1].self = dwq_cancel;
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[1], 0, DWQ_MODE_FIXED_RATE, MS),
 			0);
-	tt_wait(test, &p[1].ran);
-	msleep(50);
+	tt_wait_unbound(test, &p[1]);
 	KUNIT_EXPECT_EQ(test, p[1].self_ret, DWQ_RESULT_RUNNING);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 1);
 	KUNIT_EXPECT_EQ(test, p[1].task.state, (u8)DWQ_STATE_CANCELLED);
@@ -779,14 +891,14 @@ static void dwq_task_cancel_test_query(struct kunit *test)
 	struct tt_probe *p = tt_probes(test, 2);
 	struct dwq_queue *q = tt_queue(test, 1);
 	struct dwq_task_info info;
-	struct completion gate;
+	struct completion *gate;
 	u64 t0;
 
 	dwq_query(&p[0].task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, info.runs, 0ULL);
 
-	tt_gate(&p[0], &gate, 0);
+	gate = tt_gate(&p[0], 0);
 	t0 = ktime_get_ns();
 	KUNIT_ASSERT_EQ(test, tt_sched(q, &p[0], 200 * MS, DWQ_MODE_ONESHOT, 0),
 			0);
@@ -802,9 +914,8 @@ static void dwq_task_cancel_test_query(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_RUNNING);
 	KUNIT_EXPECT_EQ(test, info.remaining_ns, 0ULL);
 	KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
-	complete(&gate);
-	tt_wait(test, &p[0].ran);
-	msleep(20);
+	complete(gate);
+	tt_wait_unbound(test, &p[0]);
 	dwq_query(&p[0].task, &info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
@@ -842,7 +953,7 @@ static void dwq_task_cancel_test_references(struct kunit *test)
 	dwq_task_put(&p[1].task);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].released), 0);
 	tt_wait(test, &p[0].ran);
-	msleep(20);
+	tt_wait_until(test, atomic_read(&p[0].released));
 	/* The worker dropped the last one after the run... */
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].released), 1);
 	/* ...and cancel drops it for the other. */
