@@ -82,7 +82,8 @@ static bool __dwq_client_unlink(struct dwq_client *c, struct dwq_utask *ut)
  *
  * Nothing happens if someone else did already.
  *
- * Context: any context.
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context).
  */
 void dwq_client_forget(struct dwq_client *c, struct dwq_utask *ut)
 {
@@ -102,7 +103,8 @@ void dwq_client_forget(struct dwq_client *c, struct dwq_utask *ut)
  * @c: the file
  * @id: the id
  *
- * Context: any context.
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context).
  * Return: the task, with a reference; or NULL.
  */
 struct dwq_utask *dwq_client_get(struct dwq_client *c, u64 id)
@@ -199,7 +201,9 @@ err_put:
  * events' once each. The caller provides the arrays, so that a single
  * cancel does not pay for a batch's on its stack.
  *
- * Context: any context; does not sleep.
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context); does not sleep, but for a contended lock
+ *	on PREEMPT_RT.
  */
 void dwq_client_cancel_many(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 			    unsigned int n, struct dwq_task **tasks, int *ret)

@@ -128,10 +128,14 @@ struct dwq_worker {
  *	@leader_deadline, @handoffs, @stopping, @run_due, @run_due_before, @reserved,
  *	@nr_workers, every worker's @thread, @by_handoff and @stats, and the
  *	private fields of every task whose ->queue is this queue. Every
- *	wakeup of @waitq is made under it. Taken with interrupts disabled
- *	(the hand-off timers take it in hard interrupt context), so cancel,
- *	query and stats work from any context too. Never held while sleeping,
- *	allocating or freeing, or while a callback runs.
+ *	wakeup of @waitq is made under it. Taken with interrupts disabled:
+ *	the hand-off timers take it in their expiry context, hard interrupt
+ *	context without PREEMPT_RT. So cancel, query and stats work in any
+ *	context that may take a spinlock_t: anywhere without PREEMPT_RT; with
+ *	it (where spinlock_t sleeps, and hrtimers without HRTIMER_MODE_HARD
+ *	expire in softirq context) anywhere but hard interrupt context and
+ *	under a raw_spinlock_t. Never held while sleeping, allocating or
+ *	freeing, or while a callback runs.
  * @heap: the tasks waiting for their deadlines, keyed on @clockid
  * @leader: the worker sleeping until the head's deadline, or NULL
  * @leader_deadline: when @leader's timer fires (the deadline of the head

@@ -309,7 +309,8 @@ void dwq_events_drain(struct dwq_client *c)
  * @c: their file
  * @n: how many
  *
- * Context: any context.
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context).
  */
 void dwq_events_cancelled(struct dwq_client *c, unsigned int n)
 {

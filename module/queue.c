@@ -401,7 +401,8 @@ static int dwq_follower_wake(struct wait_queue_entry *wait, unsigned int mode,
  * workers that come to the head meanwhile leave it to it, rather than have
  * it wake for nothing.
  *
- * Context: hard interrupt (hrtimer callback).
+ * Context: the hrtimer's expiry context: hard interrupt context without
+ * PREEMPT_RT, the timer softirq with it (the timer is not HRTIMER_MODE_HARD).
  * Return: %HRTIMER_RESTART when it moved on to a later callback's grace,
  * else %HRTIMER_NORESTART.
  */
@@ -413,7 +414,11 @@ enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 	struct dwq_heap_node *head;
 	u64 at;
 
-	/* Interrupts are off, as everywhere else this lock is taken. */
+	/*
+	 * Without PREEMPT_RT interrupts are off here, as everywhere else this
+	 * lock is taken; with it, this runs in the timer softirq's thread,
+	 * where a plain spin_lock() of a sleeping spinlock_t is right.
+	 */
 	spin_lock(&q->lock);
 	head = dwq_heap_peek(&q->heap);
 	if (!q->leader && !q->handoffs && !q->stopping && head) {
@@ -993,7 +998,9 @@ static int __dwq_cancel(struct dwq_queue *q, struct dwq_task *task, bool *put)
  * run then completes normally, a periodic task is not queued again (also
  * one that dwq_reschedule() made one-shot during a periodic run).
  *
- * Context: any context; does not sleep. If this drops the last reference,
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context); does not sleep, but for a contended lock
+ *	on PREEMPT_RT. If this drops the last reference,
  * @task's release function runs here.
  * Return: %DWQ_RESULT_REMOVED, %DWQ_RESULT_RUNNING or %DWQ_RESULT_IDLE
  * (neither queued nor running), see the DWQ_RESULT_* values.
@@ -1035,7 +1042,9 @@ EXPORT_SYMBOL_GPL(dwq_cancel);
  * whole batch: keep @n small (tens). The others (idle, or on another
  * queue) go through dwq_cancel() one by one.
  *
- * Context: any context; does not sleep. If this drops a task's last
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context); does not sleep, but for a contended lock
+ *	on PREEMPT_RT. If this drops a task's last
  * reference, its release function runs here.
  */
 void dwq_cancel_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
@@ -1138,7 +1147,9 @@ EXPORT_SYMBOL_GPL(dwq_cancel_sync);
  * is running, this sets the deadline of its next run; a fixed-rate task
  * keeps its new phase from then on.
  *
- * Context: any context; does not sleep.
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context); does not sleep, but for a contended lock
+ *	on PREEMPT_RT.
  * Return: 0; -EINVAL for bad flags, mode, period or time; -ENOENT if @task
  * is neither queued nor a running periodic task that will run again.
  */
@@ -1231,7 +1242,9 @@ static void dwq_query_fill(struct dwq_task *task, struct dwq_task_info *info)
  * @task: the task
  * @info: filled in
  *
- * Context: any context; does not sleep.
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context); does not sleep, but for a contended lock
+ *	on PREEMPT_RT.
  */
 void dwq_query(struct dwq_task *task, struct dwq_task_info *info)
 {
@@ -1409,7 +1422,8 @@ EXPORT_SYMBOL_GPL(dwq_queue_destroy);
  * @q: the queue
  * @st: filled in
  *
- * Context: any context.
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context).
  */
 void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
 {
@@ -1442,7 +1456,8 @@ EXPORT_SYMBOL_GPL(dwq_queue_get_stats);
  * @id: the worker's id, 0 .. workers - 1 (it may have been stopped)
  * @st: filled in
  *
- * Context: any context.
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context).
  * Return: 0, or -EINVAL if @q never had a worker @id.
  */
 int dwq_queue_get_worker_stats(struct dwq_queue *q, unsigned int id,
@@ -1463,7 +1478,8 @@ EXPORT_SYMBOL_GPL(dwq_queue_get_worker_stats);
  * dwq_worker_thread() - the thread of a worker, if it still runs
  * @w: the worker
  *
- * Context: any context.
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context).
  * Return: its kthread, or NULL once it was stopped.
  */
 struct task_struct *dwq_worker_thread(struct dwq_worker *w)
@@ -1633,7 +1649,8 @@ void dwq_queue_show_heap(struct dwq_queue *q, struct seq_file *m,
  *	prints, to add to its line (" pid=... id=..."); it must not sleep and
  *	must ignore tasks it does not know. NULL for none.
  *
- * Context: any context.
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context).
  */
 void dwq_queue_set_describe(struct dwq_queue *q,
 			    void (*describe)(struct seq_file *m,
