@@ -473,15 +473,6 @@ void dwq_dev_kunit_charged(struct file *file, int *all, int *user)
 	dwq_limits_charged(c->user, all, user);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_charged);
-
-/* For KUnit: the firing rate charged to @file's user, mHz. */
-u64 dwq_dev_kunit_rate(struct file *file)
-{
-	struct dwq_client *c = file->private_data;
-
-	return dwq_limits_rate_charged(c->user);
-}
-EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_rate);
 #endif
 
 static const struct file_operations dwq_dev_fops = {

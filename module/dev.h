@@ -196,7 +196,6 @@ int dwq_limits_init(void);
 void dwq_limits_exit(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 void dwq_limits_charged(const struct dwq_user *u, int *all, int *user);
-u64 dwq_limits_rate_charged(const struct dwq_user *u);
 #endif
 
 #endif /* _DWQ_DEV_H */

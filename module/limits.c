@@ -479,10 +479,4 @@ void dwq_limits_charged(const struct dwq_user *u, int *all, int *user)
 	*all = atomic_read(&dwq_limits_nr_tasks);
 	*user = atomic_read(&u->nr_tasks);
 }
-
-/* For KUnit: the firing rate charged to user @u, mHz. */
-u64 dwq_limits_rate_charged(const struct dwq_user *u)
-{
-	return atomic64_read(&u->rate);
-}
 #endif
