@@ -51,12 +51,14 @@
  */
 #define DWQ_MODE_ONESHOT 0 /* fires once */
 /*
- * Fires at deadline + k * period. Periods that pass while a firing is
- * late are not replayed: they are counted in the next firing's event
- * (&struct dwq_event.overruns), which is at the first deadline of the
- * series still in the future. Periods that pass while the task is parked
- * (its event unread) are counted when the event is read
- * (&struct dwq_event.skipped).
+ * Fires at deadline + k * period. Periods that pass without a firing are
+ * not replayed, but counted, and the next firing is the first deadline
+ * of the series still in the future. A /dev/dwq task parks after each
+ * firing until its event is read, so the periods after a firing (a late
+ * one's too) are counted when the event is read, in its
+ * &struct dwq_event.skipped. Only a task that stays queued after a firing
+ * (DWQ_IOC_RESCHEDULE during the firing) can miss periods while queued:
+ * those are in the next firing's &struct dwq_event.overruns.
  */
 #define DWQ_MODE_FIXED_RATE 1
 /*
@@ -250,10 +252,11 @@ struct dwq_ioc_reschedule {
  * @period_ns: its period (0 for one-shot)
  * @cookie: its cookie
  * @runs: times it fired
- * @overruns: fixed-rate periods it missed because a firing was late,
- *	the sum of its events' @overruns
+ * @overruns: fixed-rate periods it missed while queued, the sum of its
+ *	events' @overruns
  * @skipped: periods that passed while it was parked, counted when each
- *	event was read (or the task cancelled): the sum of its events' @skipped
+ *	event was read (or the task cancelled or rescheduled): the sum of
+ *	its events' @skipped
  * @folded: firings folded into an unread event, the sum of its events'
  *	@folded
  * @state: %DWQ_STATE_QUEUED, %DWQ_STATE_RUNNING, %DWQ_STATE_PARKED or
@@ -366,13 +369,14 @@ struct dwq_ioc_stats {
  *	of the latest firing folded into it
  * @fired_ns: when its worker took it, same clock (of a coalesced event,
  *	the latest firing's)
- * @overruns: fixed-rate periods missed because this firing (or one folded
- *	into it) was late: the deadlines between the previous firing's and
- *	this one's, which did not run
+ * @overruns: fixed-rate periods missed while the task stayed queued: the
+ *	deadlines between the previous firing's and this one's (or a folded
+ *	one's), which did not run (see %DWQ_MODE_FIXED_RATE)
  * @skipped: fixed-rate periods that passed while this event was unread
  *	and the task parked: the deadlines @deadline_ns + k * period, k = 1
  *	.. @skipped, up to the moment read() took the event (or the task was
- *	cancelled). The task's next deadline is the one after them.
+ *	cancelled or rescheduled). The task's next deadline is the one after
+ *	them.
  * @folded: firings folded into this event while it was unread (only a
  *	task queued again by DWQ_IOC_RESCHEDULE while parked fires then)
  * @worker: the worker that ran it
