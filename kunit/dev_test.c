@@ -137,7 +137,8 @@ static void dt_file_close(void *f)
 /*
  * A file's ids end at U64_MAX: that one is still given, then scheduling
  * fails with -ENOSPC, alone or in a batch (which gets no id at all if it
- * does not fit whole), and leaves no task, id or charge behind.
+ * does not fit whole), and leaves no task, id or charge behind, the
+ * periodic batch's firing rate included.
  */
 static void dwq_dev_test_ids_run_out(struct kunit *test)
 {
@@ -154,6 +155,7 @@ static void dwq_dev_test_ids_run_out(struct kunit *test)
 	struct dwq_queue *q;
 	struct dwq_dev *dev;
 	unsigned long addr;
+	u64 rate0;
 	struct file *f;
 
 	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
@@ -175,6 +177,9 @@ static void dwq_dev_test_ids_run_out(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dt_file_close, f),
 			0);
 	dwq_dev_kunit_charged(f, &all0, &user0);
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_STATS, u), 0L);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&st, u, sizeof(st)), 0UL);
+	rate0 = st.user_rate_mhz;
 
 	/* The last id there is. */
 	dwq_dev_kunit_set_last_id(f, U64_MAX - 1);
@@ -187,7 +192,9 @@ static void dwq_dev_test_ids_run_out(struct kunit *test)
 	/* Two when one id is left: neither is made. */
 	dwq_dev_kunit_set_last_id(f, U64_MAX - 1);
 	two[0] = one;
-	two[1] = one;
+	two[0].mode = DWQ_MODE_FIXED_RATE;
+	two[0].period_ns = NSEC_PER_SEC;
+	two[1] = two[0];
 	b.entries = addr + 2 * sizeof(*u);
 	KUNIT_ASSERT_EQ(test, copy_to_user(u + 2, two, sizeof(two)), 0UL);
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &b, sizeof(b)), 0UL);
@@ -198,6 +205,7 @@ static void dwq_dev_test_ids_run_out(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, copy_from_user(&st, u, sizeof(st)), 0UL);
 	KUNIT_EXPECT_EQ(test, st.pending, 1ULL);
 	KUNIT_EXPECT_EQ(test, st.queue_size, 1U);
+	KUNIT_EXPECT_EQ(test, st.user_rate_mhz, rate0);
 	dwq_dev_kunit_charged(f, &all, &user);
 	KUNIT_EXPECT_EQ(test, all, all0 + 1);
 	KUNIT_EXPECT_EQ(test, user, user0 + 1);

@@ -62,8 +62,9 @@ static bool dwq_utask_less(struct rb_node *a, const struct rb_node *b)
 }
 
 /*
- * Take @ut out of @c's map. Return true if it was there: whoever takes it
- * out owns the map's reference.
+ * Take @ut out of @c's map, and its firing rate off its user's budget: a
+ * task without an id never fires again. Return true if it was there:
+ * whoever takes it out owns the map's reference.
  */
 static bool __dwq_client_unlink(struct dwq_client *c, struct dwq_utask *ut)
 {
@@ -72,6 +73,8 @@ static bool __dwq_client_unlink(struct dwq_client *c, struct dwq_utask *ut)
 		return false;
 	rb_erase(&ut->node, &c->tasks);
 	RB_CLEAR_NODE(&ut->node);
+	dwq_limits_rate_release(c->user, ut->rate);
+	ut->rate = 0;
 	return true;
 }
 
@@ -83,15 +86,16 @@ static bool __dwq_client_unlink(struct dwq_client *c, struct dwq_utask *ut)
  * Nothing happens if someone else did already.
  *
  * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context).
+ *	hard interrupt context): a task's callback may call it.
  */
 void dwq_client_forget(struct dwq_client *c, struct dwq_utask *ut)
 {
+	unsigned long flags;
 	bool unlinked;
 
-	spin_lock(&c->lock);
+	spin_lock_irqsave(&c->lock, flags);
 	unlinked = __dwq_client_unlink(c, ut);
-	spin_unlock(&c->lock);
+	spin_unlock_irqrestore(&c->lock, flags);
 	if (unlinked) {
 		atomic_dec(&c->nr_tasks);
 		dwq_task_put(&ut->task);
@@ -111,15 +115,52 @@ struct dwq_utask *dwq_client_get(struct dwq_client *c, u64 id)
 {
 	struct dwq_utask *ut = NULL;
 	struct rb_node *node;
+	unsigned long flags;
 
-	spin_lock(&c->lock);
+	spin_lock_irqsave(&c->lock, flags);
 	node = rb_find(&id, &c->tasks, dwq_utask_cmp);
 	if (node) {
 		ut = rb_entry(node, struct dwq_utask, node);
 		dwq_task_get(&ut->task);
 	}
-	spin_unlock(&c->lock);
+	spin_unlock_irqrestore(&c->lock, flags);
 	return ut;
+}
+
+/**
+ * dwq_client_set_rate() - change the firing rate charged for a task
+ * @c: the file
+ * @ut: its task
+ * @rate: the new rate, mHz (dwq_limits_rate())
+ * @check: refuse a rise past the user's budget; otherwise take it anyway
+ *	(only to undo a fall, whose room nobody else may have taken)
+ *
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context).
+ * Return: 0; -ENOENT if @ut's id is gone; -ENOSPC if @check and the rise
+ * does not fit. Nothing changed on failure.
+ */
+int dwq_client_set_rate(struct dwq_client *c, struct dwq_utask *ut, u64 rate,
+			bool check)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (RB_EMPTY_NODE(&ut->node)) {
+		err = -ENOENT;
+	} else if (rate > ut->rate) {
+		if (check)
+			err = dwq_limits_rate_charge(c->user, rate - ut->rate);
+		else
+			dwq_limits_rate_release(c->user, ut->rate - rate);
+	} else {
+		dwq_limits_rate_release(c->user, ut->rate - rate);
+	}
+	if (!err)
+		ut->rate = rate;
+	spin_unlock_irqrestore(&c->lock, flags);
+	return err;
 }
 
 /**
@@ -129,6 +170,7 @@ struct dwq_utask *dwq_client_get(struct dwq_client *c, u64 id)
  * @tasks: out: @n tasks, each with an id in @c's map (which holds the
  *	caller's reference)
  * @n: how many
+ * @rate: their firing rate together, mHz
  *
  * The file's lock is taken once for all the ids. The caller has charged
  * them with dwq_limits_charge(); on failure the charge is returned.
@@ -137,7 +179,7 @@ struct dwq_utask *dwq_client_get(struct dwq_client *c, u64 id)
  * Return: 0, -ENOMEM, or -ENOSPC when the file has no ids left.
  */
 int dwq_utasks_new(struct dwq_client *c, const struct dwq_ioc_schedule *us,
-		   struct dwq_task **tasks, unsigned int n)
+		   struct dwq_task **tasks, unsigned int n, u64 rate)
 {
 	struct dwq_utask *ut;
 	unsigned int i, made;
@@ -160,18 +202,19 @@ int dwq_utasks_new(struct dwq_client *c, const struct dwq_ioc_schedule *us,
 		tasks[made] = &ut->task;
 	}
 
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	if (U64_MAX - c->next_id < n) {
-		spin_unlock(&c->lock);
+		spin_unlock_irq(&c->lock);
 		err = -ENOSPC;
 		goto err_put;
 	}
 	for (i = 0; i < n; i++) {
 		ut = container_of(tasks[i], struct dwq_utask, task);
 		ut->id = ++c->next_id;
+		ut->rate = dwq_limits_rate(us[i].mode, us[i].period_ns);
 		rb_add(&ut->node, &c->tasks, dwq_utask_less);
 	}
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	return 0;
 
 err_put:
@@ -182,7 +225,7 @@ err_put:
 	atomic_sub(made, &c->nr_tasks);
 	for (i = 0; i < made; i++)
 		dwq_task_put(tasks[i]);
-	dwq_limits_uncharge(c, n - made);
+	dwq_limits_uncharge(c, n - made, rate);
 	return err;
 }
 
@@ -208,15 +251,16 @@ err_put:
 void dwq_client_cancel_many(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 			    unsigned int n, struct dwq_task **tasks, int *ret)
 {
-	unsigned int i, j, removed = 0, unlinked = 0;
+	unsigned int i, j, unlinked = 0;
 	unsigned long gone = 0;
 	struct dwq_utask *ut;
 	struct rb_node *node;
+	unsigned long flags;
 
 	if (WARN_ON_ONCE(n > BITS_PER_LONG))
 		n = BITS_PER_LONG;
 	/* Look up, each with a reference: the ids stay until cancelled. */
-	spin_lock(&c->lock);
+	spin_lock_irqsave(&c->lock, flags);
 	for (i = 0; i < n; i++) {
 		node = rb_find(&uc[i].id, &c->tasks, dwq_utask_cmp);
 		tasks[i] = NULL;
@@ -226,14 +270,14 @@ void dwq_client_cancel_many(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 			tasks[i] = &ut->task;
 		}
 	}
-	spin_unlock(&c->lock);
+	spin_unlock_irqrestore(&c->lock, flags);
 
 	dwq_cancel_batch(c->q, tasks, n, ret);
+	/* Counts them, and settles the skipped periods of parked ones. */
+	dwq_events_cancelled(c, tasks, ret, n);
 	for (i = 0; i < n; i++) {
 		switch (ret[i]) {
 		case DWQ_RESULT_REMOVED:
-			removed++;
-			fallthrough;
 		case DWQ_RESULT_RUNNING:
 			uc[i].result = ret[i];
 			break;
@@ -247,12 +291,9 @@ void dwq_client_cancel_many(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 		}
 		__set_bit(i, &gone);
 	}
-	if (removed)
-		dwq_events_cancelled(c, removed);
-
 	/* Those cancelled will not fire again: their ids go now. */
 	if (gone) {
-		spin_lock(&c->lock);
+		spin_lock_irqsave(&c->lock, flags);
 		for_each_set_bit(i, &gone, n) {
 			ut = container_of(tasks[i], struct dwq_utask, task);
 			if (__dwq_client_unlink(c, ut)) {
@@ -275,7 +316,7 @@ void dwq_client_cancel_many(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 				}
 			}
 		}
-		spin_unlock(&c->lock);
+		spin_unlock_irqrestore(&c->lock, flags);
 		atomic_sub(unlinked, &c->nr_tasks);
 	}
 	for (i = 0; i < n; i++) {
@@ -340,12 +381,12 @@ static int dwq_dev_release(struct inode *inode, struct file *file)
 	 * owns that reference and its callback finishes on its own.
 	 */
 	for (;;) {
-		spin_lock(&c->lock);
+		spin_lock_irq(&c->lock);
 		node = rb_first(&c->tasks);
 		ut = node ? rb_entry(node, struct dwq_utask, node) : NULL;
 		if (ut)
 			__dwq_client_unlink(c, ut);
-		spin_unlock(&c->lock);
+		spin_unlock_irq(&c->lock);
 		if (!ut)
 			break;
 		atomic_dec(&c->nr_tasks);
@@ -373,11 +414,12 @@ static void dwq_dev_show_fdinfo(struct seq_file *m, struct file *file)
 	u64 next_id = 0;
 
 	/* O(n) in the file's tasks; fdinfo is for people, not hot paths. */
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	for (node = rb_first(&c->tasks); node; node = rb_next(node)) {
 		ut = rb_entry(node, struct dwq_utask, node);
 		dwq_query(&ut->task, &info);
-		if (info.state != DWQ_STATE_QUEUED)
+		/* A parked task waits for read(), not for a deadline. */
+		if (info.state != DWQ_STATE_QUEUED || READ_ONCE(ut->parked))
 			continue;
 		/* Time left, not deadlines: tasks may be on different clocks. */
 		if (!next_id || info.remaining_ns < next.remaining_ns) {
@@ -385,7 +427,7 @@ static void dwq_dev_show_fdinfo(struct seq_file *m, struct file *file)
 			next_id = ut->id;
 		}
 	}
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	dwq_events_stats(c, &st);
 
 	seq_printf(m, "dwq-tgid: %d\n", c->tgid);
@@ -417,9 +459,9 @@ void dwq_dev_kunit_set_last_id(struct file *file, u64 id)
 {
 	struct dwq_client *c = file->private_data;
 
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	c->next_id = id;
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_set_last_id);
 
@@ -520,9 +562,9 @@ int dwq_dev_init(void)
 	BUILD_BUG_ON(sizeof(struct dwq_ioc_schedule_batch) != 24);
 	BUILD_BUG_ON(sizeof(struct dwq_ioc_cancel) != 16);
 	BUILD_BUG_ON(sizeof(struct dwq_ioc_reschedule) != 48);
-	BUILD_BUG_ON(sizeof(struct dwq_ioc_query) != 80);
+	BUILD_BUG_ON(sizeof(struct dwq_ioc_query) != 88);
 	BUILD_BUG_ON(sizeof(struct dwq_ioc_stats) != 168);
-	BUILD_BUG_ON(sizeof(struct dwq_event) != 48);
+	BUILD_BUG_ON(sizeof(struct dwq_event) != 64);
 	BUILD_BUG_ON(sizeof(struct dwq_ioc_cancel_batch) != 24);
 	BUILD_BUG_ON(DWQ_SCHEDULE_BATCH_MAX > DWQ_BATCH_MAX);
 	/* dwq_ioctl_cancel_batch()'s copy of the array stays small. */

@@ -97,28 +97,68 @@ struct dwq_client {
  * @id: its key in @client->tasks
  * @node: in @client->tasks while the client knows the id; cleared
  *	(RB_EMPTY_NODE) when it is forgotten
+ * @rate: the firing rate charged to the user for it (mHz, see limits.c),
+ *	while @node is in the map; guarded by @client->lock
  * @cookie: the user's value, returned in every event
  * @link: on @client->events while @ev is unread
  * @ev: the unread event
  * @gen: bumped whenever @ev changes, so a reader can tell it copied a
  *	stale version
+ * @parked: its periodic run is parked while @ev is unread: the engine
+ *	holds it at %DWQ_PARK_NS, and read() queues it again at @next
+ * @park_mode: the task's mode when it parked
+ * @park_boottime: its clock is CLOCK_BOOTTIME
+ * @park_period: its period when it parked
+ * @park_fired: when the firing that parked it ran, on its clock
+ * @peek_skipped: what the reader's copy of @ev (of generation @gen) says
+ *	in @ev.skipped, as read() found it
+ * @peek_next: the deadline read() queues the task at for that copy
+ * @done_run: the run whose callback last posted an event
+ * @resched_run: the run during which DWQ_IOC_RESCHEDULE set the next
+ *	deadline: that run does not park
+ * @skipped: the sum of its events' @skipped so far
+ * @folded: the sum of its events' @folded so far
+ *
+ * The fields from @link on are guarded by @client->wqh.lock.
  */
 struct dwq_utask {
 	struct dwq_task task;
 	struct dwq_client *client;
 	u64 id;
 	struct rb_node node;
+	u64 rate;
 	u64 cookie;
 	struct list_head link;
 	struct dwq_event ev;
 	u64 gen;
+	bool parked;
+	u8 park_mode;
+	bool park_boottime;
+	u64 park_period;
+	u64 park_fired;
+	u64 peek_skipped;
+	u64 peek_next;
+	u64 done_run;
+	u64 resched_run;
+	u64 skipped;
+	u64 folded;
 };
+
+/*
+ * Where a parked task waits in the heap, on its own clock: 146 years of
+ * uptime, so it never becomes due, yet it keeps its heap slot, and read()
+ * can queue it again with dwq_reschedule() under a spinlock, without
+ * allocating and without failing.
+ */
+#define DWQ_PARK_NS (KTIME_MAX / 2)
 
 /* dev.c: a file's tasks and its id map */
 struct dwq_utask *dwq_client_get(struct dwq_client *c, u64 id);
 void dwq_client_forget(struct dwq_client *c, struct dwq_utask *ut);
 int dwq_utasks_new(struct dwq_client *c, const struct dwq_ioc_schedule *us,
-		   struct dwq_task **tasks, unsigned int n);
+		   struct dwq_task **tasks, unsigned int n, u64 rate);
+int dwq_client_set_rate(struct dwq_client *c, struct dwq_utask *ut, u64 rate,
+			bool check);
 void dwq_client_cancel_many(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 			    unsigned int n, struct dwq_task **tasks, int *ret);
 
@@ -132,15 +172,24 @@ ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 __poll_t dwq_dev_poll(struct file *file, poll_table *wait);
 void dwq_events_close(struct dwq_client *c);
 void dwq_events_drain(struct dwq_client *c);
-void dwq_events_cancelled(struct dwq_client *c, unsigned int n);
+void dwq_events_cancelled(struct dwq_client *c, struct dwq_task *const *tasks,
+			  const int *ret, unsigned int n);
 void dwq_events_stats(struct dwq_client *c, struct dwq_ioc_stats *st);
+int dwq_events_reschedule(struct dwq_client *c, struct dwq_utask *ut,
+			  const struct dwq_ioc_reschedule *ur);
+void dwq_events_query(struct dwq_client *c, struct dwq_utask *ut,
+		      struct dwq_ioc_query *uq);
 
 /* limits.c */
 struct dwq_user *dwq_user_get(const struct cred *cred);
 void dwq_user_put(struct dwq_user *u);
-int dwq_limits_charge(struct dwq_client *c, unsigned int n);
-void dwq_limits_uncharge(struct dwq_client *c, unsigned int n);
+int dwq_limits_charge(struct dwq_client *c, unsigned int n, u64 rate);
+void dwq_limits_uncharge(struct dwq_client *c, unsigned int n, u64 rate);
 void dwq_limits_release(struct dwq_user *u);
+u64 dwq_limits_rate(u32 mode, u64 period_ns);
+int dwq_limits_rate_charge(struct dwq_user *u, u64 rate);
+void dwq_limits_rate_release(struct dwq_user *u, u64 rate);
+void dwq_limits_stats(struct dwq_user *u, struct dwq_ioc_stats *st);
 int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
 		     u32 flags);
 int dwq_limits_init(void);

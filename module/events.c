@@ -9,6 +9,7 @@
  */
 #include <linux/fs.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
@@ -44,14 +45,49 @@ static void dwq_client_add_event(struct dwq_client *c, struct dwq_utask *ut)
 	list_add(&ut->link, pos);
 }
 
+/*
+ * A periodic run just posted (or folded) its event, which is unread: park
+ * the task, so that none of its periods runs until read() takes the
+ * event. It stays in the heap at DWQ_PARK_NS, holding its slot, unless
+ * DWQ_IOC_RESCHEDULE set its next deadline during this run (then that
+ * deadline stands: the user asked for it) or it was cancelled.
+ */
+static void dwq_utask_park(struct dwq_utask *ut, struct dwq_task *task)
+{
+	struct dwq_task_info info;
+	struct dwq_sched park = {
+		.time_ns = DWQ_PARK_NS,
+		.flags = DWQ_SCHED_ABS,
+	};
+
+	lockdep_assert_held(&ut->client->wqh.lock);
+	dwq_query(task, &info);
+	ut->done_run = info.runs;
+	if (ut->resched_run == info.runs)
+		return;
+	/* Keep the task's clock: a reschedule without BOOTTIME leaves it. */
+	park.flags |= info.flags & DWQ_SCHED_BOOTTIME;
+	/* -ENOENT: cancelled during this run, so not coming back anyway. */
+	if (dwq_reschedule(task, &park))
+		return;
+	ut->parked = true;
+	ut->park_mode = info.mode;
+	ut->park_boottime = info.flags & DWQ_SCHED_BOOTTIME;
+	ut->park_period = info.period_ns;
+	ut->park_fired = ut->ev.fired_ns;
+}
+
 /**
  * dwq_utask_fire() - the callback of every /dev/dwq task: post its event
  * @task: the task, firing
  *
  * Queues the task's event, or folds this firing into its unread one, and
- * wakes a reader. A one-shot's id goes first.
+ * wakes a reader; a periodic task then parks until its event is read. A
+ * one-shot's id goes first.
  *
- * Context: a dwq worker; takes the file's locks, does not sleep.
+ * Context: a dwq worker, or any context that may take a spinlock_t (on
+ *	PREEMPT_RT, not hard interrupt context); takes the file's locks
+ *	with interrupts saved, does not sleep.
  */
 void dwq_utask_fire(struct dwq_task *task)
 {
@@ -67,6 +103,7 @@ void dwq_utask_fire(struct dwq_task *task)
 	/* On the clock of this run's deadline, whatever a reschedule did. */
 	u64 now = dwq_task_run_boottime(task) ? ktime_get_boottime_ns() :
 						ktime_get_ns();
+	unsigned long flags;
 
 	/*
 	 * A one-shot is done: its id goes before its event can be read, so
@@ -76,13 +113,22 @@ void dwq_utask_fire(struct dwq_task *task)
 	if (oneshot)
 		dwq_client_forget(c, ut);
 
-	spin_lock_irq(&c->wqh.lock);
+	spin_lock_irqsave(&c->wqh.lock, flags);
 	c->fired++;
 	if (c->closed) {
 		/* release() drains the list; nobody will read this. */
-	} else if (!list_empty(&ut->link)) {
-		/* Unread: fold this firing in, as timerfd counts expirations. */
-		ut->ev.overruns += 1 + missed;
+		spin_unlock_irqrestore(&c->wqh.lock, flags);
+		return;
+	}
+	if (!list_empty(&ut->link)) {
+		/*
+		 * Unread (only a task a reschedule queued again while parked
+		 * gets here): fold this firing in, as timerfd counts
+		 * expirations. The event carries the latest firing's times.
+		 */
+		ut->ev.overruns += missed;
+		ut->ev.folded++;
+		ut->folded++;
 		ut->ev.flags |= DWQ_EVENT_COALESCED;
 		ut->ev.deadline_ns = dwq_task_run_deadline(task);
 		ut->ev.fired_ns = now;
@@ -101,6 +147,8 @@ void dwq_utask_fire(struct dwq_task *task)
 		ut->ev.deadline_ns = dwq_task_run_deadline(task);
 		ut->ev.fired_ns = now;
 		ut->ev.overruns = missed;
+		ut->ev.skipped = 0;
+		ut->ev.folded = 0;
 		ut->ev.worker = dwq_task_run_worker(task);
 		ut->ev.flags = oneshot ? DWQ_EVENT_LAST : 0;
 		ut->gen++;
@@ -111,7 +159,55 @@ void dwq_utask_fire(struct dwq_task *task)
 		trace_dwq_dev_event(ut, false);
 		wake_up_locked_poll(&c->wqh, EPOLLIN);
 	}
-	spin_unlock_irq(&c->wqh.lock);
+	if (!oneshot)
+		dwq_utask_park(ut, task);
+	spin_unlock_irqrestore(&c->wqh.lock, flags);
+}
+
+/*
+ * A parked task's event is about to be read at @now (on the task's
+ * clock): the periods that passed since its firing, and the deadline it
+ * is queued at again, the first after @now. A fixed-delay task fires one
+ * period after its last firing, or at once if that has passed.
+ */
+static void dwq_utask_unpark_at(const struct dwq_utask *ut, u64 now,
+				u64 *skipped, u64 *next)
+{
+	u64 p = ut->park_period, d = ut->ev.deadline_ns, k = 0;
+
+	if (ut->park_mode == DWQ_MODE_FIXED_DELAY) {
+		*skipped = 0;
+		*next = max(ut->park_fired + p, now);
+		return;
+	}
+	if (now >= d && now - d >= p)
+		k = div64_u64(now - d, p);
+	*skipped = k;
+	/* It cannot overflow: deadlines and periods stay far below 2^63. */
+	*next = d + (k + 1) * p;
+}
+
+/* @ut's clock, now. */
+static u64 dwq_utask_now(const struct dwq_utask *ut)
+{
+	return ut->park_boottime ? ktime_get_boottime_ns() : ktime_get_ns();
+}
+
+/*
+ * A parked task stops being parked other than by read(): cancelled, or
+ * queued again by a reschedule. Its unread event gets the periods skipped
+ * until now; a reader's copy of it is stale.
+ */
+static void dwq_utask_settle(struct dwq_utask *ut)
+{
+	u64 skipped, next;
+
+	lockdep_assert_held(&ut->client->wqh.lock);
+	dwq_utask_unpark_at(ut, dwq_utask_now(ut), &skipped, &next);
+	ut->ev.skipped += skipped;
+	ut->skipped += skipped;
+	ut->parked = false;
+	ut->gen++;
 }
 
 /* Events read() copies per hold of the events' lock (on its stack). */
@@ -155,6 +251,16 @@ static int dwq_client_peek(struct dwq_client *c, bool block, unsigned int max,
 		ev[n] = ut->ev;
 		gens[n] = ut->gen;
 		uts[n] = ut;
+		/*
+		 * The periods a parked task skipped are counted now: the
+		 * event says so, and consuming it queues the task at the
+		 * deadline after them.
+		 */
+		if (ut->parked) {
+			dwq_utask_unpark_at(ut, dwq_utask_now(ut),
+					    &ut->peek_skipped, &ut->peek_next);
+			ev[n].skipped += ut->peek_skipped;
+		}
 		if (++n == max)
 			break;
 	}
@@ -175,12 +281,29 @@ static unsigned int dwq_client_consume(struct dwq_client *c,
 {
 	unsigned int i, taken;
 
+	struct dwq_sched at = { .flags = DWQ_SCHED_ABS };
+	struct dwq_utask *ut;
+
 	spin_lock_irq(&c->wqh.lock);
 	for (taken = 0; taken < n; taken++) {
-		if (uts[taken]->gen != gens[taken])
+		ut = uts[taken];
+		if (ut->gen != gens[taken])
 			break;
-		list_del_init(&uts[taken]->link);
+		list_del_init(&ut->link);
 		c->nr_events--;
+		if (!ut->parked)
+			continue;
+		/*
+		 * Queue it again at the deadline the reader was told of,
+		 * keeping its clock: dwq_reschedule() moves it in the heap,
+		 * where it kept its slot. -ENOENT: cancelled meanwhile.
+		 */
+		ut->parked = false;
+		ut->skipped += ut->peek_skipped;
+		at.time_ns = ut->peek_next;
+		at.flags = DWQ_SCHED_ABS |
+			   (ut->park_boottime ? DWQ_SCHED_BOOTTIME : 0);
+		(void)dwq_reschedule(&ut->task, &at);
 	}
 	spin_unlock_irq(&c->wqh.lock);
 	for (i = 0; i < taken; i++)
@@ -305,20 +428,147 @@ void dwq_events_drain(struct dwq_client *c)
 }
 
 /**
- * dwq_events_cancelled() - count tasks cancelled before they fired (again)
+ * dwq_events_cancelled() - tasks were cancelled: count them, unpark them
  * @c: their file
+ * @tasks: @n tasks of @c, or NULL entries
+ * @ret: what dwq_cancel_batch() said for each
  * @n: how many
+ *
+ * Counts those %DWQ_RESULT_REMOVED before they fired (again). A parked
+ * one cancelled stays out of the queue for good: its unread event gets
+ * the periods it skipped until now, and read() will not queue it again.
  *
  * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
  *	hard interrupt context).
  */
-void dwq_events_cancelled(struct dwq_client *c, unsigned int n)
+void dwq_events_cancelled(struct dwq_client *c, struct dwq_task *const *tasks,
+			  const int *ret, unsigned int n)
 {
+	struct dwq_utask *ut;
 	unsigned long flags;
+	unsigned int i;
 
 	spin_lock_irqsave(&c->wqh.lock, flags);
-	c->cancelled += n;
+	for (i = 0; i < n; i++) {
+		if (ret[i] != DWQ_RESULT_REMOVED &&
+		    ret[i] != DWQ_RESULT_RUNNING)
+			continue;
+		if (ret[i] == DWQ_RESULT_REMOVED)
+			c->cancelled++;
+		ut = container_of(tasks[i], struct dwq_utask, task);
+		if (ut->parked)
+			dwq_utask_settle(ut);
+	}
 	spin_unlock_irqrestore(&c->wqh.lock, flags);
+}
+
+/**
+ * dwq_events_reschedule() - DWQ_IOC_RESCHEDULE, checked, on a task
+ * @c: the file
+ * @ut: its task, with a reference
+ * @ur: the request, its flags and reserved fields checked
+ *
+ * Under the events' lock, so that it is ordered with the task's callback
+ * parking it and with read() queueing it again: a parked task is queued
+ * at the new deadline (its event stays unread), and a reschedule during a
+ * periodic run keeps that run from parking. The task keeps its clock
+ * unless @ur says %DWQ_SCHED_BOOTTIME or %DWQ_RESCHED_MONOTONIC. A new
+ * period's firing rate is charged to the user first; nothing changes on
+ * failure.
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL (timing out of range), -ENOENT (not queued, parked or
+ * a running periodic task), -ENOSPC (over the user's rate budget).
+ */
+int dwq_events_reschedule(struct dwq_client *c, struct dwq_utask *ut,
+			  const struct dwq_ioc_reschedule *ur)
+{
+	u32 flags = ur->flags & (DWQ_SCHED_ABS | DWQ_RESCHED_PERIOD);
+	/* Without DWQ_RESCHED_PERIOD, mode and period stay as they are. */
+	u32 mode = ur->flags & DWQ_RESCHED_PERIOD ? ur->mode : DWQ_MODE_ONESHOT;
+	struct dwq_task_info info;
+	u64 old_rate = 0, rate;
+	struct dwq_sched ds;
+	int err;
+
+	spin_lock_irq(&c->wqh.lock);
+	dwq_query(&ut->task, &info);
+	if (ur->flags & DWQ_SCHED_BOOTTIME ||
+	    (!(ur->flags & DWQ_RESCHED_MONOTONIC) &&
+	     info.flags & DWQ_SCHED_BOOTTIME))
+		flags |= DWQ_SCHED_BOOTTIME;
+	err = dwq_limits_sched(&ds, ur->time_ns, ur->period_ns, mode, flags);
+	if (err)
+		goto unlock;
+	if (ur->flags & DWQ_RESCHED_PERIOD) {
+		/*
+		 * Only a reschedule (which holds our lock) or the id going
+		 * (then setting it fails) changes the rate.
+		 */
+		old_rate = READ_ONCE(ut->rate);
+		rate = dwq_limits_rate(ur->mode, ur->period_ns);
+		err = dwq_client_set_rate(c, ut, rate, true);
+		if (err)
+			goto unlock;
+	}
+	err = dwq_reschedule(&ut->task, &ds);
+	if (err) {
+		if (ur->flags & DWQ_RESCHED_PERIOD)
+			dwq_client_set_rate(c, ut, old_rate, false);
+		goto unlock;
+	}
+	if (ut->parked) {
+		/*
+		 * Queued again by the user: its event stays unread, with the
+		 * periods skipped until now.
+		 */
+		dwq_utask_settle(ut);
+	} else {
+		dwq_query(&ut->task, &info);
+		/* A run whose callback has not posted yet: it must not park. */
+		if (info.state == DWQ_STATE_RUNNING &&
+		    ut->done_run != info.runs)
+			ut->resched_run = info.runs;
+	}
+unlock:
+	spin_unlock_irq(&c->wqh.lock);
+	return err;
+}
+
+/**
+ * dwq_events_query() - what DWQ_IOC_QUERY says of a task's events
+ * @c: the file
+ * @ut: its task, with a reference
+ * @uq: filled in from dwq_query() and the task's event counts
+ *
+ * Context: process context.
+ */
+void dwq_events_query(struct dwq_client *c, struct dwq_utask *ut,
+		      struct dwq_ioc_query *uq)
+{
+	struct dwq_task_info info;
+
+	spin_lock_irq(&c->wqh.lock);
+	dwq_query(&ut->task, &info);
+	uq->skipped = ut->skipped;
+	uq->folded = ut->folded;
+	if (ut->parked) {
+		info.state = DWQ_STATE_PARKED;
+		info.deadline_ns = ut->ev.deadline_ns;
+		info.remaining_ns = 0;
+	}
+	spin_unlock_irq(&c->wqh.lock);
+
+	uq->remaining_ns = info.remaining_ns;
+	uq->deadline_ns = info.deadline_ns;
+	uq->period_ns = info.period_ns;
+	uq->runs = info.runs;
+	uq->overruns = info.overruns;
+	/* Cancelled by another thread since the lookup: its id is going. */
+	uq->state = info.state == DWQ_STATE_CANCELLED ? DWQ_STATE_IDLE :
+							info.state;
+	uq->mode = info.mode;
+	uq->flags = info.flags;
 }
 
 /**

@@ -2,8 +2,10 @@
 /*
  * /dev/dwq ioctls: copy the argument in, check all of it, act, copy the
  * results out. Nothing is locked while user memory is touched (the model
- * is fs/timerfd.c), and a result that cannot be written back fails the
- * call before anything has changed wherever that can be known in advance.
+ * is fs/timerfd.c). Every result is proven writable (written once with
+ * what is there) before anything changes: a result that cannot be written
+ * back fails the call with nothing done. Only an argument unmapped by
+ * another thread during the call can fail it after acting.
  */
 #include <linux/bitops.h>
 #include <linux/minmax.h>
@@ -38,19 +40,29 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 	bool traced;
 	int err;
 
+	u64 rate;
+
 	if (copy_from_user(&us, arg, sizeof(us)))
 		return -EFAULT;
 	err = dwq_dev_check_schedule(&us, &ds);
 	if (err)
 		return err;
-	err = dwq_limits_charge(c, 1);
+	/* The id can go out: prove it before an id or a charge is taken. */
+	if (put_user(us.id, &arg->id))
+		return -EFAULT;
+	rate = dwq_limits_rate(us.mode, us.period_ns);
+	err = dwq_limits_charge(c, 1, rate);
 	if (err)
 		return err;
-	err = dwq_utasks_new(c, &us, &task, 1);
+	err = dwq_utasks_new(c, &us, &task, 1, rate);
 	if (err)
 		return err;
 	ut = container_of(task, struct dwq_utask, task);
-	/* The id goes out before the task can fire and be read. */
+	/*
+	 * The id goes out before the task can fire and be read. Only fails
+	 * if another thread unmapped the argument meanwhile: then the id is
+	 * used, the task not made.
+	 */
 	if (put_user(ut->id, &arg->id)) {
 		err = -EFAULT;
 		goto err_forget;
@@ -87,6 +99,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 	struct dwq_task **tasks = NULL;
 	unsigned int i;
 	bool traced;
+	u64 rate = 0;
 	int err;
 
 	if (copy_from_user(&b, arg, sizeof(b)))
@@ -115,11 +128,22 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 			b.error_index = i;
 			goto out_free;
 		}
+		rate += dwq_limits_rate(us[i].mode, us[i].period_ns);
 	}
-	err = dwq_limits_charge(c, b.count);
+	/*
+	 * Prove the ids and error_index writable before an id or a charge
+	 * is taken: a batch that faults here has changed nothing.
+	 */
+	if (copy_to_user(u64_to_user_ptr(b.entries), us,
+			 array_size(b.count, sizeof(*us))) ||
+	    put_user(b.count, &arg->error_index)) {
+		err = -EFAULT;
+		goto out_free;
+	}
+	err = dwq_limits_charge(c, b.count, rate);
 	if (err)
 		goto out_free;
-	err = dwq_utasks_new(c, us, tasks, b.count);
+	err = dwq_utasks_new(c, us, tasks, b.count, rate);
 	if (err)
 		goto out_free;
 	for (i = 0; i < b.count; i++)
@@ -127,7 +151,8 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 	/*
 	 * All ids, and error_index for success, go out before any task can
 	 * fire: once the batch is scheduled nothing may fail any more, or it
-	 * would not be all or nothing.
+	 * would not be all or nothing. Only fails if another thread unmapped
+	 * the array meanwhile.
 	 */
 	if (copy_to_user(u64_to_user_ptr(b.entries), us,
 			 array_size(b.count, sizeof(*us))) ||
@@ -284,28 +309,25 @@ static long dwq_ioctl_reschedule(struct dwq_client *c,
 {
 	struct dwq_ioc_reschedule ur;
 	struct dwq_utask *ut;
-	struct dwq_sched ds;
-	u32 mode;
 	int err;
 
+	/* Nothing is written back: a read-only argument is fine. */
 	if (copy_from_user(&ur, arg, sizeof(ur)))
 		return -EFAULT;
 	if (ur.reserved[0] || ur.reserved[1])
 		return -EINVAL;
-	if (ur.flags &
-	    ~(DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME | DWQ_RESCHED_PERIOD))
+	if (ur.flags & ~(DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME |
+			 DWQ_RESCHED_MONOTONIC | DWQ_RESCHED_PERIOD))
+		return -EINVAL;
+	if ((ur.flags & DWQ_SCHED_BOOTTIME) &&
+	    (ur.flags & DWQ_RESCHED_MONOTONIC))
 		return -EINVAL;
 	if (!(ur.flags & DWQ_RESCHED_PERIOD) && (ur.mode || ur.period_ns))
 		return -EINVAL;
-	/* Without DWQ_RESCHED_PERIOD, mode and period stay as they are. */
-	mode = ur.flags & DWQ_RESCHED_PERIOD ? ur.mode : DWQ_MODE_ONESHOT;
-	err = dwq_limits_sched(&ds, ur.time_ns, ur.period_ns, mode, ur.flags);
-	if (err)
-		return err;
 	ut = dwq_client_get(c, ur.id);
 	if (!ut)
 		return -ENOENT;
-	err = dwq_reschedule(&ut->task, &ds);
+	err = dwq_events_reschedule(c, ut, &ur);
 	if (!err)
 		trace_dwq_dev_reschedule(ut, ur.time_ns, ur.period_ns, ur.mode,
 					 ur.flags);
@@ -316,31 +338,20 @@ static long dwq_ioctl_reschedule(struct dwq_client *c,
 static long dwq_ioctl_query(struct dwq_client *c,
 			    struct dwq_ioc_query __user *arg)
 {
-	struct dwq_task_info info;
 	struct dwq_ioc_query uq;
 	struct dwq_utask *ut;
 
+	/* No side effect: a result that cannot be written is just -EFAULT. */
 	if (copy_from_user(&uq, arg, sizeof(uq)))
 		return -EFAULT;
-	if (uq.reserved[0] || uq.reserved[1] || uq.reserved[2])
+	if (uq.reserved)
 		return -EINVAL;
 	ut = dwq_client_get(c, uq.id);
 	if (!ut)
 		return -ENOENT;
-	dwq_query(&ut->task, &info);
+	dwq_events_query(c, ut, &uq);
 	uq.cookie = ut->cookie;
 	dwq_task_put(&ut->task);
-
-	uq.remaining_ns = info.remaining_ns;
-	uq.deadline_ns = info.deadline_ns;
-	uq.period_ns = info.period_ns;
-	uq.runs = info.runs;
-	uq.overruns = info.overruns;
-	/* Cancelled by another thread since the lookup: its id is going. */
-	uq.state = info.state == DWQ_STATE_CANCELLED ? DWQ_STATE_IDLE :
-						       info.state;
-	uq.mode = info.mode;
-	uq.flags = info.flags;
 	return copy_to_user(arg, &uq, sizeof(uq)) ? -EFAULT : 0;
 }
 
@@ -350,9 +361,11 @@ static long dwq_ioctl_stats(struct dwq_client *c,
 	struct dwq_queue_stats qs;
 	struct dwq_ioc_stats st = {};
 
+	/* No side effect: a result that cannot be written is just -EFAULT. */
 	dwq_queue_get_stats(c->q, &qs);
 	st.pending = atomic_read(&c->nr_tasks);
 	dwq_events_stats(c, &st);
+	dwq_limits_stats(c->user, &st);
 	st.queue_size = qs.size;
 	st.queue_capacity = qs.capacity;
 	st.workers = qs.workers;

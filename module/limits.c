@@ -6,10 +6,17 @@
  * that file (max_tasks_per_user, over all the user's files) and all files
  * together (max_tasks) from the moment it is made until its memory is
  * freed: a fired one-shot whose event is unread still counts.
+ *
+ * The periodic tasks of a user also count against max_rate_per_user, a
+ * budget of firings per second: each task its rate, 1/period, in mHz
+ * rounded up, from the moment it is scheduled until its id goes (cancel,
+ * close) or a reschedule changes its period.
  */
 #include <linux/atomic.h>
 #include <linux/cred.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/units.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -117,6 +124,23 @@ MODULE_PARM_DESC(max_delay_ns,
 		 "Longest delay or period from user space, ns (default 366 days); longer is -EINVAL");
 /* clang-format on */
 
+/*
+ * Firings per second all periodic tasks of one user may ask for together.
+ * The default is what an honest user never meets: every task the user may
+ * hold (max_tasks_per_user) at a period of 262 ms, or a hundred at the
+ * shortest period (min_period_ns) — a million firings a second, about
+ * what all of dwq's workers can deliver on one CPU. More is not a timer
+ * load but polling, and would take the machine from everyone else.
+ */
+static unsigned int max_rate_per_user = 1000000;
+module_param_cb(max_rate_per_user, &dwq_param_uint_ops, &max_rate_per_user,
+		0644);
+__MODULE_PARM_TYPE(max_rate_per_user, "uint");
+/* clang-format off */
+MODULE_PARM_DESC(max_rate_per_user,
+		 "Firings per second the periodic tasks of one user may ask for together, the sum of 1/period (default 1000000); more is -ENOSPC");
+/* clang-format on */
+
 /* Tasks of all clients; checked against max_tasks. */
 static atomic_t dwq_limits_nr_tasks = ATOMIC_INIT(0);
 
@@ -128,11 +152,15 @@ static atomic_t dwq_limits_nr_tasks = ATOMIC_INIT(0);
  * @nr_tasks: tasks of those files not released yet (queued, firing, or
  *	with an unread event: each holds memory); checked against
  *	max_tasks_per_user
+ * @rate: the firing rate of those files' periodic tasks in mHz (firings
+ *	per 1000 s), see dwq_limits_rate(); checked against
+ *	max_rate_per_user * 1000
  */
 struct dwq_user {
 	kuid_t uid;
 	unsigned int ref;
 	atomic_t nr_tasks;
+	atomic64_t rate;
 };
 
 /*
@@ -171,6 +199,7 @@ struct dwq_user *dwq_user_get(const struct cred *cred)
 	new->uid = cred->euid;
 	new->ref = 1;
 	atomic_set(&new->nr_tasks, 0);
+	atomic64_set(&new->rate, 0);
 	/*
 	 * Another file of the user may have been opened meanwhile: then
 	 * take that entry. __xa_cmpxchg() may drop the lock to allocate, but
@@ -204,6 +233,7 @@ void dwq_user_put(struct dwq_user *u)
 	__xa_erase(&dwq_users, __kuid_val(u->uid));
 	xa_unlock(&dwq_users);
 	WARN_ON(atomic_read(&u->nr_tasks));
+	WARN_ON(atomic64_read(&u->rate));
 	kfree(u);
 }
 
@@ -224,17 +254,71 @@ static bool dwq_charge_add(atomic_t *count, unsigned int n, unsigned int max)
 }
 
 /**
+ * dwq_limits_rate() - the firing rate a task counts against its user
+ * @mode: its DWQ_MODE_* value
+ * @period_ns: its period, at least 1 for a periodic mode
+ *
+ * Context: any context.
+ * Return: DIV_ROUND_UP(10^12, @period_ns), its firings per 1000 s rounded
+ * up (so every periodic task counts); 0 for a one-shot.
+ */
+u64 dwq_limits_rate(u32 mode, u64 period_ns)
+{
+	if (mode == DWQ_MODE_ONESHOT || !period_ns)
+		return 0;
+	return DIV64_U64_ROUND_UP(NSEC_PER_SEC * MILLI, period_ns);
+}
+
+/**
+ * dwq_limits_rate_charge() - count a firing rate against a user's budget
+ * @u: the user
+ * @rate: mHz, from dwq_limits_rate()
+ *
+ * Checked and added in one step, as the task counts are.
+ *
+ * Context: any context.
+ * Return: 0, or -ENOSPC if the user's rate would exceed max_rate_per_user.
+ */
+int dwq_limits_rate_charge(struct dwq_user *u, u64 rate)
+{
+	u64 max = (u64)READ_ONCE(max_rate_per_user) * MILLI;
+	s64 old = atomic64_read(&u->rate);
+
+	if (!rate)
+		return 0;
+	do {
+		if (rate > max || (u64)old > max - rate)
+			return -ENOSPC;
+	} while (!atomic64_try_cmpxchg(&u->rate, &old, old + rate));
+	return 0;
+}
+
+/**
+ * dwq_limits_rate_release() - return a rate dwq_limits_rate_charge() took
+ * @u: the user
+ * @rate: mHz
+ *
+ * Context: any context.
+ */
+void dwq_limits_rate_release(struct dwq_user *u, u64 rate)
+{
+	atomic64_sub(rate, &u->rate);
+}
+
+/**
  * dwq_limits_charge() - count new tasks against the limits
  * @c: the file they will belong to
  * @n: how many
+ * @rate: their firing rate together, mHz (0 for one-shots)
  *
  * Counts @n more tasks against the limits of the file, of its user (over
- * all the user's files) and of all files; or against none.
+ * all the user's files) and of all files, and @rate against the user's
+ * rate budget; or against none.
  *
  * Context: any context.
  * Return: 0, or -ENOSPC.
  */
-int dwq_limits_charge(struct dwq_client *c, unsigned int n)
+int dwq_limits_charge(struct dwq_client *c, unsigned int n, u64 rate)
 {
 	if (!dwq_charge_add(&c->nr_tasks, n, READ_ONCE(max_tasks_per_file)))
 		return -ENOSPC;
@@ -243,8 +327,12 @@ int dwq_limits_charge(struct dwq_client *c, unsigned int n)
 		goto err_file;
 	if (!dwq_charge_add(&dwq_limits_nr_tasks, n, READ_ONCE(max_tasks)))
 		goto err_user;
+	if (dwq_limits_rate_charge(c->user, rate))
+		goto err_all;
 	return 0;
 
+err_all:
+	atomic_sub(n, &dwq_limits_nr_tasks);
 err_user:
 	atomic_sub(n, &c->user->nr_tasks);
 err_file:
@@ -256,14 +344,34 @@ err_file:
  * dwq_limits_uncharge() - return the charge of tasks that were never made
  * @c: their file
  * @n: how many
+ * @rate: their rate together, mHz
  *
  * Context: any context.
  */
-void dwq_limits_uncharge(struct dwq_client *c, unsigned int n)
+void dwq_limits_uncharge(struct dwq_client *c, unsigned int n, u64 rate)
 {
 	atomic_sub(n, &c->nr_tasks);
 	atomic_sub(n, &c->user->nr_tasks);
 	atomic_sub(n, &dwq_limits_nr_tasks);
+	dwq_limits_rate_release(c->user, rate);
+}
+
+/**
+ * dwq_limits_stats() - the counts the limits are checked against
+ * @u: the user of the file asking
+ * @st: its user's and all tasks, its user's rate, and the limits, filled in
+ *
+ * Context: any context.
+ */
+void dwq_limits_stats(struct dwq_user *u, struct dwq_ioc_stats *st)
+{
+	st->user_tasks = atomic_read(&u->nr_tasks);
+	st->all_tasks = atomic_read(&dwq_limits_nr_tasks);
+	st->user_rate_mhz = atomic64_read(&u->rate);
+	st->max_tasks_per_file = READ_ONCE(max_tasks_per_file);
+	st->max_tasks_per_user = READ_ONCE(max_tasks_per_user);
+	st->max_tasks = READ_ONCE(max_tasks);
+	st->max_rate_per_user = READ_ONCE(max_rate_per_user);
 }
 
 /**

@@ -402,7 +402,7 @@ void print_event(const struct dwq_event *ev)
  * state_name() - a task state for people
  * @state: DWQ_STATE_*
  *
- * Return: "queued", "running", "idle" or "unknown".
+ * Return: "queued", "running", "idle", "parked" or "unknown".
  */
 const char *state_name(__u32 state)
 {
@@ -413,6 +413,8 @@ const char *state_name(__u32 state)
 		return "running";
 	case DWQ_STATE_IDLE:
 		return "idle";
+	case DWQ_STATE_PARKED:
+		return "parked";
 	}
 	return "unknown";
 }

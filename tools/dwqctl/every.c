@@ -254,7 +254,8 @@ static int on_events(struct timer_cmd *t)
 	read_ns = clock_now(t->s.flags);
 	for (i = 0; i < n; i++) {
 		t->firings++;
-		t->overruns += ev[i].overruns;
+		/* Periods missed while late, and while the event was unread. */
+		t->overruns += ev[i].overruns + ev[i].skipped;
 		/* CMD may have ended since poll(): its SIGCHLD is not read yet. */
 		if (t->pid && waitpid(t->pid, &ws, WNOHANG) == t->pid)
 			report_exit(t, ws);

@@ -13,6 +13,28 @@
  * fields that must be zero (-EINVAL otherwise), so it can grow compatibly.
  * Times are nanoseconds on CLOCK_MONOTONIC, or CLOCK_BOOTTIME with
  * %DWQ_SCHED_BOOTTIME.
+ *
+ * Every ioctl that writes results back makes sure it can before it
+ * changes anything: an argument that can be read but not written is
+ * -EFAULT with no task made, cancelled or moved, no id used and no
+ * charge taken. Only another thread unmapping the argument during the
+ * call can make it fail with -EFAULT after acting (each struct says what
+ * then happened).
+ *
+ * An unread periodic task costs nothing: once a periodic task's event is
+ * waiting unread, the task is parked (%DWQ_STATE_PARKED): none of its
+ * further periods runs. read() of the event puts it back in the queue at
+ * its first deadline after that moment, and the periods that passed
+ * meanwhile are counted then, in the event read (&struct dwq_event.skipped),
+ * as a timerfd counts expirations when it is read.
+ *
+ * Limits (module parameters, see modinfo dwq): tasks per file, per user
+ * and in all; and a per-user firing-rate budget, max_rate_per_user, in
+ * firings per second, over the user's periodic tasks. A periodic task of
+ * period P ns counts DIV_ROUND_UP(10^12, P) millifirings per second
+ * (&struct dwq_ioc_stats.user_rate_mhz); a one-shot counts none. What
+ * would go past a limit is -ENOSPC, with nothing changed;
+ * &struct dwq_ioc_stats has every count a limit is checked against.
  */
 #ifndef _UAPI_LINUX_DWQ_H
 #define _UAPI_LINUX_DWQ_H
@@ -29,12 +51,23 @@
  */
 #define DWQ_MODE_ONESHOT 0 /* fires once */
 /*
- * Fires at deadline + k * period. Periods that pass while a firing is
- * late are not replayed: they are counted as overruns and the next firing
- * is the first deadline of the series still in the future.
+ * Fires at deadline + k * period. Periods that pass without a firing are
+ * not replayed, but counted, and the next firing is the first deadline
+ * of the series still in the future. A /dev/dwq task parks after each
+ * firing until its event is read, so the periods after a firing (a late
+ * one's too) are counted when the event is read, in its
+ * &struct dwq_event.skipped. Only a task that stays queued after a firing
+ * (DWQ_IOC_RESCHEDULE during the firing) can miss periods while queued:
+ * those are in the next firing's &struct dwq_event.overruns.
  */
 #define DWQ_MODE_FIXED_RATE 1
-#define DWQ_MODE_FIXED_DELAY 2 /* fires one period after the last firing */
+/*
+ * Fires one period after the last firing ends. Parked (its event unread),
+ * it fires again one period after its last firing or, if that has passed
+ * when the event is read, at once; it never counts overruns or skipped
+ * periods.
+ */
+#define DWQ_MODE_FIXED_DELAY 2
 
 /*
  * &struct dwq_ioc_schedule.flags and &struct dwq_ioc_reschedule.flags;
@@ -44,6 +77,12 @@
 #define DWQ_SCHED_BOOTTIME (1U << 1) /* on CLOCK_BOOTTIME */
 /* Rescheduling only: also set mode and period */
 #define DWQ_RESCHED_PERIOD (1U << 2)
+/*
+ * Rescheduling only: move the task to CLOCK_MONOTONIC. A reschedule keeps
+ * the task's clock (time_ns is on it) unless it says %DWQ_SCHED_BOOTTIME
+ * (move to, or stay on, CLOCK_BOOTTIME) or this; both is -EINVAL.
+ */
+#define DWQ_RESCHED_MONOTONIC (1U << 3)
 
 /**
  * struct dwq_ioc_schedule - DWQ_IOC_SCHEDULE: schedule a new task
@@ -79,6 +118,9 @@ struct dwq_ioc_schedule {
  *
  * All or nothing: either every entry is scheduled and has its id, or the
  * call fails and none is (the ids written back are then meaningless).
+ * The array and @error_index are proven writable before anything is
+ * made: an array that can be read but not written is -EFAULT with no id
+ * used and no charge taken.
  */
 struct dwq_ioc_schedule_batch {
 	__u64 entries;
@@ -106,7 +148,11 @@ struct dwq_ioc_cancel {
 	__u32 reserved;
 };
 
-/* The task was queued and is removed: it will not fire (again). */
+/*
+ * The task was queued (or parked) and is removed: it will not fire
+ * (again). A parked task's unread event stays, to be read, with its
+ * @skipped counted up to the cancel.
+ */
 #define DWQ_RESULT_REMOVED 1
 /*
  * The task is firing right now: the event of this firing comes (or came
@@ -161,12 +207,18 @@ struct dwq_ioc_cancel_batch {
  * @time_ns: the new delay, or with %DWQ_SCHED_ABS the new deadline
  * @period_ns: with %DWQ_RESCHED_PERIOD, the new period (0 for one-shot)
  * @mode: with %DWQ_RESCHED_PERIOD, the new mode
- * @flags: %DWQ_SCHED_ABS, %DWQ_SCHED_BOOTTIME, %DWQ_RESCHED_PERIOD
+ * @flags: %DWQ_SCHED_ABS, %DWQ_SCHED_BOOTTIME, %DWQ_RESCHED_MONOTONIC,
+ *	%DWQ_RESCHED_PERIOD
  * @reserved: must be zero
  *
- * The task keeps its id and cookie. On a periodic task that is firing
+ * The task keeps its id and cookie, and its clock unless @flags has
+ * %DWQ_SCHED_BOOTTIME or %DWQ_RESCHED_MONOTONIC: @time_ns is on the
+ * clock the task has after the call. On a periodic task that is firing
  * right now, the new deadline, mode and period apply to its next firing;
- * the event of the firing in progress keeps the mode it began with.
+ * the event of the firing in progress keeps the mode it began with. A
+ * parked task (%DWQ_STATE_PARKED) is queued again at the new deadline;
+ * its unread event stays, and a firing before it is read is folded into
+ * it (&struct dwq_event.folded). Nothing is written back.
  */
 struct dwq_ioc_reschedule {
 	__u64 id;
@@ -186,6 +238,11 @@ struct dwq_ioc_reschedule {
 #define DWQ_STATE_QUEUED 1 /* waiting for its deadline */
 #define DWQ_STATE_RUNNING 2 /* firing now */
 #define DWQ_STATE_CANCELLED 3 /* cancelled, or its queue went away */
+/*
+ * /dev/dwq only: a periodic task whose event is unread, out of the queue
+ * until read() takes that event (see the top of this file).
+ */
+#define DWQ_STATE_PARKED 4
 
 /**
  * struct dwq_ioc_query - DWQ_IOC_QUERY: the state of a task
@@ -195,11 +252,21 @@ struct dwq_ioc_reschedule {
  * @period_ns: its period (0 for one-shot)
  * @cookie: its cookie
  * @runs: times it fired
- * @overruns: periods it missed (coalesced into later events)
- * @state: %DWQ_STATE_QUEUED, %DWQ_STATE_RUNNING or %DWQ_STATE_IDLE
+ * @overruns: fixed-rate periods it missed while queued, the sum of its
+ *	events' @overruns
+ * @skipped: periods that passed while it was parked, counted when each
+ *	event was read (or the task cancelled or rescheduled): the sum of
+ *	its events' @skipped
+ * @folded: firings folded into an unread event, the sum of its events'
+ *	@folded
+ * @state: %DWQ_STATE_QUEUED, %DWQ_STATE_RUNNING, %DWQ_STATE_PARKED or
+ *	%DWQ_STATE_IDLE
  * @mode: its mode
  * @flags: %DWQ_SCHED_BOOTTIME if its clock is CLOCK_BOOTTIME
  * @reserved: must be zero
+ *
+ * A parked task's @deadline_ns is that of its unread event's firing, and
+ * its @remaining_ns 0.
  */
 struct dwq_ioc_query {
 	__u64 id;
@@ -209,15 +276,18 @@ struct dwq_ioc_query {
 	__u64 cookie;
 	__u64 runs;
 	__u64 overruns;
+	__u64 skipped;
+	__u64 folded;
 	__u32 state;
 	__u32 mode;
 	__u32 flags;
-	__u32 reserved[3];
+	__u32 reserved;
 };
 
 /**
  * struct dwq_ioc_stats - DWQ_IOC_STATS: this file's counters and the queue's
- * @pending: tasks this file owns (queued or firing)
+ * @pending: tasks this file owns (queued, firing or parked): what
+ *	@max_tasks_per_file bounds
  * @fired: firings of this file's tasks
  * @cancelled: tasks this file cancelled before they fired (again)
  * @coalesced: firings folded into an earlier unread event of their task
@@ -235,7 +305,26 @@ struct dwq_ioc_query {
  * @spurious_wakeups: wakeups that found nothing to do
  * @tasks_run: callbacks the workers ran
  * @leader_changes: times a worker became leader
+ * @user_tasks: tasks charged to the user who opened this file, over all
+ *	the user's files: those owned, and fired one-shots whose event is
+ *	unread (not in @pending: their id is gone, their memory not); what
+ *	@max_tasks_per_user bounds
+ * @all_tasks: the same over all users: what @max_tasks bounds
+ * @user_rate_mhz: the firing rate of the user's periodic tasks, in
+ *	millifirings per second (each DIV_ROUND_UP(10^12, period_ns)); what
+ *	@max_rate_per_user bounds
+ * @max_tasks_per_file: the limits now (module parameters), so that a
+ *	program can tell which -ENOSPC it will get: a new task fits if
+ *	@pending < @max_tasks_per_file, @user_tasks < @max_tasks_per_user,
+ *	@all_tasks < @max_tasks and, for a periodic one, @user_rate_mhz plus
+ *	its rate is at most @max_rate_per_user * 1000
+ * @max_tasks_per_user: see @max_tasks_per_file
+ * @max_tasks: see @max_tasks_per_file
+ * @max_rate_per_user: see @max_tasks_per_file; firings per second
  * @reserved: zero; room to grow
+ *
+ * The counts are each read at one instant, not together: another file of
+ * the same user, or another thread, may change them meanwhile.
  */
 struct dwq_ioc_stats {
 	__u64 pending;
@@ -253,7 +342,14 @@ struct dwq_ioc_stats {
 	__u64 spurious_wakeups;
 	__u64 tasks_run;
 	__u64 leader_changes;
-	__u64 reserved[8];
+	__u64 user_tasks;
+	__u64 all_tasks;
+	__u64 user_rate_mhz;
+	__u32 max_tasks_per_file;
+	__u32 max_tasks_per_user;
+	__u32 max_tasks;
+	__u32 max_rate_per_user;
+	__u64 reserved[3];
 };
 
 /* &struct dwq_event.flags */
@@ -263,26 +359,36 @@ struct dwq_ioc_stats {
  * its result says whether one more event comes.
  */
 #define DWQ_EVENT_LAST (1U << 0)
-#define DWQ_EVENT_COALESCED (1U << 1) /* @overruns counts folded firings */
+#define DWQ_EVENT_COALESCED (1U << 1) /* @folded is not zero */
 
 /**
  * struct dwq_event - what read() returns, one per firing (or coalesced run)
  * @id: the task
  * @cookie: its cookie
- * @deadline_ns: the deadline of this firing
- * @fired_ns: when its worker took it, same clock
- * @overruns: firings folded into this event: missed fixed-rate periods and
- *	firings while the previous event was still unread
+ * @deadline_ns: the deadline of this firing; of a coalesced event, that
+ *	of the latest firing folded into it
+ * @fired_ns: when its worker took it, same clock (of a coalesced event,
+ *	the latest firing's)
+ * @overruns: fixed-rate periods missed while the task stayed queued: the
+ *	deadlines between the previous firing's and this one's (or a folded
+ *	one's), which did not run (see %DWQ_MODE_FIXED_RATE)
+ * @skipped: fixed-rate periods that passed while this event was unread
+ *	and the task parked: the deadlines @deadline_ns + k * period, k = 1
+ *	.. @skipped, up to the moment read() took the event (or the task was
+ *	cancelled or rescheduled). The task's next deadline is the one after
+ *	them.
+ * @folded: firings folded into this event while it was unread (only a
+ *	task queued again by DWQ_IOC_RESCHEDULE while parked fires then)
  * @worker: the worker that ran it
  * @flags: %DWQ_EVENT_LAST, %DWQ_EVENT_COALESCED
  *
  * read() returns whole events only; a buffer smaller than one is -EINVAL.
  * It blocks until at least one event is ready, unless the file is
- * O_NONBLOCK (-EAGAIN). A task has at most one unread event: further
- * firings before it is read are folded into its @overruns, so the events
- * waiting never outnumber the tasks and none is ever dropped. Events
- * waiting together come out in deadline order, equal deadlines in the
- * order their tasks were scheduled.
+ * O_NONBLOCK (-EAGAIN). A task has at most one unread event: a periodic
+ * task is parked while it is, and a firing before it is read is folded
+ * into it, so the events waiting never outnumber the tasks and none is
+ * ever dropped. Events waiting together come out in deadline order, equal
+ * deadlines in the order their tasks were scheduled.
  */
 struct dwq_event {
 	__u64 id;
@@ -290,6 +396,8 @@ struct dwq_event {
 	__u64 deadline_ns;
 	__u64 fired_ns;
 	__u64 overruns;
+	__u64 skipped;
+	__u64 folded;
 	__u32 worker;
 	__u32 flags;
 };

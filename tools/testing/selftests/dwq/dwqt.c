@@ -285,10 +285,12 @@ void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev)
 	if (ev->flags & ~(DWQ_EVENT_LAST | DWQ_EVENT_COALESCED))
 		__t_fail(file, line, "event of id %llu: unknown flags %#x",
 			 (unsigned long long)ev->id, ev->flags);
-	if ((ev->flags & DWQ_EVENT_COALESCED) && !ev->overruns)
+	/* COALESCED says exactly that firings were folded in. */
+	if (!(ev->flags & DWQ_EVENT_COALESCED) != !ev->folded)
 		__t_fail(file, line,
-			 "event of id %llu: flags %#x (COALESCED), overruns 0",
-			 (unsigned long long)ev->id, ev->flags);
+			 "event of id %llu: flags %#x, but folded %llu",
+			 (unsigned long long)ev->id, ev->flags,
+			 (unsigned long long)ev->folded);
 }
 
 /*

@@ -535,7 +535,9 @@ TEST_F(order, deadline_past)
 
 /*
  * A coalesced event takes the deadline of its latest firing: it still
- * comes out in deadline order with the events waiting with it.
+ * comes out in deadline order with the events waiting with it. (A task
+ * fires with its event unread only when RESCHEDULE queues it again while
+ * it is parked.)
  */
 TEST_F(order, coalesced_event)
 {
@@ -549,36 +551,41 @@ TEST_F(order, coalesced_event)
 				 DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 1);
 	oneshot = dwqt_sched_ok(fd, base + 60 * NSEC_PER_MSEC, 0,
 				DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 2);
-	dwqt_sleep_ms(400);
-	/* Stop the periodic task, its event unread. */
-	T_OK(dwqt_resched(fd, periodic, DWQT_FAR_NS, 0, 0, 0));
+	/* Its event unread, the periodic task parks after one firing... */
 	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
 		q = dwqt_query_ok(fd, periodic);
-		if (q.state == DWQ_STATE_QUEUED)
+		if (q.state == DWQ_STATE_PARKED)
 			break;
 		dwqt_sleep_ms(10);
 	}
+	T_EQ(q.state, DWQ_STATE_PARKED);
+	/* ...and, queued again after the one-shot, folds into it. */
+	T_OK(dwqt_resched(fd, periodic, base + 120 * NSEC_PER_MSEC, 0, 0,
+			  DWQ_SCHED_ABS));
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		q = dwqt_query_ok(fd, periodic);
+		if (q.state == DWQ_STATE_PARKED && q.runs == 2)
+			break;
+		dwqt_sleep_ms(10);
+	}
+	T_EQ(q.runs, 2);
+	wait_events(fd, 2);
 	n = read(fd, ev, sizeof(ev));
 	T_EXPECT(n == 2 * sizeof(ev[0]),
 		 "read %d bytes (%s), expected 2 events", n,
 		 n < 0 ? t_errname(errno) : "bytes");
 	for (i = 0; i < 2; i++) {
 		dwqt_check_event(&ev[i]);
-		t_note("event %d: id %llu, deadline base + %lld ms, overruns %llu",
+		t_note("event %d: id %llu, deadline base + %lld ms, folded %llu",
 		       i, (unsigned long long)ev[i].id,
 		       (long long)(ev[i].deadline_ns - base) / 1000000,
-		       (unsigned long long)ev[i].overruns);
+		       (unsigned long long)ev[i].folded);
 	}
-	T_EXPECT(ev[0].deadline_ns <= ev[1].deadline_ns,
-		 "deadline %llu (id %llu) came before %llu (id %llu)",
-		 (unsigned long long)ev[0].deadline_ns,
-		 (unsigned long long)ev[0].id,
-		 (unsigned long long)ev[1].deadline_ns,
-		 (unsigned long long)ev[1].id);
-	T_EXPECT(((ev[0].id == periodic && ev[1].id == oneshot) ||
-		  (ev[0].id == oneshot && ev[1].id == periodic)),
-		 "ids %llu and %llu", (unsigned long long)ev[0].id,
-		 (unsigned long long)ev[1].id);
+	T_EQ(ev[0].id, oneshot);
+	T_EQ(ev[1].id, periodic);
+	T_EQ(ev[1].deadline_ns, base + 120 * NSEC_PER_MSEC);
+	T_EQ(ev[1].folded, 1);
+	T_EQ(ev[1].flags, DWQ_EVENT_COALESCED);
 }
 
 /* Equal deadlines: first scheduled, first out, singles and batch alike. */
@@ -811,89 +818,65 @@ TEST_F(epoll, edge_triggered)
 	T_EQ(epoll_one(ep, 0, &events), 0);
 }
 
-/* Stop a periodic task without cancelling it; wait for its firing. */
-static struct dwq_ioc_query park(int fd, uint64_t id)
-{
-	struct dwq_ioc_query q;
-	int i;
-
-	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, 0));
-	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
-		q = dwqt_query_ok(fd, id);
-		if (q.state == DWQ_STATE_QUEUED)
-			return q;
-		dwqt_sleep_ms(10);
-	}
-	t_fail("task %llu still in state %u after its reschedule",
-	       (unsigned long long)id, q.state);
-}
-
 /*
- * Unread, a periodic task's firings fold into one event whose overruns
- * grow; nothing is lost: 1 + overruns is the number of firings.
+ * Unread, a periodic task runs once and parks: every firing is an event
+ * of its own, none folded, and the periods that passed are counted when
+ * it is read (park.c checks the count exactly).
  */
-static void coalesce(uint32_t mode)
+static void parks_unread(uint32_t mode)
 {
 	int fd = dwqt_open(O_NONBLOCK);
-	struct dwq_ioc_query q1, q2, q;
-	struct dwq_event ev[4];
+	struct dwq_ioc_query q;
 	struct dwq_ioc_stats st;
+	struct dwq_event ev[4];
 	uint64_t id;
 	int n;
 
 	id = dwqt_sched_ok(fd, 10 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC, mode, 0,
 			   42);
+	wait_events(fd, 1);
 	dwqt_sleep_ms(300);
-	q1 = dwqt_query_ok(fd, id);
-	T_EQ(dwqt_stats_ok(fd).events, 1);
-	dwqt_sleep_ms(300);
-	q2 = dwqt_query_ok(fd, id);
-	T_EXPECT(q1.runs >= 2 && q2.runs > q1.runs,
-		 "runs %llu, then %llu 300 ms later",
-		 (unsigned long long)q1.runs, (unsigned long long)q2.runs);
-	T_EQ(dwqt_stats_ok(fd).events, 1);
-	q = park(fd, id);
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.state, DWQ_STATE_PARKED);
+	T_EQ(q.runs, 1);
 	st = dwqt_stats_ok(fd);
 	T_EQ(st.events, 1);
+	T_EQ(st.fired, 1);
+	T_EQ(st.coalesced, 0);
 	n = read(fd, ev, sizeof(ev));
 	T_EXPECT(n == sizeof(ev[0]), "read %d bytes (%s), expected 1 event", n,
 		 n < 0 ? t_errname(errno) : "bytes");
 	dwqt_check_event(&ev[0]);
 	T_EQ(ev[0].id, id);
 	T_EQ(ev[0].cookie, 42);
-	T_EQ(ev[0].flags, DWQ_EVENT_COALESCED);
-	t_note("runs %llu, overruns %llu, event overruns %llu",
-	       (unsigned long long)q.runs, (unsigned long long)q.overruns,
-	       (unsigned long long)ev[0].overruns);
-	T_EQ(st.fired, q.runs);
-	/* Every firing but the first was folded into the one event. */
-	T_EQ(st.coalesced, q.runs - 1);
-	if (mode == DWQ_MODE_FIXED_DELAY) {
-		T_EQ(1 + ev[0].overruns, q.runs);
-	} else {
-		/*
-		 * Missed periods count too, but those counted at the end of
-		 * the last run belong to the next firing's event: at most
-		 * q.overruns of them are in this one.
-		 */
-		T_EXPECT((1 + ev[0].overruns >= q.runs &&
-			  1 + ev[0].overruns <= q.runs + q.overruns),
-			 "1 + event overruns %llu, runs %llu, overruns %llu",
-			 (unsigned long long)ev[0].overruns,
-			 (unsigned long long)q.runs,
-			 (unsigned long long)q.overruns);
+	T_EQ(ev[0].flags, 0);
+	T_EQ(ev[0].folded, 0);
+	if (mode == DWQ_MODE_FIXED_DELAY)
+		T_EQ(ev[0].skipped, 0);
+	else
+		T_EXPECT(ev[0].skipped >= 20, "skipped %llu",
+			 (unsigned long long)ev[0].skipped);
+	/* Read, it runs again, and again once that is read, then parks. */
+	ev[0] = dwqt_read_one(fd);
+	T_EQ(ev[0].id, id);
+	for (n = 0; n < DWQT_WAIT_MS / 10; n++) {
+		q = dwqt_query_ok(fd, id);
+		if (q.state == DWQ_STATE_PARKED && q.runs == 3)
+			break;
+		dwqt_sleep_ms(10);
 	}
-	T_EQ(dwqt_stats_ok(fd).events, 0);
+	T_EQ(q.runs, 3);
+	T_EQ(q.state, DWQ_STATE_PARKED);
 }
 
-TEST_F(periodic, coalesce_fixed_delay)
+TEST_F(periodic, parks_unread_fixed_delay)
 {
-	coalesce(DWQ_MODE_FIXED_DELAY);
+	parks_unread(DWQ_MODE_FIXED_DELAY);
 }
 
-TEST_F(periodic, coalesce_fixed_rate)
+TEST_F(periodic, parks_unread_fixed_rate)
 {
-	coalesce(DWQ_MODE_FIXED_RATE);
+	parks_unread(DWQ_MODE_FIXED_RATE);
 }
 
 /* Fixed-rate keeps its phase: every deadline is first + k * period. */

@@ -300,4 +300,146 @@ TEST_F(ioctl, readonly_reschedule_ok)
 	T_EQ(q.deadline_ns, deadline);
 }
 
+/* What EFAULT must leave as it was: tasks, charges, the next id. */
+struct snapshot {
+	struct dwq_ioc_stats st;
+	uint64_t next_id;
+};
+
+/*
+ * The counts, and the id the next schedule gets (found by scheduling one
+ * and cancelling it; ids only grow, so the id after it is next_id + 1).
+ */
+static struct snapshot snap(int fd)
+{
+	struct snapshot s;
+	uint32_t result;
+
+	s.next_id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	T_OK(dwqt_cancel(fd, s.next_id, &result));
+	s.next_id++;
+	s.st = dwqt_stats_ok(fd);
+	return s;
+}
+
+static void expect_unchanged(int fd, const char *what, struct snapshot *s)
+{
+	struct snapshot now;
+
+	/* snap() itself cancels one task: count that in. */
+	s->st.cancelled++;
+	now = snap(fd);
+	T_EXPECT(now.next_id == s->next_id + 1,
+		 "%s: EFAULT, but it used ids: next id %llu, expected %llu",
+		 what, (unsigned long long)now.next_id,
+		 (unsigned long long)s->next_id + 1);
+	T_EXPECT((now.st.pending == s->st.pending &&
+		  now.st.user_tasks == s->st.user_tasks &&
+		  now.st.user_rate_mhz == s->st.user_rate_mhz &&
+		  now.st.cancelled == s->st.cancelled),
+		 "%s: EFAULT, but pending %llu -> %llu, user_tasks %llu -> %llu, user_rate_mhz %llu -> %llu, cancelled %llu -> %llu",
+		 what, (unsigned long long)s->st.pending,
+		 (unsigned long long)now.st.pending,
+		 (unsigned long long)s->st.user_tasks,
+		 (unsigned long long)now.st.user_tasks,
+		 (unsigned long long)s->st.user_rate_mhz,
+		 (unsigned long long)now.st.user_rate_mhz,
+		 (unsigned long long)s->st.cancelled,
+		 (unsigned long long)now.st.cancelled);
+	/* The baseline of the next check. */
+	*s = now;
+}
+
+/*
+ * SCHEDULE whose argument is read-only: EFAULT before anything is made —
+ * no task, no id used, no task or rate charge (a periodic task has one).
+ */
+TEST_F(ioctl, schedule_readonly_nothing_changed)
+{
+	struct dwq_ioc_schedule e;
+	int fd = self->f.fd;
+	struct snapshot s;
+
+	e = dwqt_sched_arg(0, 100 * NSEC_PER_MSEC, DWQ_MODE_FIXED_RATE, 0, 1);
+	s = snap(fd);
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_SCHEDULE, dwqt_ro_copy(&e, sizeof(e))),
+	      EFAULT);
+	expect_unchanged(fd, "SCHEDULE", &s);
+	dwqt_expect_no_event(fd, 300);
+}
+
+/*
+ * SCHEDULE_BATCH: a read-only array (ids not writable), or a read-only
+ * argument (error_index not writable): EFAULT, nothing made.
+ */
+TEST_F(ioctl, schedule_batch_readonly_nothing_changed)
+{
+	struct dwq_ioc_schedule_batch b = { 0 };
+	struct dwq_ioc_schedule e[4];
+	int fd = self->f.fd, i;
+	struct snapshot s;
+
+	for (i = 0; i < 4; i++)
+		e[i] = dwqt_sched_arg(0, 100 * NSEC_PER_MSEC,
+				      DWQ_MODE_FIXED_RATE, 0, i);
+	b.count = 4;
+	s = snap(fd);
+	b.entries = (uintptr_t)dwqt_ro_copy(e, sizeof(e));
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &b), EFAULT);
+	expect_unchanged(fd, "SCHEDULE_BATCH, read-only entries", &s);
+	b.entries = (uintptr_t)e;
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_SCHEDULE_BATCH,
+			 dwqt_ro_copy(&b, sizeof(b))),
+	      EFAULT);
+	expect_unchanged(fd, "SCHEDULE_BATCH, read-only argument", &s);
+	dwqt_expect_no_event(fd, 300);
+}
+
+/*
+ * CANCEL_BATCH: read-only entries (results not writable), or a read-only
+ * argument (error_index): EFAULT, nothing cancelled.
+ */
+TEST_F(ioctl, cancel_batch_readonly_nothing_changed)
+{
+	struct dwq_ioc_cancel_batch b = { 0 };
+	struct dwq_ioc_cancel e[2] = { 0 };
+	int fd = self->f.fd, i;
+	struct snapshot s;
+
+	for (i = 0; i < 2; i++)
+		e[i].id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0,
+					i);
+	b.count = 2;
+	s = snap(fd);
+	b.entries = (uintptr_t)dwqt_ro_copy(e, sizeof(e));
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_CANCEL_BATCH, &b), EFAULT);
+	expect_unchanged(fd, "CANCEL_BATCH, read-only entries", &s);
+	b.entries = (uintptr_t)e;
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_CANCEL_BATCH, dwqt_ro_copy(&b, sizeof(b))),
+	      EFAULT);
+	expect_unchanged(fd, "CANCEL_BATCH, read-only argument", &s);
+	for (i = 0; i < 2; i++)
+		T_EQ(dwqt_query_ok(fd, e[i].id).state, DWQ_STATE_QUEUED);
+}
+
+/* QUERY and STATS, read-only: EFAULT, and the task is as it was. */
+TEST_F(ioctl, query_stats_readonly_nothing_changed)
+{
+	struct dwq_ioc_query q = { 0 };
+	struct dwq_ioc_stats st = { 0 };
+	int fd = self->f.fd;
+	struct snapshot s;
+
+	q.id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 7);
+	s = snap(fd);
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_QUERY, dwqt_ro_copy(&q, sizeof(q))),
+	      EFAULT);
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_STATS, dwqt_ro_copy(&st, sizeof(st))),
+	      EFAULT);
+	expect_unchanged(fd, "QUERY, STATS", &s);
+	q = dwqt_query_ok(fd, q.id);
+	T_EQ(q.state, DWQ_STATE_QUEUED);
+	T_EQ(q.cookie, 7);
+}
+
 TEST_HARNESS_MAIN

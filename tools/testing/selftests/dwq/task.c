@@ -476,8 +476,10 @@ TEST_F(reschedule, errors_leave_task)
 		expect_resched_err(fd, r, EINVAL, EINVAL, "reserved non-zero");
 	}
 	r = ok;
-	r.flags = 1U << 3;
-	expect_resched_err(fd, r, EINVAL, EINVAL, "flag 1 << 3");
+	r.flags = 1U << 4;
+	expect_resched_err(fd, r, EINVAL, EINVAL, "flag 1 << 4");
+	r.flags = DWQ_SCHED_BOOTTIME | DWQ_RESCHED_MONOTONIC;
+	expect_resched_err(fd, r, EINVAL, EINVAL, "both clocks");
 	r.flags = ~0U;
 	expect_resched_err(fd, r, EINVAL, EINVAL, "flags ~0");
 	r = ok;
@@ -608,7 +610,7 @@ TEST_F(query, errors)
 	for (i = 0; i < 3; i++) {
 		struct dwq_ioc_query bad = q;
 
-		bad.reserved[i] = 1;
+		bad.reserved = 1U << (i * 15);
 		T_ERR(dwqt_ioctl(fd, DWQ_IOC_QUERY, &bad), EINVAL);
 	}
 	T_ERR(dwqt_query(fd, q.id + 1, &q), ENOENT);

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An unread periodic task costs nothing: it parks until its event is
+ * read, and the periods it skipped are counted then. Also what the event
+ * and QUERY say about missed, skipped and folded firings, which clock a
+ * RESCHEDULE leaves a task on, the per-user firing-rate budget, and the
+ * counts STATS gives to predict ENOSPC.
+ *
+ * The skipped counts are checked against the clock readings around the
+ * read() that counted them, never against sleeps: the kernel counted them
+ * at an instant between the two readings.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwq_test.h"
+
+FIXTURE(park)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(park)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(park)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+FIXTURE(budget)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(budget)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(budget)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+/* QUERY's error for @id: 0 or -errno. */
+static long query_err(int fd, uint64_t id)
+{
+	struct dwq_ioc_query q;
+
+	return dwqt_query(fd, id, &q);
+}
+
+/* Wait until the task is in @state; fail after DWQT_WAIT_MS. */
+static struct dwq_ioc_query wait_state(int fd, uint64_t id, uint32_t state)
+{
+	struct dwq_ioc_query q;
+	int i;
+
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		q = dwqt_query_ok(fd, id);
+		if (q.state == state)
+			return q;
+		dwqt_sleep_ms(10);
+	}
+	t_fail("task %llu in state %u, not %u, after %d ms",
+	       (unsigned long long)id, q.state, state, DWQT_WAIT_MS);
+}
+
+/*
+ * Read one event that is waiting, with the clock just before and just
+ * after the read(), on the monotonic clock or boottime.
+ */
+static struct dwq_event read_between(int fd, bool boot, uint64_t *before,
+				     uint64_t *after)
+{
+	struct dwq_event ev;
+	ssize_t n;
+
+	*before = boot ? dwqt_now_boot() : dwqt_now();
+	n = read(fd, &ev, sizeof(ev));
+	*after = boot ? dwqt_now_boot() : dwqt_now();
+	T_EXPECT(n == sizeof(ev), "read: %zd (%s)", n,
+		 n < 0 ? t_errname(errno) : "bytes");
+	dwqt_check_event(&ev);
+	return ev;
+}
+
+/*
+ * @skipped periods after @d, counted between @before and @after: the
+ * last of them had passed by @after, the next one not yet at @before.
+ */
+static void expect_skipped(uint64_t d, uint64_t p, uint64_t skipped,
+			   uint64_t before, uint64_t after)
+{
+	T_EXPECT(d + skipped * p <= after && d + (skipped + 1) * p > before,
+		 "skipped %llu periods of %llu ns after %llu, counted between %llu and %llu",
+		 (unsigned long long)skipped, (unsigned long long)p,
+		 (unsigned long long)d, (unsigned long long)before,
+		 (unsigned long long)after);
+}
+
+/*
+ * A fixed-rate task whose event is not read runs once, then waits
+ * parked: its run count stays at one. Read, it has skipped exactly the
+ * periods that passed, and is queued at the one after them.
+ */
+static void unread_runs_once(bool boot)
+{
+	const uint64_t p = 20 * NSEC_PER_MSEC;
+	uint32_t clk = boot ? DWQ_SCHED_BOOTTIME : 0;
+	int fd = dwqt_open(O_NONBLOCK);
+	uint64_t first, id, before, after;
+	struct dwq_ioc_stats st;
+	struct dwq_ioc_query q;
+	struct dwq_event ev;
+
+	first = (boot ? dwqt_now_boot() : dwqt_now()) + 20 * NSEC_PER_MSEC;
+	id = dwqt_sched_ok(fd, first, p, DWQ_MODE_FIXED_RATE,
+			   DWQ_SCHED_ABS | clk, 3);
+	q = wait_state(fd, id, DWQ_STATE_PARKED);
+	T_EQ(q.runs, 1);
+	T_EQ(q.deadline_ns, first);
+	T_EQ(q.remaining_ns, 0);
+	T_EQ(q.mode, DWQ_MODE_FIXED_RATE);
+	T_EQ(q.flags, clk);
+	/* Ten periods and more: none runs. */
+	dwqt_sleep_ms(300);
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.state, DWQ_STATE_PARKED);
+	T_EQ(q.runs, 1);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.fired, 1);
+	T_EQ(st.events, 1);
+	T_EQ(st.pending, 1);
+
+	ev = read_between(fd, boot, &before, &after);
+	T_EQ(ev.id, id);
+	T_EQ(ev.deadline_ns, first);
+	T_EQ(ev.flags, 0);
+	T_EQ(ev.folded, 0);
+	T_EQ(ev.overruns, 0);
+	expect_skipped(first, p, ev.skipped, before, after);
+	t_note("%llu periods skipped while unread",
+	       (unsigned long long)ev.skipped);
+	/* Queued again at the period after those skipped, its clock kept. */
+	q = dwqt_query_ok(fd, id);
+	T_EXPECT((q.state == DWQ_STATE_QUEUED || q.state == DWQ_STATE_RUNNING ||
+		  q.state == DWQ_STATE_PARKED),
+		 "state %u", q.state);
+	T_EQ(q.skipped, ev.skipped);
+	T_EQ(q.flags, clk);
+	if (q.state == DWQ_STATE_QUEUED)
+		T_EQ(q.deadline_ns, first + (ev.skipped + 1) * p);
+	/* It fires there (or a whole number of periods later), once more. */
+	q = wait_state(fd, id, DWQ_STATE_PARKED);
+	T_EQ(q.runs, 2);
+	T_EXPECT((q.deadline_ns >= first + (ev.skipped + 1) * p &&
+		  (q.deadline_ns - first) % p == 0),
+		 "deadline %llu, first %llu, period %llu, %llu skipped",
+		 (unsigned long long)q.deadline_ns, (unsigned long long)first,
+		 (unsigned long long)p, (unsigned long long)ev.skipped);
+	close(fd);
+}
+
+TEST_F(park, unread_runs_once)
+{
+	unread_runs_once(false);
+}
+
+TEST_F(park, unread_runs_once_boottime)
+{
+	unread_runs_once(true);
+}
+
+/*
+ * Missed and skipped periods are told apart from folded firings: a
+ * first deadline ten periods past fires at once, and the periods after it
+ * up to the read are skipped, not overruns and not folded.
+ */
+TEST_F(park, past_deadline_skipped)
+{
+	const uint64_t p = 50 * NSEC_PER_MSEC;
+	int fd = self->f.fd;
+	uint64_t first, id, before, after;
+	struct dwq_event ev;
+
+	first = dwqt_now() - 10 * p;
+	id = dwqt_sched_ok(fd, first, p, DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 4);
+	wait_state(fd, id, DWQ_STATE_PARKED);
+	ev = read_between(fd, false, &before, &after);
+	T_EQ(ev.deadline_ns, first);
+	T_EQ(ev.overruns, 0);
+	T_EQ(ev.folded, 0);
+	T_EQ(ev.flags, 0);
+	T_EXPECT(ev.skipped >= 10, "skipped %llu",
+		 (unsigned long long)ev.skipped);
+	expect_skipped(first, p, ev.skipped, before, after);
+}
+
+/*
+ * Fixed delay, parked: it skips nothing, and read long after its firing
+ * it fires again at once (its period after the last firing has passed).
+ */
+TEST_F(park, fixed_delay)
+{
+	const uint64_t p = 50 * NSEC_PER_MSEC;
+	int fd = self->f.fd, n;
+	uint64_t id, before, after;
+	struct dwq_ioc_query q;
+	struct dwq_event ev;
+
+	id = dwqt_sched_ok(fd, 0, p, DWQ_MODE_FIXED_DELAY, 0, 5);
+	wait_state(fd, id, DWQ_STATE_PARKED);
+	dwqt_sleep_ms(300);
+	T_EQ(dwqt_query_ok(fd, id).runs, 1);
+	ev = read_between(fd, false, &before, &after);
+	T_EQ(ev.skipped, 0);
+	T_EQ(ev.folded, 0);
+	T_EQ(ev.overruns, 0);
+	ev = dwqt_read_one(fd);
+	T_EQ(ev.id, id);
+	/* Queued at the read (not before it), and taken from there. */
+	T_EXPECT(ev.deadline_ns >= before && ev.deadline_ns <= ev.fired_ns,
+		 "deadline %llu, read at %llu, fired %llu",
+		 (unsigned long long)ev.deadline_ns, (unsigned long long)before,
+		 (unsigned long long)ev.fired_ns);
+	/* That event read too, it fires once more and parks: three runs. */
+	for (n = 0; n < DWQT_WAIT_MS / 10; n++) {
+		q = dwqt_query_ok(fd, id);
+		if (q.state == DWQ_STATE_PARKED && q.runs == 3)
+			break;
+		dwqt_sleep_ms(10);
+	}
+	T_EQ(q.runs, 3);
+}
+
+/*
+ * A parked task cancelled is REMOVED: no firing comes, its event stays
+ * to be read with the periods skipped until the cancel, and its rate is
+ * given back.
+ */
+TEST_F(park, cancel_parked)
+{
+	const uint64_t p = 20 * NSEC_PER_MSEC;
+	int fd = self->f.fd;
+	uint64_t first, id, before, after;
+	struct dwq_ioc_stats st;
+	struct dwq_event ev;
+	uint32_t result;
+
+	first = dwqt_now();
+	id = dwqt_sched_ok(fd, first, p, DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 6);
+	wait_state(fd, id, DWQ_STATE_PARKED);
+	dwqt_sleep_ms(100);
+	before = dwqt_now();
+	T_OK(dwqt_cancel(fd, id, &result));
+	after = dwqt_now();
+	T_EQ(result, DWQ_RESULT_REMOVED);
+	T_ERR(query_err(fd, id), ENOENT);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, 0);
+	T_EQ(st.cancelled, 1);
+	T_EQ(st.events, 1);
+	T_EQ(st.user_rate_mhz, 0);
+	/* Read well after the cancel: counted up to the cancel only. */
+	dwqt_sleep_ms(100);
+	ev = dwqt_read_one(fd);
+	T_EQ(ev.id, id);
+	T_EQ(ev.deadline_ns, first);
+	expect_skipped(first, p, ev.skipped, before, after);
+	dwqt_expect_no_event(fd, 200);
+}
+
+/*
+ * RESCHEDULE of a parked task queues it at the new deadline; firing
+ * there with its event still unread, it is folded into it: the event
+ * carries the latest firing's deadline, one folded firing, and comes out
+ * after an earlier event that waited with it. Then it parks again.
+ */
+TEST_F(park, reschedule_parked_folds)
+{
+	const uint64_t p = 10 * NSEC_PER_SEC;
+	int fd = dwqt_open(O_NONBLOCK), n;
+	uint64_t id, oneshot, first, again;
+	struct dwq_ioc_query q;
+	struct dwq_event ev[4];
+
+	first = dwqt_now();
+	id = dwqt_sched_ok(fd, first, p, DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 7);
+	wait_state(fd, id, DWQ_STATE_PARKED);
+	oneshot = dwqt_sched_ok(fd, first + 100 * NSEC_PER_MSEC, 0,
+				DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 8);
+	again = first + 200 * NSEC_PER_MSEC;
+	T_OK(dwqt_resched(fd, id, again, 0, 0, DWQ_SCHED_ABS));
+	q = dwqt_query_ok(fd, id);
+	T_EXPECT((q.state == DWQ_STATE_QUEUED || q.state == DWQ_STATE_RUNNING ||
+		  q.state == DWQ_STATE_PARKED),
+		 "state %u", q.state);
+	q = wait_state(fd, id, DWQ_STATE_PARKED);
+	T_EQ(q.runs, 2);
+	T_EQ(q.deadline_ns, again);
+	T_EQ(q.folded, 1);
+	/* The one-shot (a LAST event) has fired too by now. */
+	T_ERR(query_err(fd, oneshot), ENOENT);
+	n = read(fd, ev, sizeof(ev));
+	T_EXPECT(n == 2 * sizeof(ev[0]),
+		 "read %d bytes (%s), expected 2 events", n,
+		 n < 0 ? t_errname(errno) : "bytes");
+	T_EQ(ev[0].id, oneshot);
+	T_EQ(ev[0].flags, DWQ_EVENT_LAST);
+	T_EQ(ev[1].id, id);
+	T_EQ(ev[1].deadline_ns, again);
+	T_EQ(ev[1].folded, 1);
+	T_EQ(ev[1].flags, DWQ_EVENT_COALESCED);
+	T_EQ(ev[1].overruns, 0);
+	T_EQ(dwqt_stats_ok(fd).coalesced, 1);
+	close(fd);
+}
+
+/*
+ * RESCHEDULE keeps the task's clock unless told: a boottime task moved
+ * without DWQ_SCHED_BOOTTIME stays on CLOCK_BOOTTIME (its deadline is on
+ * that clock), DWQ_RESCHED_MONOTONIC moves it, and both flags are EINVAL.
+ */
+TEST_F(park, reschedule_keeps_clock)
+{
+	int fd = self->f.fd;
+	struct dwq_ioc_query q;
+	uint64_t id, d;
+
+	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT,
+			   DWQ_SCHED_BOOTTIME, 9);
+	d = dwqt_now_boot() + DWQT_FAR_NS / 2;
+	T_OK(dwqt_resched(fd, id, d, 0, 0, DWQ_SCHED_ABS));
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.flags, DWQ_SCHED_BOOTTIME);
+	T_EQ(q.deadline_ns, d);
+	/* Relative: still boottime. */
+	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, 0));
+	T_EQ(dwqt_query_ok(fd, id).flags, DWQ_SCHED_BOOTTIME);
+	T_ERR(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0,
+			   DWQ_SCHED_BOOTTIME | DWQ_RESCHED_MONOTONIC),
+	      EINVAL);
+	T_EQ(dwqt_query_ok(fd, id).flags, DWQ_SCHED_BOOTTIME);
+	d = dwqt_now() + DWQT_FAR_NS / 2;
+	T_OK(dwqt_resched(fd, id, d, 0, 0,
+			  DWQ_SCHED_ABS | DWQ_RESCHED_MONOTONIC));
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.flags, 0);
+	T_EQ(q.deadline_ns, d);
+	/* And a monotonic task stays monotonic. */
+	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, 0));
+	T_EQ(dwqt_query_ok(fd, id).flags, 0);
+	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, DWQ_SCHED_BOOTTIME));
+	T_EQ(dwqt_query_ok(fd, id).flags, DWQ_SCHED_BOOTTIME);
+}
+
+/* The user's rate now, mHz, and the check that nothing else holds any. */
+static uint64_t rate(int fd)
+{
+	return dwqt_stats_ok(fd).user_rate_mhz;
+}
+
+/* The firing rate of a period, as the ABI defines it: mHz rounded up. */
+static uint64_t rate_of(uint64_t period_ns)
+{
+	return (1000 * NSEC_PER_SEC + period_ns - 1) / period_ns;
+}
+
+#define BUDGET_HZ 100ULL
+
+/* With max_rate_per_user = BUDGET_HZ; nothing else of the user periodic. */
+static void budget_boundary(void)
+{
+	const uint64_t p10 = 10 * NSEC_PER_MSEC, p20 = 20 * NSEC_PER_MSEC;
+	struct dwq_ioc_schedule e[2];
+	unsigned long long max_delay;
+	int fd = dwqt_open(0), other;
+	uint64_t a, b, slow, c;
+	struct dwq_ioc_stats st;
+	struct dwq_ioc_query q;
+	uint32_t error_index;
+
+	T_OK(dwqt_param("max_delay_ns", &max_delay));
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.max_rate_per_user, BUDGET_HZ);
+	T_EQ(st.user_rate_mhz, 0);
+	T_EQ(rate_of(p10), BUDGET_HZ * 1000);
+	/* Exactly the budget: taken. One millifiring more: refused. */
+	a = dwqt_sched_ok(fd, DWQT_FAR_NS, p10, DWQ_MODE_FIXED_RATE, 0, 1);
+	T_EQ(rate(fd), BUDGET_HZ * 1000);
+	T_EQ(rate_of(max_delay), 1);
+	T_ERR(dwqt_sched(fd, DWQT_FAR_NS, max_delay, DWQ_MODE_FIXED_DELAY, 0, 2,
+			 NULL),
+	      ENOSPC);
+	/* Nothing changed: no task, no charge; a one-shot still fits. */
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, 1);
+	T_EQ(st.user_rate_mhz, BUDGET_HZ * 1000);
+	c = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 3);
+	T_EQ(rate(fd), BUDGET_HZ * 1000);
+	T_OK(dwqt_cancel(fd, c, NULL));
+
+	/* A reschedule to a longer period gives half back... */
+	T_OK(dwqt_resched(fd, a, DWQT_FAR_NS, p20, DWQ_MODE_FIXED_RATE,
+			  DWQ_RESCHED_PERIOD));
+	T_EQ(rate(fd), rate_of(p20));
+	/* ...which another file of the same user takes, to the last one. */
+	other = dwqt_open(0);
+	b = dwqt_sched_ok(other, DWQT_FAR_NS, p20, DWQ_MODE_FIXED_DELAY, 0, 4);
+	T_EQ(rate(fd), BUDGET_HZ * 1000);
+	T_ERR(dwqt_sched(other, DWQT_FAR_NS, max_delay, DWQ_MODE_FIXED_RATE, 0,
+			 5, NULL),
+	      ENOSPC);
+	/* Back to the short period: no room, and the task is as it was. */
+	T_ERR(dwqt_resched(fd, a, DWQT_FAR_NS / 2, p10, DWQ_MODE_FIXED_RATE,
+			   DWQ_RESCHED_PERIOD),
+	      ENOSPC);
+	q = dwqt_query_ok(fd, a);
+	T_EQ(q.period_ns, p20);
+	T_EQ(q.mode, DWQ_MODE_FIXED_RATE);
+	T_EXPECT(q.remaining_ns > DWQT_FAR_NS * 3 / 4, "remaining %llu",
+		 (unsigned long long)q.remaining_ns);
+	T_EQ(rate(fd), BUDGET_HZ * 1000);
+	/* Made one-shot, it frees its rate; periodic again, takes it. */
+	T_OK(dwqt_resched(fd, a, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT,
+			  DWQ_RESCHED_PERIOD));
+	T_EQ(rate(fd), rate_of(p20));
+	T_OK(dwqt_resched(fd, a, DWQT_FAR_NS, p20, DWQ_MODE_FIXED_RATE,
+			  DWQ_RESCHED_PERIOD));
+	T_EQ(rate(fd), BUDGET_HZ * 1000);
+
+	/* Cancel gives back: a batch of two of half that is all or nothing. */
+	T_OK(dwqt_cancel(other, b, NULL));
+	T_EQ(rate(fd), rate_of(p20));
+	e[0] = dwqt_sched_arg(DWQT_FAR_NS, p20 * 2, DWQ_MODE_FIXED_RATE, 0, 6);
+	e[1] = dwqt_sched_arg(DWQT_FAR_NS, p20 * 2 - 1, DWQ_MODE_FIXED_RATE, 0,
+			      7);
+	T_ERR(dwqt_batch(other, e, 2, &error_index), ENOSPC);
+	T_EQ(dwqt_stats_ok(other).pending, 0);
+	T_EQ(rate(fd), rate_of(p20));
+	e[1].period_ns = p20 * 2;
+	T_OK(dwqt_batch(other, e, 2, &error_index));
+	T_EQ(rate(fd), BUDGET_HZ * 1000);
+	/* Close gives back what the file held. */
+	close(other);
+	T_EQ(rate(fd), rate_of(p20));
+	slow = dwqt_sched_ok(fd, DWQT_FAR_NS, p20, DWQ_MODE_FIXED_RATE, 0, 8);
+	T_EQ(rate(fd), BUDGET_HZ * 1000);
+	T_OK(dwqt_cancel(fd, slow, NULL));
+	close(fd);
+	fd = dwqt_open(0);
+	T_EQ(rate(fd), 0);
+	close(fd);
+}
+
+/*
+ * The per-user firing-rate budget: both sides of its boundary, a
+ * reschedule changing the period, and what cancel and close give back.
+ */
+TEST_F(budget, rate_boundary)
+{
+	int err;
+
+	T_EQ(rate(self->f.fd), 0);
+	err = dwqt_with_param("max_rate_per_user", BUDGET_HZ, budget_boundary);
+	if (err)
+		t_skip("max_rate_per_user cannot be set for the case: %s",
+		       t_errname(-err));
+}
+
+/* The default budget, and its unit: a task at min_period_ns fits. */
+TEST_F(budget, default_fits_min_period)
+{
+	unsigned long long min_period, hz;
+	int fd = self->f.fd;
+	uint64_t id;
+
+	T_OK(dwqt_param("max_rate_per_user", &hz));
+	T_OK(dwqt_param("min_period_ns", &min_period));
+	T_EQ(dwqt_stats_ok(fd).max_rate_per_user, hz);
+	id = dwqt_sched_ok(fd, DWQT_FAR_NS, min_period, DWQ_MODE_FIXED_RATE, 0,
+			   1);
+	T_EQ(rate(fd), rate_of(min_period));
+	T_OK(dwqt_cancel(fd, id, NULL));
+	T_EQ(rate(fd), 0);
+}
+
+static unsigned long long user_base;
+
+/*
+ * With max_tasks_per_user = user_base + 3: three one-shots fire and are
+ * not read. pending says 0, but user_tasks says the user is full, and
+ * the next schedule is ENOSPC, as STATS predicts; reading frees them.
+ */
+static void stats_predict(void)
+{
+	int fd = dwqt_open(O_NONBLOCK), i;
+	struct dwq_ioc_stats st;
+	struct dwq_event ev[3];
+
+	for (i = 0; i < 3; i++)
+		dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, i);
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		st = dwqt_stats_ok(fd);
+		if (st.events == 3)
+			break;
+		dwqt_sleep_ms(10);
+	}
+	T_EQ(st.events, 3);
+	T_EQ(st.pending, 0);
+	T_EQ(st.max_tasks_per_user, user_base + 3);
+	T_EQ(st.user_tasks, user_base + 3);
+	T_EXPECT(st.all_tasks >= st.user_tasks && st.all_tasks < st.max_tasks,
+		 "all_tasks %llu, user_tasks %llu, max_tasks %u",
+		 (unsigned long long)st.all_tasks,
+		 (unsigned long long)st.user_tasks, st.max_tasks);
+	T_EXPECT(st.pending < st.max_tasks_per_file, "pending %llu of %u",
+		 (unsigned long long)st.pending, st.max_tasks_per_file);
+	T_ERR(dwqt_sched(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 9, NULL), ENOSPC);
+	T_EQ(read(fd, ev, sizeof(ev)), (ssize_t)sizeof(ev));
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.user_tasks, user_base);
+	dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 10);
+	close(fd);
+}
+
+TEST_F(budget, stats_predict_enospc)
+{
+	int err;
+
+	user_base = dwqt_stats_ok(self->f.fd).user_tasks;
+	err = dwqt_with_param("max_tasks_per_user", user_base + 3,
+			      stats_predict);
+	if (err)
+		t_skip("max_tasks_per_user cannot be set for the case: %s",
+		       t_errname(-err));
+}
+
+TEST_HARNESS_MAIN
