@@ -25,7 +25,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,16 +52,13 @@
 /* sizeof(struct dwq_heap_slot) in module/heap.h: key, seq, node. */
 #define DWQ_SLOT_BYTES 24
 
-typedef uint64_t u64;
-typedef int64_t s64;
-
 struct params {
 	unsigned int reps;
-	u64 ops; /* F2b: arm+cancel pairs per timing */
+	__u64 ops; /* F2b: arm+cancel pairs per timing */
 	unsigned int pending; /* F2b: the loaded case */
 	unsigned int burst; /* F7b */
 	unsigned int late_n; /* F4c: timers */
-	u64 late_window; /* F4c: spread over (ns) */
+	__u64 late_window; /* F4c: spread over (ns) */
 	unsigned int slab_n; /* F5 */
 	unsigned int only;
 	int json;
@@ -72,15 +68,15 @@ enum { F2B = 1, F4C = 2, F5 = 4, F7B = 8 };
 
 static struct params P;
 
-static u64 now_ns(void)
+static __u64 now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
-static struct timespec to_ts(u64 ns)
+static struct timespec to_ts(__u64 ns)
 {
 	struct timespec ts = { .tv_sec = ns / NSEC_PER_SEC,
 			       .tv_nsec = ns % NSEC_PER_SEC };
@@ -104,9 +100,9 @@ static void *xcalloc(size_t n, size_t size)
 }
 
 /* xorshift64*: the same deadlines for every variant of a repetition. */
-static u64 rng_state = 88172645463325252ULL;
+static __u64 rng_state = 88172645463325252ULL;
 
-static u64 rnd(void)
+static __u64 rnd(void)
 {
 	rng_state ^= rng_state >> 12;
 	rng_state ^= rng_state << 25;
@@ -175,14 +171,21 @@ static void print_all(const char *fig)
 		qsort(v, s->nv, sizeof(v[0]), cmp_double);
 		med = s->nv % 2 ? v[s->nv / 2] :
 				  (v[s->nv / 2 - 1] + v[s->nv / 2]) / 2;
-		if (P.json)
-			printf("{\"type\":\"bench\",\"figure\":\"%s\",\"variant\":\"%s\",\"n\":\"%u\",\"metric\":\"%s\",\"unit\":\"%s\",\"median\":%.6g,\"min\":%.6g,\"max\":%.6g,\"reps\":%u}\n",
-			       s->fig, s->variant, s->n, s->metric, s->unit,
-			       med, v[0], v[s->nv - 1], s->nv);
-		else
+		if (P.json) {
+			printf("{\"type\":\"bench\",\"figure\":\"%s\",",
+			       s->fig);
+			printf("\"variant\":\"%s\",\"n\":\"%u\",", s->variant,
+			       s->n);
+			printf("\"metric\":\"%s\",\"unit\":\"%s\",", s->metric,
+			       s->unit);
+			printf("\"median\":%.6g,\"min\":%.6g,\"max\":%.6g,",
+			       med, v[0], v[s->nv - 1]);
+			printf("\"reps\":%u}\n", s->nv);
+		} else {
 			printf("  %-4s %-26s n=%-6u %-14s %12.1f %s (%.1f-%.1f)\n",
 			       s->fig, s->variant, s->n, s->metric, med,
 			       s->unit, v[0], v[s->nv - 1]);
+		}
 	}
 	fflush(stdout);
 }
@@ -204,7 +207,7 @@ static void dwq_schedule(int fd, struct dwq_ioc_schedule *s)
 		die("DWQ_IOC_SCHEDULE");
 }
 
-static void dwq_cancel(int fd, u64 id)
+static void dwq_cancel(int fd, __u64 id)
 {
 	struct dwq_ioc_cancel c = { .id = id };
 
@@ -213,10 +216,11 @@ static void dwq_cancel(int fd, u64 id)
 }
 
 /* Schedule @n one-shots at the absolute deadlines @d, in batches. */
-static void dwq_schedule_many(int fd, const u64 *d, unsigned int n, u64 *ids)
+static void dwq_schedule_many(int fd, const __u64 *d, unsigned int n,
+			      __u64 *ids)
 {
 	struct dwq_ioc_schedule e[BATCH * 4];
-	struct dwq_ioc_schedule_batch b = { .entries = (u64)(uintptr_t)e };
+	struct dwq_ioc_schedule_batch b = { .entries = (__u64)(uintptr_t)e };
 	unsigned int i = 0, k, c;
 
 	while (i < n) {
@@ -288,7 +292,7 @@ static void submit(struct io_uring *ring)
 
 /* An absolute timeout: @ts must live until the SQE is submitted. */
 static void prep_timeout(struct io_uring *ring, struct __kernel_timespec *ts,
-			 u64 data)
+			 __u64 data)
 {
 	struct io_uring_sqe *sqe = sqe_get(ring);
 
@@ -296,7 +300,7 @@ static void prep_timeout(struct io_uring *ring, struct __kernel_timespec *ts,
 	io_uring_sqe_set_data64(sqe, data);
 }
 
-static void prep_remove(struct io_uring *ring, u64 data)
+static void prep_remove(struct io_uring *ring, __u64 data)
 {
 	struct io_uring_sqe *sqe = sqe_get(ring);
 
@@ -326,7 +330,7 @@ static void reap_removed(struct io_uring *ring, unsigned int n)
 	}
 }
 
-static struct __kernel_timespec kts(u64 ns)
+static struct __kernel_timespec kts(__u64 ns)
 {
 	struct __kernel_timespec ts = { .tv_sec = ns / NSEC_PER_SEC,
 					.tv_nsec = ns % NSEC_PER_SEC };
@@ -335,8 +339,8 @@ static struct __kernel_timespec kts(u64 ns)
 }
 
 /* Arm @n absolute timeouts, user data @base + i. */
-static void ring_arm_many(struct io_uring *ring, const u64 *d, unsigned int n,
-			  u64 base)
+static void ring_arm_many(struct io_uring *ring, const __u64 *d, unsigned int n,
+			  __u64 base)
 {
 	struct __kernel_timespec *ts = xcalloc(n, sizeof(*ts));
 	unsigned int i;
@@ -352,12 +356,12 @@ static void ring_arm_many(struct io_uring *ring, const u64 *d, unsigned int n,
 /* --- the user-space heap: 4-ary, its head on one timerfd ------------- */
 
 struct unode {
-	u64 deadline;
+	__u64 deadline;
 	unsigned int idx; /* slot, or UINT32_MAX when not queued */
 };
 
 struct uslot {
-	u64 key;
+	__u64 key;
 	struct unode *n;
 };
 
@@ -465,7 +469,7 @@ static void uh_delete(struct uheap *h, struct unode *n)
 }
 
 /* Pop every node due at @now; no floor update (the caller does it). */
-static unsigned int uh_pop_due(struct uheap *h, u64 now, s64 *late,
+static unsigned int uh_pop_due(struct uheap *h, __u64 now, __s64 *late,
 			       unsigned int nlate)
 {
 	unsigned int k = 0;
@@ -474,7 +478,7 @@ static unsigned int uh_pop_due(struct uheap *h, u64 now, s64 *late,
 		struct unode *n = h->s[0].n;
 
 		if (late && k < nlate)
-			late[k] = (s64)(now - n->deadline);
+			late[k] = (__s64)(now - n->deadline);
 		k++;
 		n->idx = UINT32_MAX;
 		if (--h->nr) {
@@ -487,7 +491,7 @@ static unsigned int uh_pop_due(struct uheap *h, u64 now, s64 *late,
 
 /* --- limits -------------------------------------------------------------- */
 
-static void raise_nofile(u64 want)
+static void raise_nofile(__u64 want)
 {
 	struct rlimit rl;
 
@@ -505,7 +509,7 @@ static void raise_nofile(u64 want)
 /* --- F2b: arm + cancel ---------------------------------------------------- */
 
 /* Deadlines in [base + FAR, base + 2 FAR): spread, never due. */
-static void far_deadlines(u64 *d, unsigned int n, u64 base)
+static void far_deadlines(__u64 *d, unsigned int n, __u64 base)
 {
 	unsigned int i;
 
@@ -514,17 +518,17 @@ static void far_deadlines(u64 *d, unsigned int n, u64 base)
 }
 
 struct f2b_case {
-	u64 *pend; /* deadlines of the pending timers */
+	__u64 *pend; /* deadlines of the pending timers */
 	unsigned int npend;
-	u64 *arm; /* deadlines of the measured ones */
-	u64 nops;
+	__u64 *arm; /* deadlines of the measured ones */
+	__u64 nops;
 };
 
 static double f2b_dwq_single(struct f2b_case *c)
 {
 	struct dwq_ioc_schedule s;
 	int fd = dwq_open();
-	u64 t0, i;
+	__u64 t0, i;
 
 	dwq_schedule_many(fd, c->pend, c->npend, NULL);
 	t0 = now_ns();
@@ -544,11 +548,11 @@ static double f2b_dwq_batch(struct f2b_case *c)
 {
 	struct dwq_ioc_schedule e[BATCH];
 	struct dwq_ioc_cancel x[BATCH];
-	struct dwq_ioc_schedule_batch sb = { .entries = (u64)(uintptr_t)e,
+	struct dwq_ioc_schedule_batch sb = { .entries = (__u64)(uintptr_t)e,
 					     .count = BATCH };
-	struct dwq_ioc_cancel_batch cb = { .entries = (u64)(uintptr_t)x,
+	struct dwq_ioc_cancel_batch cb = { .entries = (__u64)(uintptr_t)x,
 					   .count = BATCH };
-	u64 rounds = c->nops / BATCH, r, t0;
+	__u64 rounds = c->nops / BATCH, r, t0;
 	int fd = dwq_open();
 	unsigned int k;
 
@@ -581,7 +585,7 @@ static double f2b_dwq_batch(struct f2b_case *c)
 }
 
 /* @n armed timerfds at the deadlines @d (the pending load). */
-static int *timerfds_armed(const u64 *d, unsigned int n)
+static int *timerfds_armed(const __u64 *d, unsigned int n)
 {
 	int *fds = xcalloc(n, sizeof(*fds));
 	struct itimerspec its = { 0 };
@@ -613,7 +617,7 @@ static double f2b_timerfd(struct f2b_case *c)
 	struct itimerspec arm = { 0 }, off = { 0 };
 	int *fds = timerfds_armed(c->pend, c->npend);
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	u64 t0, i;
+	__u64 t0, i;
 
 	if (tfd < 0)
 		die("timerfd_create");
@@ -635,7 +639,7 @@ static double f2b_uring_single(struct f2b_case *c)
 {
 	struct io_uring ring;
 	struct __kernel_timespec ts;
-	u64 t0, i;
+	__u64 t0, i;
 
 	ring_init(&ring);
 	ring_arm_many(&ring, c->pend, c->npend, 1);
@@ -657,7 +661,7 @@ static double f2b_uring_single(struct f2b_case *c)
 static double f2b_uring_batch(struct f2b_case *c)
 {
 	struct __kernel_timespec ts[BATCH];
-	u64 rounds = c->nops / BATCH, r, t0;
+	__u64 rounds = c->nops / BATCH, r, t0;
 	struct io_uring ring;
 	unsigned int k;
 
@@ -687,7 +691,7 @@ static double f2b_heap(struct f2b_case *c)
 	struct unode *pn = xcalloc(c->npend, sizeof(*pn)), n;
 	struct uheap h;
 	unsigned int i;
-	u64 t0, k;
+	__u64 t0, k;
 
 	uh_init(&h, c->npend + 1);
 	for (i = 0; i < c->npend; i++) {
@@ -726,13 +730,13 @@ static const struct variant f2b_variants[] = {
 static void bench_f2b(void)
 {
 	unsigned int nv = NVARIANTS(f2b_variants), loads[2] = { 0, P.pending };
-	u64 *pend = xcalloc(P.pending, sizeof(u64));
-	u64 *arm = xcalloc(P.ops, sizeof(u64));
+	__u64 *pend = xcalloc(P.pending, sizeof(__u64));
+	__u64 *arm = xcalloc(P.ops, sizeof(__u64));
 	unsigned int r, k, l;
 
 	raise_nofile(P.pending + 256);
 	for (r = 0; r < P.reps; r++) {
-		u64 base = now_ns();
+		__u64 base = now_ns();
 
 		far_deadlines(pend, P.pending, base);
 		far_deadlines(arm, P.ops, base);
@@ -764,14 +768,15 @@ static void bench_f2b(void)
 
 /* --- CPU: the reader's and the dwq workers' ------------------------------ */
 
-static u64 self_cpu_ns(void)
+static __u64 self_cpu_ns(void)
 {
 	struct rusage ru;
 
 	if (getrusage(RUSAGE_SELF, &ru))
 		die("getrusage");
-	return ((u64)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * NSEC_PER_SEC +
-	       ((u64)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * NSEC_PER_USEC;
+	return ((__u64)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * NSEC_PER_SEC +
+	       ((__u64)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
+		       NSEC_PER_USEC;
 }
 
 /*
@@ -780,12 +785,13 @@ static u64 self_cpu_ns(void)
  * sum_exec_runtime in ns (/proc/<pid>/stat's utime and stime are in
  * clock ticks of 10 ms, coarser than a whole burst).
  */
-static u64 workers_cpu_ns(unsigned int *count)
+static __u64 workers_cpu_ns(unsigned int *count)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
 	char path[64], buf[64];
-	u64 sum = 0, v;
+	unsigned long long v;
+	__u64 sum = 0;
 	FILE *f;
 
 	*count = 0;
@@ -803,11 +809,12 @@ static u64 workers_cpu_ns(unsigned int *count)
 			continue;
 		}
 		fclose(f);
-		snprintf(path, sizeof(path), "/proc/%.32s/schedstat", de->d_name);
+		snprintf(path, sizeof(path), "/proc/%.32s/schedstat",
+			 de->d_name);
 		f = fopen(path, "re");
 		if (!f)
 			continue;
-		if (fscanf(f, "%" SCNu64, &v) == 1) {
+		if (fscanf(f, "%llu", &v) == 1) {
 			sum += v;
 			(*count)++;
 		}
@@ -817,7 +824,7 @@ static u64 workers_cpu_ns(unsigned int *count)
 	return sum;
 }
 
-static void late_warning(const char *fig, const char *what, u64 d)
+static void late_warning(const char *fig, const char *what, __u64 d)
 {
 	if (now_ns() > d)
 		fprintf(stderr,
@@ -828,12 +835,12 @@ static void late_warning(const char *fig, const char *what, u64 d)
 /* --- F7b: a burst due at once -------------------------------------------- */
 
 struct burst {
-	u64 d; /* the deadline of all */
-	u64 end; /* the last expiration reached the reader */
-	u64 reader_ns, workers_ns;
+	__u64 d; /* the deadline of all */
+	__u64 end; /* the last expiration reached the reader */
+	__u64 reader_ns, workers_ns;
 };
 
-static void burst_begin(struct burst *b, u64 *c0, u64 *w0)
+static void burst_begin(struct burst *b, __u64 *c0, __u64 *w0)
 {
 	unsigned int nw;
 
@@ -842,7 +849,7 @@ static void burst_begin(struct burst *b, u64 *c0, u64 *w0)
 	(void)b;
 }
 
-static void burst_end(struct burst *b, u64 c0, u64 w0)
+static void burst_end(struct burst *b, __u64 c0, __u64 w0)
 {
 	unsigned int nw;
 
@@ -851,7 +858,7 @@ static void burst_end(struct burst *b, u64 c0, u64 w0)
 	b->workers_ns = workers_cpu_ns(&nw) - w0;
 }
 
-static u64 burst_deadline(unsigned int n)
+static __u64 burst_deadline(unsigned int n)
 {
 	return now_ns() + 200 * NSEC_PER_MSEC + n * 50 * NSEC_PER_USEC;
 }
@@ -859,7 +866,7 @@ static u64 burst_deadline(unsigned int n)
 static void f7b_dwq(unsigned int n, struct burst *b)
 {
 	struct dwq_event ev[READ_MAX];
-	u64 *d = xcalloc(n, sizeof(*d)), c0, w0;
+	__u64 *d = xcalloc(n, sizeof(*d)), c0, w0;
 	unsigned int i, got = 0;
 	int fd = dwq_open();
 	ssize_t k;
@@ -888,7 +895,7 @@ static void f7b_timerfd(unsigned int n, struct burst *b)
 	int *fds = xcalloc(n, sizeof(*fds)), ep = epoll_create1(EPOLL_CLOEXEC);
 	struct itimerspec its = { 0 };
 	unsigned int i, got = 0;
-	u64 c0, w0, exp;
+	__u64 c0, w0, exp;
 	int k, j;
 
 	if (ep < 0)
@@ -923,16 +930,14 @@ static void f7b_timerfd(unsigned int n, struct burst *b)
 
 static unsigned int reap_fired(struct io_uring *ring)
 {
-	struct io_uring_cqe *cqe;
-	unsigned int head, k = 0;
+	struct io_uring_cqe *cqe[READ_MAX];
+	unsigned int i, k = io_uring_peek_batch_cqe(ring, cqe, READ_MAX);
 
-	io_uring_for_each_cqe(ring, head, cqe) {
-		if (cqe->res != -ETIME) {
-			errno = cqe->res < 0 ? -cqe->res : EIO;
+	for (i = 0; i < k; i++)
+		if (cqe[i]->res != -ETIME) {
+			errno = cqe[i]->res < 0 ? -cqe[i]->res : EIO;
 			die("io_uring timeout");
 		}
-		k++;
-	}
 	io_uring_cq_advance(ring, k);
 	return k;
 }
@@ -943,7 +948,7 @@ static void f7b_uring(unsigned int n, struct burst *b)
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
 	unsigned int i, got = 0;
-	u64 c0, w0;
+	__u64 c0, w0;
 	int r;
 
 	ring_init(&ring);
@@ -971,7 +976,7 @@ static void f7b_heap(unsigned int n, struct burst *b)
 	struct unode *nodes = xcalloc(n, sizeof(*nodes));
 	unsigned int i, got = 0;
 	struct uheap h;
-	u64 c0, w0, exp;
+	__u64 c0, w0, exp;
 
 	uh_init(&h, n);
 	b->d = burst_deadline(n);
@@ -1016,11 +1021,12 @@ static void bench_f7b(void)
 				add("F7b", names[i], n, "workers_cpu", "ns",
 				    (double)b.workers_ns / n);
 			add("F7b", names[i], n, "cpu", "ns",
-			    (double)(b.reader_ns + (i == 0 ? b.workers_ns : 0)) /
+			    (double)(b.reader_ns +
+				     (i == 0 ? b.workers_ns : 0)) /
 				    n);
 		}
 	if (!P.json)
-		printf("\nF7b  %u due at once: drain (us after the deadline), CPU per expiration (ns)\n",
+		printf("\nF7b  %u due at once: drain (us late), CPU (ns) per expiration\n",
 		       n);
 	print_all("F7b");
 }
@@ -1029,13 +1035,14 @@ static void bench_f7b(void)
 
 static int cmp_s64(const void *a, const void *b)
 {
-	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+	__s64 x = *(const __s64 *)a, y = *(const __s64 *)b;
 
 	return x < y ? -1 : x > y;
 }
 
 /* Deadlines: @start + a uniform offset in the window. */
-static void late_deadlines(u64 *d, const u64 *off, unsigned int n, u64 start)
+static void late_deadlines(__u64 *d, const __u64 *off, unsigned int n,
+			   __u64 start)
 {
 	unsigned int i;
 
@@ -1045,10 +1052,10 @@ static void late_deadlines(u64 *d, const u64 *off, unsigned int n, u64 start)
 
 #define LATE_LEAD (100 * NSEC_PER_MSEC)
 
-static void f4c_dwq(const u64 *off, unsigned int n, s64 *late)
+static void f4c_dwq(const __u64 *off, unsigned int n, __s64 *late)
 {
 	struct dwq_event ev[BATCH];
-	u64 *d = xcalloc(n, sizeof(*d)), t;
+	__u64 *d = xcalloc(n, sizeof(*d)), t;
 	unsigned int got = 0, j, k;
 	int fd = dwq_open();
 	ssize_t r;
@@ -1062,17 +1069,17 @@ static void f4c_dwq(const u64 *off, unsigned int n, s64 *late)
 			die("read /dev/dwq");
 		k = r > 0 ? r / sizeof(ev[0]) : 0;
 		for (j = 0; j < k && got < n; j++)
-			late[got++] = (s64)(t - ev[j].deadline_ns);
+			late[got++] = (__s64)(t - ev[j].deadline_ns);
 	}
 	close(fd);
 	free(d);
 }
 
-static void f4c_timerfd(const u64 *off, unsigned int n, s64 *late)
+static void f4c_timerfd(const __u64 *off, unsigned int n, __s64 *late)
 {
 	struct epoll_event ee = { .events = EPOLLIN }, out[BATCH];
 	int *fds = xcalloc(n, sizeof(*fds)), ep = epoll_create1(EPOLL_CLOEXEC);
-	u64 *d = xcalloc(n, sizeof(*d)), t, exp;
+	__u64 *d = xcalloc(n, sizeof(*d)), t, exp;
 	struct itimerspec its = { 0 };
 	unsigned int i, got = 0;
 	int k, j;
@@ -1101,7 +1108,7 @@ static void f4c_timerfd(const u64 *off, unsigned int n, s64 *late)
 			i = out[j].data.u32;
 			if (read(fds[i], &exp, sizeof(exp)) == sizeof(exp) &&
 			    got < n)
-				late[got++] = (s64)(t - d[i]);
+				late[got++] = (__s64)(t - d[i]);
 		}
 	}
 	close_all(fds, n);
@@ -1109,37 +1116,33 @@ static void f4c_timerfd(const u64 *off, unsigned int n, s64 *late)
 	free(d);
 }
 
-static void f4c_uring(const u64 *off, unsigned int n, s64 *late)
+static void f4c_uring(const __u64 *off, unsigned int n, __s64 *late)
 {
-	u64 *d = xcalloc(n, sizeof(*d)), t;
-	struct io_uring_cqe *cqe;
+	__u64 *d = xcalloc(n, sizeof(*d)), t;
+	struct io_uring_cqe *cqe[BATCH];
 	struct io_uring ring;
-	unsigned int got = 0, head, k, ready;
+	unsigned int got = 0, k, j;
 	int r;
 
 	ring_init(&ring);
 	late_deadlines(d, off, n, now_ns() + LATE_LEAD);
 	ring_arm_many(&ring, d, n, 0);
 	while (got < n) {
-		r = io_uring_wait_cqe(&ring, &cqe);
+		r = io_uring_wait_cqe(&ring, cqe);
 		/* Only what was there on return: later ones are not late. */
-		ready = io_uring_cq_ready(&ring);
+		k = io_uring_peek_batch_cqe(&ring, cqe, BATCH);
 		t = now_ns();
 		if (r && r != -EINTR) {
 			errno = -r;
 			die("io_uring_wait_cqe");
 		}
-		k = 0;
-		io_uring_for_each_cqe(&ring, head, cqe) {
-			if (k == ready)
-				break;
-			if (cqe->res != -ETIME || cqe->user_data >= n) {
+		for (j = 0; j < k; j++) {
+			if (cqe[j]->res != -ETIME || cqe[j]->user_data >= n) {
 				errno = EIO;
 				die("io_uring timeout");
 			}
 			if (got < n)
-				late[got++] = (s64)(t - d[cqe->user_data]);
-			k++;
+				late[got++] = (__s64)(t - d[cqe[j]->user_data]);
 		}
 		io_uring_cq_advance(&ring, k);
 	}
@@ -1147,12 +1150,12 @@ static void f4c_uring(const u64 *off, unsigned int n, s64 *late)
 	free(d);
 }
 
-static void f4c_heap(const u64 *off, unsigned int n, s64 *late)
+static void f4c_heap(const __u64 *off, unsigned int n, __s64 *late)
 {
 	struct unode *nodes = xcalloc(n, sizeof(*nodes));
 	unsigned int i, got = 0;
 	struct uheap h;
-	u64 start, exp;
+	__u64 start, exp;
 
 	uh_init(&h, n);
 	start = now_ns() + LATE_LEAD;
@@ -1171,7 +1174,7 @@ static void f4c_heap(const u64 *off, unsigned int n, s64 *late)
 	free(nodes);
 }
 
-static double pct(const s64 *v, unsigned int n, double p)
+static double pct(const __s64 *v, unsigned int n, double p)
 {
 	unsigned int i = (unsigned int)(p * (n - 1) + 0.5);
 
@@ -1182,12 +1185,11 @@ static void bench_f4c(void)
 {
 	static const char *const names[] = { "dwq_read", "timerfd_epoll",
 					     "io_uring", "user_heap" };
-	void (*run[])(const u64 *, unsigned int, s64 *) = {
-		f4c_dwq, f4c_timerfd, f4c_uring, f4c_heap
-	};
+	void (*run[])(const __u64 *, unsigned int,
+		      __s64 *) = { f4c_dwq, f4c_timerfd, f4c_uring, f4c_heap };
 	unsigned int r, k, i, j, n = P.late_n, early[4] = { 0 };
-	u64 *off = xcalloc(n, sizeof(*off));
-	s64 *late = xcalloc(n, sizeof(*late));
+	__u64 *off = xcalloc(n, sizeof(*off));
+	__s64 *late = xcalloc(n, sizeof(*late));
 
 	raise_nofile(n + 256);
 	for (r = 0; r < P.reps; r++) {
@@ -1213,9 +1215,8 @@ static void bench_f4c(void)
 	free(off);
 	free(late);
 	if (!P.json)
-		printf("\nF4c  lateness at the reader (us), %u timers over %" PRIu64
-		       " ms\n",
-		       n, (u64)(P.late_window / NSEC_PER_MSEC));
+		printf("\nF4c  lateness at the reader (us), %u timers over %llu ms\n",
+		       n, (unsigned long long)(P.late_window / NSEC_PER_MSEC));
 	print_all("F4c");
 }
 
@@ -1311,8 +1312,8 @@ static void slab_delta(const struct slabs *a, const struct slabs *b,
 			if ((double)d / n > top[k].per_timer) {
 				memmove(&top[k + 1], &top[k],
 					(TOP_CACHES - 1 - k) * sizeof(*top));
-				snprintf(top[k].name, sizeof(top[k].name),
-					 "%s", b->s[i].name);
+				snprintf(top[k].name, sizeof(top[k].name), "%s",
+					 b->s[i].name);
 				top[k].objsize = b->s[i].objsize;
 				top[k].per_timer = (double)d / n;
 				break;
@@ -1341,7 +1342,8 @@ static void aliases(const char *name, char *out, size_t len)
 		if (de->d_name[0] == '.' || de->d_name[0] == ':' ||
 		    !strcmp(de->d_name, name))
 			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%.200s", de->d_name);
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%.200s",
+			 de->d_name);
 		if (!realpath(path, got) || strcmp(got, want))
 			continue;
 		k = snprintf(out + used, len - used, "%s%s", used ? " " : "",
@@ -1372,7 +1374,8 @@ static void f5_prepare(struct f5_hold *h, int kind, unsigned int n)
 	memset(h, 0, sizeof(*h));
 	h->kind = kind;
 	h->n = n;
-	h->fd = h->ep = -1;
+	h->fd = -1;
+	h->ep = -1;
 	switch (kind) {
 	case K_DWQ:
 		h->fd = dwq_open();
@@ -1399,7 +1402,7 @@ static void f5_prepare(struct f5_hold *h, int kind, unsigned int n)
 	}
 }
 
-static void f5_arm(struct f5_hold *h, const u64 *d)
+static void f5_arm(struct f5_hold *h, const __u64 *d)
 {
 	struct epoll_event ee = { .events = EPOLLIN };
 	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
@@ -1471,7 +1474,7 @@ static void bench_f5(void)
 	static struct slabs a, b;
 	struct growth top[K_NKINDS][TOP_CACHES];
 	unsigned int n = P.slab_n, r, k, i, j, cap0 = 0, cap1 = 0;
-	u64 *d = xcalloc(n, sizeof(*d));
+	__u64 *d = xcalloc(n, sizeof(*d));
 	struct rlimit rl = { n + 256, n + 256 };
 	char al[256];
 	struct f5_hold h;
@@ -1510,16 +1513,19 @@ static void bench_f5(void)
 	for (i = 0; i < K_NKINDS; i++)
 		for (j = 0; j < TOP_CACHES && top[i][j].name[0]; j++) {
 			aliases(top[i][j].name, al, sizeof(al));
-			if (P.json)
-				printf("{\"type\":\"slab_cache\",\"figure\":\"F5\",\"variant\":\"%s\",\"cache\":\"%s\",\"objsize\":%lld,\"bytes_per_timer\":%.1f,\"aliases\":\"%s\"}\n",
-				       f5_names[i], top[i][j].name,
-				       top[i][j].objsize, top[i][j].per_timer,
-				       al);
-			else
+			if (P.json) {
+				printf("{\"type\":\"slab_cache\",\"figure\":\"F5\",");
+				printf("\"variant\":\"%s\",\"cache\":\"%s\",",
+				       f5_names[i], top[i][j].name);
+				printf("\"objsize\":%lld,\"bytes_per_timer\":%.1f,",
+				       top[i][j].objsize, top[i][j].per_timer);
+				printf("\"aliases\":\"%s\"}\n", al);
+			} else {
 				printf("    %-14s %-24s %5lld B objects: %7.1f B/timer%s%s\n",
 				       f5_names[i], top[i][j].name,
 				       top[i][j].objsize, top[i][j].per_timer,
 				       al[0] ? "; also " : "", al);
+			}
 		}
 }
 
@@ -1546,20 +1552,30 @@ static int parse_only(const char *s)
 	return P.only ? 0 : -1;
 }
 
-static void usage(void)
+static void bad_usage(void)
 {
 	fprintf(stderr,
-		"usage: dwq-ubench [--scale full|tiny] [--reps R] [--only F2b,F4c,F5,F7b] [--json]\n"
+		"usage: dwq-ubench [--scale full|tiny] [--reps R] [--only LIST] [--json]\n"
+		"  LIST: F2b,F4c,F5,F7b (default all)\n"
 		"  full: 10000 pairs per timing, 10000 pending, a burst of 10000,\n"
 		"        1000 timers over 1 s, 10000 pending for F5 (minutes)\n"
 		"  tiny: seconds; proves the pipeline, the numbers mean nothing\n");
 	exit(2);
 }
 
+static unsigned int parse_reps(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || *end || v < 1 || v > MAX_REPS)
+		bad_usage();
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	int i, tiny = 0;
-	long v;
 
 	P.reps = 5;
 	P.only = F2B | F4C | F5 | F7B;
@@ -1574,13 +1590,10 @@ int main(int argc, char **argv)
 			tiny = 1;
 		else if (!strcmp(a, "--scale") && !strcmp(val, "full"))
 			tiny = 0;
-		else if (!strcmp(a, "--reps") && (v = atol(val)) >= 1 &&
-			 v <= MAX_REPS)
-			P.reps = v;
-		else if (!strcmp(a, "--only") && !parse_only(val))
-			;
-		else
-			usage();
+		else if (!strcmp(a, "--reps"))
+			P.reps = parse_reps(val);
+		else if (strcmp(a, "--only") || parse_only(val))
+			bad_usage();
 		i++;
 	}
 	if (tiny) {
@@ -1598,15 +1611,19 @@ int main(int argc, char **argv)
 		P.late_window = NSEC_PER_SEC;
 		P.slab_n = 10000;
 	}
-	if (P.json)
-		printf("{\"type\":\"bench_env\",\"program\":\"dwq-ubench\",\"scale\":\"%s\",\"reps\":%u,\"ops\":%" PRIu64
-		       ",\"pending\":%u,\"burst\":%u,\"late_timers\":%u,\"late_window_ns\":%" PRIu64
-		       ",\"slab_timers\":%u}\n",
-		       tiny ? "tiny" : "full", P.reps, P.ops, P.pending,
-		       P.burst, P.late_n, P.late_window, P.slab_n);
-	else
+	if (P.json) {
+		printf("{\"type\":\"bench_env\",\"program\":\"dwq-ubench\",");
+		printf("\"scale\":\"%s\",\"reps\":%u,\"ops\":%llu,",
+		       tiny ? "tiny" : "full", P.reps,
+		       (unsigned long long)P.ops);
+		printf("\"pending\":%u,\"burst\":%u,\"late_timers\":%u,",
+		       P.pending, P.burst, P.late_n);
+		printf("\"late_window_ns\":%llu,\"slab_timers\":%u}\n",
+		       (unsigned long long)P.late_window, P.slab_n);
+	} else {
 		printf("dwq-ubench: %u repetitions, variants interleaved; median (min-max)\n",
 		       P.reps);
+	}
 	fflush(stdout);
 	if (P.only & F2B)
 		bench_f2b();
