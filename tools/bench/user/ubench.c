@@ -840,13 +840,12 @@ struct burst {
 	__u64 reader_ns, workers_ns;
 };
 
-static void burst_begin(struct burst *b, __u64 *c0, __u64 *w0)
+static void burst_begin(__u64 *c0, __u64 *w0)
 {
 	unsigned int nw;
 
 	*w0 = workers_cpu_ns(&nw);
 	*c0 = self_cpu_ns();
-	(void)b;
 }
 
 static void burst_end(struct burst *b, __u64 c0, __u64 w0)
@@ -876,7 +875,7 @@ static void f7b_dwq(unsigned int n, struct burst *b)
 		d[i] = b->d;
 	dwq_schedule_many(fd, d, n, NULL);
 	late_warning("F7b", "dwq", b->d);
-	burst_begin(b, &c0, &w0);
+	burst_begin(&c0, &w0);
 	while (got < n) {
 		k = read(fd, ev, sizeof(ev));
 		if (k < 0 && errno != EINTR)
@@ -913,7 +912,7 @@ static void f7b_timerfd(unsigned int n, struct burst *b)
 		if (timerfd_settime(fds[i], TFD_TIMER_ABSTIME, &its, NULL))
 			die("timerfd_settime");
 	late_warning("F7b", "timerfd", b->d);
-	burst_begin(b, &c0, &w0);
+	burst_begin(&c0, &w0);
 	while (got < n) {
 		k = epoll_wait(ep, out, READ_MAX, -1);
 		if (k < 0 && errno != EINTR)
@@ -958,7 +957,7 @@ static void f7b_uring(unsigned int n, struct burst *b)
 		prep_timeout(&ring, &ts, i);
 	submit(&ring);
 	late_warning("F7b", "io_uring", b->d);
-	burst_begin(b, &c0, &w0);
+	burst_begin(&c0, &w0);
 	while (got < n) {
 		r = io_uring_wait_cqe(&ring, &cqe);
 		if (r && r != -EINTR) {
@@ -985,7 +984,7 @@ static void f7b_heap(unsigned int n, struct burst *b)
 		uh_insert(&h, &nodes[i]);
 	}
 	late_warning("F7b", "user heap", b->d);
-	burst_begin(b, &c0, &w0);
+	burst_begin(&c0, &w0);
 	while (got < n) {
 		if (read(h.tfd, &exp, sizeof(exp)) != sizeof(exp) &&
 		    errno != EINTR)
@@ -1389,9 +1388,12 @@ static void f5_prepare(struct f5_hold *h, int kind, unsigned int n)
 				die("epoll_create1");
 		}
 		/* The fd table grows outside the slab: grow it first. */
-		if (dup2(0, n + 64) < 0)
+		h->fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (h->fd < 0 || dup2(h->fd, n + 64) < 0)
 			die("dup2");
 		close(n + 64);
+		close(h->fd);
+		h->fd = -1;
 		break;
 	case K_URING:
 		ring_init(&h->ring);
