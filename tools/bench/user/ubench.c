@@ -60,6 +60,9 @@ struct params {
 	unsigned int late_n; /* F4c: timers */
 	__u64 late_window; /* F4c: spread over (ns) */
 	unsigned int slab_n; /* F5 */
+	unsigned int settle_max; /* F5: 50 ms waits for the slab to settle */
+	unsigned int cq_entries; /* io_uring's completion ring */
+	int tiny;
 	unsigned int only;
 	int json;
 };
@@ -258,7 +261,7 @@ static void ring_init(struct io_uring *ring)
 
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_CQSIZE;
-	p.cq_entries = 32768; /* a burst's completions all fit */
+	p.cq_entries = P.cq_entries; /* a burst's completions all fit */
 	err = io_uring_queue_init_params(256, ring, &p);
 	if (err) {
 		errno = -err;
@@ -1272,7 +1275,7 @@ static void slab_settle(struct slabs *t)
 
 	slab_read(t);
 	cur = slab_bytes(t);
-	for (i = 0; i < 40; i++) {
+	for (i = 0; i < P.settle_max; i++) {
 		usleep(50000);
 		prev = cur;
 		slab_read(t);
@@ -1514,7 +1517,9 @@ static void bench_f5(void)
 	/* Where the bytes went, in the last repetition. */
 	for (i = 0; i < K_NKINDS; i++)
 		for (j = 0; j < TOP_CACHES && top[i][j].name[0]; j++) {
-			aliases(top[i][j].name, al, sizeof(al));
+			al[0] = '\0';
+			if (!P.tiny) /* a walk of /sys/kernel/slab: slow */
+				aliases(top[i][j].name, al, sizeof(al));
 			if (P.json) {
 				printf("{\"type\":\"slab_cache\",\"figure\":\"F5\",");
 				printf("\"variant\":\"%s\",\"cache\":\"%s\",",
@@ -1598,6 +1603,7 @@ int main(int argc, char **argv)
 			bad_usage();
 		i++;
 	}
+	P.tiny = tiny;
 	if (tiny) {
 		P.ops = 64;
 		P.pending = 200;
@@ -1605,6 +1611,8 @@ int main(int argc, char **argv)
 		P.late_n = 50;
 		P.late_window = 100 * NSEC_PER_MSEC;
 		P.slab_n = 500;
+		P.settle_max = 4;
+		P.cq_entries = 1024;
 	} else {
 		P.ops = 10000;
 		P.pending = 10000;
@@ -1612,6 +1620,8 @@ int main(int argc, char **argv)
 		P.late_n = 1000;
 		P.late_window = NSEC_PER_SEC;
 		P.slab_n = 10000;
+		P.settle_max = 40;
+		P.cq_entries = 32768;
 	}
 	if (P.json) {
 		printf("{\"type\":\"bench_env\",\"program\":\"dwq-ubench\",");
