@@ -1611,7 +1611,7 @@ int main(int argc, char **argv)
 		P.late_n = 50;
 		P.late_window = 100 * NSEC_PER_MSEC;
 		P.slab_n = 500;
-		P.settle_max = 4;
+		P.settle_max = 0;
 		P.cq_entries = 1024;
 	} else {
 		P.ops = 10000;
