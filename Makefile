@@ -64,6 +64,7 @@ tools:
 	$(MAKE) -C tools/testing/selftests/dwq
 	$(MAKE) -C tools/testing/stress
 	$(MAKE) -C tools/testing/security
+	$(MAKE) -C tools/bench/user
 	$(MAKE) -C examples
 
 deps:
@@ -233,6 +234,7 @@ clean:
 	$(MAKE) -C tools/testing/selftests/dwq clean
 	$(MAKE) -C tools/testing/stress clean
 	$(MAKE) -C tools/testing/security clean
+	$(MAKE) -C tools/bench/user clean
 	$(MAKE) -C examples clean
 	rm -rf build
 

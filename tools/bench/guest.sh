@@ -4,18 +4,21 @@
 # Runs in a dwq guest (tools/testing/vm-run --add this file) for
 # tools/bench/run (`make bench`) and make check's bench step: records the
 # environment, runs the in-kernel figures (dwq_bench.ko: F1, F3, F4a) and
-# the user-space ones (dwqctl bench: F2, F4b, F5, F6, F7), and leaves
-# everything in $DWQ_OUT/bench for tools/bench/report.
+# the user-space ones (dwqctl bench: F2, F4b, F6, F7; dwq-ubench, /dev/dwq
+# against timerfd, io_uring and a user-space heap: F2b, F4c, F5, F7b), and
+# leaves everything in $DWQ_OUT/bench for tools/bench/report.
 #
 # usage: guest.sh full|tiny
-#   full  dwq_bench.ko scale=full; dwqctl bench --ops 10000 --reps 5
-#   tiny  dwq_bench.ko scale=tiny reps=1; dwqctl bench --ops 50 --reps 1
+#   full  dwq_bench.ko scale=full; dwqctl bench --ops 10000 --reps 5;
+#         dwq-ubench --scale full --reps 5
+#   tiny  dwq_bench.ko scale=tiny reps=1; dwqctl bench --ops 50 --reps 1;
+#         dwq-ubench --scale tiny --reps 1
 #         (proves the pipeline works; the numbers mean nothing)
 #
 # Files: env.txt (key=value), kernel.csv (the module's results, when it
 # exists), kernel.log (what it logged), user.jsonl (dwqctl bench --json),
-# status.txt (key=exit status of each part), *.stderr. The exit status is
-# non-zero if a part failed.
+# ubench.jsonl (dwq-ubench --json), status.txt (key=exit status of each
+# part), *.stderr. The exit status is non-zero if a part failed.
 
 scale=${1:-full}
 out=${DWQ_OUT:-/out}/bench
@@ -24,8 +27,8 @@ results=/sys/kernel/debug/dwq_bench/results
 rc=0
 
 case $scale in
-full) kparams="scale=full" uparams="--ops 10000 --reps 5" ;;
-tiny) kparams="scale=tiny reps=1" uparams="--ops 50 --reps 1" ;;
+full) kparams="scale=full" uparams="--ops 10000 --reps 5" ubparams="--scale full --reps 5" ;;
+tiny) kparams="scale=tiny reps=1" uparams="--ops 50 --reps 1" ubparams="--scale tiny --reps 1" ;;
 *) echo "guest.sh: full or tiny, not '$scale'" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
@@ -51,6 +54,7 @@ hz=
 		[ -r "$p" ] && echo "dwq_${p##*/}=$(cat "$p")"
 	done
 	echo "dwqctl_params=$uparams"
+	echo "ubench_params=$ubparams"
 } >"$out/env.txt"
 
 : >"$out/status.txt"
@@ -101,4 +105,15 @@ echo "user=$urc" >>"$out/status.txt"
 [ $urc = 0 ] || rc=1
 echo "bench: user-space figures: exit $urc, $(wc -l <"$out/user.jsonl") lines"
 cat "$out/user.stderr"
+
+echo "bench: dwq-ubench $ubparams --json"
+start=$(date +%s)
+# shellcheck disable=SC2086
+dwq-ubench $ubparams --json >"$out/ubench.jsonl" 2>"$out/ubench.stderr"
+ubrc=$?
+echo "ubench_seconds=$(($(date +%s) - start))" >>"$out/env.txt"
+echo "ubench=$ubrc" >>"$out/status.txt"
+[ $ubrc = 0 ] || rc=1
+echo "bench: dwq-ubench figures: exit $ubrc, $(wc -l <"$out/ubench.jsonl") lines"
+cat "$out/ubench.stderr"
 exit $rc

@@ -11,12 +11,13 @@
  *        delete
  *   F4b  lateness at the user's read(): p50, p99, p99.9, against
  *        timerfd + epoll_wait + read
- *   F5   bytes per pending task (MemFree drop / N), against timerfd and
- *        POSIX timers measured the same way
  *   F6   aggregate schedule+cancel pairs per second with 1, 2, 4, 8
  *        threads (a file each), against no-op ioctls and timerfd
  *   F7   events per second through batched read(), against N timerfds
  *        through epoll
+ *
+ * F5 (slab bytes per pending timer) and the comparisons with io_uring are
+ * tools/bench/user's dwq-ubench: dwqctl does not link liburing.
  *
  * Benchmarks are never assertions: the exit status is 0 unless something
  * failed to run. Absolute numbers from a TCG guest mean little.
@@ -40,7 +41,6 @@
 #define MAX_REPS 99
 #define BATCH 64
 #define FAR_AHEAD (3600 * NSEC_PER_SEC)
-#define F5_PER_FILE 50000
 #define F7_READ 256
 
 /* An ioctl no driver answers but dwq's: -ENOTTY at once, the floor. */
@@ -53,7 +53,7 @@ struct bench {
 	int failed;
 };
 
-enum { F2 = 1, F4B = 2, F5 = 4, F6 = 8, F7 = 16 };
+enum { F2 = 1, F4B = 2, F6 = 8, F7 = 16 };
 
 #define SERIES(n, l)                      \
 	{                                 \
@@ -582,24 +582,7 @@ out:
 	return ret;
 }
 
-/* --- F5: bytes per pending task ------------------------------------- */
-
-static long long mem_free_kb(void)
-{
-	char line[128];
-	long long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "MemFree:", 8)) {
-			kb = strtoll(line + 8, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return kb;
-}
+/* --- limits ------------------------------------------------------- */
 
 static void raise_limit(int res, __u64 want)
 {
@@ -618,157 +601,6 @@ static void raise_limit(int res, __u64 want)
 	}
 	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
 	setrlimit(res, &rl);
-}
-
-static int f5_dwq(struct bench *b, size_t n, double *bytes)
-{
-	struct dwq_ioc_schedule *e = calloc(DWQ_SCHEDULE_BATCH_MAX, sizeof(*e));
-	size_t nfd = (n + F5_PER_FILE - 1) / F5_PER_FILE, done = 0, i, k;
-	int *fds = calloc(nfd, sizeof(*fds)), err, ret = -1;
-	long long m0, m1;
-
-	if (!e || !fds)
-		goto out;
-	for (i = 0; i < nfd; i++)
-		fds[i] = -1;
-	m0 = mem_free_kb();
-	for (i = 0; i < nfd; i++) {
-		fds[i] = dev_open(1);
-		if (fds[i] < 0)
-			goto out;
-		for (k = 0; k < F5_PER_FILE && done < n;) {
-			unsigned int c = DWQ_SCHEDULE_BATCH_MAX, j;
-
-			if (c > n - done)
-				c = n - done;
-			if (c > F5_PER_FILE - k)
-				c = F5_PER_FILE - k;
-			memset(e, 0, c * sizeof(*e));
-			for (j = 0; j < c; j++)
-				e[j].time_ns = FAR_AHEAD;
-			err = schedule_batch(fds[i], e, c);
-			if (err) {
-				fail(b, -err, OP_BATCH, "F5: schedule batch");
-				goto out;
-			}
-			k += c;
-			done += c;
-		}
-	}
-	m1 = mem_free_kb();
-	*bytes = (double)(m0 - m1) * 1024 / n;
-	ret = 0;
-out:
-	for (i = 0; fds && i < nfd; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	free(fds);
-	free(e);
-	return ret;
-}
-
-static int f5_timerfd(struct bench *b, size_t n, double *bytes)
-{
-	struct itimerspec arm = { .it_value.tv_sec = 3600 };
-	int *fds = calloc(n, sizeof(*fds)), ret = -1;
-	long long m0, m1;
-	size_t i, made = 0;
-
-	if (!fds)
-		return -1;
-	m0 = mem_free_kb();
-	for (i = 0; i < n; i++, made++) {
-		fds[i] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		if (fds[i] < 0 || timerfd_settime(fds[i], 0, &arm, NULL)) {
-			fail(b, errno, OP_OPEN, "F5: timerfd (RLIMIT_NOFILE?)");
-			if (fds[i] >= 0)
-				made++;
-			goto out;
-		}
-	}
-	m1 = mem_free_kb();
-	*bytes = (double)(m0 - m1) * 1024 / n;
-	ret = 0;
-out:
-	for (i = 0; i < made; i++)
-		close(fds[i]);
-	free(fds);
-	return ret;
-}
-
-static int f5_posix(struct bench *b, size_t n, double *bytes)
-{
-	struct itimerspec arm = { .it_value.tv_sec = 3600 };
-	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
-	timer_t *t = calloc(n, sizeof(*t));
-	size_t i, made = 0;
-	long long m0, m1;
-	int ret = -1;
-
-	if (!t)
-		return -1;
-	m0 = mem_free_kb();
-	for (i = 0; i < n; i++) {
-		if (timer_create(CLOCK_MONOTONIC, &sev, &t[i])) {
-			fail(b, errno, OP_OPEN,
-			     "F5: timer_create (RLIMIT_SIGPENDING?)");
-			goto out;
-		}
-		made++;
-		if (timer_settime(t[i], 0, &arm, NULL)) {
-			fail(b, errno, OP_OPEN, "F5: timer_settime");
-			goto out;
-		}
-	}
-	m1 = mem_free_kb();
-	*bytes = (double)(m0 - m1) * 1024 / n;
-	ret = 0;
-out:
-	for (i = 0; i < made; i++)
-		timer_delete(t[i]);
-	free(t);
-	return ret;
-}
-
-static int bench_f5(struct bench *b)
-{
-	struct series d = SERIES("dwq", "dwq task"),
-		      tf = SERIES("timerfd", "timerfd, armed"),
-		      px = SERIES("posix_timer", "POSIX timer, armed");
-	size_t n = b->ops * 10 > 100000 ? 100000 : b->ops * 10;
-	unsigned int r, reps = b->reps > 3 ? 3 : b->reps;
-	double v;
-
-	if (mem_free_kb() < 0) {
-		errorf(errno, NULL, "bench: F5: /proc/meminfo");
-		return -1;
-	}
-	raise_limit(RLIMIT_NOFILE, n + 64);
-	raise_limit(RLIMIT_SIGPENDING, n + 64);
-	for (r = 0; r < reps; r++) {
-		if (f5_dwq(b, n, &v))
-			return -1;
-		add(&d, v);
-		if (f5_timerfd(b, n, &v))
-			return -1;
-		add(&tf, v);
-		if (f5_posix(b, n, &v))
-			return -1;
-		add(&px, v);
-		/* Let freed memory settle before the next round. */
-		usleep(200000);
-	}
-	header("F5", "bytes per pending timer (MemFree drop / N)", "bytes",
-	       "timerfd");
-	row("F5", &tf, &tf, "bytes");
-	row("F5", &d, &tf, "bytes");
-	row("F5", &px, &tf, "bytes");
-	print_target("F5", "dwq <= 96 bytes per pending task", median(&d), 96,
-		     0);
-	if (!opt.json)
-		printf("  (N = %zu; MemFree also moves with anything else the system does)\n",
-		       n);
-	return 0;
 }
 
 /* --- F6: threads ---------------------------------------------------- */
@@ -1113,8 +945,6 @@ static int parse_only(const char *s, unsigned int *only)
 			*only |= F2;
 		else if (!strcasecmp(p, "F4b") || !strcasecmp(p, "F4"))
 			*only |= F4B;
-		else if (!strcasecmp(p, "F5"))
-			*only |= F5;
 		else if (!strcasecmp(p, "F6"))
 			*only |= F6;
 		else if (!strcasecmp(p, "F7"))
@@ -1157,20 +987,18 @@ int cmd_bench(int argc, char **argv)
 		} else if (!strcmp(a, "--only")) {
 			if (parse_only(val, &b.only))
 				return usage_error("bench",
-						   "--only takes F2, F4b, F5, F6, F7, comma-separated");
+						   "--only takes F2, F4b, F6, F7, comma-separated");
 		} else {
 			return usage_error("bench", "unexpected '%s'", a);
 		}
 		i++;
 	}
 	if (!b.only)
-		b.only = F2 | F4B | F5 | F6 | F7;
+		b.only = F2 | F4B | F6 | F7;
 	environment(&b);
 	if ((b.only & F2) && bench_f2(&b))
 		return 1;
 	if ((b.only & F4B) && bench_f4(&b))
-		return 1;
-	if ((b.only & F5) && bench_f5(&b))
 		return 1;
 	if ((b.only & F6) && bench_f6(&b))
 		return 1;

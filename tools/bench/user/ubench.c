@@ -1,0 +1,1655 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwq-ubench: /dev/dwq side by side with what a process with many timers
+ * would use instead (docs/bench.md):
+ *
+ *   F2b  ns per arm+cancel, with 0 and P timers pending: dwq ioctls
+ *        (SCHEDULE + CANCEL, and their batches of 64), timerfd
+ *        (timerfd_settime twice), io_uring (IORING_OP_TIMEOUT +
+ *        IORING_OP_TIMEOUT_REMOVE, one and 64 per submit), a 4-ary heap in
+ *        user space with one timerfd as its floor
+ *   F4c  lateness at the reader of T timers spread over a window: the
+ *        return of read() / epoll_wait() / io_uring_wait_cqe() minus the
+ *        deadline, p50, p99, max
+ *   F5   slab bytes per pending timer: the sum over /proc/slabinfo of
+ *        active objects' delta times object size, over N pending timers
+ *   F7b  B timers due at once: drain time, and CPU per expiration (the
+ *        reader's getrusage(), plus the dwq/N workers' run time from
+ *        /proc/<pid>/schedstat for dwq)
+ *
+ * Every repetition runs every variant, their order rotated, so a
+ * disturbance hits them alike; the value is the median of the
+ * repetitions. Nothing is judged here: tools/bench/report does that.
+ * Output: a table, or with --json one object per line.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
+
+#include <liburing.h>
+#include <linux/dwq.h>
+
+#define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_USEC 1000ULL
+#define MAX_REPS 99
+#define BATCH 64
+#define READ_MAX 256
+/* Far deadlines: [FAR, 2 FAR) from now, never due during a run. */
+#define FAR (1000 * NSEC_PER_SEC)
+/* The user data of IORING_OP_TIMEOUT_REMOVE's own completion. */
+#define REMOVE_TAG (~0ULL)
+/* sizeof(struct dwq_heap_slot) in module/heap.h: key, seq, node. */
+#define DWQ_SLOT_BYTES 24
+
+struct params {
+	unsigned int reps;
+	__u64 ops; /* F2b: arm+cancel pairs per timing */
+	unsigned int pending; /* F2b: the loaded case */
+	unsigned int burst; /* F7b */
+	unsigned int late_n; /* F4c: timers */
+	__u64 late_window; /* F4c: spread over (ns) */
+	unsigned int slab_n; /* F5 */
+	unsigned int settle_max; /* F5: 50 ms waits for the slab to settle */
+	unsigned int cq_entries; /* io_uring's completion ring */
+	int tiny;
+	unsigned int only;
+	int json;
+};
+
+enum { F2B = 1, F4C = 2, F5 = 4, F7B = 8 };
+
+static struct params P;
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static struct timespec to_ts(__u64 ns)
+{
+	struct timespec ts = { .tv_sec = ns / NSEC_PER_SEC,
+			       .tv_nsec = ns % NSEC_PER_SEC };
+
+	return ts;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "dwq-ubench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		die("calloc");
+	return p;
+}
+
+/* xorshift64*: the same deadlines for every variant of a repetition. */
+static __u64 rng_state = 88172645463325252ULL;
+
+static __u64 rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ULL;
+}
+
+/* --- results ---------------------------------------------------------- */
+
+struct series {
+	char fig[8], variant[48], metric[24], unit[12];
+	unsigned int n;
+	double v[MAX_REPS];
+	unsigned int nv;
+};
+
+#define MAX_SERIES 256
+static struct series all[MAX_SERIES];
+static unsigned int nseries;
+
+static void add(const char *fig, const char *variant, unsigned int n,
+		const char *metric, const char *unit, double v)
+{
+	struct series *s;
+	unsigned int i;
+
+	for (i = 0; i < nseries; i++) {
+		s = &all[i];
+		if (!strcmp(s->fig, fig) && !strcmp(s->variant, variant) &&
+		    s->n == n && !strcmp(s->metric, metric))
+			goto found;
+	}
+	if (nseries == MAX_SERIES) {
+		fprintf(stderr, "dwq-ubench: too many series\n");
+		exit(1);
+	}
+	s = &all[nseries++];
+	snprintf(s->fig, sizeof(s->fig), "%s", fig);
+	snprintf(s->variant, sizeof(s->variant), "%s", variant);
+	snprintf(s->metric, sizeof(s->metric), "%s", metric);
+	snprintf(s->unit, sizeof(s->unit), "%s", unit);
+	s->n = n;
+found:
+	if (s->nv < MAX_REPS)
+		s->v[s->nv++] = v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void print_all(const char *fig)
+{
+	double v[MAX_REPS], med;
+	unsigned int i;
+
+	for (i = 0; i < nseries; i++) {
+		struct series *s = &all[i];
+
+		if (strcmp(s->fig, fig) || !s->nv)
+			continue;
+		memcpy(v, s->v, s->nv * sizeof(v[0]));
+		qsort(v, s->nv, sizeof(v[0]), cmp_double);
+		med = s->nv % 2 ? v[s->nv / 2] :
+				  (v[s->nv / 2 - 1] + v[s->nv / 2]) / 2;
+		if (P.json) {
+			printf("{\"type\":\"bench\",\"figure\":\"%s\",",
+			       s->fig);
+			printf("\"variant\":\"%s\",\"n\":\"%u\",", s->variant,
+			       s->n);
+			printf("\"metric\":\"%s\",\"unit\":\"%s\",", s->metric,
+			       s->unit);
+			printf("\"median\":%.6g,\"min\":%.6g,\"max\":%.6g,",
+			       med, v[0], v[s->nv - 1]);
+			printf("\"reps\":%u}\n", s->nv);
+		} else {
+			printf("  %-4s %-26s n=%-6u %-14s %12.1f %s (%.1f-%.1f)\n",
+			       s->fig, s->variant, s->n, s->metric, med,
+			       s->unit, v[0], v[s->nv - 1]);
+		}
+	}
+	fflush(stdout);
+}
+
+/* --- /dev/dwq ----------------------------------------------------------- */
+
+static int dwq_open(void)
+{
+	int fd = open("/dev/dwq", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open /dev/dwq");
+	return fd;
+}
+
+static void dwq_schedule(int fd, struct dwq_ioc_schedule *s)
+{
+	if (ioctl(fd, DWQ_IOC_SCHEDULE, s))
+		die("DWQ_IOC_SCHEDULE");
+}
+
+static void dwq_cancel(int fd, __u64 id)
+{
+	struct dwq_ioc_cancel c = { .id = id };
+
+	if (ioctl(fd, DWQ_IOC_CANCEL, &c) || c.result != DWQ_RESULT_REMOVED)
+		die("DWQ_IOC_CANCEL");
+}
+
+/* Schedule @n one-shots at the absolute deadlines @d, in batches. */
+static void dwq_schedule_many(int fd, const __u64 *d, unsigned int n,
+			      __u64 *ids)
+{
+	struct dwq_ioc_schedule e[BATCH * 4];
+	struct dwq_ioc_schedule_batch b = { .entries = (__u64)(uintptr_t)e };
+	unsigned int i = 0, k, c;
+
+	while (i < n) {
+		c = n - i < BATCH * 4 ? n - i : BATCH * 4;
+		memset(e, 0, sizeof(e));
+		for (k = 0; k < c; k++) {
+			e[k].time_ns = d[i + k];
+			e[k].flags = DWQ_SCHED_ABS;
+		}
+		b.count = c;
+		if (ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &b))
+			die("DWQ_IOC_SCHEDULE_BATCH");
+		for (k = 0; ids && k < c; k++)
+			ids[i + k] = e[k].id;
+		i += c;
+	}
+}
+
+static unsigned int dwq_capacity(int fd)
+{
+	struct dwq_ioc_stats st;
+
+	memset(&st, 0, sizeof(st));
+	if (ioctl(fd, DWQ_IOC_STATS, &st))
+		die("DWQ_IOC_STATS");
+	return st.queue_capacity;
+}
+
+/* --- io_uring ----------------------------------------------------------- */
+
+static void ring_init(struct io_uring *ring)
+{
+	struct io_uring_params p;
+	int err;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE;
+	p.cq_entries = P.cq_entries; /* a burst's completions all fit */
+	err = io_uring_queue_init_params(256, ring, &p);
+	if (err) {
+		errno = -err;
+		die("io_uring_queue_init_params");
+	}
+}
+
+static struct io_uring_sqe *sqe_get(struct io_uring *ring)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe) {
+		if (io_uring_submit(ring) < 0)
+			die("io_uring_submit");
+		sqe = io_uring_get_sqe(ring);
+		if (!sqe)
+			die("io_uring_get_sqe");
+	}
+	return sqe;
+}
+
+static void submit(struct io_uring *ring)
+{
+	int r = io_uring_submit(ring);
+
+	if (r < 0) {
+		errno = -r;
+		die("io_uring_submit");
+	}
+}
+
+/* An absolute timeout: @ts must live until the SQE is submitted. */
+static void prep_timeout(struct io_uring *ring, struct __kernel_timespec *ts,
+			 __u64 data)
+{
+	struct io_uring_sqe *sqe = sqe_get(ring);
+
+	io_uring_prep_timeout(sqe, ts, 0, IORING_TIMEOUT_ABS);
+	io_uring_sqe_set_data64(sqe, data);
+}
+
+static void prep_remove(struct io_uring *ring, __u64 data)
+{
+	struct io_uring_sqe *sqe = sqe_get(ring);
+
+	io_uring_prep_timeout_remove(sqe, data, 0);
+	io_uring_sqe_set_data64(sqe, REMOVE_TAG);
+}
+
+/* Reap @n completions of removes and removed timeouts. */
+static void reap_removed(struct io_uring *ring, unsigned int n)
+{
+	struct io_uring_cqe *cqe;
+	int r;
+
+	while (n) {
+		r = io_uring_wait_cqe(ring, &cqe);
+		if (r) {
+			errno = -r;
+			die("io_uring_wait_cqe");
+		}
+		if (cqe->user_data == REMOVE_TAG ? cqe->res != 0 :
+						   cqe->res != -ECANCELED) {
+			errno = cqe->res < 0 ? -cqe->res : EIO;
+			die("timeout remove");
+		}
+		io_uring_cqe_seen(ring, cqe);
+		n--;
+	}
+}
+
+static struct __kernel_timespec kts(__u64 ns)
+{
+	struct __kernel_timespec ts = { .tv_sec = ns / NSEC_PER_SEC,
+					.tv_nsec = ns % NSEC_PER_SEC };
+
+	return ts;
+}
+
+/* Arm @n absolute timeouts, user data @base + i. */
+static void ring_arm_many(struct io_uring *ring, const __u64 *d, unsigned int n,
+			  __u64 base)
+{
+	struct __kernel_timespec *ts = xcalloc(n, sizeof(*ts));
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ts[i] = kts(d[i]);
+		prep_timeout(ring, &ts[i], base + i);
+	}
+	submit(ring);
+	free(ts);
+}
+
+/* --- the user-space heap: 4-ary, its head on one timerfd ------------- */
+
+struct unode {
+	__u64 deadline;
+	unsigned int idx; /* slot, or UINT32_MAX when not queued */
+};
+
+struct uslot {
+	__u64 key;
+	struct unode *n;
+};
+
+struct uheap {
+	struct uslot *s;
+	unsigned int nr, cap;
+	int tfd; /* the floor: armed at the head's deadline */
+};
+
+static void uh_init(struct uheap *h, unsigned int cap)
+{
+	h->s = xcalloc(cap, sizeof(*h->s));
+	h->nr = 0;
+	h->cap = cap;
+	h->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (h->tfd < 0)
+		die("timerfd_create");
+}
+
+static void uh_free(struct uheap *h)
+{
+	close(h->tfd);
+	free(h->s);
+}
+
+static void uh_put(struct uheap *h, unsigned int i, struct uslot s)
+{
+	h->s[i] = s;
+	s.n->idx = i;
+}
+
+static void uh_up(struct uheap *h, unsigned int i)
+{
+	struct uslot x = h->s[i];
+
+	while (i) {
+		unsigned int p = (i - 1) / 4;
+
+		if (h->s[p].key <= x.key)
+			break;
+		uh_put(h, i, h->s[p]);
+		i = p;
+	}
+	uh_put(h, i, x);
+}
+
+static void uh_down(struct uheap *h, unsigned int i)
+{
+	struct uslot x = h->s[i];
+
+	for (;;) {
+		unsigned int c = 4 * i + 1, m, k;
+
+		if (c >= h->nr)
+			break;
+		m = c;
+		for (k = c + 1; k < c + 4 && k < h->nr; k++)
+			if (h->s[k].key < h->s[m].key)
+				m = k;
+		if (h->s[m].key >= x.key)
+			break;
+		uh_put(h, i, h->s[m]);
+		i = m;
+	}
+	uh_put(h, i, x);
+}
+
+/* The floor follows the head: armed at its deadline, or disarmed. */
+static void uh_floor(struct uheap *h)
+{
+	struct itimerspec its = { 0 };
+
+	if (h->nr)
+		its.it_value = to_ts(h->s[0].key);
+	if (timerfd_settime(h->tfd, TFD_TIMER_ABSTIME, &its, NULL))
+		die("timerfd_settime (heap floor)");
+}
+
+static void uh_insert(struct uheap *h, struct unode *n)
+{
+	unsigned int i = h->nr++;
+
+	h->s[i].key = n->deadline;
+	h->s[i].n = n;
+	n->idx = i;
+	uh_up(h, i);
+	if (!n->idx)
+		uh_floor(h);
+}
+
+static void uh_delete(struct uheap *h, struct unode *n)
+{
+	unsigned int i = n->idx, last = --h->nr;
+
+	n->idx = UINT32_MAX;
+	if (i != last) {
+		uh_put(h, i, h->s[last]);
+		if (i && h->s[(i - 1) / 4].key > h->s[i].key)
+			uh_up(h, i);
+		else
+			uh_down(h, i);
+	}
+	if (!i)
+		uh_floor(h);
+}
+
+/* Pop every node due at @now; no floor update (the caller does it). */
+static unsigned int uh_pop_due(struct uheap *h, __u64 now, __s64 *late,
+			       unsigned int nlate)
+{
+	unsigned int k = 0;
+
+	while (h->nr && h->s[0].key <= now) {
+		struct unode *n = h->s[0].n;
+
+		if (late && k < nlate)
+			late[k] = (__s64)(now - n->deadline);
+		k++;
+		n->idx = UINT32_MAX;
+		if (--h->nr) {
+			uh_put(h, 0, h->s[h->nr]);
+			uh_down(h, 0);
+		}
+	}
+	return k;
+}
+
+/* --- limits -------------------------------------------------------------- */
+
+static void raise_nofile(__u64 want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur >= want)
+		return;
+	if (rl.rlim_max < want)
+		rl.rlim_max = want;
+	rl.rlim_cur = want;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit(RLIMIT_NOFILE): run as root");
+}
+
+/* --- F2b: arm + cancel ---------------------------------------------------- */
+
+/* Deadlines in [base + FAR, base + 2 FAR): spread, never due. */
+static void far_deadlines(__u64 *d, unsigned int n, __u64 base)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		d[i] = base + FAR + rnd() % FAR;
+}
+
+struct f2b_case {
+	__u64 *pend; /* deadlines of the pending timers */
+	unsigned int npend;
+	__u64 *arm; /* deadlines of the measured ones */
+	__u64 nops;
+};
+
+static double f2b_dwq_single(struct f2b_case *c)
+{
+	struct dwq_ioc_schedule s;
+	int fd = dwq_open();
+	__u64 t0, i;
+
+	dwq_schedule_many(fd, c->pend, c->npend, NULL);
+	t0 = now_ns();
+	for (i = 0; i < c->nops; i++) {
+		memset(&s, 0, sizeof(s));
+		s.time_ns = c->arm[i];
+		s.flags = DWQ_SCHED_ABS;
+		dwq_schedule(fd, &s);
+		dwq_cancel(fd, s.id);
+	}
+	t0 = now_ns() - t0;
+	close(fd);
+	return (double)t0 / c->nops;
+}
+
+static double f2b_dwq_batch(struct f2b_case *c)
+{
+	struct dwq_ioc_schedule e[BATCH];
+	struct dwq_ioc_cancel x[BATCH];
+	struct dwq_ioc_schedule_batch sb = { .entries = (__u64)(uintptr_t)e,
+					     .count = BATCH };
+	struct dwq_ioc_cancel_batch cb = { .entries = (__u64)(uintptr_t)x,
+					   .count = BATCH };
+	__u64 rounds = c->nops / BATCH, r, t0;
+	int fd = dwq_open();
+	unsigned int k;
+
+	if (!rounds)
+		rounds = 1;
+	dwq_schedule_many(fd, c->pend, c->npend, NULL);
+	t0 = now_ns();
+	for (r = 0; r < rounds; r++) {
+		memset(e, 0, sizeof(e));
+		for (k = 0; k < BATCH; k++) {
+			e[k].time_ns = c->arm[(r * BATCH + k) % c->nops];
+			e[k].flags = DWQ_SCHED_ABS;
+		}
+		if (ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &sb))
+			die("DWQ_IOC_SCHEDULE_BATCH");
+		memset(x, 0, sizeof(x));
+		for (k = 0; k < BATCH; k++)
+			x[k].id = e[k].id;
+		if (ioctl(fd, DWQ_IOC_CANCEL_BATCH, &cb))
+			die("DWQ_IOC_CANCEL_BATCH");
+	}
+	t0 = now_ns() - t0;
+	for (k = 0; k < BATCH; k++)
+		if (x[k].result != DWQ_RESULT_REMOVED) {
+			errno = ENOENT;
+			die("DWQ_IOC_CANCEL_BATCH: not removed");
+		}
+	close(fd);
+	return (double)t0 / (rounds * BATCH);
+}
+
+/* @n armed timerfds at the deadlines @d (the pending load). */
+static int *timerfds_armed(const __u64 *d, unsigned int n)
+{
+	int *fds = xcalloc(n, sizeof(*fds));
+	struct itimerspec its = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		fds[i] = timerfd_create(CLOCK_MONOTONIC,
+					TFD_CLOEXEC | TFD_NONBLOCK);
+		if (fds[i] < 0)
+			die("timerfd_create");
+		its.it_value = to_ts(d[i]);
+		if (timerfd_settime(fds[i], TFD_TIMER_ABSTIME, &its, NULL))
+			die("timerfd_settime");
+	}
+	return fds;
+}
+
+static void close_all(int *fds, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+}
+
+static double f2b_timerfd(struct f2b_case *c)
+{
+	struct itimerspec arm = { 0 }, off = { 0 };
+	int *fds = timerfds_armed(c->pend, c->npend);
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	__u64 t0, i;
+
+	if (tfd < 0)
+		die("timerfd_create");
+	t0 = now_ns();
+	for (i = 0; i < c->nops; i++) {
+		arm.it_value = to_ts(c->arm[i]);
+		if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &arm, NULL) ||
+		    timerfd_settime(tfd, 0, &off, NULL))
+			die("timerfd_settime");
+	}
+	t0 = now_ns() - t0;
+	close(tfd);
+	close_all(fds, c->npend);
+	return (double)t0 / c->nops;
+}
+
+/* One timeout per submit, one remove per submit: 2 io_uring_enter. */
+static double f2b_uring_single(struct f2b_case *c)
+{
+	struct io_uring ring;
+	struct __kernel_timespec ts;
+	__u64 t0, i;
+
+	ring_init(&ring);
+	ring_arm_many(&ring, c->pend, c->npend, 1);
+	t0 = now_ns();
+	for (i = 0; i < c->nops; i++) {
+		ts = kts(c->arm[i]);
+		prep_timeout(&ring, &ts, 1ULL << 40);
+		submit(&ring);
+		prep_remove(&ring, 1ULL << 40);
+		submit(&ring);
+		reap_removed(&ring, 2);
+	}
+	t0 = now_ns() - t0;
+	io_uring_queue_exit(&ring);
+	return (double)t0 / c->nops;
+}
+
+/* 64 timeouts in one submit, their 64 removes in the next. */
+static double f2b_uring_batch(struct f2b_case *c)
+{
+	struct __kernel_timespec ts[BATCH];
+	__u64 rounds = c->nops / BATCH, r, t0;
+	struct io_uring ring;
+	unsigned int k;
+
+	if (!rounds)
+		rounds = 1;
+	ring_init(&ring);
+	ring_arm_many(&ring, c->pend, c->npend, 1);
+	t0 = now_ns();
+	for (r = 0; r < rounds; r++) {
+		for (k = 0; k < BATCH; k++) {
+			ts[k] = kts(c->arm[(r * BATCH + k) % c->nops]);
+			prep_timeout(&ring, &ts[k], (1ULL << 40) + k);
+		}
+		submit(&ring);
+		for (k = 0; k < BATCH; k++)
+			prep_remove(&ring, (1ULL << 40) + k);
+		submit(&ring);
+		reap_removed(&ring, 2 * BATCH);
+	}
+	t0 = now_ns() - t0;
+	io_uring_queue_exit(&ring);
+	return (double)t0 / (rounds * BATCH);
+}
+
+static double f2b_heap(struct f2b_case *c)
+{
+	struct unode *pn = xcalloc(c->npend, sizeof(*pn)), n;
+	struct uheap h;
+	unsigned int i;
+	__u64 t0, k;
+
+	uh_init(&h, c->npend + 1);
+	for (i = 0; i < c->npend; i++) {
+		pn[i].deadline = c->pend[i];
+		uh_insert(&h, &pn[i]);
+	}
+	t0 = now_ns();
+	for (k = 0; k < c->nops; k++) {
+		n.deadline = c->arm[k];
+		uh_insert(&h, &n);
+		uh_delete(&h, &n);
+	}
+	t0 = now_ns() - t0;
+	uh_free(&h);
+	free(pn);
+	return (double)t0 / c->nops;
+}
+
+struct variant {
+	const char *name;
+	double (*run)(struct f2b_case *c);
+	int slow_when_loaded; /* O(pending) per operation: fewer ops */
+};
+
+static const struct variant f2b_variants[] = {
+	{ "dwq_single", f2b_dwq_single, 0 },
+	{ "dwq_batch64", f2b_dwq_batch, 0 },
+	{ "timerfd_arm_disarm", f2b_timerfd, 0 },
+	{ "io_uring_single", f2b_uring_single, 1 },
+	{ "io_uring_batch64", f2b_uring_batch, 1 },
+	{ "user_heap", f2b_heap, 0 },
+};
+
+#define NVARIANTS(a) (sizeof(a) / sizeof((a)[0]))
+
+static void bench_f2b(void)
+{
+	unsigned int nv = NVARIANTS(f2b_variants), loads[2] = { 0, P.pending };
+	__u64 *pend = xcalloc(P.pending, sizeof(__u64));
+	__u64 *arm = xcalloc(P.ops, sizeof(__u64));
+	unsigned int r, k, l;
+
+	raise_nofile(P.pending + 256);
+	for (r = 0; r < P.reps; r++) {
+		__u64 base = now_ns();
+
+		far_deadlines(pend, P.pending, base);
+		far_deadlines(arm, P.ops, base);
+		for (l = 0; l < 2; l++)
+			for (k = 0; k < nv; k++) {
+				const struct variant *v =
+					&f2b_variants[(k + r) % nv];
+				struct f2b_case c = { .pend = pend,
+						      .npend = loads[l],
+						      .arm = arm,
+						      .nops = P.ops };
+
+				if (v->slow_when_loaded && loads[l] > 256) {
+					c.nops = P.ops / 20;
+					if (c.nops < BATCH)
+						c.nops = BATCH;
+				}
+				/*
+				 * Let the last variant's teardown (10k files
+				 * closed, a ring's exit work) finish first:
+				 * under icount the other vCPU's work counts.
+				 */
+				usleep(100000);
+				add("F2b", v->name, loads[l], "pair", "ns",
+				    v->run(&c));
+			}
+	}
+	free(pend);
+	free(arm);
+	if (!P.json)
+		printf("\nF2b  ns per arm+cancel, 0 and %u pending\n",
+		       P.pending);
+	print_all("F2b");
+}
+
+/* --- CPU: the reader's and the dwq workers' ------------------------------ */
+
+static __u64 self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		die("getrusage");
+	return ((__u64)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * NSEC_PER_SEC +
+	       ((__u64)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
+		       NSEC_PER_USEC;
+}
+
+/*
+ * The run time of every "dwq/N" kthread (the default queue's workers),
+ * from /proc/<pid>/schedstat's first field: the scheduler's exact
+ * sum_exec_runtime in ns (/proc/<pid>/stat's utime and stime are in
+ * clock ticks of 10 ms, coarser than a whole burst).
+ */
+static __u64 workers_cpu_ns(unsigned int *count)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char path[64], buf[64];
+	unsigned long long v;
+	__u64 sum = 0;
+	FILE *f;
+
+	*count = 0;
+	if (!d)
+		die("/proc");
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.32s/comm", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof(buf), f) || strncmp(buf, "dwq/", 4)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "/proc/%.32s/schedstat",
+			 de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &v) == 1) {
+			sum += v;
+			(*count)++;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+static void late_warning(const char *fig, const char *what, __u64 d)
+{
+	if (now_ns() > d)
+		fprintf(stderr,
+			"dwq-ubench: %s: %s: arming took past the first deadline\n",
+			fig, what);
+}
+
+/* --- F7b: a burst due at once -------------------------------------------- */
+
+struct burst {
+	__u64 d; /* the deadline of all */
+	__u64 end; /* the last expiration reached the reader */
+	__u64 reader_ns, workers_ns;
+};
+
+static void burst_begin(__u64 *c0, __u64 *w0)
+{
+	unsigned int nw;
+
+	*w0 = workers_cpu_ns(&nw);
+	*c0 = self_cpu_ns();
+}
+
+static void burst_end(struct burst *b, __u64 c0, __u64 w0)
+{
+	unsigned int nw;
+
+	b->end = now_ns();
+	b->reader_ns = self_cpu_ns() - c0;
+	b->workers_ns = workers_cpu_ns(&nw) - w0;
+}
+
+static __u64 burst_deadline(unsigned int n)
+{
+	return now_ns() + 200 * NSEC_PER_MSEC + n * 50 * NSEC_PER_USEC;
+}
+
+static void f7b_dwq(unsigned int n, struct burst *b)
+{
+	struct dwq_event ev[READ_MAX];
+	__u64 *d = xcalloc(n, sizeof(*d)), c0, w0;
+	unsigned int i, got = 0;
+	int fd = dwq_open();
+	ssize_t k;
+
+	b->d = burst_deadline(n);
+	for (i = 0; i < n; i++)
+		d[i] = b->d;
+	dwq_schedule_many(fd, d, n, NULL);
+	late_warning("F7b", "dwq", b->d);
+	burst_begin(&c0, &w0);
+	while (got < n) {
+		k = read(fd, ev, sizeof(ev));
+		if (k < 0 && errno != EINTR)
+			die("read /dev/dwq");
+		if (k > 0)
+			got += k / sizeof(ev[0]);
+	}
+	burst_end(b, c0, w0);
+	close(fd);
+	free(d);
+}
+
+static void f7b_timerfd(unsigned int n, struct burst *b)
+{
+	struct epoll_event ee = { .events = EPOLLIN }, out[READ_MAX];
+	int *fds = xcalloc(n, sizeof(*fds)), ep = epoll_create1(EPOLL_CLOEXEC);
+	struct itimerspec its = { 0 };
+	unsigned int i, got = 0;
+	__u64 c0, w0, exp;
+	int k, j;
+
+	if (ep < 0)
+		die("epoll_create1");
+	for (i = 0; i < n; i++) {
+		fds[i] = timerfd_create(CLOCK_MONOTONIC,
+					TFD_CLOEXEC | TFD_NONBLOCK);
+		ee.data.fd = fds[i];
+		if (fds[i] < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ee))
+			die("timerfd/epoll_ctl");
+	}
+	b->d = burst_deadline(n);
+	its.it_value = to_ts(b->d);
+	for (i = 0; i < n; i++)
+		if (timerfd_settime(fds[i], TFD_TIMER_ABSTIME, &its, NULL))
+			die("timerfd_settime");
+	late_warning("F7b", "timerfd", b->d);
+	burst_begin(&c0, &w0);
+	while (got < n) {
+		k = epoll_wait(ep, out, READ_MAX, -1);
+		if (k < 0 && errno != EINTR)
+			die("epoll_wait");
+		for (j = 0; j < k; j++)
+			if (read(out[j].data.fd, &exp, sizeof(exp)) ==
+			    sizeof(exp))
+				got++;
+	}
+	burst_end(b, c0, w0);
+	close_all(fds, n);
+	close(ep);
+}
+
+static unsigned int reap_fired(struct io_uring *ring)
+{
+	struct io_uring_cqe *cqe[READ_MAX];
+	unsigned int i, k = io_uring_peek_batch_cqe(ring, cqe, READ_MAX);
+
+	for (i = 0; i < k; i++)
+		if (cqe[i]->res != -ETIME) {
+			errno = cqe[i]->res < 0 ? -cqe[i]->res : EIO;
+			die("io_uring timeout");
+		}
+	io_uring_cq_advance(ring, k);
+	return k;
+}
+
+static void f7b_uring(unsigned int n, struct burst *b)
+{
+	struct __kernel_timespec ts;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	unsigned int i, got = 0;
+	__u64 c0, w0;
+	int r;
+
+	ring_init(&ring);
+	b->d = burst_deadline(n);
+	ts = kts(b->d);
+	for (i = 0; i < n; i++)
+		prep_timeout(&ring, &ts, i);
+	submit(&ring);
+	late_warning("F7b", "io_uring", b->d);
+	burst_begin(&c0, &w0);
+	while (got < n) {
+		r = io_uring_wait_cqe(&ring, &cqe);
+		if (r && r != -EINTR) {
+			errno = -r;
+			die("io_uring_wait_cqe");
+		}
+		got += reap_fired(&ring);
+	}
+	burst_end(b, c0, w0);
+	io_uring_queue_exit(&ring);
+}
+
+static void f7b_heap(unsigned int n, struct burst *b)
+{
+	struct unode *nodes = xcalloc(n, sizeof(*nodes));
+	unsigned int i, got = 0;
+	struct uheap h;
+	__u64 c0, w0, exp;
+
+	uh_init(&h, n);
+	b->d = burst_deadline(n);
+	for (i = 0; i < n; i++) {
+		nodes[i].deadline = b->d;
+		uh_insert(&h, &nodes[i]);
+	}
+	late_warning("F7b", "user heap", b->d);
+	burst_begin(&c0, &w0);
+	while (got < n) {
+		if (read(h.tfd, &exp, sizeof(exp)) != sizeof(exp) &&
+		    errno != EINTR)
+			die("read timerfd (heap floor)");
+		got += uh_pop_due(&h, now_ns(), NULL, 0);
+		uh_floor(&h);
+	}
+	burst_end(b, c0, w0);
+	uh_free(&h);
+	free(nodes);
+}
+
+static void bench_f7b(void)
+{
+	static const char *const names[] = { "dwq_read", "timerfd_epoll",
+					     "io_uring", "user_heap" };
+	void (*run[])(unsigned int, struct burst *) = { f7b_dwq, f7b_timerfd,
+							f7b_uring, f7b_heap };
+	unsigned int r, k, i, n = P.burst;
+	struct burst b;
+
+	raise_nofile(n + 256);
+	for (r = 0; r < P.reps; r++)
+		for (k = 0; k < 4; k++) {
+			i = (k + r) % 4;
+			memset(&b, 0, sizeof(b));
+			run[i](n, &b);
+			add("F7b", names[i], n, "drain", "us",
+			    (double)(b.end - b.d) / 1000);
+			add("F7b", names[i], n, "reader_cpu", "ns",
+			    (double)b.reader_ns / n);
+			if (i == 0)
+				add("F7b", names[i], n, "workers_cpu", "ns",
+				    (double)b.workers_ns / n);
+			add("F7b", names[i], n, "cpu", "ns",
+			    (double)(b.reader_ns +
+				     (i == 0 ? b.workers_ns : 0)) /
+				    n);
+		}
+	if (!P.json)
+		printf("\nF7b  %u due at once: drain (us late), CPU (ns) per expiration\n",
+		       n);
+	print_all("F7b");
+}
+
+/* --- F4c: lateness of T timers over a window ----------------------------- */
+
+static int cmp_s64(const void *a, const void *b)
+{
+	__s64 x = *(const __s64 *)a, y = *(const __s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Deadlines: @start + a uniform offset in the window. */
+static void late_deadlines(__u64 *d, const __u64 *off, unsigned int n,
+			   __u64 start)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		d[i] = start + off[i];
+}
+
+#define LATE_LEAD (100 * NSEC_PER_MSEC)
+
+static void f4c_dwq(const __u64 *off, unsigned int n, __s64 *late)
+{
+	struct dwq_event ev[BATCH];
+	__u64 *d = xcalloc(n, sizeof(*d)), t;
+	unsigned int got = 0, j, k;
+	int fd = dwq_open();
+	ssize_t r;
+
+	late_deadlines(d, off, n, now_ns() + LATE_LEAD);
+	dwq_schedule_many(fd, d, n, NULL);
+	while (got < n) {
+		r = read(fd, ev, sizeof(ev));
+		t = now_ns();
+		if (r < 0 && errno != EINTR)
+			die("read /dev/dwq");
+		k = r > 0 ? r / sizeof(ev[0]) : 0;
+		for (j = 0; j < k && got < n; j++)
+			late[got++] = (__s64)(t - ev[j].deadline_ns);
+	}
+	close(fd);
+	free(d);
+}
+
+static void f4c_timerfd(const __u64 *off, unsigned int n, __s64 *late)
+{
+	struct epoll_event ee = { .events = EPOLLIN }, out[BATCH];
+	int *fds = xcalloc(n, sizeof(*fds)), ep = epoll_create1(EPOLL_CLOEXEC);
+	__u64 *d = xcalloc(n, sizeof(*d)), t, exp;
+	struct itimerspec its = { 0 };
+	unsigned int i, got = 0;
+	int k, j;
+
+	if (ep < 0)
+		die("epoll_create1");
+	for (i = 0; i < n; i++) {
+		fds[i] = timerfd_create(CLOCK_MONOTONIC,
+					TFD_CLOEXEC | TFD_NONBLOCK);
+		ee.data.u32 = i;
+		if (fds[i] < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ee))
+			die("timerfd/epoll_ctl");
+	}
+	late_deadlines(d, off, n, now_ns() + LATE_LEAD);
+	for (i = 0; i < n; i++) {
+		its.it_value = to_ts(d[i]);
+		if (timerfd_settime(fds[i], TFD_TIMER_ABSTIME, &its, NULL))
+			die("timerfd_settime");
+	}
+	while (got < n) {
+		k = epoll_wait(ep, out, BATCH, -1);
+		t = now_ns();
+		if (k < 0 && errno != EINTR)
+			die("epoll_wait");
+		for (j = 0; j < k; j++) {
+			i = out[j].data.u32;
+			if (read(fds[i], &exp, sizeof(exp)) == sizeof(exp) &&
+			    got < n)
+				late[got++] = (__s64)(t - d[i]);
+		}
+	}
+	close_all(fds, n);
+	close(ep);
+	free(d);
+}
+
+static void f4c_uring(const __u64 *off, unsigned int n, __s64 *late)
+{
+	__u64 *d = xcalloc(n, sizeof(*d)), t;
+	struct io_uring_cqe *cqe[BATCH];
+	struct io_uring ring;
+	unsigned int got = 0, k, j;
+	int r;
+
+	ring_init(&ring);
+	late_deadlines(d, off, n, now_ns() + LATE_LEAD);
+	ring_arm_many(&ring, d, n, 0);
+	while (got < n) {
+		r = io_uring_wait_cqe(&ring, cqe);
+		/* Only what was there on return: later ones are not late. */
+		k = io_uring_peek_batch_cqe(&ring, cqe, BATCH);
+		t = now_ns();
+		if (r && r != -EINTR) {
+			errno = -r;
+			die("io_uring_wait_cqe");
+		}
+		for (j = 0; j < k; j++) {
+			if (cqe[j]->res != -ETIME || cqe[j]->user_data >= n) {
+				errno = EIO;
+				die("io_uring timeout");
+			}
+			if (got < n)
+				late[got++] = (__s64)(t - d[cqe[j]->user_data]);
+		}
+		io_uring_cq_advance(&ring, k);
+	}
+	io_uring_queue_exit(&ring);
+	free(d);
+}
+
+static void f4c_heap(const __u64 *off, unsigned int n, __s64 *late)
+{
+	struct unode *nodes = xcalloc(n, sizeof(*nodes));
+	unsigned int i, got = 0;
+	struct uheap h;
+	__u64 start, exp;
+
+	uh_init(&h, n);
+	start = now_ns() + LATE_LEAD;
+	for (i = 0; i < n; i++) {
+		nodes[i].deadline = start + off[i];
+		uh_insert(&h, &nodes[i]);
+	}
+	while (got < n) {
+		if (read(h.tfd, &exp, sizeof(exp)) != sizeof(exp) &&
+		    errno != EINTR)
+			die("read timerfd (heap floor)");
+		got += uh_pop_due(&h, now_ns(), late + got, n - got);
+		uh_floor(&h);
+	}
+	uh_free(&h);
+	free(nodes);
+}
+
+static double pct(const __s64 *v, unsigned int n, double p)
+{
+	unsigned int i = (unsigned int)(p * (n - 1) + 0.5);
+
+	return (double)v[i < n ? i : n - 1];
+}
+
+static void bench_f4c(void)
+{
+	static const char *const names[] = { "dwq_read", "timerfd_epoll",
+					     "io_uring", "user_heap" };
+	void (*run[])(const __u64 *, unsigned int,
+		      __s64 *) = { f4c_dwq, f4c_timerfd, f4c_uring, f4c_heap };
+	unsigned int r, k, i, j, n = P.late_n, early[4] = { 0 };
+	__u64 *off = xcalloc(n, sizeof(*off));
+	__s64 *late = xcalloc(n, sizeof(*late));
+
+	raise_nofile(n + 256);
+	for (r = 0; r < P.reps; r++) {
+		for (j = 0; j < n; j++)
+			off[j] = rnd() % P.late_window;
+		for (k = 0; k < 4; k++) {
+			i = (k + r) % 4;
+			run[i](off, n, late);
+			qsort(late, n, sizeof(*late), cmp_s64);
+			for (j = 0; j < n; j++)
+				early[i] += late[j] < 0;
+			add("F4c", names[i], n, "p50", "us",
+			    pct(late, n, 0.5) / 1000);
+			add("F4c", names[i], n, "p99", "us",
+			    pct(late, n, 0.99) / 1000);
+			add("F4c", names[i], n, "max", "us",
+			    (double)late[n - 1] / 1000);
+		}
+	}
+	/* Early deliveries of all repetitions together: any is a bug. */
+	for (i = 0; i < 4; i++)
+		add("F4c", names[i], n, "early", "count", early[i]);
+	free(off);
+	free(late);
+	if (!P.json)
+		printf("\nF4c  lateness at the reader (us), %u timers over %llu ms\n",
+		       n, (unsigned long long)(P.late_window / NSEC_PER_MSEC));
+	print_all("F4c");
+}
+
+/* --- F5: slab bytes per pending timer ------------------------------------ */
+
+struct slab {
+	char name[64];
+	long long active;
+	long long objsize;
+};
+
+#define MAX_SLABS 1024
+
+struct slabs {
+	struct slab s[MAX_SLABS];
+	unsigned int n;
+};
+
+static void slab_read(struct slabs *t)
+{
+	FILE *f = fopen("/proc/slabinfo", "re");
+	char line[512];
+	struct slab *s;
+
+	if (!f)
+		die("/proc/slabinfo (root only)");
+	t->n = 0;
+	while (fgets(line, sizeof(line), f) && t->n < MAX_SLABS) {
+		s = &t->s[t->n];
+		if (line[0] == '#' || !strncmp(line, "slabinfo", 8))
+			continue;
+		if (sscanf(line, "%63s %lld %*d %lld", s->name, &s->active,
+			   &s->objsize) == 3)
+			t->n++;
+	}
+	fclose(f);
+}
+
+static long long slab_bytes(const struct slabs *t)
+{
+	long long sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		sum += t->s[i].active * t->s[i].objsize;
+	return sum;
+}
+
+/* Wait until the slab stops shrinking (RCU frees, io_uring's exit work). */
+static void slab_settle(struct slabs *t)
+{
+	long long prev, cur;
+	unsigned int i;
+
+	slab_read(t);
+	cur = slab_bytes(t);
+	for (i = 0; i < P.settle_max; i++) {
+		usleep(50000);
+		prev = cur;
+		slab_read(t);
+		cur = slab_bytes(t);
+		if (prev - cur < 4096 && cur - prev < 4096)
+			break;
+	}
+}
+
+/* The caches that grew most, with what else shares them (/sys/kernel/slab). */
+#define TOP_CACHES 4
+
+struct growth {
+	char name[64];
+	long long objsize;
+	double per_timer;
+};
+
+static void slab_delta(const struct slabs *a, const struct slabs *b,
+		       unsigned int n, double *total, struct growth *top)
+{
+	unsigned int i, j, k;
+	long long sum = 0, d;
+
+	memset(top, 0, TOP_CACHES * sizeof(*top));
+	for (i = 0; i < b->n; i++) {
+		d = b->s[i].active;
+		for (j = 0; j < a->n; j++)
+			if (!strcmp(a->s[j].name, b->s[i].name)) {
+				d -= a->s[j].active;
+				break;
+			}
+		d *= b->s[i].objsize;
+		sum += d;
+		for (k = 0; k < TOP_CACHES; k++)
+			if ((double)d / n > top[k].per_timer) {
+				memmove(&top[k + 1], &top[k],
+					(TOP_CACHES - 1 - k) * sizeof(*top));
+				snprintf(top[k].name, sizeof(top[k].name), "%s",
+					 b->s[i].name);
+				top[k].objsize = b->s[i].objsize;
+				top[k].per_timer = (double)d / n;
+				break;
+			}
+	}
+	*total = (double)sum / n;
+}
+
+/* The cache names that are aliases of @name's cache (merged caches). */
+static void aliases(const char *name, char *out, size_t len)
+{
+	char path[320], want[320], got[320];
+	struct dirent *de;
+	size_t used = 0;
+	ssize_t k;
+	DIR *d;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%.200s", name);
+	if (!realpath(path, want))
+		return;
+	d = opendir("/sys/kernel/slab");
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || de->d_name[0] == ':' ||
+		    !strcmp(de->d_name, name))
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%.200s",
+			 de->d_name);
+		if (!realpath(path, got) || strcmp(got, want))
+			continue;
+		k = snprintf(out + used, len - used, "%s%s", used ? " " : "",
+			     de->d_name);
+		if (k < 0 || (size_t)k >= len - used)
+			break;
+		used += k;
+	}
+	closedir(d);
+}
+
+struct f5_hold {
+	int fd, ep, *fds;
+	struct io_uring ring;
+	timer_t *pt;
+	unsigned int n;
+	int kind;
+};
+
+enum { K_DWQ, K_TIMERFD, K_TIMERFD_EPOLL, K_URING, K_POSIX, K_NKINDS };
+
+static const char *const f5_names[] = { "dwq", "timerfd", "timerfd_epoll",
+					"io_uring", "posix_timer" };
+
+/* What each variant needs before the count begins: files, rings. */
+static void f5_prepare(struct f5_hold *h, int kind, unsigned int n)
+{
+	memset(h, 0, sizeof(*h));
+	h->kind = kind;
+	h->n = n;
+	h->fd = -1;
+	h->ep = -1;
+	switch (kind) {
+	case K_DWQ:
+		h->fd = dwq_open();
+		break;
+	case K_TIMERFD:
+	case K_TIMERFD_EPOLL:
+		h->fds = xcalloc(n, sizeof(int));
+		if (kind == K_TIMERFD_EPOLL) {
+			h->ep = epoll_create1(EPOLL_CLOEXEC);
+			if (h->ep < 0)
+				die("epoll_create1");
+		}
+		/* The fd table grows outside the slab: grow it first. */
+		h->fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (h->fd < 0 || dup2(h->fd, n + 64) < 0)
+			die("dup2");
+		close(n + 64);
+		close(h->fd);
+		h->fd = -1;
+		break;
+	case K_URING:
+		ring_init(&h->ring);
+		break;
+	case K_POSIX:
+		h->pt = xcalloc(n, sizeof(timer_t));
+		break;
+	}
+}
+
+static void f5_arm(struct f5_hold *h, const __u64 *d)
+{
+	struct epoll_event ee = { .events = EPOLLIN };
+	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
+	struct itimerspec its = { 0 };
+	unsigned int i;
+
+	switch (h->kind) {
+	case K_DWQ:
+		dwq_schedule_many(h->fd, d, h->n, NULL);
+		break;
+	case K_TIMERFD:
+	case K_TIMERFD_EPOLL:
+		for (i = 0; i < h->n; i++) {
+			h->fds[i] = timerfd_create(CLOCK_MONOTONIC,
+						   TFD_CLOEXEC | TFD_NONBLOCK);
+			if (h->fds[i] < 0)
+				die("timerfd_create");
+			its.it_value = to_ts(d[i]);
+			if (timerfd_settime(h->fds[i], TFD_TIMER_ABSTIME, &its,
+					    NULL))
+				die("timerfd_settime");
+			if (h->ep >= 0 &&
+			    epoll_ctl(h->ep, EPOLL_CTL_ADD, h->fds[i], &ee))
+				die("epoll_ctl");
+		}
+		break;
+	case K_URING:
+		ring_arm_many(&h->ring, d, h->n, 1);
+		break;
+	case K_POSIX:
+		for (i = 0; i < h->n; i++) {
+			if (timer_create(CLOCK_MONOTONIC, &sev, &h->pt[i]))
+				die("timer_create (RLIMIT_SIGPENDING?)");
+			its.it_value = to_ts(d[i]);
+			if (timer_settime(h->pt[i], TIMER_ABSTIME, &its, NULL))
+				die("timer_settime");
+		}
+		break;
+	}
+}
+
+static void f5_release(struct f5_hold *h)
+{
+	unsigned int i;
+
+	switch (h->kind) {
+	case K_DWQ:
+		close(h->fd);
+		break;
+	case K_TIMERFD:
+	case K_TIMERFD_EPOLL:
+		close_all(h->fds, h->n);
+		if (h->ep >= 0)
+			close(h->ep);
+		break;
+	case K_URING:
+		io_uring_queue_exit(&h->ring);
+		break;
+	case K_POSIX:
+		for (i = 0; i < h->n; i++)
+			timer_delete(h->pt[i]);
+		free(h->pt);
+		break;
+	}
+}
+
+static void bench_f5(void)
+{
+	static struct slabs a, b;
+	struct growth top[K_NKINDS][TOP_CACHES];
+	unsigned int n = P.slab_n, r, k, i, j, cap0 = 0, cap1 = 0;
+	__u64 *d = xcalloc(n, sizeof(*d));
+	struct rlimit rl = { n + 256, n + 256 };
+	char al[256];
+	struct f5_hold h;
+	double total;
+
+	raise_nofile(n + 256);
+	setrlimit(RLIMIT_SIGPENDING, &rl);
+	memset(top, 0, sizeof(top));
+	for (r = 0; r < P.reps; r++) {
+		far_deadlines(d, n, now_ns());
+		for (k = 0; k < K_NKINDS; k++) {
+			i = (k + r) % K_NKINDS;
+			f5_prepare(&h, i, n);
+			slab_settle(&a);
+			if (i == K_DWQ)
+				cap0 = dwq_capacity(h.fd);
+			f5_arm(&h, d);
+			slab_read(&b);
+			if (i == K_DWQ)
+				cap1 = dwq_capacity(h.fd);
+			slab_delta(&a, &b, n, &total, top[i]);
+			add("F5", f5_names[i], n, "slab", "bytes", total);
+			if (i == K_DWQ)
+				add("F5", "dwq_heap_array", n, "heap", "bytes",
+				    (double)(cap1 - cap0) * DWQ_SLOT_BYTES / n);
+			f5_release(&h);
+		}
+	}
+	add("F5", "user_heap", n, "user", "bytes",
+	    sizeof(struct unode) + sizeof(struct uslot));
+	free(d);
+	if (!P.json)
+		printf("\nF5  slab bytes per pending timer, %u pending\n", n);
+	print_all("F5");
+	/* Where the bytes went, in the last repetition. */
+	for (i = 0; i < K_NKINDS; i++)
+		for (j = 0; j < TOP_CACHES && top[i][j].name[0]; j++) {
+			al[0] = '\0';
+			if (!P.tiny) /* a walk of /sys/kernel/slab: slow */
+				aliases(top[i][j].name, al, sizeof(al));
+			if (P.json) {
+				printf("{\"type\":\"slab_cache\",\"figure\":\"F5\",");
+				printf("\"variant\":\"%s\",\"cache\":\"%s\",",
+				       f5_names[i], top[i][j].name);
+				printf("\"objsize\":%lld,\"bytes_per_timer\":%.1f,",
+				       top[i][j].objsize, top[i][j].per_timer);
+				printf("\"aliases\":\"%s\"}\n", al);
+			} else {
+				printf("    %-14s %-24s %5lld B objects: %7.1f B/timer%s%s\n",
+				       f5_names[i], top[i][j].name,
+				       top[i][j].objsize, top[i][j].per_timer,
+				       al[0] ? "; also " : "", al);
+			}
+		}
+}
+
+/* --- the command --------------------------------------------------------- */
+
+static int parse_only(const char *s)
+{
+	char buf[64], *p, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	P.only = 0;
+	for (p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (!strcasecmp(p, "F2b"))
+			P.only |= F2B;
+		else if (!strcasecmp(p, "F4c"))
+			P.only |= F4C;
+		else if (!strcasecmp(p, "F5"))
+			P.only |= F5;
+		else if (!strcasecmp(p, "F7b"))
+			P.only |= F7B;
+		else
+			return -1;
+	}
+	return P.only ? 0 : -1;
+}
+
+static void bad_usage(void)
+{
+	fprintf(stderr,
+		"usage: dwq-ubench [--scale full|tiny] [--reps R] [--only LIST] [--json]\n"
+		"  LIST: F2b,F4c,F5,F7b (default all)\n"
+		"  full: 10000 pairs per timing, 10000 pending, a burst of 10000,\n"
+		"        1000 timers over 1 s, 10000 pending for F5 (minutes)\n"
+		"  tiny: seconds; proves the pipeline, the numbers mean nothing\n");
+	exit(2);
+}
+
+static unsigned int parse_reps(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || *end || v < 1 || v > MAX_REPS)
+		bad_usage();
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	int i, tiny = 0;
+
+	P.reps = 5;
+	P.only = F2B | F4C | F5 | F7B;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : "";
+
+		if (!strcmp(a, "--json")) {
+			P.json = 1;
+			continue;
+		}
+		if (!strcmp(a, "--scale") && !strcmp(val, "tiny"))
+			tiny = 1;
+		else if (!strcmp(a, "--scale") && !strcmp(val, "full"))
+			tiny = 0;
+		else if (!strcmp(a, "--reps"))
+			P.reps = parse_reps(val);
+		else if (strcmp(a, "--only") || parse_only(val))
+			bad_usage();
+		i++;
+	}
+	P.tiny = tiny;
+	if (tiny) {
+		P.ops = 64;
+		P.pending = 200;
+		P.burst = 200;
+		P.late_n = 50;
+		P.late_window = 100 * NSEC_PER_MSEC;
+		P.slab_n = 500;
+		P.settle_max = 0;
+		P.cq_entries = 1024;
+	} else {
+		P.ops = 10000;
+		P.pending = 10000;
+		P.burst = 10000;
+		P.late_n = 1000;
+		P.late_window = NSEC_PER_SEC;
+		P.slab_n = 10000;
+		P.settle_max = 40;
+		P.cq_entries = 32768;
+	}
+	if (P.json) {
+		printf("{\"type\":\"bench_env\",\"program\":\"dwq-ubench\",");
+		printf("\"scale\":\"%s\",\"reps\":%u,\"ops\":%llu,",
+		       tiny ? "tiny" : "full", P.reps,
+		       (unsigned long long)P.ops);
+		printf("\"pending\":%u,\"burst\":%u,\"late_timers\":%u,",
+		       P.pending, P.burst, P.late_n);
+		printf("\"late_window_ns\":%llu,\"slab_timers\":%u}\n",
+		       (unsigned long long)P.late_window, P.slab_n);
+	} else {
+		printf("dwq-ubench: %u repetitions, variants interleaved; median (min-max)\n",
+		       P.reps);
+	}
+	fflush(stdout);
+	if (P.only & F2B)
+		bench_f2b();
+	if (P.only & F7B)
+		bench_f7b();
+	if (P.only & F4C)
+		bench_f4c();
+	if (P.only & F5)
+		bench_f5();
+	return 0;
+}
