@@ -377,7 +377,14 @@ static unsigned int __dwq_queue_want(const struct dwq_queue *q)
  */
 static void __dwq_queue_maybe_resize(struct dwq_queue *q)
 {
+	unsigned int cap = q->heap.cap;
+	u64 used = (u64)q->heap.nr + q->reserved;
+
 	lockdep_assert_held(&q->lock);
+	/* The common case in two compares: neither too full nor too empty. */
+	if (used + max(cap / 4, 1U) <= cap &&
+	    (used > cap / 4 || cap <= max(DWQ_HEAP_MIN_CAPACITY, q->room)))
+		return;
 	if (__dwq_queue_want(q))
 		queue_work(system_unbound_wq, &q->resize_work);
 }
