@@ -216,8 +216,9 @@ static struct ct_timer *ct_from_timer(struct kunit *test,
 	struct ct_timer *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->q = ct_queue(test, 1, 0);
+	/* Probes first: freed after the queue that may still touch them. */
 	t->p = ct_probes(test, 5);
+	t->q = ct_queue(test, 1, 0);
 	ct_setup_calls(test, t->q, t->p);
 	init_completion(&t->done);
 	hrtimer_setup(&t->timer, ct_timer_fn, CLOCK_MONOTONIC, mode);
@@ -259,8 +260,8 @@ static DEFINE_SPINLOCK(ct_lock);
  */
 static void dwq_context_test_locked(struct kunit *test)
 {
-	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct ct_probe *p = ct_probes(test, 10);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
 	int ret[CT_CALLS];
 	unsigned long flags;
 	bool off;
@@ -302,14 +303,16 @@ static void ct_no_growth(struct kunit *test, struct dwq_queue *q)
  */
 static void dwq_context_test_no_room(struct kunit *test)
 {
-	struct dwq_queue *q = ct_queue(test, 1, 0);
-	unsigned int cap = ct_stats(q).capacity, i;
+	/* A new queue's capacity; probes first, freed after the queue. */
+	unsigned int cap = DWQ_HEAP_MIN_CAPACITY, i;
 	struct ct_probe *p = ct_probes(test, cap + 2);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct dwq_sched s[2] = { { .time_ns = HOUR }, { .time_ns = HOUR } };
 	struct dwq_task *two[2] = { &p[cap].task, &p[cap + 1].task };
 	unsigned long flags;
 
 	ct_no_growth(test, q);
+	KUNIT_ASSERT_EQ(test, ct_stats(q).capacity, cap);
 	for (i = 0; i < cap; i++)
 		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, s), 0);
 	local_irq_save(flags);
@@ -339,15 +342,16 @@ static void dwq_context_test_no_room(struct kunit *test)
  */
 static void dwq_context_test_rearm_no_room(struct kunit *test)
 {
-	struct dwq_queue *q = ct_queue(test, 1, 0);
-	unsigned int cap = ct_stats(q).capacity, i;
+	unsigned int cap = DWQ_HEAP_MIN_CAPACITY, i;
 	struct ct_probe *p = ct_probes(test, cap + 1);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct dwq_sched s = { .time_ns = HOUR }, now = {};
 	struct completion gate;
 
 	init_completion(&gate);
 	p[cap].gate = &gate;
 	ct_no_growth(test, q);
+	KUNIT_ASSERT_EQ(test, ct_stats(q).capacity, cap);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[cap].task, &now), 0);
 	ct_wait(test, &p[cap].started);
 	for (i = 0; i < cap; i++)
@@ -408,8 +412,8 @@ static void dwq_context_test_reserve_fails(struct kunit *test)
 /* The floor: reserved room is kept, and given back once unreserved. */
 static void dwq_context_test_reserve_floor(struct kunit *test)
 {
-	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct ct_probe *p = ct_probes(test, 100);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct dwq_sched s = { .time_ns = HOUR };
 	unsigned int i;
 
@@ -429,9 +433,9 @@ static void dwq_context_test_reserve_floor(struct kunit *test)
 /* dwq_mod() of idle and queued tasks, and its errors. */
 static void dwq_context_test_mod(struct kunit *test)
 {
+	struct ct_probe *p = ct_probes(test, 2);
 	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct dwq_queue *other = ct_queue(test, 1, 0);
-	struct ct_probe *p = ct_probes(test, 2);
 	struct dwq_sched s = { .time_ns = HOUR }, bad = { .time_ns = MS };
 	struct dwq_task_info info;
 
@@ -471,8 +475,8 @@ static void dwq_context_test_mod(struct kunit *test)
 /* A one-shot re-arms itself from its callback: it runs again, as one-shot. */
 static void dwq_context_test_mod_rearm_self(struct kunit *test)
 {
-	struct dwq_queue *q = ct_queue(test, 2, 0);
 	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_queue *q = ct_queue(test, 2, 0);
 	struct dwq_sched now = {};
 
 	p->q = q;
@@ -493,8 +497,8 @@ static void dwq_context_test_mod_rearm_self(struct kunit *test)
  */
 static void dwq_context_test_mod_cancel_order(struct kunit *test)
 {
-	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct dwq_sched now = {}, far = { .time_ns = HOUR };
 	struct completion gate;
 
@@ -543,8 +547,8 @@ static int ct_syncer_fn(void *arg)
 /* While dwq_cancel_sync() waits, dwq_mod() is refused. */
 static void dwq_context_test_mod_during_cancel_sync(struct kunit *test)
 {
-	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct dwq_sched now = {}, far = { .time_ns = HOUR };
 	struct ct_syncer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	struct task_struct *t;
@@ -605,8 +609,8 @@ static void ct_obj_fn(struct dwq_task *task)
 static void dwq_context_test_cancel_sync_free(struct kunit *test)
 {
 	const unsigned int n = 2000;
-	struct dwq_queue *q = ct_queue(test, 2, 16);
 	atomic_t *ran = kunit_kzalloc(test, sizeof(*ran), GFP_KERNEL);
+	struct dwq_queue *q = ct_queue(test, 2, 16);
 	unsigned int i, refs_left = 0, bound_left = 0;
 	struct dwq_sched s;
 	struct ct_obj *o;
