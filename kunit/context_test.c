@@ -13,13 +13,13 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/processor.h>
-#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 
 #include "compat.h"
@@ -166,7 +166,8 @@ static void ct_setup_calls(struct kunit *test, struct dwq_queue *q,
 }
 
 static void ct_check_calls(struct kunit *test, struct dwq_queue *q,
-			   struct ct_probe *p, const int *ret)
+			   struct ct_probe *p, const int *ret,
+			   unsigned int size)
 {
 	/* schedule, mod (idle), mod (queued), reschedule, then cancels */
 	static const int want[CT_CALLS] = { 0, 0, 1, 0, 1, 0, 1, 1 };
@@ -175,7 +176,7 @@ static void ct_check_calls(struct kunit *test, struct dwq_queue *q,
 
 	for (i = 0; i < CT_CALLS; i++)
 		KUNIT_EXPECT_EQ_MSG(test, ret[i], want[i], "call %u", i);
-	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 2U);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, size);
 	for (i = 0; i < 2; i++) {
 		dwq_query(&p[i].task, &info);
 		KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
@@ -225,7 +226,7 @@ static struct ct_timer *ct_from_timer(struct kunit *test,
 	hrtimer_start(&t->timer, ns_to_ktime(MS), mode);
 	ct_wait(test, &t->done);
 	hrtimer_cancel(&t->timer);
-	ct_check_calls(test, t->q, t->p, t->ret);
+	ct_check_calls(test, t->q, t->p, t->ret, 2);
 	return t;
 }
 
@@ -272,14 +273,13 @@ static void dwq_context_test_locked(struct kunit *test)
 	off = irqs_disabled();
 	raw_spin_unlock_irqrestore(&ct_raw_lock, flags);
 	KUNIT_EXPECT_TRUE(test, off);
-	ct_check_calls(test, q, p, ret);
+	ct_check_calls(test, q, p, ret, 2);
 
 	ct_setup_calls(test, q, p + 5);
 	spin_lock_irqsave(&ct_lock, flags);
 	ct_calls(q, p + 5, ret);
 	spin_unlock_irqrestore(&ct_lock, flags);
-	ct_check_calls(test, q, p + 5, ret);
-	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 4U);
+	ct_check_calls(test, q, p + 5, ret, 4);
 }
 
 static void ct_enable_work(void *work)
@@ -364,17 +364,21 @@ static void dwq_context_test_rearm_no_room(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[cap].task.state, (u8)DWQ_STATE_IDLE);
 }
 
+static struct dwq_heap_slot *ct_no_slots(unsigned int n)
+{
+	return NULL;
+}
+
 /*
- * dwq_queue_reserve(): a size that cannot be, and a failed allocation
- * (FAILSLAB, fail-nth), both with nothing changed.
+ * dwq_queue_reserve(): a size that cannot be, and a failed allocation (a
+ * KUnit static stub: failslab spares allocations that may sleep unless
+ * told otherwise through debugfs, which a test cannot write), both with
+ * nothing changed.
  */
 static void dwq_context_test_reserve_fails(struct kunit *test)
 {
 	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct dwq_queue_stats st = ct_stats(q);
-	struct file *f __maybe_unused;
-	loff_t pos __maybe_unused = 0;
-	int err __maybe_unused;
 
 	/* More than a slot number can hold; more than kvmalloc() gives. */
 	KUNIT_EXPECT_EQ(test, dwq_queue_reserve(q, UINT_MAX), -ENOSPC);
@@ -383,30 +387,16 @@ static void dwq_context_test_reserve_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, st.capacity);
 	KUNIT_EXPECT_EQ(test, q->room, 0U);
 
-#if !IS_ENABLED(CONFIG_FAILSLAB)
-	kunit_skip(test, "no FAILSLAB in this kernel");
-#else
-	/* By default failslab spares allocations that may sleep. */
-	f = filp_open("/sys/kernel/debug/failslab/ignore-gfp-wait", O_WRONLY,
-		      0);
-	if (IS_ERR(f))
-		kunit_skip(test, "no failslab in debugfs: %ld", PTR_ERR(f));
-	KUNIT_ASSERT_EQ(test, kernel_write(f, "N", 1, &pos), 1);
-	/* The first allocation this thread makes fails: the new array. */
-	current->fail_nth = 1;
-	err = dwq_queue_reserve(q, 100);
-	current->fail_nth = 0;
-	pos = 0;
-	kernel_write(f, "Y", 1, &pos);
-	filp_close(f, NULL);
-	KUNIT_EXPECT_EQ(test, err, -ENOMEM);
+	/* The new array's allocation fails, in this thread only. */
+	kunit_activate_static_stub(test, dwq_slots_alloc, ct_no_slots);
+	KUNIT_EXPECT_EQ(test, dwq_queue_reserve(q, 100), -ENOMEM);
+	kunit_deactivate_static_stub(test, dwq_slots_alloc);
 	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, st.capacity);
 	KUNIT_EXPECT_EQ(test, q->room, 0U);
 	/* And it works once the allocation does. */
 	KUNIT_EXPECT_EQ(test, dwq_queue_reserve(q, 100), 0);
 	KUNIT_EXPECT_GE(test, ct_stats(q).capacity, 100U);
 	KUNIT_EXPECT_EQ(test, q->room, 100U);
-#endif
 }
 
 /* The floor: reserved room is kept, and given back once unreserved. */

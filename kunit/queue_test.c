@@ -688,7 +688,7 @@ static void dwq_queue_test_wakeups_per_task(struct kunit *test)
 {
 	const unsigned int n = 1000, workers = 8;
 	struct qt_probe *p = qt_probes(test, n);
-	struct dwq_queue *q = qt_queue(test, workers, 0);
+	struct dwq_queue *q = qt_queue_room(test, workers, 0, n);
 	struct dwq_queue_stats st;
 	unsigned int *perm, i, j, t;
 	struct dwq_task **tasks;
@@ -1364,7 +1364,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_create_invalid),
 	KUNIT_CASE(dwq_queue_test_seed_experiment),
 	KUNIT_CASE(dwq_queue_test_earlier_moves_timer),
-	KUNIT_CASE(dwq_queue_test_slack_range),
+	KUNIT_CASE_SLOW(dwq_queue_test_slack_range),
 	KUNIT_CASE(dwq_queue_test_later_head_keeps_leader),
 	KUNIT_CASE(dwq_queue_test_stop_leader_hands_on),
 	KUNIT_CASE_SLOW(dwq_queue_test_wakeups_per_task),

@@ -218,6 +218,9 @@ extern struct dwq_queue *dwq_default_queue;
  * need the lock held, are static there; these are the entry points.
  */
 u64 dwq_queue_now(const struct dwq_queue *q);
+#if IS_ENABLED(CONFIG_KUNIT)
+struct dwq_heap_slot *dwq_slots_alloc(unsigned int n);
+#endif
 struct dwq_task *dwq_take(struct dwq_worker *w);
 struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task);
 enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer);

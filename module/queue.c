@@ -117,6 +117,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#if IS_ENABLED(CONFIG_KUNIT)
+#include <kunit/static_stub.h>
+#endif
 
 #include "compat.h"
 #include "dwq_internal.h"
@@ -396,8 +399,20 @@ static bool __dwq_queue_room(const struct dwq_queue *q, unsigned int n)
 	return (u64)q->heap.nr + q->reserved + n <= q->heap.cap;
 }
 
-static struct dwq_heap_slot *dwq_slots_alloc(unsigned int n)
+/**
+ * dwq_slots_alloc() - allocate a heap array
+ * @n: slots
+ *
+ * KUnit replaces it (a static stub) to make an allocation fail.
+ *
+ * Context: process context; sleeps.
+ * Return: the array, or NULL.
+ */
+VISIBLE_IF_KUNIT struct dwq_heap_slot *dwq_slots_alloc(unsigned int n)
 {
+#if IS_ENABLED(CONFIG_KUNIT)
+	KUNIT_STATIC_STUB_REDIRECT(dwq_slots_alloc, n);
+#endif
 	/* kvmalloc() warns above INT_MAX bytes: a plain -ENOMEM here. */
 	if (n > INT_MAX / sizeof(struct dwq_heap_slot))
 		return NULL;
@@ -408,6 +423,7 @@ static struct dwq_heap_slot *dwq_slots_alloc(unsigned int n)
 	 */
 	return kvmalloc_array(n, sizeof(struct dwq_heap_slot), GFP_KERNEL);
 }
+EXPORT_SYMBOL_IF_KUNIT(dwq_slots_alloc);
 
 /*
  * Grow or shrink in process context: allocate the new array outside the
