@@ -542,9 +542,9 @@ static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 			before.total.leader_changes);
 	KUNIT_EXPECT_EQ(test, until, due);
 	KUNIT_EXPECT_EQ(test, hard, due + DWQ_SLACK_NS);
-	KUNIT_EXPECT_EQ(test, hrtimer_get_softexpires_tv64(&q->timer),
+	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_softexpires(&q->timer)),
 			(s64)due);
-	KUNIT_EXPECT_EQ(test, hrtimer_get_expires_tv64(&q->timer),
+	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&q->timer)),
 			(s64)(due + DWQ_SLACK_NS));
 
 	qt_wait_ran(test, &p[1]);
@@ -585,7 +585,7 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 	raw_spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_EQ(test, until, base);
 	KUNIT_EXPECT_EQ(test, hard, base + 500 * MS);
-	KUNIT_EXPECT_EQ(test, hrtimer_get_expires_tv64(&q->timer),
+	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&q->timer)),
 			(s64)(base + 500 * MS));
 
 	/* No slack, due within the range: the range ends at its deadline. */
