@@ -195,9 +195,12 @@ static void qt_destroy(void *q)
 	dwq_queue_destroy(q, DWQ_DESTROY_DROP);
 }
 
-/* A queue destroyed when the test ends, even if it fails half-way. */
-static struct dwq_queue *qt_queue(struct kunit *test, unsigned int workers,
-				  unsigned int flags)
+/*
+ * A queue destroyed when the test ends, even if it fails half-way, with
+ * room reserved for @room tasks (scheduling never allocates).
+ */
+static struct dwq_queue *qt_queue_room(struct kunit *test, unsigned int workers,
+				       unsigned int flags, unsigned int room)
 {
 	struct dwq_queue *q;
 
@@ -205,7 +208,16 @@ static struct dwq_queue *qt_queue(struct kunit *test, unsigned int workers,
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qt_destroy, q),
 			0);
+	if (room)
+		KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, room), 0);
 	return q;
+}
+
+/* The queue of most cases: room for their tasks, a hundred at most. */
+static struct dwq_queue *qt_queue(struct kunit *test, unsigned int workers,
+				  unsigned int flags)
+{
+	return qt_queue_room(test, workers, flags, 128);
 }
 
 static int qt_after(struct dwq_queue *q, struct qt_probe *p, u64 delay)
@@ -263,7 +275,7 @@ static struct dwq_worker_stats qt_wstats(struct kunit *test,
 
 /*
  * @w is asleep, or about to be, with no wakeup on its way: a follower
- * still on the wait queue (a wakeup takes it off at once, under the lock),
+ * still on the followers list (a wakeup takes it off at once, under the lock),
  * or the leader still leading (a voiding schedule clears @q->leader before
  * it wakes it); and its thread still not running (any wakeup makes it so
  * at once, and it set its sleeping state under the lock).
@@ -274,7 +286,7 @@ static bool __qt_asleep(struct dwq_queue *q, struct dwq_worker *w)
 	if (!w->thread || task_is_running(w->thread))
 		return false;
 	if (w->state == DWQ_WORKER_FOLLOWER)
-		return !list_empty_careful(&w->wait.entry);
+		return !list_empty(&w->follow);
 	return w->state == DWQ_WORKER_LEADER && q->leader == w;
 }
 
@@ -282,9 +294,9 @@ static bool qt_asleep(struct dwq_queue *q, unsigned int id)
 {
 	bool asleep;
 
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	asleep = __qt_asleep(q, &q->workers[id]);
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	return asleep;
 }
 
@@ -298,11 +310,11 @@ static bool qt_settled(struct dwq_queue *q)
 	bool settled = true;
 	unsigned int i;
 
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	for (i = 0; i < q->max_workers && settled; i++)
 		if (q->workers[i].thread)
 			settled = __qt_asleep(q, &q->workers[i]);
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	return settled;
 }
 
@@ -395,7 +407,7 @@ static u32 qt_rand(u32 *state)
 /* A new queue is empty, has the minimum capacity, and names its workers. */
 static void dwq_queue_test_create(struct kunit *test)
 {
-	struct dwq_queue *q = qt_queue(test, 3, 0);
+	struct dwq_queue *q = qt_queue_room(test, 3, 0, 0);
 	struct dwq_queue_stats st = qt_stats(q);
 	char comm[TASK_COMM_LEN];
 	struct dwq_worker_stats ws;
@@ -445,10 +457,10 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 	KUNIT_ASSERT_GE(test, leader, 0);
 	qt_wait_until(test, qt_settled(q));
 	/* The leader sleeps until p[0] is due; p[0] has not run yet. */
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
 	due = p[0].task.node.deadline;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_EQ(test, until, due);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).leader, leader);
@@ -485,36 +497,121 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 }
 
 /*
- * An earlier task scheduled while a leader waits voids that leader with
- * exactly one wakeup (the leader's own: it leads again), and runs first.
+ * An earlier task scheduled while a leader waits moves the leader's timer
+ * in place: nobody wakes, the same worker still leads, for the new head,
+ * and it runs first. Arming a new head and cancelling it, over and over,
+ * wakes nobody either.
  */
-static void dwq_queue_test_earlier_voids_leader(struct kunit *test)
+static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 {
-	struct qt_probe *p = qt_probes(test, 2);
+	struct qt_probe *p = qt_probes(test, 34);
 	struct dwq_queue *q = qt_queue(test, 4, 0);
 	struct dwq_queue_stats before, after;
-	int leader;
+	u64 until, hard, due;
+	int leader, i;
 
 	qt_wait_followers(test, q, 4);
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 800 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 60000 * MS), 0);
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
 	qt_wait_until(test, qt_settled(q));
 	before = qt_stats(q);
 
-	/* Settled again once the voided leader leads for the new head. */
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 200 * MS), 0);
+	/* New heads, each armed and cancelled: the timer moves, nobody wakes. */
+	for (i = 2; i < 34; i++) {
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 30000 * MS), 0);
+		KUNIT_ASSERT_EQ(test, dwq_cancel(&p[i].task),
+				DWQ_RESULT_REMOVED);
+	}
 	qt_wait_until(test, qt_settled(q));
 	after = qt_stats(q);
-	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups + 1);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
+	KUNIT_EXPECT_EQ(test, after.leader, leader);
+
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 200 * MS), 0);
+	qt_wait_until(test, qt_settled(q));
+	raw_spin_lock_irq(&q->lock);
+	until = q->leader_deadline;
+	hard = q->leader_hard;
+	due = p[1].task.node.deadline;
+	raw_spin_unlock_irq(&q->lock);
+	after = qt_stats(q);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
 	KUNIT_EXPECT_EQ(test, after.leader, leader);
 	KUNIT_EXPECT_EQ(test, after.total.leader_changes,
-			before.total.leader_changes + 1);
+			before.total.leader_changes);
+	KUNIT_EXPECT_EQ(test, until, due);
+	KUNIT_EXPECT_EQ(test, hard, due + DWQ_SLACK_NS);
+	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_softexpires(&q->timer)),
+			(s64)due);
+	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&q->timer)),
+			(s64)(due + DWQ_SLACK_NS));
 
 	qt_wait_ran(test, &p[1]);
-	qt_wait_ran(test, &p[0]);
-	KUNIT_EXPECT_LT(test, p[1].start, p[0].start);
 	KUNIT_EXPECT_EQ(test, p[1].worker, leader);
+	KUNIT_EXPECT_GE(test, p[1].start, p[1].deadline);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+	for (i = 2; i < 34; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 0);
+}
+
+/*
+ * Slack: the leader's timer is an hrtimer range from the earliest deadline
+ * to that plus the head's slack, so the tasks due in it run in one wakeup;
+ * a task queued meanwhile with less room pulls the end of the range in.
+ */
+static void dwq_queue_test_slack_range(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 12);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_sched s = { .slack_ns = 500 * MS };
+	u64 base = ktime_get_ns() + 2000 * MS, until, hard;
+	unsigned int i;
+	atomic_t seq;
+
+	atomic_set(&seq, 0);
+	/* A cluster: 10 tasks over 9 ms, each with 500 ms of slack. */
+	for (i = 0; i < 10; i++) {
+		p[i].seq = &seq;
+		s.time_ns = base + i * MS;
+		s.flags = DWQ_SCHED_ABS;
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s), 0);
+		p[i].deadline = s.time_ns;
+	}
+	qt_wait_until(test, qt_wait_leader(q, -1) == 0 && qt_settled(q));
+	raw_spin_lock_irq(&q->lock);
+	until = q->leader_deadline;
+	hard = q->leader_hard;
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, until, base);
+	KUNIT_EXPECT_EQ(test, hard, base + 500 * MS);
+	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&q->timer)),
+			(s64)(base + 500 * MS));
+
+	/* No slack, due within the range: the range ends at its deadline. */
+	s = (struct dwq_sched){ .time_ns = base + 100 * MS,
+				.flags = DWQ_SCHED_ABS };
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[10].task, &s), 0);
+	p[10].deadline = s.time_ns;
+	raw_spin_lock_irq(&q->lock);
+	until = q->leader_deadline;
+	hard = q->leader_hard;
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, until, base);
+	KUNIT_EXPECT_EQ(test, hard, base + 100 * MS + DWQ_SLACK_NS);
+
+	/* Bad slack: refused, nothing changed. */
+	s.slack_ns = (u64)KTIME_MAX + 1;
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, &p[11].task, &s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 11U);
+
+	/* None runs before its deadline, all in deadline order. */
+	for (i = 0; i < 11; i++)
+		qt_wait_ran(test, &p[i]);
+	for (i = 0; i < 11; i++)
+		KUNIT_EXPECT_GE(test, p[i].start, p[i].deadline);
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test, p[i].order, (int)i + 1);
 }
 
 /*
@@ -591,7 +688,7 @@ static void dwq_queue_test_wakeups_per_task(struct kunit *test)
 {
 	const unsigned int n = 1000, workers = 8;
 	struct qt_probe *p = qt_probes(test, n);
-	struct dwq_queue *q = qt_queue(test, workers, 0);
+	struct dwq_queue *q = qt_queue_room(test, workers, 0, n);
 	struct dwq_queue_stats st;
 	unsigned int *perm, i, j, t;
 	struct dwq_task **tasks;
@@ -701,22 +798,29 @@ static void dwq_queue_test_growth_and_shrink(struct kunit *test)
 {
 	const unsigned int n = 54;
 	struct qt_probe *p = qt_probes(test, n);
-	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_queue *q = qt_queue_room(test, 1, 0, 0);
 	unsigned int i, cap, expect;
 
+	/* Grown in the background, ahead: a quarter stays free. */
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test,
 				qt_after(q, &p[i], 3600ULL * NSEC_PER_SEC), 0);
+		flush_work(&q->resize_work);
 		cap = qt_stats(q).capacity;
-		expect = i < 16 ? 16 : i < 24 ? 24 : i < 36 ? 36 : 54;
+		expect = i < 12 ? 16 :
+			 i < 18 ? 24 :
+			 i < 27 ? 36 :
+			 i < 41 ? 54 :
+				  81;
 		KUNIT_EXPECT_EQ_MSG(test, cap, expect, "after %u tasks", i + 1);
+		KUNIT_EXPECT_GE(test, cap - (i + 1), cap / 4);
 	}
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n);
 
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, dwq_cancel(&p[i].task),
 				DWQ_RESULT_REMOVED);
-	flush_work(&q->shrink_work);
+	flush_work(&q->resize_work);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, DWQ_HEAP_MIN_CAPACITY);
 	for (i = 0; i < n; i++)
@@ -728,7 +832,7 @@ static void dwq_queue_test_batch(struct kunit *test)
 {
 	const unsigned int n = 100;
 	struct qt_probe *p = qt_probes(test, n + 1);
-	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_queue *q = qt_queue_room(test, 1, 0, 0);
 	struct dwq_task **tasks;
 	struct dwq_sched *s;
 	unsigned int i;
@@ -760,10 +864,22 @@ static void dwq_queue_test_batch(struct kunit *test)
 			dwq_schedule_batch(q, tasks, s, DWQ_BATCH_MAX + 1),
 			-EINVAL);
 
-	/* 101 tasks: one growth, 16 -> 121, not five. */
+	/*
+	 * 101 tasks do not fit in 16 slots: -ENOSPC, nothing changed. Room
+	 * made ahead: one growth, 16 -> 121, not five.
+	 */
+	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 1U);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_IDLE);
+		KUNIT_EXPECT_NULL(test, p[i].task.queue);
+	}
+	KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, n), 0);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 121U);
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), 0);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n + 1);
-	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 121U);
+	flush_work(&q->resize_work);
+	KUNIT_EXPECT_GE(test, qt_stats(q).capacity, 121U);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, 0), 0);
@@ -1159,23 +1275,23 @@ static void dwq_queue_test_handoff_follows_run(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, hrtimer_active(&w->handoff));
 
 	/* The callback began a second from now: well within its grace. */
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	w->run_since = ktime_get_ns() + 1000 * MS; /* the queue's clock */
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	ret = qt_fire_handoff(w);
 	KUNIT_EXPECT_EQ(test, ret, HRTIMER_RESTART);
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	handoffs = q->handoffs;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_EQ(test, handoffs, 0U);
 	/* Nobody was woken: the other worker is still on the wait queue. */
 	KUNIT_EXPECT_TRUE(test, qt_asleep(q, 1 - z->worker));
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
 
 	/* Long past it: one follower is woken, and runs the task behind. */
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	w->run_since = 0;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	ret = qt_fire_handoff(w);
 	KUNIT_EXPECT_EQ(test, ret, HRTIMER_NORESTART);
 	qt_wait_ran(test, &p[0]);
@@ -1223,10 +1339,10 @@ static void dwq_queue_test_sleepers_fill_workers(struct kunit *test)
 		p[i].gate = gate;
 		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 0), 0);
 	}
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	busy = q->workers[0].state == DWQ_WORKER_RUNNING &&
 	       q->workers[1].state == DWQ_WORKER_RUNNING;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_TRUE(test, busy);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n);
 	for (i = 0; i < n; i++) {
@@ -1247,7 +1363,8 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_create),
 	KUNIT_CASE(dwq_queue_test_create_invalid),
 	KUNIT_CASE(dwq_queue_test_seed_experiment),
-	KUNIT_CASE(dwq_queue_test_earlier_voids_leader),
+	KUNIT_CASE(dwq_queue_test_earlier_moves_timer),
+	KUNIT_CASE_SLOW(dwq_queue_test_slack_range),
 	KUNIT_CASE(dwq_queue_test_later_head_keeps_leader),
 	KUNIT_CASE(dwq_queue_test_stop_leader_hands_on),
 	KUNIT_CASE_SLOW(dwq_queue_test_wakeups_per_task),
@@ -1318,7 +1435,7 @@ static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 		p[i].released = &released;
 	}
 
-	q = qt_queue(test, 1, 0);
+	q = qt_queue_room(test, 1, 0, n + 2);
 	blocker->until_stop = true;
 	/* A due task that tries to schedule during destroy. */
 	p[0].resched_q = q;

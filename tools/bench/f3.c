@@ -351,6 +351,10 @@ static int f3_leader_follower(struct f3_stream *s, unsigned int workers,
 		pr_err("F3: dwq_queue_create(%u workers): %d\n", workers, err);
 		goto out;
 	}
+	/* Scheduling never allocates: room for all of them first. */
+	err = dwq_queue_reserve(q, s->n);
+	if (err)
+		pr_err("F3: dwq_queue_reserve: %d\n", err);
 	msleep(20); /* every worker asleep as a follower */
 	dwq_queue_get_stats(q, &a);
 	start = ktime_get_ns() + F3_LEAD_NS;
