@@ -34,6 +34,7 @@
 #include <linux/debugfs.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/prandom.h>
@@ -62,9 +63,12 @@ static unsigned long long seed = 1;
 module_param(seed, ullong, 0444);
 MODULE_PARM_DESC(seed, "seed of the packets' random choices (default 1)");
 
-/* How often the packet source runs; each run delivers rx_burst packets. */
+/* How often the packet source runs, if the guest keeps up. */
 #define RX_TICK_NS (1 * NSEC_PER_MSEC)
-/* Packets a talking connection gets per idle_ms, on average. */
+/*
+ * Packets a talking connection gets per idle_ms, on average, however late
+ * the ticks come: each delivers the packets due since the last one.
+ */
 #define RX_PER_IDLE 20
 /* A timeout may run this fraction of idle_ms late (dwq_sched.slack_ns). */
 #define IDLE_SLACK_DIV 16
@@ -129,10 +133,13 @@ static struct dwq_queue *idle_q;
 static struct idle_conn **conn_table;
 static u64 idle_ns;
 static u64 start_ns;
-static unsigned int rx_burst;
 static struct hrtimer rx_timer;
-/* Only rx_tick() uses it, and an hrtimer's callback never runs twice at once. */
+/*
+ * The packet source's state: conn_open() uses @rx_rnd at load, then only
+ * rx_tick() uses both, and an hrtimer's callback never runs twice at once.
+ */
 static struct rnd_state rx_rnd;
+static u64 rx_sent;
 static struct dentry *dbg_dir;
 
 /* Connections other than busy ones that are neither closed nor timed out. */
@@ -254,14 +261,18 @@ out:
 	spin_unlock(&c->lock);
 }
 
-/* The packet source: rx_burst packets for random connections a tick. */
+/* The packet source: the packets due since the last tick, at random. */
 static enum hrtimer_restart rx_tick(struct hrtimer *timer)
 {
 	u64 now = ktime_get_ns() - start_ns;
 	struct idle_conn *c;
-	unsigned int i;
+	u64 due, n, i;
 
-	for (i = 0; i < rx_burst; i++) {
+	due = mul_u64_u64_div_u64(now, (u64)conns * RX_PER_IDLE, idle_ns);
+	/* After a long stall, no flood: a packet a connection at most. */
+	n = min_t(u64, due - rx_sent, conns);
+	rx_sent = due;
+	for (i = 0; i < n; i++) {
 		c = conn_table[prandom_u32_state(&rx_rnd) % conns];
 		switch (c->role) {
 		case ROLE_BUSY:
@@ -387,8 +398,7 @@ static int stats_show(struct seq_file *m, void *v)
 		dropped += c->dropped;
 		spin_unlock_bh(&c->lock);
 	}
-	seq_printf(m, "conns %u\nidle_ms %u\nburst %u\n", conns, idle_ms,
-		   rx_burst);
+	seq_printf(m, "conns %u\nidle_ms %u\n", conns, idle_ms);
 	seq_printf(m, "packets %llu\ndropped %llu\n", packets, dropped);
 	seq_printf(m, "timeouts %d\nunsettled %d\nmod_errors %d\n",
 		   atomic_read(&nr_timeouts), atomic_read(&nr_unsettled),
@@ -467,7 +477,6 @@ static int __init idle_timeout_init(void)
 		return -EINVAL;
 	}
 	idle_ns = (u64)idle_ms * NSEC_PER_MSEC;
-	rx_burst = max(1U, DIV_ROUND_UP(conns * RX_PER_IDLE, idle_ms));
 	prandom_seed_state(&rx_rnd, seed);
 
 	idle_q = dwq_queue_create("idle", 1, 0);
