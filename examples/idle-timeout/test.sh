@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# test.sh - the idle-timeout sample (dwq_idle_timeout.ko, idle_timeout.c)
+# in a guest with dwq.ko loaded: make check runs it in the debug guest
+# (KASAN, lockdep, kmemleak). TAP output; busybox sh.
+#
+#   tools/testing/vm-run --kernel debug --add examples/idle-timeout/test.sh \
+#       -- sh $PWD/examples/idle-timeout/test.sh
+#
+# Loads the sample with 512 connections, waits (on a condition, bounded)
+# until every closer has closed and every idle and quiet connection has
+# timed out, and checks each connection's line of debugfs against its role
+# (see idle_timeout.c); then unloads it and checks what teardown logged,
+# the kernel log and kmemleak.
+
+. /dwq/tap.sh
+ko=/dwq/dwq_idle_timeout.ko
+dbg=/sys/kernel/debug/dwq_idle_timeout
+kmemleak=/sys/kernel/debug/kmemleak
+conns=512 idle_ms=1000 run_ms=2000 seed=1
+idle_ns=$((idle_ms * 1000000))
+# Far above run_ms + idle_ms; only a lost timeout gets near it.
+settle_s=120
+
+# Never leave the module loaded: the jobs after this one reload dwq.ko.
+trap 'rm -rf "$tmp"; grep -q "^dwq_idle_timeout " /proc/modules && rmmod dwq_idle_timeout' EXIT
+
+tap_plan 15
+echo "# kernel $(uname -r); conns=$conns idle_ms=$idle_ms run_ms=$run_ms seed=$seed"
+
+# Bad parameters: refused, with a message, and nothing stays loaded.
+for p in conns=0 idle_ms=5; do
+	echo "dwq_idle_timeout test: $p" >/dev/kmsg
+	if insmod $ko $p >"$tmp/bad" 2>&1; then
+		rmmod dwq_idle_timeout
+		r=1
+	else
+		dmesg | sed -n "/dwq_idle_timeout test: $p/,\$p" >>"$tmp/bad"
+		grep -q 'dwq_idle_timeout: .*out of range' "$tmp/bad" &&
+			! grep -q '^dwq_idle_timeout ' /proc/modules
+		r=$?
+	fi
+	result $r "insmod $p is refused with a message, nothing loaded" "$tmp/bad"
+done
+
+[ -w $kmemleak ] && echo clear >$kmemleak
+echo "dwq_idle_timeout test: start" >/dev/kmsg
+start=$(date +%s)
+insmod $ko conns=$conns idle_ms=$idle_ms run_ms=$run_ms seed=$seed >"$tmp/insmod" 2>&1
+result $? "insmod conns=$conns idle_ms=$idle_ms run_ms=$run_ms" "$tmp/insmod"
+
+# Settled: every closer closed, every idle and quiet connection timed out.
+i=0
+while [ $i -lt $((settle_s * 2)) ]; do
+	grep -q '^unsettled 0$' $dbg/stats 2>/dev/null && break
+	sleep 0.5
+	i=$((i + 1))
+done
+cat $dbg/stats >"$tmp/stats" 2>&1
+cat $dbg/conns >"$tmp/conns" 2>&1
+sed 's/^/# /' "$tmp/stats"
+grep -q '^unsettled 0$' "$tmp/stats"
+result $? "every closer closed and every idle and quiet connection timed out, within ${settle_s}s" "$tmp/stats"
+grep -q '^mod_errors 0$' "$tmp/stats"
+result $? "dwq_mod() never failed (room reserved for every task)" "$tmp/stats"
+[ "$(grep -vc '^#' "$tmp/conns")" = $conns ]
+result $? "debugfs lists $conns connections" "$tmp/conns"
+
+# Columns: id role state packets moved requeued dropped fired stale
+# max_gap_ns late_ns fin. Each check prints the lines that break it.
+check() {	# check NAME AWK-CONDITION-OF-A-BAD-LINE
+	awk -v idle=$idle_ns "!/^#/ && ($2)" "$tmp/conns" >"$tmp/bad"
+	[ ! -s "$tmp/bad" ]
+	result $? "$1" "$tmp/bad"
+}
+check "idle and quiet connections timed out exactly once, none early" \
+	'($2 == "idle" || $2 == "quiet") && ($3 != "timed_out" || $8 != 1 || $9 != 0 || $12 != "-")'
+check "idle connections got no packet but the open" \
+	'$2 == "idle" && ($4 != 1 || $6 != 1 || $5 != 0)'
+check "busy and closer connections with packets under idle_ms apart never fired" \
+	'($2 == "busy" || $2 == "closer") && $10 < idle && ($8 != 0 || $3 == "timed_out")'
+check "their every packet found the timeout queued and moved it (dwq_mod() 1)" \
+	'($2 == "busy" || $2 == "closer") && $10 < idle && ($6 != 1 || $5 != $4 - 1 || ($2 == "busy" && $4 < 2))'
+check "closers under idle_ms apart were closed by their FIN, which removed the queued timeout" \
+	'$2 == "closer" && $10 < idle && ($3 != "closed" || $12 != "removed")'
+# Only a guest stalled for idle_ms (by its host) starves a connection: the
+# checks above must have covered most of them.
+awk -v idle=$idle_ns '!/^#/ && ($2 == "busy" || $2 == "closer") { n++; if ($10 < idle) k++ }
+	END { print "# " k + 0 " of " n + 0 " busy and closer connections had no gap of idle_ms";
+	      exit !(n > 0 && k * 2 >= n) }' "$tmp/conns" >"$tmp/cover"
+r=$?
+cat "$tmp/cover"
+result $r "at least half of the busy and closer connections were covered" "$tmp/cover"
+awk '!/^#/ && $3 == "timed_out" && $11 > m { m = $11 } END { print "# latest timeout: " m / 1000 " us past its deadline" }' "$tmp/conns"
+open=$(awk '!/^#/ && $3 == "open"' "$tmp/conns" | wc -l)
+
+rmmod dwq_idle_timeout >"$tmp/rmmod" 2>&1
+r=$?
+dmesg >"$tmp/dmesg"
+sed -n '/dwq_idle_timeout test: start/,$p' "$tmp/dmesg" >"$tmp/log"
+grep 'dwq_idle_timeout: closed and freed' "$tmp/log" >>"$tmp/rmmod"
+sed 's/^/# /' "$tmp/rmmod"
+[ $r = 0 ] && grep -q "closed and freed $conns connections: [0-9]* open, [1-9][0-9]* of them cancelled while queued, 0 not queued before their deadline" "$tmp/rmmod"
+result $? "rmmod: all $conns freed after dwq_cancel_sync(), the open ones' timeouts found queued (${open} open at the last look)" "$tmp/rmmod"
+
+grep -E 'WARNING:|BUG:|KASAN|UBSAN|lockdep|possible .*deadlock|circular locking|Call Trace' "$tmp/log" >"$tmp/splat"
+[ ! -s "$tmp/splat" ]
+result $? "kernel log since insmod: no warning, KASAN or lockdep report" "$tmp/splat"
+
+if [ -w $kmemleak ]; then
+	# kmemleak reports only objects older than 5 s.
+	now=$(date +%s)
+	[ $((now - start)) -lt 6 ] && sleep $((6 - (now - start)))
+	echo scan >$kmemleak
+	cat $kmemleak >"$tmp/leaks"
+	[ ! -s "$tmp/leaks" ]
+	result $? "kmemleak after rmmod: no suspect" "$tmp/leaks"
+else
+	result 0 "kmemleak after rmmod # SKIP no kmemleak in this kernel"
+fi
+[ $failed = 0 ]
