@@ -8,6 +8,17 @@
  * a &struct dwq_queue, once or periodically; the callback runs on one of
  * the queue's workers, in process context, and may sleep.
  *
+ * Scheduling, moving and cancelling (dwq_schedule(), dwq_mod(),
+ * dwq_reschedule(), dwq_cancel() and their batches) work in any context:
+ * hard and soft interrupt context, under spinlocks and raw spinlocks, with
+ * interrupts on or off, on PREEMPT_RT too. They never sleep and never
+ * allocate: the queue's lock is a raw spinlock taken with interrupts
+ * saved, and the heap's room is made ahead, by dwq_queue_reserve() and by
+ * a background growth that keeps a quarter of the heap free. When there
+ * is no room they fail with -ENOSPC and change nothing. Only
+ * dwq_cancel_sync(), dwq_queue_reserve(), dwq_queue_create() and
+ * dwq_queue_destroy() may sleep.
+ *
  * Tasks are reference counted. The caller's reference comes from
  * dwq_task_init(); the queue holds one more for as long as the task is
  * queued or its callback is running, so a cancel that races with the task
@@ -33,6 +44,7 @@
 #define _DWQ_H
 
 #include <linux/kref.h>
+#include <linux/lockdep_types.h>
 #include <linux/types.h>
 #include <uapi/linux/dwq.h>
 
@@ -114,6 +126,7 @@ struct dwq_sched {
  * @reserved: it holds one of the queue's reserved heap slots while running
  * @quick: its callback is short, see dwq_task_set_quick()
  * @run_boottime: see dwq_task_run_boottime()
+ * @run_oneshot: see dwq_task_run_oneshot()
  * @func: the callback
  * @release: called when the last reference is dropped; may be NULL
  * @queue: the queue while the task is queued or running, else NULL
@@ -128,6 +141,9 @@ struct dwq_sched {
  * @run_worker: see dwq_task_run_worker()
  * @run_deadline: see dwq_task_run_deadline()
  * @run_overruns: see dwq_task_run_overruns()
+ * @lockdep_map: "held" while the callback runs and touched by
+ *	dwq_cancel_sync(), so that lockdep sees a cancel_sync() called under
+ *	a lock the callback takes; one lock class per dwq_task_init() call site
  *
  * All fields are private to dwq: use the functions below. While the task
  * is queued or running they are protected by its queue's lock.
@@ -143,6 +159,7 @@ struct dwq_task {
 	bool reserved;
 	bool quick;
 	bool run_boottime;
+	bool run_oneshot;
 	void (*func)(struct dwq_task *task);
 	void (*release)(struct dwq_task *task);
 	struct dwq_queue *queue;
@@ -156,6 +173,9 @@ struct dwq_task {
 	int run_worker;
 	u64 run_deadline;
 	u64 run_overruns;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map lockdep_map;
+#endif
 };
 
 /**
@@ -226,12 +246,43 @@ void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st);
 int dwq_queue_get_worker_stats(struct dwq_queue *q, unsigned int id,
 			       struct dwq_worker_stats *st);
 
-void dwq_task_init(struct dwq_task *task, void (*func)(struct dwq_task *task),
-		   void (*release)(struct dwq_task *task));
+int dwq_queue_reserve(struct dwq_queue *q, unsigned int n);
+void dwq_queue_unreserve(struct dwq_queue *q, unsigned int n);
+
+void dwq_task_init_key(struct dwq_task *task,
+		       void (*func)(struct dwq_task *task),
+		       void (*release)(struct dwq_task *task),
+		       struct lock_class_key *key, const char *name);
+
+/**
+ * dwq_task_init() - initialise a task before its first use
+ * @task: the task, normally embedded in the caller's object
+ * @func: the callback; runs on a worker in process context and may sleep
+ *	(a quick task's may run in the timer's context, see
+ *	dwq_task_set_quick())
+ * @release: called with @task when its last reference is dropped (by
+ *	dwq_task_put(), or by dwq when it lets go of the task: from a worker,
+ *	from dwq_cancel*() or from dwq_queue_destroy()), typically to free the
+ *	object; may be NULL
+ *
+ * The caller holds the first reference. Every call site is its own lock
+ * class for lockdep (as INIT_WORK()'s are), named after @func.
+ *
+ * Context: any context.
+ */
+#define dwq_task_init(task, func, release)                             \
+	do {                                                           \
+		static struct lock_class_key dwq_task_key_;            \
+		dwq_task_init_key(task, func, release, &dwq_task_key_, \
+				  "(dwq_task)" #func);                 \
+	} while (0)
+
 void dwq_task_put(struct dwq_task *task);
 
 int dwq_schedule(struct dwq_queue *q, struct dwq_task *task,
 		 const struct dwq_sched *s);
+int dwq_mod(struct dwq_queue *q, struct dwq_task *task,
+	    const struct dwq_sched *s);
 int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 		       const struct dwq_sched *s, unsigned int n);
 int dwq_cancel(struct dwq_task *task);
@@ -322,18 +373,20 @@ static inline bool dwq_task_run_boottime(const struct dwq_task *task)
  * dwq_task_run_oneshot() - whether the running callback is a one-shot run
  * @task: the task whose callback is calling
  *
- * A one-shot run is the task's last: nothing can queue it again before
- * the callback returns. This is the mode the task had when its worker
- * took it; dwq_reschedule() with %DWQ_RESCHED_PERIOD may change the task's
- * mode meanwhile (for its next run), but not this. A periodic task holds
- * a heap slot back from then until its callback returns, a one-shot not.
+ * A one-shot run is the task's last unless dwq_mod() re-arms it meanwhile
+ * (then it runs again after this run returns). This is the mode the task
+ * had when it was taken; dwq_reschedule() with %DWQ_RESCHED_PERIOD or
+ * dwq_mod() may change the task's mode meanwhile (for its next run), but
+ * not this. A periodic task holds a heap slot back from then until its
+ * callback returns; a one-shot holds one from the moment dwq_mod() re-arms
+ * it.
  *
  * Context: only from @task's own callback.
  * Return: true for a one-shot run.
  */
 static inline bool dwq_task_run_oneshot(const struct dwq_task *task)
 {
-	return !task->reserved;
+	return task->run_oneshot;
 }
 
 /**

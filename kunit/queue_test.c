@@ -195,9 +195,12 @@ static void qt_destroy(void *q)
 	dwq_queue_destroy(q, DWQ_DESTROY_DROP);
 }
 
-/* A queue destroyed when the test ends, even if it fails half-way. */
-static struct dwq_queue *qt_queue(struct kunit *test, unsigned int workers,
-				  unsigned int flags)
+/*
+ * A queue destroyed when the test ends, even if it fails half-way, with
+ * room reserved for @room tasks (scheduling never allocates).
+ */
+static struct dwq_queue *qt_queue_room(struct kunit *test, unsigned int workers,
+				       unsigned int flags, unsigned int room)
 {
 	struct dwq_queue *q;
 
@@ -205,7 +208,16 @@ static struct dwq_queue *qt_queue(struct kunit *test, unsigned int workers,
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qt_destroy, q),
 			0);
+	if (room)
+		KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, room), 0);
 	return q;
+}
+
+/* The queue of most cases: room for their tasks, a hundred at most. */
+static struct dwq_queue *qt_queue(struct kunit *test, unsigned int workers,
+				  unsigned int flags)
+{
+	return qt_queue_room(test, workers, flags, 128);
 }
 
 static int qt_after(struct dwq_queue *q, struct qt_probe *p, u64 delay)
@@ -263,7 +275,7 @@ static struct dwq_worker_stats qt_wstats(struct kunit *test,
 
 /*
  * @w is asleep, or about to be, with no wakeup on its way: a follower
- * still on the wait queue (a wakeup takes it off at once, under the lock),
+ * still on the followers list (a wakeup takes it off at once, under the lock),
  * or the leader still leading (a voiding schedule clears @q->leader before
  * it wakes it); and its thread still not running (any wakeup makes it so
  * at once, and it set its sleeping state under the lock).
@@ -274,7 +286,7 @@ static bool __qt_asleep(struct dwq_queue *q, struct dwq_worker *w)
 	if (!w->thread || task_is_running(w->thread))
 		return false;
 	if (w->state == DWQ_WORKER_FOLLOWER)
-		return !list_empty_careful(&w->wait.entry);
+		return !list_empty(&w->follow);
 	return w->state == DWQ_WORKER_LEADER && q->leader == w;
 }
 
@@ -282,9 +294,9 @@ static bool qt_asleep(struct dwq_queue *q, unsigned int id)
 {
 	bool asleep;
 
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	asleep = __qt_asleep(q, &q->workers[id]);
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	return asleep;
 }
 
@@ -298,11 +310,11 @@ static bool qt_settled(struct dwq_queue *q)
 	bool settled = true;
 	unsigned int i;
 
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	for (i = 0; i < q->max_workers && settled; i++)
 		if (q->workers[i].thread)
 			settled = __qt_asleep(q, &q->workers[i]);
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	return settled;
 }
 
@@ -395,7 +407,7 @@ static u32 qt_rand(u32 *state)
 /* A new queue is empty, has the minimum capacity, and names its workers. */
 static void dwq_queue_test_create(struct kunit *test)
 {
-	struct dwq_queue *q = qt_queue(test, 3, 0);
+	struct dwq_queue *q = qt_queue_room(test, 3, 0, 0);
 	struct dwq_queue_stats st = qt_stats(q);
 	char comm[TASK_COMM_LEN];
 	struct dwq_worker_stats ws;
@@ -445,10 +457,10 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 	KUNIT_ASSERT_GE(test, leader, 0);
 	qt_wait_until(test, qt_settled(q));
 	/* The leader sleeps until p[0] is due; p[0] has not run yet. */
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
 	due = p[0].task.node.deadline;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_EQ(test, until, due);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).leader, leader);
@@ -701,22 +713,29 @@ static void dwq_queue_test_growth_and_shrink(struct kunit *test)
 {
 	const unsigned int n = 54;
 	struct qt_probe *p = qt_probes(test, n);
-	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_queue *q = qt_queue_room(test, 1, 0, 0);
 	unsigned int i, cap, expect;
 
+	/* Grown in the background, ahead: a quarter stays free. */
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test,
 				qt_after(q, &p[i], 3600ULL * NSEC_PER_SEC), 0);
+		flush_work(&q->resize_work);
 		cap = qt_stats(q).capacity;
-		expect = i < 16 ? 16 : i < 24 ? 24 : i < 36 ? 36 : 54;
+		expect = i < 12 ? 16 :
+			 i < 18 ? 24 :
+			 i < 27 ? 36 :
+			 i < 41 ? 54 :
+				  81;
 		KUNIT_EXPECT_EQ_MSG(test, cap, expect, "after %u tasks", i + 1);
+		KUNIT_EXPECT_GE(test, cap - (i + 1), cap / 4);
 	}
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n);
 
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, dwq_cancel(&p[i].task),
 				DWQ_RESULT_REMOVED);
-	flush_work(&q->shrink_work);
+	flush_work(&q->resize_work);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, DWQ_HEAP_MIN_CAPACITY);
 	for (i = 0; i < n; i++)
@@ -728,7 +747,7 @@ static void dwq_queue_test_batch(struct kunit *test)
 {
 	const unsigned int n = 100;
 	struct qt_probe *p = qt_probes(test, n + 1);
-	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_queue *q = qt_queue_room(test, 1, 0, 0);
 	struct dwq_task **tasks;
 	struct dwq_sched *s;
 	unsigned int i;
@@ -760,10 +779,22 @@ static void dwq_queue_test_batch(struct kunit *test)
 			dwq_schedule_batch(q, tasks, s, DWQ_BATCH_MAX + 1),
 			-EINVAL);
 
-	/* 101 tasks: one growth, 16 -> 121, not five. */
+	/*
+	 * 101 tasks do not fit in 16 slots: -ENOSPC, nothing changed. Room
+	 * made ahead: one growth, 16 -> 121, not five.
+	 */
+	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 1U);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_IDLE);
+		KUNIT_EXPECT_NULL(test, p[i].task.queue);
+	}
+	KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, n), 0);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 121U);
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), 0);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n + 1);
-	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 121U);
+	flush_work(&q->resize_work);
+	KUNIT_EXPECT_GE(test, qt_stats(q).capacity, 121U);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, 0), 0);
@@ -1159,23 +1190,23 @@ static void dwq_queue_test_handoff_follows_run(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, hrtimer_active(&w->handoff));
 
 	/* The callback began a second from now: well within its grace. */
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	w->run_since = ktime_get_ns() + 1000 * MS; /* the queue's clock */
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	ret = qt_fire_handoff(w);
 	KUNIT_EXPECT_EQ(test, ret, HRTIMER_RESTART);
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	handoffs = q->handoffs;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_EQ(test, handoffs, 0U);
 	/* Nobody was woken: the other worker is still on the wait queue. */
 	KUNIT_EXPECT_TRUE(test, qt_asleep(q, 1 - z->worker));
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
 
 	/* Long past it: one follower is woken, and runs the task behind. */
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	w->run_since = 0;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	ret = qt_fire_handoff(w);
 	KUNIT_EXPECT_EQ(test, ret, HRTIMER_NORESTART);
 	qt_wait_ran(test, &p[0]);
@@ -1223,10 +1254,10 @@ static void dwq_queue_test_sleepers_fill_workers(struct kunit *test)
 		p[i].gate = gate;
 		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 0), 0);
 	}
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	busy = q->workers[0].state == DWQ_WORKER_RUNNING &&
 	       q->workers[1].state == DWQ_WORKER_RUNNING;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_TRUE(test, busy);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n);
 	for (i = 0; i < n; i++) {
@@ -1318,7 +1349,7 @@ static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 		p[i].released = &released;
 	}
 
-	q = qt_queue(test, 1, 0);
+	q = qt_queue_room(test, 1, 0, n + 2);
 	blocker->until_stop = true;
 	/* A due task that tries to schedule during destroy. */
 	p[0].resched_q = q;

@@ -160,6 +160,8 @@ static struct dwq_queue *tt_queue(struct kunit *test, unsigned int workers)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tt_destroy, q),
 			0);
+	/* Scheduling never allocates: room for every case's tasks. */
+	KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, 10000), 0);
 	return q;
 }
 

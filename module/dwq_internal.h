@@ -9,6 +9,8 @@
 #define _DWQ_INTERNAL_H
 
 #include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/miscdevice.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -103,7 +105,8 @@ enum dwq_trace_wake {
  * @handoff_armed: @handoff was armed in this run and has not ended; under
  *	@queue->lock
  * @run_since: when the worker took the task it runs; under @queue->lock
- * @wait: its entry in @queue->waitq while it waits as a follower
+ * @follow: its entry in @queue->followers while it waits as a follower;
+ *	under @queue->lock
  * @by_handoff: it was woken by a hand-off timer; under @queue->lock
  * @state: an &enum dwq_worker_state; under @queue->lock
  * @stats: what this worker did; under @queue->lock
@@ -116,7 +119,7 @@ struct dwq_worker {
 	u64 handoff_at;
 	bool handoff_armed;
 	u64 run_since;
-	struct wait_queue_entry wait;
+	struct list_head follow;
 	bool by_handoff;
 	u8 state;
 	struct dwq_worker_stats stats;
@@ -125,60 +128,75 @@ struct dwq_worker {
 /**
  * struct dwq_queue - a delayed work queue
  * @lock: protects @heap (and the node of every queued task), @leader,
- *	@leader_deadline, @handoffs, @stopping, @run_due, @run_due_before, @reserved,
- *	@nr_workers, every worker's @thread, @by_handoff and @stats, and the
- *	private fields of every task whose ->queue is this queue. Every
- *	wakeup of @waitq is made under it. Taken with interrupts disabled:
- *	the hand-off timers take it in their expiry context, hard interrupt
- *	context without PREEMPT_RT. So cancel, query and stats work in any
- *	context that may take a spinlock_t: anywhere without PREEMPT_RT; with
- *	it (where spinlock_t sleeps, and hrtimers without HRTIMER_MODE_HARD
- *	expire in softirq context) anywhere but hard interrupt context and
- *	under a raw_spinlock_t. Never held while sleeping, allocating or
- *	freeing, or while a callback runs.
+ *	@leader_deadline, @followers, @handoffs, @stopping, @run_due,
+ *	@run_due_before, @reserved, @room, @nr_workers, every worker's
+ *	@thread, @follow, @by_handoff and @stats, and the private fields of
+ *	every task whose ->queue is this queue. A raw spinlock, always taken
+ *	with interrupts disabled, so that every call that schedules, moves or
+ *	cancels a task works from any context, hard interrupt context and
+ *	under other raw spinlocks included, on PREEMPT_RT too (as workqueue's
+ *	pool lock). Hence what is done under it is short and never sleeps: no
+ *	allocation or freeing, no spinlock_t (so no wait queue: followers are
+ *	woken by name from @followers), never a callback or a release
+ *	function; wake_up_process(), hrtimer_start() and queue_work() only.
  * @heap: the tasks waiting for their deadlines, keyed on @clockid
  * @leader: the worker sleeping until the head's deadline, or NULL
  * @leader_deadline: when @leader's timer fires (the deadline of the head
  *	it began to lead for); meaningless without a @leader
  * @handoffs: followers woken by a hand-off timer and not yet back under
  *	the lock: a due head is left to them
- * @reserved: heap slots held back for periodic tasks whose callbacks are
- *	running, so that queueing them again can never fail
+ * @reserved: heap slots held back for running tasks that will be queued
+ *	again (periodic, or re-armed by dwq_mod()), so that this cannot fail
+ * @room: the sum of dwq_queue_reserve() reservations: the heap's capacity
+ *	never goes below it
  * @stopping: dwq_queue_destroy() has begun: no more scheduling
  * @run_due: %DWQ_DESTROY_RUN_DUE: while stopping, workers still take the
  *	tasks due by @run_due_before
  * @run_due_before: see @run_due
  * @nr_workers: workers running
  * @clockid: CLOCK_MONOTONIC or CLOCK_BOOTTIME, the clock of the heap keys
- * @waitq: the followers, in untimed exclusive waits (FIFO); the leader is
- *	not on it, it sleeps on its own hrtimer
- * @done_wq: dwq_cancel_sync() callers waiting for a callback to return
- * @shrink_work: gives unused heap capacity back, in process context
+ * @followers: the workers in untimed waits, first come first woken; the
+ *	leader is not on it, it sleeps on its own hrtimer
+ * @done_wq: dwq_cancel_sync() callers waiting for a callback to return;
+ *	woken outside @lock
+ * @resize_work: grows the heap ahead of need, keeping a quarter of it
+ *	free, and gives unused capacity back, in process context
  * @max_workers: entries in @workers
  * @workers: the pool
  * @name: the queue's name, as given to dwq_queue_create()
  * @describe: adds who owns a task to its line of the heap dump, or NULL
  *	(see dwq_queue_set_describe()); set under @lock
+ * @lockdep_key: the lock class of @lockdep_map, one per queue
+ * @lockdep_map: "held" by a worker while it runs a callback and touched by
+ *	dwq_queue_destroy(), so that lockdep sees a destroy called under a
+ *	lock a callback takes (workqueue's "(wq_completion)" map)
+ * @lockdep_name: the name of @lockdep_map: "(dwq_queue)<name>"
  */
 struct dwq_queue {
-	spinlock_t lock; /* heap, leader, tasks: see above */
+	raw_spinlock_t lock; /* heap, leader, tasks: see above */
 	struct dwq_heap heap;
 	struct dwq_worker *leader;
 	u64 leader_deadline;
 	unsigned int handoffs;
 	unsigned int reserved;
+	unsigned int room;
 	bool stopping;
 	bool run_due;
 	u64 run_due_before;
 	unsigned int nr_workers;
 	clockid_t clockid;
-	wait_queue_head_t waitq;
+	struct list_head followers;
 	wait_queue_head_t done_wq;
-	struct work_struct shrink_work;
+	struct work_struct resize_work;
 	unsigned int max_workers;
 	struct dwq_worker *workers;
 	char name[DWQ_NAME_LEN];
 	void (*describe)(struct seq_file *m, const struct dwq_task *task);
+#ifdef CONFIG_LOCKDEP
+	struct lock_class_key lockdep_key;
+	struct lockdep_map lockdep_map;
+	char lockdep_name[12 + DWQ_NAME_LEN];
+#endif
 };
 
 /* The queue dwq.ko creates at load time, for /dev/dwq. */

@@ -28,6 +28,25 @@ static int dwq_dev_check_schedule(const struct dwq_ioc_schedule *us,
 				us->flags);
 }
 
+/*
+ * Schedule as the engine does, which never allocates: when the heap has no
+ * room, make room for @n (this may sleep) and try again.
+ */
+static int dwq_ioctl_sched(struct dwq_queue *q, struct dwq_task **tasks,
+			   const struct dwq_sched *ds, unsigned int n)
+{
+	int err = dwq_schedule_batch(q, tasks, ds, n);
+
+	while (err == -ENOSPC) {
+		err = dwq_queue_reserve(q, n);
+		if (err)
+			break;
+		err = dwq_schedule_batch(q, tasks, ds, n);
+		dwq_queue_unreserve(q, n);
+	}
+	return err;
+}
+
 static long dwq_ioctl_schedule(struct dwq_client *c,
 			       struct dwq_ioc_schedule __user *arg)
 {
@@ -62,7 +81,7 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 	traced = trace_dwq_dev_schedule_enabled();
 	if (traced)
 		dwq_task_get(&ut->task);
-	err = dwq_schedule(c->q, &ut->task, &ds);
+	err = dwq_ioctl_sched(c->q, &task, &ds, 1);
 	if (traced) {
 		if (!err)
 			trace_dwq_dev_schedule(ut, us.time_ns, us.period_ns,
@@ -139,7 +158,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 	traced = trace_dwq_dev_schedule_enabled();
 	for (i = 0; traced && i < b.count; i++)
 		dwq_task_get(tasks[i]);
-	err = dwq_schedule_batch(c->q, tasks, ds, b.count);
+	err = dwq_ioctl_sched(c->q, tasks, ds, b.count);
 	for (i = 0; traced && i < b.count; i++) {
 		if (!err)
 			trace_dwq_dev_schedule(container_of(tasks[i],

@@ -41,9 +41,9 @@
  *
  * dwq_take() has the four branches of DelayedWorkQueue.take():
  *
- *   heap empty          -> untimed exclusive wait on @waitq (a follower)
+ *   heap empty          -> untimed exclusive wait on @followers (a follower)
  *   head due            -> pop it and return it
- *   a leader exists     -> untimed exclusive wait on @waitq (a follower)
+ *   a leader exists     -> untimed exclusive wait on @followers (a follower)
  *   otherwise           -> become the leader and sleep until the head's
  *                          deadline, on an hrtimer with an explicit slack
  *
@@ -56,7 +56,7 @@
  *
  * - A schedule that makes a task the new head voids the leader, whose
  *   timer is now too late, and wakes exactly one thread: the voided leader
- *   itself if there was one (it sleeps on its hrtimer, not on @waitq, so it
+ *   itself if there was one (it sleeps on its hrtimer, not on @followers, so it
  *   is woken with wake_up_process(); it re-reads the head and leads again),
  *   else the first follower. The JDK signals @available instead, which may
  *   wake a follower and leave the old leader to time out for nothing. A
@@ -91,9 +91,16 @@
  *   that callback's grace instead of waking anyone, so only a callback that
  *   really runs long brings a follower in.
  *
- * Capacity: the heap array never grows or shrinks under the lock. A
- * schedule that needs room drops the lock, allocates, retakes it and checks
- * again; shrinking is done by @shrink_work in process context.
+ * Capacity: the heap array never grows or shrinks under the lock, and
+ * nothing that schedules allocates: a schedule that finds no room fails
+ * with -ENOSPC. Room is made ahead, by dwq_queue_reserve() (which may sleep)
+ * and by @resize_work in process context, which grows the heap when less
+ * than a quarter of it is free and shrinks it when three quarters are
+ * unused.
+ *
+ * Lifetime: the queue's reference to a task is dropped under the lock
+ * (unless it is the last one), in the same hold that unbinds the task, so
+ * that a dwq_cancel_sync() that sees the task unbound may free it.
  */
 #include <linux/bug.h>
 #include <linux/err.h>
@@ -129,22 +136,21 @@ u64 dwq_queue_now(const struct dwq_queue *q)
 }
 
 /**
- * dwq_task_init() - initialise a task before its first use
- * @task: the task, normally embedded in the caller's object
- * @func: the callback; runs on a worker in process context and may sleep
- * @release: called with @task when its last reference is dropped (by
- *	dwq_task_put(), or by dwq when it lets go of the task: from a worker,
- *	from dwq_cancel*() or from dwq_queue_destroy()), typically to free the
- *	object. May be NULL only if the object outlives every queue the task
- *	is scheduled on: the queue may drop its reference just after the
- *	callback returned, even after dwq_cancel_sync() has returned.
+ * dwq_task_init_key() - dwq_task_init() with its lock class
+ * @task: the task
+ * @func: the callback
+ * @release: the release function, or NULL
+ * @key: the lockdep class of @task's callback, static at the call site
+ * @name: the class's name
  *
- * The caller holds the first reference.
+ * Called through dwq_task_init(), which gives every call site its @key.
  *
  * Context: any context.
  */
-void dwq_task_init(struct dwq_task *task, void (*func)(struct dwq_task *task),
-		   void (*release)(struct dwq_task *task))
+void dwq_task_init_key(struct dwq_task *task,
+		       void (*func)(struct dwq_task *task),
+		       void (*release)(struct dwq_task *task),
+		       struct lock_class_key *key, const char *name)
 {
 	memset(task, 0, sizeof(*task));
 	dwq_heap_node_init(&task->node);
@@ -152,8 +158,9 @@ void dwq_task_init(struct dwq_task *task, void (*func)(struct dwq_task *task),
 	task->state = DWQ_STATE_IDLE;
 	task->func = func;
 	task->release = release;
+	lockdep_init_map(&task->lockdep_map, name, key, 0);
 }
-EXPORT_SYMBOL_GPL(dwq_task_init);
+EXPORT_SYMBOL_GPL(dwq_task_init_key);
 
 static void dwq_task_release(struct kref *ref)
 {
@@ -200,11 +207,17 @@ static bool dwq_task_bound(struct dwq_queue *q, struct dwq_task *task)
  * @task: the task
  * @state: %DWQ_STATE_IDLE or %DWQ_STATE_CANCELLED
  *
- * The caller then drops the queue's reference, after unlocking.
+ * Drops the queue's reference here, under the lock, unless it is the last
+ * one: then nobody else holds @task (nobody waits in dwq_cancel_sync(),
+ * whose caller holds a reference), and the caller must call dwq_task_put()
+ * after unlocking, so that the release function runs outside the lock.
+ * Either way, once the lock is dropped the queue no longer touches @task:
+ * a dwq_cancel_sync() that sees it unbound may free it at once.
  *
  * Context: @q->lock held.
+ * Return: true if the caller must drop the last reference after unlocking.
  */
-static void __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
+static bool __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
 			      unsigned int state)
 {
 	lockdep_assert_held(&q->lock);
@@ -212,6 +225,25 @@ static void __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
 	WRITE_ONCE(task->state, state);
 	/* Pairs with the acquire in dwq_task_queue(). */
 	smp_store_release(&task->queue, NULL);
+	return !refcount_dec_not_one(&task->ref.refcount);
+}
+
+/* Wake the first follower, if any; a hand-off counts it in @q->handoffs. */
+static bool __dwq_wake_follower(struct dwq_queue *q, bool by_handoff)
+{
+	struct dwq_worker *w;
+
+	lockdep_assert_held(&q->lock);
+	w = list_first_entry_or_null(&q->followers, struct dwq_worker, follow);
+	if (!w)
+		return false;
+	list_del_init(&w->follow);
+	if (by_handoff) {
+		w->by_handoff = true;
+		q->handoffs++;
+	}
+	wake_up_process(w->thread);
+	return true;
 }
 
 /**
@@ -225,7 +257,7 @@ static void __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
  * later than the one before.
  *
  * Otherwise the leader sleeps until a deadline that is too late. Void it and
- * wake it (it is on its hrtimer, not on @q->waitq); it re-reads the head and
+ * wake it (it is on its hrtimer, not on @q->followers); it re-reads the head and
  * leads again, or runs the new head at once if it is due. Without a leader,
  * wake the first follower, which will lead or run. Either way exactly one
  * thread wakes.
@@ -246,66 +278,191 @@ static void __dwq_queue_kick(struct dwq_queue *q)
 		wake_up_process(leader->thread);
 	} else {
 		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HEAD);
-		wake_up(&q->waitq);
+		__dwq_wake_follower(q, false);
+	}
+}
+
+/*
+ * The capacity @q's heap should have now, or 0 for no change: grown by half
+ * (see dwq_heap_want_capacity()) when less than a quarter of it is free,
+ * shrunk by half when three quarters are unused, never below @q->room.
+ * Slots held back for running tasks count as used.
+ */
+static unsigned int __dwq_queue_want(const struct dwq_queue *q)
+{
+	unsigned int cap = q->heap.cap, want;
+
+	lockdep_assert_held(&q->lock);
+	if (q->stopping)
+		return 0;
+	want = dwq_heap_want_capacity(&q->heap, q->reserved + max(cap / 4, 1U));
+	if (want > cap)
+		return want;
+	if (want == 0)
+		return 0; /* as big as it can get */
+	want = max(dwq_heap_want_capacity(&q->heap, q->reserved), q->room);
+	return want < cap ? want : 0;
+}
+
+/**
+ * __dwq_queue_maybe_resize() - start a resize if the heap wants one
+ * @q: the queue
+ *
+ * Called after tasks entered or left the heap. The answer has hysteresis,
+ * so this does not fire for every insert or pop.
+ *
+ * Context: @q->lock held.
+ */
+static void __dwq_queue_maybe_resize(struct dwq_queue *q)
+{
+	lockdep_assert_held(&q->lock);
+	if (__dwq_queue_want(q))
+		queue_work(system_unbound_wq, &q->resize_work);
+}
+
+/* Is there room in @q's heap for @n more tasks, without allocating? */
+static bool __dwq_queue_room(const struct dwq_queue *q, unsigned int n)
+{
+	lockdep_assert_held(&q->lock);
+	return (u64)q->heap.nr + q->reserved + n <= q->heap.cap;
+}
+
+static struct dwq_heap_slot *dwq_slots_alloc(unsigned int n)
+{
+	/* kvmalloc() warns above INT_MAX bytes: a plain -ENOMEM here. */
+	if (n > INT_MAX / sizeof(struct dwq_heap_slot))
+		return NULL;
+	/*
+	 * The array holds every caller's tasks, so it is not charged to the
+	 * memory cgroup of whichever caller happens to make it grow (the
+	 * tasks themselves are charged to their owners).
+	 */
+	return kvmalloc_array(n, sizeof(struct dwq_heap_slot), GFP_KERNEL);
+}
+
+/*
+ * Grow or shrink in process context: allocate the new array outside the
+ * lock, retake it and adopt the array only if the heap still wants exactly
+ * that size.
+ */
+static void dwq_queue_resize_work(struct work_struct *work)
+{
+	struct dwq_queue *q = container_of(work, struct dwq_queue, resize_work);
+	struct dwq_heap_slot *slots, *old;
+	unsigned int want;
+
+	for (;;) {
+		raw_spin_lock_irq(&q->lock);
+		want = __dwq_queue_want(q);
+		raw_spin_unlock_irq(&q->lock);
+		if (!want)
+			return;
+
+		slots = dwq_slots_alloc(want);
+		if (!slots)
+			return; /* Try again after the next insert or pop. */
+
+		/* The lock was dropped: the heap may have changed. */
+		raw_spin_lock_irq(&q->lock);
+		if (__dwq_queue_want(q) == want)
+			old = dwq_heap_adopt(&q->heap, slots, want);
+		else
+			old = slots;
+		raw_spin_unlock_irq(&q->lock);
+		kvfree(old);
 	}
 }
 
 /**
- * __dwq_queue_maybe_shrink() - start a shrink if the heap is too big
+ * dwq_queue_reserve() - make room ahead for tasks to be scheduled
  * @q: the queue
+ * @n: tasks
  *
- * Called after tasks left the heap. The heap answers with hysteresis, so
- * this does not fire for every pop.
+ * Scheduling never allocates: it uses the room the heap has, and the
+ * queue grows it in the background (keeping a quarter of it free), which
+ * a burst of schedules may outrun. This makes room for @n more tasks than
+ * the queue holds now, and raises the queue's floor by @n: its capacity
+ * never goes below the sum of the reservations made on it, until
+ * dwq_queue_unreserve() takes them back. So right after this returns, @n
+ * schedules succeed if nobody else schedules meanwhile; and as long as the
+ * queue holds no more tasks (queued, or running to be queued again) than
+ * its reservations add up to, no schedule fails for lack of room. A module
+ * that owns a queue reserves once, at load, for the most tasks it will
+ * have.
  *
- * Context: @q->lock held.
+ * Context: process context; sleeps.
+ * Return: 0; -ENOMEM, with nothing changed, if the heap could not grow;
+ * -ENOSPC if it cannot get that big; -ESHUTDOWN if @q is being destroyed.
  */
-static void __dwq_queue_maybe_shrink(struct dwq_queue *q)
+int dwq_queue_reserve(struct dwq_queue *q, unsigned int n)
 {
-	unsigned int want;
+	struct dwq_heap_slot *spare = NULL, *old = NULL;
+	unsigned int spare_cap = 0, want, room;
+	u64 need;
+	int err;
 
-	lockdep_assert_held(&q->lock);
-	if (q->stopping)
-		return;
-	want = dwq_heap_want_capacity(&q->heap, q->reserved);
-	if (want && want < q->heap.cap)
-		queue_work(system_unbound_wq, &q->shrink_work);
-}
-
-/*
- * Give unused capacity back: the same protocol as growing, in the other
- * direction. Allocate the smaller array outside the lock, retake it and
- * adopt the array only if the heap still wants exactly that size.
- */
-static void dwq_queue_shrink_work(struct work_struct *work)
-{
-	struct dwq_queue *q = container_of(work, struct dwq_queue, shrink_work);
-	struct dwq_heap_slot *slots, *old;
-	unsigned int want;
-	bool shrink;
-
+	might_sleep();
+	raw_spin_lock_irq(&q->lock);
 	for (;;) {
-		spin_lock_irq(&q->lock);
-		want = dwq_heap_want_capacity(&q->heap, q->reserved);
-		shrink = want && want < q->heap.cap;
-		spin_unlock_irq(&q->lock);
-		if (!shrink)
-			return;
-
-		/* Shared by all callers: not charged, as in growing. */
-		slots = kvmalloc_array(want, sizeof(*slots), GFP_KERNEL);
-		if (!slots)
-			return; /* Keep the big array; try after the next pop. */
-
-		/* The lock was dropped: the heap may have changed. */
-		spin_lock_irq(&q->lock);
-		if (dwq_heap_want_capacity(&q->heap, q->reserved) == want)
-			old = dwq_heap_adopt(&q->heap, slots, want);
-		else
-			old = slots;
-		spin_unlock_irq(&q->lock);
-		kvfree(old);
+		err = -ESHUTDOWN;
+		if (q->stopping)
+			break;
+		err = -ENOSPC;
+		if (check_add_overflow(q->room, n, &room) ||
+		    room > DWQ_HEAP_MAX_CAPACITY)
+			break;
+		need = max_t(u64, room, (u64)q->heap.nr + q->reserved + n);
+		if (need > DWQ_HEAP_MAX_CAPACITY)
+			break;
+		want = dwq_heap_want_capacity(&q->heap, need - q->heap.nr);
+		if (want <= q->heap.cap) {
+			q->room = room;
+			err = 0;
+			break;
+		}
+		if (spare && spare_cap == want) {
+			/* Allocated last time round, and still the right size. */
+			old = dwq_heap_adopt(&q->heap, spare, want);
+			spare = NULL;
+			continue;
+		}
+		raw_spin_unlock_irq(&q->lock);
+		kvfree(spare);
+		spare = dwq_slots_alloc(want);
+		spare_cap = want;
+		if (!spare)
+			return -ENOMEM;
+		raw_spin_lock_irq(&q->lock);
 	}
+	raw_spin_unlock_irq(&q->lock);
+	kvfree(spare);
+	kvfree(old);
+	return err;
 }
+EXPORT_SYMBOL_GPL(dwq_queue_reserve);
+
+/**
+ * dwq_queue_unreserve() - take back a dwq_queue_reserve()
+ * @q: the queue
+ * @n: what was reserved
+ *
+ * Lowers the queue's floor by @n; the room it kept may be given back in the
+ * background.
+ *
+ * Context: any context.
+ */
+void dwq_queue_unreserve(struct dwq_queue *q, unsigned int n)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&q->lock, flags);
+	if (WARN_ON_ONCE(n > q->room))
+		n = q->room;
+	q->room -= n;
+	__dwq_queue_maybe_resize(q);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
+}
+EXPORT_SYMBOL_GPL(dwq_queue_unreserve);
 
 /* Pop the due head for @w at @now: it now runs on @w. */
 static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
@@ -326,12 +483,13 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 	 * A periodic task comes back to the heap when its callback returns;
 	 * hold its slot back so that this can never fail for lack of room.
 	 */
-	task->reserved = task->mode != DWQ_MODE_ONESHOT;
+	task->run_oneshot = task->mode == DWQ_MODE_ONESHOT;
+	task->reserved = !task->run_oneshot;
 	if (task->reserved)
 		q->reserved++;
 	w->state = DWQ_WORKER_RUNNING;
 	w->stats.tasks_run++;
-	__dwq_queue_maybe_shrink(q);
+	__dwq_queue_maybe_resize(q);
 	return task;
 }
 
@@ -366,29 +524,6 @@ static void __dwq_leave_with(struct dwq_queue *q, struct dwq_worker *w,
 	w->handoff_armed = true;
 }
 
-/* The wakeup key of a hand-off timer, see dwq_worker_handoff(). */
-static char dwq_wake_handoff;
-#define DWQ_WAKE_HANDOFF ((void *)&dwq_wake_handoff)
-
-/*
- * Wake function of a follower's wait entry. Every wakeup of @q->waitq is
- * made under @q->lock, so this may count the followers that a hand-off
- * really woke (not those that were awake already) in @q->handoffs.
- */
-static int dwq_follower_wake(struct wait_queue_entry *wait, unsigned int mode,
-			     int sync, void *key)
-{
-	struct dwq_worker *w = container_of(wait, struct dwq_worker, wait);
-	int woken = autoremove_wake_function(wait, mode, sync, key);
-
-	lockdep_assert_held(&w->queue->lock);
-	if (woken && key == DWQ_WAKE_HANDOFF) {
-		w->by_handoff = true;
-		w->queue->handoffs++;
-	}
-	return woken;
-}
-
 /**
  * dwq_worker_handoff() - a worker's hand-off timer fired
  * @timer: &dwq_worker.handoff
@@ -401,8 +536,7 @@ static int dwq_follower_wake(struct wait_queue_entry *wait, unsigned int mode,
  * workers that come to the head meanwhile leave it to it, rather than have
  * it wake for nothing.
  *
- * Context: the hrtimer's expiry context: hard interrupt context without
- * PREEMPT_RT, the timer softirq with it (the timer is not HRTIMER_MODE_HARD).
+ * Context: hard interrupt context, on PREEMPT_RT too (HRTIMER_MODE_HARD).
  * Return: %HRTIMER_RESTART when it moved on to a later callback's grace,
  * else %HRTIMER_NORESTART.
  */
@@ -412,14 +546,10 @@ enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 	struct dwq_queue *q = w->queue;
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
 	struct dwq_heap_node *head;
+	unsigned long flags;
 	u64 at;
 
-	/*
-	 * Without PREEMPT_RT interrupts are off here, as everywhere else this
-	 * lock is taken; with it, this runs in the timer softirq's thread,
-	 * where a plain spin_lock() of a sleeping spinlock_t is right.
-	 */
-	spin_lock(&q->lock);
+	raw_spin_lock_irqsave(&q->lock, flags);
 	head = dwq_heap_peek(&q->heap);
 	if (!q->leader && !q->handoffs && !q->stopping && head) {
 		/*
@@ -436,23 +566,23 @@ enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 			ret = HRTIMER_RESTART;
 		} else {
 			trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HANDOFF);
-			__wake_up(&q->waitq, TASK_NORMAL, 1, DWQ_WAKE_HANDOFF);
+			__dwq_wake_follower(q, true);
 		}
 	}
 	if (ret == HRTIMER_NORESTART)
 		w->handoff_armed = false;
-	spin_unlock(&q->lock);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 	return ret;
 }
 
 /*
- * Follower: wait without a timeout, at the tail of @q->waitq, until a
- * schedule or a hand-off wakes us (wake_up() on an exclusive waitqueue
- * wakes the first waiter: followers are woken first-in first-out).
+ * Follower: wait without a timeout, at the tail of @q->followers, until a
+ * schedule or a hand-off wakes us (__dwq_wake_follower() wakes the first:
+ * followers are woken first-in first-out).
  *
- * Drops @q->lock and retakes it. The state is set and the wait entry
- * queued under the lock, and every waker holds the lock, so no wakeup is
- * lost.
+ * Drops @q->lock and retakes it. The state is set and the entry queued
+ * under the lock, and every waker holds the lock and takes the entry off
+ * the list, so no wakeup is lost.
  *
  * Return: false if the worker must stop (then perhaps without sleeping).
  */
@@ -462,21 +592,21 @@ static bool __dwq_wait_untimed(struct dwq_worker *w)
 
 	lockdep_assert_held(&q->lock);
 	w->by_handoff = false;
-	init_wait_entry(&w->wait, 0);
-	w->wait.func = dwq_follower_wake;
-	prepare_to_wait_exclusive(&q->waitq, &w->wait, TASK_INTERRUPTIBLE);
+	set_current_state(TASK_INTERRUPTIBLE);
 	if (kthread_should_stop()) {
-		finish_wait(&q->waitq, &w->wait);
+		__set_current_state(TASK_RUNNING);
 		return false;
 	}
+	list_add_tail(&w->follow, &q->followers);
 	w->stats.untimed_waits++;
 	w->state = DWQ_WORKER_FOLLOWER;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 
 	schedule();
 
-	finish_wait(&q->waitq, &w->wait);
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
+	/* Still queued if woken by kthread_stop(), not by a waker. */
+	list_del_init(&w->follow);
 	w->state = DWQ_WORKER_IDLE;
 	w->stats.wakeups++;
 	if (w->by_handoff)
@@ -486,7 +616,7 @@ static bool __dwq_wait_untimed(struct dwq_worker *w)
 
 /*
  * Leader: sleep until @deadline, the head's, with an explicit small slack.
- * We are not on @q->waitq: a schedule that voids us wakes us by name.
+ * We are not on @q->followers: a schedule that voids us wakes us by name.
  *
  * Drops @q->lock and retakes it. The state is set under the lock before we
  * become visible as the leader, so a wake_up_process() from a voiding
@@ -511,12 +641,12 @@ static bool __dwq_wait_timed(struct dwq_worker *w, u64 deadline)
 	w->stats.timed_waits++;
 	w->state = DWQ_WORKER_LEADER;
 	trace_dwq_leader(q, w->id, deadline);
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 
 	schedule_hrtimeout_range_clock(&expires, DWQ_SLACK_NS, HRTIMER_MODE_ABS,
 				       q->clockid);
 
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	w->state = DWQ_WORKER_IDLE;
 	w->stats.wakeups++;
 	/* Timed out, or woken by stop: give leadership up. Voided: it is gone. */
@@ -547,7 +677,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 
 	w->handoff_at = 0;
 	w->by_handoff = false;
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	/* The worker cancelled its hand-off timer before it came here. */
 	w->handoff_armed = false;
 	for (;;) {
@@ -595,9 +725,9 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 		__dwq_leave_with(q, w, task, now);
 	} else if (head && !q->leader) {
 		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_LEAVE);
-		wake_up(&q->waitq);
+		__dwq_wake_follower(q, false);
 	}
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	return task;
 }
 
@@ -634,25 +764,29 @@ static struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now)
 }
 
 /*
- * The next deadline of periodic @task, whose callback returned at @now, or
- * 0 if there is none (it would overflow). Counts coalesced periods.
+ * The next deadline of @task, whose callback returned at @now and which is
+ * queued again (periodic, or re-armed): false if there is none (it would
+ * overflow). Counts coalesced periods.
  */
-static u64 __dwq_task_next(struct dwq_task *task, u64 now)
+static bool __dwq_task_next(struct dwq_task *task, u64 now, u64 *at)
 {
 	u64 period = task->period_ns, next, missed;
 
 	task->run_overruns = 0;
 	if (task->resched) {
 		task->resched = false;
-		return task->resched_at;
+		*at = task->resched_at;
+		return true;
 	}
-	if (task->mode == DWQ_MODE_FIXED_DELAY)
-		return now < KTIME_MAX - period ? now + period : 0;
+	if (task->mode == DWQ_MODE_FIXED_DELAY) {
+		*at = now + period;
+		return now < KTIME_MAX - period;
+	}
 
 	/* Fixed rate: the previous deadline plus one period... */
 	next = task->node.deadline + period;
 	if (next > KTIME_MAX)
-		return 0;
+		return false;
 	if (next < now) {
 		/*
 		 * ...unless the callback ran past it: then the first deadline
@@ -661,12 +795,13 @@ static u64 __dwq_task_next(struct dwq_task *task, u64 now)
 		 */
 		missed = div64_u64(now - next, period) + 1;
 		if (missed > div64_u64(KTIME_MAX - next, period))
-			return 0;
+			return false;
 		next += missed * period;
 		task->run_overruns = missed;
 		task->overruns += missed;
 	}
-	return next;
+	*at = next;
+	return true;
 }
 
 /**
@@ -674,10 +809,11 @@ static u64 __dwq_task_next(struct dwq_task *task, u64 now)
  * @w: the worker
  * @task: the task it ran
  *
- * Queues a periodic task again (in the slot reserved when it was taken),
- * unless it was cancelled or the queue is going away; otherwise unbinds it
- * and drops the queue's reference. Then, in the same lock hold, takes the
- * next task if one is due (__dwq_take_next()).
+ * Queues a periodic or re-armed task again (in the slot reserved when it
+ * was taken or re-armed), unless it was cancelled or the queue is going
+ * away; otherwise unbinds it and drops the queue's reference. Then, in the
+ * same lock hold, takes the next task if one is due (__dwq_take_next()).
+ * Once this has unlocked, the worker no longer touches @task.
  *
  * Context: the worker's kthread.
  * Return: the next task to run, or NULL: back to dwq_take().
@@ -689,10 +825,10 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 	struct dwq_heap_node *head;
 	/* The mode of the run that ended, whatever a reschedule did since. */
 	bool oneshot = dwq_task_run_oneshot(task);
-	u64 now, next = 0;
-	bool put = false;
+	bool put = false, again = false, wake;
+	u64 now, next;
 
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	/* Read under the lock: the next task's grace starts from it. */
 	now = dwq_queue_now(q);
 	w->state = DWQ_WORKER_IDLE;
@@ -701,9 +837,9 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 		q->reserved--;
 		if (!task->stop && !q->stopping &&
 		    (task->mode != DWQ_MODE_ONESHOT || task->resched))
-			next = __dwq_task_next(task, now);
+			again = __dwq_task_next(task, now, &next);
 	}
-	if (next) {
+	if (again) {
 		head = dwq_heap_peek(&q->heap);
 		WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node, next));
 		task->runner = NULL;
@@ -720,17 +856,18 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 		 * A one-shot ran (even if cancel came too late); a periodic
 		 * run ends its task, also one made one-shot during the run.
 		 */
-		__dwq_task_unbind(q, task,
-				  oneshot ? DWQ_STATE_IDLE :
-					    DWQ_STATE_CANCELLED);
-		put = true;
+		put = __dwq_task_unbind(q, task,
+					oneshot ? DWQ_STATE_IDLE :
+						  DWQ_STATE_CANCELLED);
 	}
-	if (task->canceling)
-		wake_up_all(&q->done_wq);
+	/* Read before unlocking: then @task may be freed at any time. */
+	wake = task->canceling;
 	next_task = __dwq_take_next(w, now);
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	if (put)
 		dwq_task_put(task);
+	if (wake)
+		wake_up_all(&q->done_wq);
 	return next_task;
 }
 
@@ -825,35 +962,32 @@ static void __dwq_unbind_batch(struct dwq_task *const *tasks, unsigned int n)
 		WRITE_ONCE(tasks[n]->queue, NULL);
 }
 
-/**
- * dwq_schedule_batch() - schedule several tasks at once, all or nothing
- * @q: the queue
- * @tasks: the tasks, idle or cancelled (not queued, not running)
- * @s: one &struct dwq_sched per task (%DWQ_SCHED_ABS and %DWQ_SCHED_BOOTTIME only)
- * @n: number of tasks, at most %DWQ_BATCH_MAX
- *
- * Either every task is queued or none is: the heap grows once for all of
- * them, and a bad entry fails the whole batch. Relative delays count from
- * one instant for the whole batch. The queue takes a reference to each
- * task until it has run (one-shot) or been cancelled.
- *
- * Context: process context; may sleep to grow the heap.
- * Return: 0; -EINVAL for a bad mode, flag, period or time (including a
- * deadline that overflows) or @n too big; -EBUSY if a task is queued,
- * running, being cancelled or in the batch twice; -ESHUTDOWN if @q is being
- * destroyed; -ENOMEM if the heap could not grow; -ENOSPC if it cannot get
- * that big.
- */
-int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
-		       const struct dwq_sched *s, unsigned int n)
+/* Queue @task, bound to @q with its key in its node, under @s. */
+static void __dwq_task_queue(struct dwq_queue *q, struct dwq_task *task,
+			     const struct dwq_sched *s)
 {
-	struct dwq_heap_slot *spare = NULL, *old = NULL;
-	unsigned int spare_cap = 0, want, i;
-	struct dwq_heap_node *head;
-	struct dwq_task *task;
+	u64 key = task->node.deadline;
+
+	lockdep_assert_held(&q->lock);
+	/* Cannot fail: the caller checked the room under this lock hold. */
+	WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node, key));
+	task->mode = s->mode;
+	task->period_ns = s->period_ns;
+	task->boottime = s->flags & DWQ_SCHED_BOOTTIME;
+	task->stop = false;
+	task->resched = false;
+	task->run_overruns = 0;
+	WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
+	kref_get(&task->ref);
+	trace_dwq_schedule(q, task);
+}
+
+/* Check a batch's entries: the checks of dwq_schedule_batch(). */
+static int dwq_sched_check_batch(const struct dwq_sched *s, unsigned int n)
+{
+	unsigned int i;
 	int err;
 
-	might_sleep();
 	if (n > DWQ_BATCH_MAX)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
@@ -862,72 +996,72 @@ int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 		if (err)
 			return err;
 	}
-	if (!n)
-		return 0;
+	return 0;
+}
 
-	spin_lock_irq(&q->lock);
-	for (;;) {
-		err = -ESHUTDOWN;
-		if (q->stopping)
-			goto unlock;
-		/* First the checks that fail the batch, before any growing. */
-		err = __dwq_bind_batch(q, tasks, s, n, dwq_queue_now(q));
-		if (err)
-			goto unlock;
-		/* Keep the slots reserved for running periodic tasks. */
-		if ((u64)q->heap.nr + n + q->reserved <= q->heap.cap)
-			break;
-		want = dwq_heap_want_capacity(&q->heap, n + q->reserved);
-		if (spare && spare_cap == want) {
-			/* Allocated last time round, and still the right size. */
-			old = dwq_heap_adopt(&q->heap, spare, want);
-			spare = NULL;
-			break;
-		}
+/* dwq_schedule_batch() under @q->lock, @s checked. */
+static int __dwq_schedule(struct dwq_queue *q, struct dwq_task *const *tasks,
+			  const struct dwq_sched *s, unsigned int n)
+{
+	struct dwq_heap_node *head;
+	unsigned int i;
+	int err;
+
+	lockdep_assert_held(&q->lock);
+	if (q->stopping)
+		return -ESHUTDOWN;
+	/* First the checks that fail the batch, then the room. */
+	err = __dwq_bind_batch(q, tasks, s, n, dwq_queue_now(q));
+	if (err)
+		return err;
+	/* Keep the slots held back for running tasks. */
+	if (!__dwq_queue_room(q, n)) {
 		__dwq_unbind_batch(tasks, n);
-		err = -ENOSPC;
-		if (!want)
-			goto unlock;
-
-		/*
-		 * Grow: allocate outside the lock, then retake it and start
-		 * over, as anything may have changed meanwhile. The array holds
-		 * every caller's tasks, so it is not charged to the memory
-		 * cgroup of whichever caller happens to make it grow (the
-		 * tasks themselves are charged to their owners).
-		 */
-		spin_unlock_irq(&q->lock);
-		kvfree(spare);
-		spare = kvmalloc_array(want, sizeof(*spare), GFP_KERNEL);
-		spare_cap = want;
-		if (!spare)
-			return -ENOMEM;
-		spin_lock_irq(&q->lock);
+		return -ENOSPC;
 	}
-
 	head = dwq_heap_peek(&q->heap);
-	for (i = 0; i < n; i++) {
-		task = tasks[i];
-		/* Cannot fail: there is room, and this lock was held since. */
-		WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node,
-					     task->node.deadline));
-		task->mode = s[i].mode;
-		task->period_ns = s[i].period_ns;
-		task->boottime = s[i].flags & DWQ_SCHED_BOOTTIME;
-		task->stop = false;
-		task->resched = false;
-		task->run_overruns = 0;
-		WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
-		kref_get(&task->ref);
-		trace_dwq_schedule(q, task);
-	}
+	for (i = 0; i < n; i++)
+		__dwq_task_queue(q, tasks[i], &s[i]);
 	if (dwq_heap_peek(&q->heap) != head)
 		__dwq_queue_kick(q);
-	err = 0;
-unlock:
-	spin_unlock_irq(&q->lock);
-	kvfree(spare);
-	kvfree(old);
+	__dwq_queue_maybe_resize(q);
+	return 0;
+}
+
+/**
+ * dwq_schedule_batch() - schedule several tasks at once, all or nothing
+ * @q: the queue
+ * @tasks: the tasks, idle or cancelled (not queued, not running)
+ * @s: one &struct dwq_sched per task (%DWQ_SCHED_ABS and %DWQ_SCHED_BOOTTIME only)
+ * @n: number of tasks, at most %DWQ_BATCH_MAX
+ *
+ * Either every task is queued or none is, and a bad entry fails the whole
+ * batch. Relative delays count from one instant for the whole batch. The
+ * queue takes a reference to each task until it has run (one-shot) or been
+ * cancelled. The whole batch is queued under one hold of the queue's lock,
+ * with interrupts off: from atomic context, keep @n small (tens).
+ *
+ * Context: any context, hard interrupt context and under raw spinlocks
+ *	included, on PREEMPT_RT too; never sleeps or allocates.
+ * Return: 0; -EINVAL for a bad mode, flag, period or time (including a
+ * deadline that overflows) or @n too big; -EBUSY if a task is queued,
+ * running, being cancelled or in the batch twice; -ESHUTDOWN if @q is being
+ * destroyed; -ENOSPC if the heap has no room for @n more tasks now (see
+ * dwq_queue_reserve()). Nothing changed on error.
+ */
+int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
+		       const struct dwq_sched *s, unsigned int n)
+{
+	unsigned long flags;
+	int err;
+
+	err = dwq_sched_check_batch(s, n);
+	if (err || !n)
+		return err;
+
+	raw_spin_lock_irqsave(&q->lock, flags);
+	err = __dwq_schedule(q, tasks, s, n);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 	return err;
 }
 EXPORT_SYMBOL_GPL(dwq_schedule_batch);
@@ -942,14 +1076,15 @@ EXPORT_SYMBOL_GPL(dwq_schedule_batch);
  * The queue takes a reference to @task until it has run (one-shot) or been
  * cancelled. Tasks with equal deadlines run in the order they were
  * scheduled. A callback cannot schedule its own task again (it is running:
- * -EBUSY); use a periodic mode, or dwq_reschedule() on a periodic task.
+ * -EBUSY); dwq_mod() can.
  *
- * Context: process context; may sleep to grow the heap.
+ * Context: any context, hard interrupt context and under raw spinlocks
+ *	included, on PREEMPT_RT too; never sleeps or allocates.
  * Return: 0; -EINVAL for a bad mode or flag, a period of 0 for a periodic
  * task or not 0 for a one-shot, a time over KTIME_MAX or a deadline that
  * overflows; -EBUSY if @task is queued, running or being cancelled;
- * -ESHUTDOWN if @q is being destroyed; -ENOMEM if the heap could not grow;
- * -ENOSPC if it cannot get that big.
+ * -ESHUTDOWN if @q is being destroyed; -ENOSPC if the heap has no room now
+ * (see dwq_queue_reserve()). Nothing changed on error.
  */
 int dwq_schedule(struct dwq_queue *q, struct dwq_task *task,
 		 const struct dwq_sched *s)
@@ -959,9 +1094,119 @@ int dwq_schedule(struct dwq_queue *q, struct dwq_task *task,
 EXPORT_SYMBOL_GPL(dwq_schedule);
 
 /*
+ * Move queued @task to @key (with @s's mode and period if @timing): the
+ * heap update of dwq_reschedule() and dwq_mod().
+ */
+static void __dwq_task_move(struct dwq_queue *q, struct dwq_task *task, u64 key)
+{
+	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
+	u64 old = task->node.deadline;
+
+	lockdep_assert_held(&q->lock);
+	dwq_heap_update(&q->heap, &task->node, key);
+	/*
+	 * It became the head, or the head moved earlier: the leader sleeps
+	 * too long. (A head that moved later wakes the leader early, once,
+	 * which costs what waking it now would.)
+	 */
+	if (dwq_heap_peek(&q->heap) == &task->node &&
+	    (head != &task->node || key < old))
+		__dwq_queue_kick(q);
+	task->run_overruns = 0;
+}
+
+/**
+ * dwq_mod() - queue a task, or move it if it is queued already
+ * @q: the queue
+ * @task: the task, in any state
+ * @s: when and how often, as for dwq_schedule()
+ *
+ * As mod_delayed_work(): an idle or cancelled task is queued as by
+ * dwq_schedule(); a queued one gets @s's deadline, mode and period, as by
+ * dwq_reschedule() with %DWQ_RESCHED_PERIOD, and goes after the tasks
+ * already queued with the same deadline; a running one (from its own
+ * callback or from anywhere else) is queued again under @s when its
+ * callback returns, even a one-shot, so a one-shot can re-arm itself. The
+ * last of dwq_mod() and dwq_cancel() wins: a cancel after it drops the
+ * re-arm, a dwq_mod() after a cancel re-arms. While dwq_cancel_sync() waits
+ * for the callback, dwq_mod() fails with -EBUSY, so that the task is idle
+ * when cancel_sync returns.
+ *
+ * Context: any context, hard interrupt context and under raw spinlocks
+ *	included, on PREEMPT_RT too; never sleeps or allocates.
+ * Return: 0 if @task was not queued (idle or running) and now is, or will
+ * be when its callback returns; 1 if it was queued and has been moved;
+ * -EINVAL for a bad @s (as dwq_schedule()); -EBUSY while dwq_cancel_sync()
+ * waits for it, or if it is queued or running on another queue;
+ * -ESHUTDOWN if @q is being destroyed; -ENOSPC if it needs a heap slot
+ * and there is no room (see dwq_queue_reserve()). Nothing changed on
+ * error.
+ */
+int dwq_mod(struct dwq_queue *q, struct dwq_task *task,
+	    const struct dwq_sched *s)
+{
+	unsigned long flags;
+	u64 key;
+	s64 offset;
+	int err;
+
+	err = dwq_sched_check_batch(s, 1);
+	if (err)
+		return err;
+
+	raw_spin_lock_irqsave(&q->lock, flags);
+	err = -ESHUTDOWN;
+	if (q->stopping)
+		goto unlock;
+	err = -EBUSY;
+	if (READ_ONCE(task->canceling))
+		goto unlock;
+	if (READ_ONCE(task->queue) != q) {
+		/*
+		 * Idle: schedule it (-EBUSY if it is bound elsewhere). Only
+		 * our lock binds a task to @q, so it stays unbound from @q.
+		 */
+		err = __dwq_schedule(q, &task, s, 1);
+		goto unlock;
+	}
+	err = dwq_sched_key(q, s, s->period_ns, dwq_queue_now(q), &key,
+			    &offset);
+	if (err)
+		goto unlock;
+	if (task->state == DWQ_STATE_QUEUED) {
+		__dwq_task_move(q, task, key);
+		err = 1;
+	} else {
+		/* Running: it needs a slot to come back to. */
+		if (!task->reserved) {
+			err = -ENOSPC;
+			if (!__dwq_queue_room(q, 1))
+				goto unlock;
+			task->reserved = true;
+			q->reserved++;
+			__dwq_queue_maybe_resize(q);
+		}
+		task->stop = false;
+		task->resched = true;
+		task->resched_at = key;
+		err = 0;
+	}
+	task->clock_offset = offset;
+	task->boottime = s->flags & DWQ_SCHED_BOOTTIME;
+	task->mode = s->mode;
+	task->period_ns = s->period_ns;
+	if (task->state == DWQ_STATE_QUEUED)
+		trace_dwq_reschedule(q, task);
+unlock:
+	raw_spin_unlock_irqrestore(&q->lock, flags);
+	return err;
+}
+EXPORT_SYMBOL_GPL(dwq_mod);
+
+/*
  * Cancel @task on @q, whose lock we hold: remove it if queued, or mark a
- * running periodic task not to be queued again. *@put is set when the
- * queue's reference must be dropped (after unlocking).
+ * running task not to be queued again. *@put is set when the queue's
+ * reference, the last one, must be dropped after unlocking.
  */
 static int __dwq_cancel(struct dwq_queue *q, struct dwq_task *task, bool *put)
 {
@@ -974,10 +1219,9 @@ static int __dwq_cancel(struct dwq_queue *q, struct dwq_task *task, bool *put)
 		 * leads again. Waking it now would cost the same one wakeup.
 		 */
 		dwq_heap_remove(&q->heap, &task->node);
-		__dwq_task_unbind(q, task, DWQ_STATE_CANCELLED);
-		__dwq_queue_maybe_shrink(q);
-		*put = true;
 		trace_dwq_cancel(q, task, DWQ_RESULT_REMOVED);
+		*put = __dwq_task_unbind(q, task, DWQ_STATE_CANCELLED);
+		__dwq_queue_maybe_resize(q);
 		return DWQ_RESULT_REMOVED;
 	case DWQ_STATE_RUNNING:
 		task->stop = true;
@@ -995,13 +1239,13 @@ static int __dwq_cancel(struct dwq_queue *q, struct dwq_task *task, bool *put)
  *
  * A queued task is removed from the heap at once, in O(log n), and its
  * callback will not run. A running callback cannot be stopped: a one-shot
- * run then completes normally, a periodic task is not queued again (also
- * one that dwq_reschedule() made one-shot during a periodic run).
+ * run then completes normally, and the task is not queued again (a
+ * periodic one, one that dwq_reschedule() made one-shot during a periodic
+ * run, or one that dwq_mod() re-armed before this).
  *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context); does not sleep, but for a contended lock
- *	on PREEMPT_RT. If this drops the last reference,
- * @task's release function runs here.
+ * Context: any context, hard interrupt context and under raw spinlocks
+ *	included, on PREEMPT_RT too; never sleeps or allocates. If this
+ *	drops the last reference, @task's release function runs here.
  * Return: %DWQ_RESULT_REMOVED, %DWQ_RESULT_RUNNING or %DWQ_RESULT_IDLE
  * (neither queued nor running), see the DWQ_RESULT_* values.
  */
@@ -1016,13 +1260,13 @@ retry:
 	q = dwq_task_queue(task);
 	if (!q)
 		return DWQ_RESULT_IDLE;
-	spin_lock_irqsave(&q->lock, flags);
+	raw_spin_lock_irqsave(&q->lock, flags);
 	if (!dwq_task_bound(q, task)) {
-		spin_unlock_irqrestore(&q->lock, flags);
+		raw_spin_unlock_irqrestore(&q->lock, flags);
 		goto retry;
 	}
 	ret = __dwq_cancel(q, task, &put);
-	spin_unlock_irqrestore(&q->lock, flags);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 	if (put)
 		dwq_task_put(task);
 	return ret;
@@ -1042,10 +1286,9 @@ EXPORT_SYMBOL_GPL(dwq_cancel);
  * whole batch: keep @n small (tens). The others (idle, or on another
  * queue) go through dwq_cancel() one by one.
  *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context); does not sleep, but for a contended lock
- *	on PREEMPT_RT. If this drops a task's last
- * reference, its release function runs here.
+ * Context: any context, hard interrupt context and under raw spinlocks
+ *	included, on PREEMPT_RT too; never sleeps or allocates. If this
+ *	drops a task's last reference, its release function runs here.
  */
 void dwq_cancel_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 		      unsigned int n, int *ret)
@@ -1054,7 +1297,7 @@ void dwq_cancel_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 	unsigned int i;
 	bool put;
 
-	spin_lock_irqsave(&q->lock, flags);
+	raw_spin_lock_irqsave(&q->lock, flags);
 	for (i = 0; i < n; i++) {
 		/* -1: not bound to @q, left for dwq_cancel() below. */
 		ret[i] = tasks[i] ? -1 : DWQ_RESULT_IDLE;
@@ -1062,15 +1305,18 @@ void dwq_cancel_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 			continue;
 		put = false;
 		ret[i] = __dwq_cancel(q, tasks[i], &put);
-		/* __dwq_cancel() drops the queue's reference iff REMOVED. */
-		WARN_ON_ONCE(put != (ret[i] == DWQ_RESULT_REMOVED));
+		/* -2: removed, and the last reference is ours to drop. */
+		if (put)
+			ret[i] = -2;
 	}
-	spin_unlock_irqrestore(&q->lock, flags);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 	for (i = 0; i < n; i++) {
-		if (ret[i] == DWQ_RESULT_REMOVED)
+		if (ret[i] == -2) {
 			dwq_task_put(tasks[i]);
-		else if (ret[i] < 0)
+			ret[i] = DWQ_RESULT_REMOVED;
+		} else if (ret[i] == -1) {
 			ret[i] = dwq_cancel(tasks[i]);
+		}
 	}
 }
 EXPORT_SYMBOL_GPL(dwq_cancel_batch);
@@ -1080,11 +1326,16 @@ EXPORT_SYMBOL_GPL(dwq_cancel_batch);
  * @task: the task
  *
  * As dwq_cancel(), then, if the callback was running, waits until it has
- * returned. Meanwhile scheduling @task fails with -EBUSY. On return @task
- * is neither queued nor running (unless someone scheduled it again since):
- * the caller may drop its reference, and the task is released when the
- * queue has dropped its own too. The queue must not be destroyed while
- * this waits.
+ * returned. Meanwhile scheduling @task (dwq_schedule(), dwq_mod()) fails
+ * with -EBUSY. On return, unless someone scheduled @task again since, it
+ * is neither queued nor running and the queue holds no reference to it
+ * and touches it no more: the caller may free it at once, as after
+ * cancel_delayed_work_sync() (or drop its reference, which then releases
+ * it). The queue must not be destroyed while this waits.
+ *
+ * For lockdep, this "takes" the callback's lock class (see
+ * dwq_task_init()), so that calling it under a lock that the callback
+ * takes is reported, whether or not the callback runs at that moment.
  *
  * Context: process context; sleeps. If this drops the last reference,
  * @task's release function runs here.
@@ -1102,15 +1353,15 @@ int dwq_cancel_sync(struct dwq_task *task)
 retry:
 	q = dwq_task_queue(task);
 	if (!q)
-		return DWQ_RESULT_IDLE;
-	spin_lock_irqsave(&q->lock, flags);
+		goto idle;
+	raw_spin_lock_irqsave(&q->lock, flags);
 	if (!dwq_task_bound(q, task)) {
-		spin_unlock_irqrestore(&q->lock, flags);
+		raw_spin_unlock_irqrestore(&q->lock, flags);
 		goto retry;
 	}
-	if (task->state == DWQ_STATE_RUNNING &&
+	if (task->state == DWQ_STATE_RUNNING && task->runner &&
 	    task->runner->thread == current) {
-		spin_unlock_irqrestore(&q->lock, flags);
+		raw_spin_unlock_irqrestore(&q->lock, flags);
 		return -EDEADLK;
 	}
 	ret = __dwq_cancel(q, task, &put);
@@ -1122,16 +1373,27 @@ retry:
 		 * until it has unbound it; ours keeps it alive after.
 		 */
 		WRITE_ONCE(task->canceling, task->canceling + 1);
-		spin_unlock_irqrestore(&q->lock, flags);
+		raw_spin_unlock_irqrestore(&q->lock, flags);
+		lock_map_acquire(&task->lockdep_map);
+		lock_map_release(&task->lockdep_map);
 		wait_event(q->done_wq,
 			   READ_ONCE(task->state) != DWQ_STATE_RUNNING);
-		spin_lock_irqsave(&q->lock, flags);
+		raw_spin_lock_irqsave(&q->lock, flags);
 		WRITE_ONCE(task->canceling, task->canceling - 1);
 	}
-	spin_unlock_irqrestore(&q->lock, flags);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
+	if (ret != DWQ_RESULT_RUNNING) {
+		lock_map_acquire(&task->lockdep_map);
+		lock_map_release(&task->lockdep_map);
+	}
 	if (put)
 		dwq_task_put(task);
 	return ret;
+
+idle:
+	lock_map_acquire(&task->lockdep_map);
+	lock_map_release(&task->lockdep_map);
+	return DWQ_RESULT_IDLE;
 }
 EXPORT_SYMBOL_GPL(dwq_cancel_sync);
 
@@ -1147,18 +1409,16 @@ EXPORT_SYMBOL_GPL(dwq_cancel_sync);
  * is running, this sets the deadline of its next run; a fixed-rate task
  * keeps its new phase from then on.
  *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context); does not sleep, but for a contended lock
- *	on PREEMPT_RT.
+ * Context: any context, hard interrupt context and under raw spinlocks
+ *	included, on PREEMPT_RT too; never sleeps or allocates.
  * Return: 0; -EINVAL for bad flags, mode, period or time; -ENOENT if @task
  * is neither queued nor a running periodic task that will run again.
  */
 int dwq_reschedule(struct dwq_task *task, const struct dwq_sched *s)
 {
-	struct dwq_heap_node *head;
 	struct dwq_queue *q;
 	unsigned long flags;
-	u64 key, old, period;
+	u64 key, period;
 	s64 offset;
 	int err;
 
@@ -1173,9 +1433,9 @@ retry:
 	q = dwq_task_queue(task);
 	if (!q)
 		return -ENOENT;
-	spin_lock_irqsave(&q->lock, flags);
+	raw_spin_lock_irqsave(&q->lock, flags);
 	if (!dwq_task_bound(q, task)) {
-		spin_unlock_irqrestore(&q->lock, flags);
+		raw_spin_unlock_irqrestore(&q->lock, flags);
 		goto retry;
 	}
 	period = s->flags & DWQ_RESCHED_PERIOD ? s->period_ns : task->period_ns;
@@ -1185,18 +1445,7 @@ retry:
 
 	switch (task->state) {
 	case DWQ_STATE_QUEUED:
-		head = dwq_heap_peek(&q->heap);
-		old = task->node.deadline;
-		dwq_heap_update(&q->heap, &task->node, key);
-		/*
-		 * It became the head, or the head moved earlier: the leader
-		 * sleeps too long. (A head that moved later wakes the leader
-		 * early, once, which costs what waking it now would.)
-		 */
-		if (dwq_heap_peek(&q->heap) == &task->node &&
-		    (head != &task->node || key < old))
-			__dwq_queue_kick(q);
-		task->run_overruns = 0;
+		__dwq_task_move(q, task, key);
 		break;
 	case DWQ_STATE_RUNNING:
 		/* Only a task with a slot held back comes back to the heap. */
@@ -1221,7 +1470,7 @@ retry:
 	if (task->state == DWQ_STATE_QUEUED)
 		trace_dwq_reschedule(q, task);
 unlock:
-	spin_unlock_irqrestore(&q->lock, flags);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 	return err;
 }
 EXPORT_SYMBOL_GPL(dwq_reschedule);
@@ -1242,9 +1491,8 @@ static void dwq_query_fill(struct dwq_task *task, struct dwq_task_info *info)
  * @task: the task
  * @info: filled in
  *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context); does not sleep, but for a contended lock
- *	on PREEMPT_RT.
+ * Context: any context, hard interrupt context and under raw spinlocks
+ *	included, on PREEMPT_RT too; never sleeps or allocates.
  */
 void dwq_query(struct dwq_task *task, struct dwq_task_info *info)
 {
@@ -1260,9 +1508,9 @@ retry:
 		dwq_query_fill(task, info);
 		return;
 	}
-	spin_lock_irqsave(&q->lock, flags);
+	raw_spin_lock_irqsave(&q->lock, flags);
 	if (!dwq_task_bound(q, task)) {
-		spin_unlock_irqrestore(&q->lock, flags);
+		raw_spin_unlock_irqrestore(&q->lock, flags);
 		goto retry;
 	}
 	dwq_query_fill(task, info);
@@ -1272,7 +1520,7 @@ retry:
 		if (task->node.deadline > now)
 			info->remaining_ns = task->node.deadline - now;
 	}
-	spin_unlock_irqrestore(&q->lock, flags);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 }
 EXPORT_SYMBOL_GPL(dwq_query);
 
@@ -1308,24 +1556,33 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 		err = -ENOMEM;
 		goto err_free;
 	}
-	spin_lock_init(&q->lock);
+	raw_spin_lock_init(&q->lock);
 	dwq_heap_init(&q->heap, slots, DWQ_HEAP_MIN_CAPACITY);
 	q->clockid = flags & DWQ_QUEUE_BOOTTIME ? CLOCK_BOOTTIME :
 						  CLOCK_MONOTONIC;
-	init_waitqueue_head(&q->waitq);
+	INIT_LIST_HEAD(&q->followers);
 	init_waitqueue_head(&q->done_wq);
-	INIT_WORK(&q->shrink_work, dwq_queue_shrink_work);
+	INIT_WORK(&q->resize_work, dwq_queue_resize_work);
 	strscpy(q->name, name, sizeof(q->name));
+#ifdef CONFIG_LOCKDEP
+	lockdep_register_key(&q->lockdep_key);
+	snprintf(q->lockdep_name, sizeof(q->lockdep_name), "(dwq_queue)%s",
+		 q->name);
+	lockdep_init_map(&q->lockdep_map, q->lockdep_name, &q->lockdep_key, 0);
+#endif
 
 	err = dwq_workers_start(q, workers);
 	if (err)
 		goto err_slots;
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	q->nr_workers = workers;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 	return q;
 
 err_slots:
+#ifdef CONFIG_LOCKDEP
+	lockdep_unregister_key(&q->lockdep_key);
+#endif
 	kvfree(slots);
 err_free:
 	kfree(q);
@@ -1364,13 +1621,17 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 {
 	struct dwq_heap_node *node;
 	struct dwq_task *task;
+	bool put;
 
 	might_sleep();
 	if (WARN_ON(dwq_queue_is_worker(q)))
 		return;
 	WARN_ON(policy > DWQ_DESTROY_RUN_DUE);
+	/* As destroy_workqueue(): a callback may not need a lock we hold. */
+	lock_map_acquire(&q->lockdep_map);
+	lock_map_release(&q->lockdep_map);
 
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	q->stopping = true;
 	if (policy == DWQ_DESTROY_RUN_DUE) {
 		q->run_due = true;
@@ -1379,38 +1640,43 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 	/* Stopping is prompt: wake everyone, the leader on its timer too. */
 	if (q->leader)
 		wake_up_process(q->leader->thread);
-	wake_up_all(&q->waitq);
-	spin_unlock_irq(&q->lock);
+	while (__dwq_wake_follower(q, false))
+		;
+	raw_spin_unlock_irq(&q->lock);
 
 	/* Waits for every running callback, and the due ones if asked. */
 	dwq_workers_stop(q);
-	cancel_work_sync(&q->shrink_work);
+	cancel_work_sync(&q->resize_work);
 
 	/*
 	 * Nobody takes tasks any more. Drop the rest one at a time: their
 	 * release functions must run outside the lock.
 	 */
 	for (;;) {
-		spin_lock_irq(&q->lock);
+		raw_spin_lock_irq(&q->lock);
 		node = dwq_heap_pop(&q->heap);
 		if (!node) {
-			spin_unlock_irq(&q->lock);
+			raw_spin_unlock_irq(&q->lock);
 			break;
 		}
 		task = container_of(node, struct dwq_task, node);
-		__dwq_task_unbind(q, task, DWQ_STATE_CANCELLED);
-		spin_unlock_irq(&q->lock);
-		dwq_task_put(task);
+		put = __dwq_task_unbind(q, task, DWQ_STATE_CANCELLED);
+		raw_spin_unlock_irq(&q->lock);
+		if (put)
+			dwq_task_put(task);
 	}
 
 	/*
 	 * Leftovers would be dwq bugs, or a caller racing with us: the workers
-	 * are gone, so nobody leads or waits on @waitq, and nobody may still
+	 * are gone, so nobody leads or waits on @followers, and nobody may still
 	 * wait in dwq_cancel_sync().
 	 */
 	WARN_ON(q->leader || q->handoffs || q->reserved || q->nr_workers);
 	/* No barrier: every waiter left before kthread_stop() returned. */
-	WARN_ON(waitqueue_active(&q->waitq) || waitqueue_active(&q->done_wq));
+	WARN_ON(!list_empty(&q->followers) || waitqueue_active(&q->done_wq));
+#ifdef CONFIG_LOCKDEP
+	lockdep_unregister_key(&q->lockdep_key);
+#endif
 	kvfree(q->heap.slots);
 	kfree(q->workers);
 	kfree(q);
@@ -1422,8 +1688,7 @@ EXPORT_SYMBOL_GPL(dwq_queue_destroy);
  * @q: the queue
  * @st: filled in
  *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context).
+ * Context: any context, on PREEMPT_RT too.
  */
 void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
 {
@@ -1432,7 +1697,7 @@ void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
 	unsigned int i;
 
 	memset(st, 0, sizeof(*st));
-	spin_lock_irqsave(&q->lock, flags);
+	raw_spin_lock_irqsave(&q->lock, flags);
 	st->size = dwq_heap_size(&q->heap);
 	st->capacity = q->heap.cap;
 	st->workers = q->nr_workers;
@@ -1446,7 +1711,7 @@ void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
 		sum->tasks_run += ws->tasks_run;
 		sum->leader_changes += ws->leader_changes;
 	}
-	spin_unlock_irqrestore(&q->lock, flags);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 }
 EXPORT_SYMBOL_GPL(dwq_queue_get_stats);
 
@@ -1456,8 +1721,7 @@ EXPORT_SYMBOL_GPL(dwq_queue_get_stats);
  * @id: the worker's id, 0 .. workers - 1 (it may have been stopped)
  * @st: filled in
  *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context).
+ * Context: any context, on PREEMPT_RT too.
  * Return: 0, or -EINVAL if @q never had a worker @id.
  */
 int dwq_queue_get_worker_stats(struct dwq_queue *q, unsigned int id,
@@ -1467,9 +1731,9 @@ int dwq_queue_get_worker_stats(struct dwq_queue *q, unsigned int id,
 
 	if (id >= q->max_workers)
 		return -EINVAL;
-	spin_lock_irqsave(&q->lock, flags);
+	raw_spin_lock_irqsave(&q->lock, flags);
 	*st = q->workers[id].stats;
-	spin_unlock_irqrestore(&q->lock, flags);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(dwq_queue_get_worker_stats);
@@ -1478,8 +1742,7 @@ EXPORT_SYMBOL_GPL(dwq_queue_get_worker_stats);
  * dwq_worker_thread() - the thread of a worker, if it still runs
  * @w: the worker
  *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context).
+ * Context: any context, on PREEMPT_RT too.
  * Return: its kthread, or NULL once it was stopped.
  */
 struct task_struct *dwq_worker_thread(struct dwq_worker *w)
@@ -1488,9 +1751,9 @@ struct task_struct *dwq_worker_thread(struct dwq_worker *w)
 	struct task_struct *t;
 	unsigned long flags;
 
-	spin_lock_irqsave(&q->lock, flags);
+	raw_spin_lock_irqsave(&q->lock, flags);
 	t = w->thread;
-	spin_unlock_irqrestore(&q->lock, flags);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 	return t;
 }
 
@@ -1504,10 +1767,10 @@ void dwq_worker_stopped(struct dwq_worker *w)
 {
 	struct dwq_queue *q = w->queue;
 
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	WRITE_ONCE(w->thread, NULL);
 	q->nr_workers--;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 }
 
 static const char *const dwq_worker_state_names[] = {
@@ -1548,10 +1811,10 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 	unsigned int reserved, handoffs;
 
 	dwq_queue_get_stats(q, &st);
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	reserved = q->reserved;
 	handoffs = q->handoffs;
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 
 	seq_printf(m, "queue %s\n", q->name);
 	seq_printf(m, "clock %s\n",
@@ -1588,7 +1851,7 @@ void dwq_queue_show_workers(struct dwq_queue *q, struct seq_file *m)
 	seq_puts(m, "id state timed_waits untimed_waits wakeups ");
 	seq_puts(m, "spurious_wakeups tasks_run leader_changes\n");
 	/* seq_file's buffer is preallocated: printing under a spinlock is fine. */
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	for (i = 0; i < q->max_workers; i++) {
 		w = &q->workers[i];
 		seq_printf(m, "%u %s %llu %llu %llu %llu %llu %llu\n", w->id,
@@ -1597,7 +1860,7 @@ void dwq_queue_show_workers(struct dwq_queue *q, struct seq_file *m)
 			   w->stats.spurious_wakeups, w->stats.tasks_run,
 			   w->stats.leader_changes);
 	}
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 }
 
 /**
@@ -1619,7 +1882,7 @@ void dwq_queue_show_heap(struct dwq_queue *q, struct seq_file *m,
 	unsigned int i, n, nr;
 	const char *mode;
 
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irq(&q->lock);
 	nr = dwq_heap_size(&q->heap);
 	n = min(nr, max);
 	seq_printf(m, "# %u tasks, capacity %u, showing %u; now %llu\n", nr,
@@ -1639,7 +1902,7 @@ void dwq_queue_show_heap(struct dwq_queue *q, struct seq_file *m,
 	}
 	if (nr > n)
 		seq_printf(m, "# %u more not shown\n", nr - n);
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irq(&q->lock);
 }
 
 /**
@@ -1649,8 +1912,7 @@ void dwq_queue_show_heap(struct dwq_queue *q, struct seq_file *m,
  *	prints, to add to its line (" pid=... id=..."); it must not sleep and
  *	must ignore tasks it does not know. NULL for none.
  *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context).
+ * Context: any context, on PREEMPT_RT too.
  */
 void dwq_queue_set_describe(struct dwq_queue *q,
 			    void (*describe)(struct seq_file *m,
@@ -1658,7 +1920,7 @@ void dwq_queue_set_describe(struct dwq_queue *q,
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&q->lock, flags);
+	raw_spin_lock_irqsave(&q->lock, flags);
 	q->describe = describe;
-	spin_unlock_irqrestore(&q->lock, flags);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 }

@@ -26,7 +26,7 @@ static void dwq_worker_arm_handoff(struct dwq_worker *w)
 {
 	if (w->handoff_at)
 		hrtimer_start_range_ns(&w->handoff, ns_to_ktime(w->handoff_at),
-				       DWQ_SLACK_NS, HRTIMER_MODE_ABS);
+				       DWQ_SLACK_NS, HRTIMER_MODE_ABS_HARD);
 }
 
 /*
@@ -36,6 +36,9 @@ static void dwq_worker_arm_handoff(struct dwq_worker *w)
  */
 static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 {
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map task_map;
+#endif
 	bool atomic;
 
 	dwq_worker_arm_handoff(w);
@@ -53,7 +56,21 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 					       0);
 		}
 
+		/*
+		 * As workqueue's process_one_work(): the queue's and the
+		 * task's lock classes are "held" while the callback runs, so
+		 * that a dwq_queue_destroy() or dwq_cancel_sync() called under
+		 * a lock the callback takes is reported. @task may be freed
+		 * once its callback returns: release a copy of its map.
+		 */
+#ifdef CONFIG_LOCKDEP
+		lockdep_copy_map(&task_map, &task->lockdep_map);
+#endif
+		lock_map_acquire(&w->queue->lockdep_map);
+		lock_map_acquire(&task_map);
 		task->func(task);
+		lock_map_release(&task_map);
+		lock_map_release(&w->queue->lockdep_map);
 
 		atomic = preempt_count() || irqs_disabled() ||
 			 lockdep_depth(current);
@@ -115,8 +132,9 @@ int dwq_workers_start(struct dwq_queue *q, unsigned int n)
 		w = &q->workers[i];
 		w->queue = q;
 		w->id = i;
+		INIT_LIST_HEAD(&w->follow);
 		hrtimer_setup(&w->handoff, dwq_worker_handoff, q->clockid,
-			      HRTIMER_MODE_ABS);
+			      HRTIMER_MODE_ABS_HARD);
 		if (!strcmp(q->name, "dwq"))
 			t = kthread_create(dwq_worker_fn, w, "dwq/%u", i);
 		else

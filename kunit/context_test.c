@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for what the engine promises about where and when it may be
+ * called: scheduling, moving and cancelling from hard interrupt context,
+ * from softirq context and with interrupts off under a raw spinlock; the
+ * room made ahead (dwq_queue_reserve(), -ENOSPC with nothing changed, a
+ * failed allocation); dwq_mod() in every state; and dwq_cancel_sync()
+ * leaving nothing behind, so that the object may be freed at once.
+ *
+ * As in queue_test.c, no case sleeps for a guessed time: each waits for
+ * the state it needs, with a timeout that only bounds a failure.
+ */
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <kunit/test.h>
+
+#include "compat.h"
+#include "dwq_internal.h"
+
+#define MS NSEC_PER_MSEC
+#define HOUR (3600ULL * NSEC_PER_SEC)
+/* The bound of every wait of a test: reached only when the test fails. */
+#define TIMEOUT_MS 10000
+/* How long a gated callback waits before giving up on its own. */
+#define GATE_MS (3 * TIMEOUT_MS)
+
+#define ct_poll(cond)                                              \
+	({                                                         \
+		u64 __end = ktime_get_ns() + TIMEOUT_MS * MS;      \
+		bool __ok;                                         \
+		while (!(__ok = (cond)) && ktime_get_ns() < __end) \
+			usleep_range(100, 200);                    \
+		__ok;                                              \
+	})
+
+#define ct_wait_until(test, cond)                                            \
+	do {                                                                 \
+		bool __held = ct_poll(cond);                                 \
+		KUNIT_ASSERT_TRUE_MSG(test, __held, "timed out: %s", #cond); \
+	} while (0)
+
+/* A task that counts its runs, may wait for a gate and re-arm itself. */
+struct ct_probe {
+	struct dwq_task task;
+	struct dwq_queue *q;
+	atomic_t runs;
+	int rearm; /* dwq_mod() itself this many more times */
+	int rearm_err; /* the last dwq_mod()'s result */
+	bool all_oneshot; /* dwq_task_run_oneshot() held in every run */
+	struct completion started;
+	struct completion *gate;
+};
+
+static void ct_probe_fn(struct dwq_task *task)
+{
+	struct ct_probe *p = container_of(task, struct ct_probe, task);
+	struct dwq_sched s = { .time_ns = 0 };
+
+	if (!dwq_task_run_oneshot(task))
+		p->all_oneshot = false;
+	complete(&p->started);
+	if (p->gate)
+		wait_for_completion_timeout(p->gate, msecs_to_jiffies(GATE_MS));
+	if (p->rearm > 0) {
+		p->rearm--;
+		p->rearm_err = dwq_mod(p->q, task, &s);
+	}
+	/* Last: once counted, the test may let the probe go. */
+	atomic_inc(&p->runs);
+}
+
+static struct ct_probe *ct_probes(struct kunit *test, unsigned int n)
+{
+	struct ct_probe *p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < n; i++) {
+		dwq_task_init(&p[i].task, ct_probe_fn, NULL);
+		init_completion(&p[i].started);
+		p[i].all_oneshot = true;
+	}
+	return p;
+}
+
+static void ct_destroy(void *q)
+{
+	dwq_queue_destroy(q, DWQ_DESTROY_DROP);
+}
+
+static struct dwq_queue *ct_queue(struct kunit *test, unsigned int workers,
+				  unsigned int room)
+{
+	struct dwq_queue *q = dwq_queue_create("kunit", workers, 0);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ct_destroy, q),
+			0);
+	if (room)
+		KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, room), 0);
+	return q;
+}
+
+static struct dwq_queue_stats ct_stats(struct dwq_queue *q)
+{
+	struct dwq_queue_stats st;
+
+	dwq_queue_get_stats(q, &st);
+	return st;
+}
+
+/* Unbound: the queue let go of it. */
+static bool ct_unbound(struct ct_probe *p)
+{
+	/* Pairs with the release that unbinds the task in queue.c. */
+	return !smp_load_acquire(&p->task.queue);
+}
+
+static void ct_wait(struct kunit *test, struct completion *c)
+{
+	unsigned long left;
+
+	left = wait_for_completion_timeout(c, msecs_to_jiffies(TIMEOUT_MS));
+	KUNIT_ASSERT_GT(test, left, 0UL);
+}
+
+/*
+ * The calls of an atomic caller, on five tasks the test set up: p[0] and
+ * p[1] idle, p[2] queued, p[3] and p[4] idle. What each returned goes in
+ * @ret, checked by ct_check_calls().
+ */
+#define CT_CALLS 8
+static void ct_calls(struct dwq_queue *q, struct ct_probe *p, int *ret)
+{
+	struct dwq_sched far = { .time_ns = HOUR };
+	struct dwq_sched farther = { .time_ns = 2 * HOUR };
+	struct dwq_sched two[2] = { { .time_ns = HOUR }, { .time_ns = HOUR } };
+	struct dwq_task *batch[2] = { &p[3].task, &p[4].task };
+	int cret[2];
+
+	ret[0] = dwq_schedule(q, &p[0].task, &far);
+	ret[1] = dwq_mod(q, &p[1].task, &far);
+	ret[2] = dwq_mod(q, &p[0].task, &farther);
+	ret[3] = dwq_reschedule(&p[1].task, &farther);
+	ret[4] = dwq_cancel(&p[2].task);
+	ret[5] = dwq_schedule_batch(q, batch, two, 2);
+	dwq_cancel_batch(q, batch, 2, cret);
+	ret[6] = cret[0];
+	ret[7] = cret[1];
+}
+
+static void ct_setup_calls(struct kunit *test, struct dwq_queue *q,
+			   struct ct_probe *p)
+{
+	struct dwq_sched far = { .time_ns = HOUR };
+
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[2].task, &far), 0);
+}
+
+static void ct_check_calls(struct kunit *test, struct dwq_queue *q,
+			   struct ct_probe *p, const int *ret)
+{
+	/* schedule, mod (idle), mod (queued), reschedule, then cancels */
+	static const int want[CT_CALLS] = { 0, 0, 1, 0, 1, 0, 1, 1 };
+	struct dwq_task_info info;
+	unsigned int i;
+
+	for (i = 0; i < CT_CALLS; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ret[i], want[i], "call %u", i);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 2U);
+	for (i = 0; i < 2; i++) {
+		dwq_query(&p[i].task, &info);
+		KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
+		/* Moved to two hours by dwq_mod() and dwq_reschedule(). */
+		KUNIT_EXPECT_GT(test, info.remaining_ns, HOUR);
+	}
+	for (i = 2; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_CANCELLED);
+}
+
+struct ct_timer {
+	struct hrtimer timer;
+	struct dwq_queue *q;
+	struct ct_probe *p;
+	int ret[CT_CALLS];
+	bool hardirq;
+	bool softirq;
+	bool irqs_off;
+	struct completion done;
+};
+
+static enum hrtimer_restart ct_timer_fn(struct hrtimer *timer)
+{
+	struct ct_timer *t = container_of(timer, struct ct_timer, timer);
+
+	t->hardirq = in_hardirq();
+	t->softirq = in_serving_softirq();
+	t->irqs_off = irqs_disabled();
+	ct_calls(t->q, t->p, t->ret);
+	complete(&t->done);
+	return HRTIMER_NORESTART;
+}
+
+/* The calls from an hrtimer's callback in @mode. */
+static struct ct_timer *ct_from_timer(struct kunit *test,
+				      enum hrtimer_mode mode)
+{
+	struct ct_timer *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->q = ct_queue(test, 1, 0);
+	t->p = ct_probes(test, 5);
+	ct_setup_calls(test, t->q, t->p);
+	init_completion(&t->done);
+	hrtimer_setup(&t->timer, ct_timer_fn, CLOCK_MONOTONIC, mode);
+	hrtimer_start(&t->timer, ns_to_ktime(MS), mode);
+	ct_wait(test, &t->done);
+	hrtimer_cancel(&t->timer);
+	ct_check_calls(test, t->q, t->p, t->ret);
+	return t;
+}
+
+/* From hard interrupt context, on PREEMPT_RT too (HRTIMER_MODE_REL_HARD). */
+static void dwq_context_test_hardirq(struct kunit *test)
+{
+	struct ct_timer *t = ct_from_timer(test, HRTIMER_MODE_REL_HARD);
+
+	KUNIT_EXPECT_TRUE(test, t->hardirq);
+	KUNIT_EXPECT_TRUE(test, t->irqs_off);
+}
+
+/*
+ * From a soft hrtimer: the timer softirq without PREEMPT_RT, the ktimers
+ * thread with it.
+ */
+static void dwq_context_test_softirq(struct kunit *test)
+{
+	struct ct_timer *t = ct_from_timer(test, HRTIMER_MODE_REL_SOFT);
+
+	KUNIT_EXPECT_FALSE(test, t->hardirq);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		KUNIT_EXPECT_TRUE(test, t->softirq);
+}
+
+static DEFINE_RAW_SPINLOCK(ct_raw_lock);
+static DEFINE_SPINLOCK(ct_lock);
+
+/*
+ * With interrupts off and a raw spinlock held, and under a spinlock_t
+ * taken with irqsave; interrupts stay as the caller had them.
+ */
+static void dwq_context_test_locked(struct kunit *test)
+{
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct ct_probe *p = ct_probes(test, 10);
+	int ret[CT_CALLS];
+	unsigned long flags;
+	bool off;
+
+	ct_setup_calls(test, q, p);
+	raw_spin_lock_irqsave(&ct_raw_lock, flags);
+	ct_calls(q, p, ret);
+	off = irqs_disabled();
+	raw_spin_unlock_irqrestore(&ct_raw_lock, flags);
+	KUNIT_EXPECT_TRUE(test, off);
+	ct_check_calls(test, q, p, ret);
+
+	ct_setup_calls(test, q, p + 5);
+	spin_lock_irqsave(&ct_lock, flags);
+	ct_calls(q, p + 5, ret);
+	spin_unlock_irqrestore(&ct_lock, flags);
+	ct_check_calls(test, q, p + 5, ret);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 4U);
+}
+
+static void ct_enable_work(void *work)
+{
+	enable_work(work);
+}
+
+/* Stop @q growing in the background: its room is what it has now. */
+static void ct_no_growth(struct kunit *test, struct dwq_queue *q)
+{
+	disable_work_sync(&q->resize_work);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, ct_enable_work,
+						  &q->resize_work),
+			0);
+}
+
+/*
+ * No room: schedule, a batch and dwq_mod() of an idle task fail with
+ * -ENOSPC and change nothing; a reservation makes room.
+ */
+static void dwq_context_test_no_room(struct kunit *test)
+{
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	unsigned int cap = ct_stats(q).capacity, i;
+	struct ct_probe *p = ct_probes(test, cap + 2);
+	struct dwq_sched s[2] = { { .time_ns = HOUR }, { .time_ns = HOUR } };
+	struct dwq_task *two[2] = { &p[cap].task, &p[cap + 1].task };
+	unsigned long flags;
+
+	ct_no_growth(test, q);
+	for (i = 0; i < cap; i++)
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, s), 0);
+	local_irq_save(flags);
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, &p[cap].task, s), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p[cap].task, s), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, two, s, 2), -ENOSPC);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, cap);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, cap);
+	for (i = cap; i < cap + 2; i++) {
+		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_IDLE);
+		KUNIT_EXPECT_TRUE(test, ct_unbound(&p[i]));
+		KUNIT_EXPECT_EQ(test, kref_read(&p[i].task.ref), 1U);
+	}
+	/* A queued task still moves: that needs no room. */
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p[0].task, s), 1);
+
+	KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, 2), 0);
+	KUNIT_EXPECT_GE(test, ct_stats(q).capacity, cap + 2);
+	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, two, s, 2), 0);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, cap + 2);
+}
+
+/*
+ * A running one-shot re-armed with no room left: -ENOSPC, and its run
+ * ends as if dwq_mod() had not been called.
+ */
+static void dwq_context_test_rearm_no_room(struct kunit *test)
+{
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	unsigned int cap = ct_stats(q).capacity, i;
+	struct ct_probe *p = ct_probes(test, cap + 1);
+	struct dwq_sched s = { .time_ns = HOUR }, now = {};
+	struct completion gate;
+
+	init_completion(&gate);
+	p[cap].gate = &gate;
+	ct_no_growth(test, q);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[cap].task, &now), 0);
+	ct_wait(test, &p[cap].started);
+	for (i = 0; i < cap; i++)
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s), 0);
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p[cap].task, &s), -ENOSPC);
+	KUNIT_EXPECT_FALSE(test, p[cap].task.reserved);
+	complete(&gate);
+	ct_wait_until(test, ct_unbound(&p[cap]));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[cap].runs), 1);
+	KUNIT_EXPECT_EQ(test, p[cap].task.state, (u8)DWQ_STATE_IDLE);
+}
+
+/*
+ * dwq_queue_reserve(): a size that cannot be, and a failed allocation
+ * (FAILSLAB, fail-nth), both with nothing changed.
+ */
+static void dwq_context_test_reserve_fails(struct kunit *test)
+{
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_queue_stats st = ct_stats(q);
+	struct file *f __maybe_unused;
+	loff_t pos __maybe_unused = 0;
+	int err __maybe_unused;
+
+	/* More than a slot number can hold; more than kvmalloc() gives. */
+	KUNIT_EXPECT_EQ(test, dwq_queue_reserve(q, UINT_MAX), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, dwq_queue_reserve(q, DWQ_HEAP_MAX_CAPACITY),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, st.capacity);
+	KUNIT_EXPECT_EQ(test, q->room, 0U);
+
+#if !IS_ENABLED(CONFIG_FAILSLAB)
+	kunit_skip(test, "no FAILSLAB in this kernel");
+#else
+	/* By default failslab spares allocations that may sleep. */
+	f = filp_open("/sys/kernel/debug/failslab/ignore-gfp-wait", O_WRONLY,
+		      0);
+	if (IS_ERR(f))
+		kunit_skip(test, "no failslab in debugfs: %ld", PTR_ERR(f));
+	KUNIT_ASSERT_EQ(test, kernel_write(f, "N", 1, &pos), 1);
+	/* The first allocation this thread makes fails: the new array. */
+	current->fail_nth = 1;
+	err = dwq_queue_reserve(q, 100);
+	current->fail_nth = 0;
+	pos = 0;
+	kernel_write(f, "Y", 1, &pos);
+	filp_close(f, NULL);
+	KUNIT_EXPECT_EQ(test, err, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, st.capacity);
+	KUNIT_EXPECT_EQ(test, q->room, 0U);
+	/* And it works once the allocation does. */
+	KUNIT_EXPECT_EQ(test, dwq_queue_reserve(q, 100), 0);
+	KUNIT_EXPECT_GE(test, ct_stats(q).capacity, 100U);
+	KUNIT_EXPECT_EQ(test, q->room, 100U);
+#endif
+}
+
+/* The floor: reserved room is kept, and given back once unreserved. */
+static void dwq_context_test_reserve_floor(struct kunit *test)
+{
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct ct_probe *p = ct_probes(test, 100);
+	struct dwq_sched s = { .time_ns = HOUR };
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, 100), 0);
+	for (i = 0; i < 100; i++)
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s), 0);
+	for (i = 0; i < 100; i++)
+		KUNIT_ASSERT_EQ(test, dwq_cancel(&p[i].task),
+				DWQ_RESULT_REMOVED);
+	flush_work(&q->resize_work);
+	KUNIT_EXPECT_GE(test, ct_stats(q).capacity, 100U);
+	dwq_queue_unreserve(q, 100);
+	flush_work(&q->resize_work);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, DWQ_HEAP_MIN_CAPACITY);
+}
+
+/* dwq_mod() of idle and queued tasks, and its errors. */
+static void dwq_context_test_mod(struct kunit *test)
+{
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_queue *other = ct_queue(test, 1, 0);
+	struct ct_probe *p = ct_probes(test, 2);
+	struct dwq_sched s = { .time_ns = HOUR }, bad = { .time_ns = MS };
+	struct dwq_task_info info;
+
+	bad.mode = 9;
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p[0].task, &bad), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, ct_unbound(&p[0]));
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p[0].task, &s), 0);
+	KUNIT_EXPECT_EQ(test, p[0].task.state, (u8)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, kref_read(&p[0].task.ref), 2U);
+	s.time_ns = 2 * HOUR;
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p[0].task, &s), 1);
+	dwq_query(&p[0].task, &info);
+	KUNIT_EXPECT_GT(test, info.remaining_ns, HOUR);
+	KUNIT_EXPECT_EQ(test, kref_read(&p[0].task.ref), 2U);
+	/* Now periodic, at the same place in the heap. */
+	s = (struct dwq_sched){ .time_ns = HOUR,
+				.mode = DWQ_MODE_FIXED_RATE,
+				.period_ns = HOUR };
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p[0].task, &s), 1);
+	dwq_query(&p[0].task, &info);
+	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_MODE_FIXED_RATE);
+	KUNIT_EXPECT_LE(test, info.remaining_ns, HOUR);
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p[0].task, &bad), -EINVAL);
+	dwq_query(&p[0].task, &info);
+	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_MODE_FIXED_RATE);
+	/* Bound to another queue: refused. */
+	KUNIT_EXPECT_EQ(test, dwq_mod(other, &p[0].task, &s), -EBUSY);
+	KUNIT_EXPECT_EQ(test, ct_stats(other).size, 0U);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 1U);
+	/* Cancelled, then queued again. */
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[0].task), DWQ_RESULT_REMOVED);
+	s = (struct dwq_sched){ .time_ns = HOUR };
+	KUNIT_EXPECT_EQ(test, dwq_mod(other, &p[0].task, &s), 0);
+	KUNIT_EXPECT_EQ(test, ct_stats(other).size, 1U);
+}
+
+/* A one-shot re-arms itself from its callback: it runs again, as one-shot. */
+static void dwq_context_test_mod_rearm_self(struct kunit *test)
+{
+	struct dwq_queue *q = ct_queue(test, 2, 0);
+	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_sched now = {};
+
+	p->q = q;
+	p->rearm = 3;
+	p->rearm_err = -1;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &now), 0);
+	ct_wait_until(test, atomic_read(&p->runs) == 4 && ct_unbound(p));
+	KUNIT_EXPECT_EQ(test, p->rearm_err, 0);
+	KUNIT_EXPECT_TRUE(test, p->all_oneshot);
+	KUNIT_EXPECT_EQ(test, p->task.state, (u8)DWQ_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, q->reserved, 0U);
+	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 1U);
+}
+
+/*
+ * A running one-shot moved from outside: the last of dwq_mod() and
+ * dwq_cancel() wins.
+ */
+static void dwq_context_test_mod_cancel_order(struct kunit *test)
+{
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_sched now = {}, far = { .time_ns = HOUR };
+	struct completion gate;
+
+	/* mod, then cancel: the re-arm is dropped. */
+	init_completion(&gate);
+	p->gate = &gate;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &now), 0);
+	ct_wait(test, &p->started);
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &far), 0);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
+	complete(&gate);
+	ct_wait_until(test, ct_unbound(p));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
+	KUNIT_EXPECT_EQ(test, p->task.state, (u8)DWQ_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, q->reserved, 0U);
+
+	/* cancel, then mod: re-armed, queued again when the run ends. */
+	reinit_completion(&gate);
+	reinit_completion(&p->started);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &now), 0);
+	ct_wait(test, &p->started);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &far), 0);
+	complete(&gate);
+	ct_wait_until(test, READ_ONCE(p->task.state) == DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 2);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 1U);
+	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_RESULT_REMOVED);
+}
+
+struct ct_syncer {
+	struct dwq_task *task;
+	int ret;
+	struct completion done;
+};
+
+static int ct_syncer_fn(void *arg)
+{
+	struct ct_syncer *c = arg;
+
+	c->ret = dwq_cancel_sync(c->task);
+	complete(&c->done);
+	return 0;
+}
+
+/* While dwq_cancel_sync() waits, dwq_mod() is refused. */
+static void dwq_context_test_mod_during_cancel_sync(struct kunit *test)
+{
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_sched now = {}, far = { .time_ns = HOUR };
+	struct ct_syncer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct task_struct *t;
+	struct completion gate;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	init_completion(&gate);
+	init_completion(&c->done);
+	c->task = &p->task;
+	p->gate = &gate;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &now), 0);
+	ct_wait(test, &p->started);
+	t = kthread_run(ct_syncer_fn, c, "dwq-kunit-sync");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	ct_wait_until(test, READ_ONCE(p->task.canceling) == 1);
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &far), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, p->task.reserved);
+	complete(&gate);
+	ct_wait(test, &c->done);
+	KUNIT_EXPECT_EQ(test, c->ret, DWQ_RESULT_RUNNING);
+	KUNIT_EXPECT_EQ(test, p->task.state, (u8)DWQ_STATE_IDLE);
+	KUNIT_EXPECT_TRUE(test, ct_unbound(p));
+}
+
+/* An object freed right after dwq_cancel_sync(), as cancel_delayed_work_sync(). */
+struct ct_obj {
+	struct dwq_task task;
+	atomic_t *ran;
+	u64 payload[4];
+};
+
+static void ct_obj_fn(struct dwq_task *task)
+{
+	struct ct_obj *o = container_of(task, struct ct_obj, task);
+
+	/* Atomic on purpose: a short busy callback, to be caught running. */
+	ndelay(20 * NSEC_PER_USEC);
+	o->payload[0]++;
+	atomic_inc(o->ran);
+}
+
+/*
+ * Schedule an object's task due now (one-shot or periodic), let it race
+ * with cancel_sync at varying points, then free the object at once. The
+ * queue must hold no reference any more (the count is back to the
+ * caller's one) and must never touch it again: KASAN reports any use
+ * after the kfree().
+ */
+static void dwq_context_test_cancel_sync_free(struct kunit *test)
+{
+	const unsigned int n = 2000;
+	struct dwq_queue *q = ct_queue(test, 2, 16);
+	atomic_t *ran = kunit_kzalloc(test, sizeof(*ran), GFP_KERNEL);
+	unsigned int i, refs_left = 0, bound_left = 0;
+	struct dwq_sched s;
+	struct ct_obj *o;
+
+	KUNIT_ASSERT_NOT_NULL(test, ran);
+	for (i = 0; i < n; i++) {
+		o = kzalloc(sizeof(*o), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, o);
+		dwq_task_init(&o->task, ct_obj_fn, NULL);
+		o->ran = ran;
+		s = (struct dwq_sched){ .time_ns =
+						(i % 4) * 10 * NSEC_PER_USEC };
+		if (i % 2) {
+			s.mode = DWQ_MODE_FIXED_RATE;
+			s.period_ns = 30 * NSEC_PER_USEC;
+		}
+		if (dwq_schedule(q, &o->task, &s)) {
+			kfree(o);
+			KUNIT_FAIL(test, "schedule %u failed", i);
+			break;
+		}
+		ndelay((i % 64) * NSEC_PER_USEC);
+		dwq_cancel_sync(&o->task);
+		refs_left += kref_read(&o->task.ref) != 1;
+		bound_left += !!READ_ONCE(o->task.queue);
+		kfree(o);
+	}
+	KUNIT_EXPECT_EQ(test, refs_left, 0U);
+	KUNIT_EXPECT_EQ(test, bound_left, 0U);
+	/* The race was run: some callbacks ran, some were cancelled first. */
+	KUNIT_EXPECT_GT(test, atomic_read(ran), 0);
+}
+
+static struct kunit_case dwq_context_test_cases[] = {
+	KUNIT_CASE(dwq_context_test_hardirq),
+	KUNIT_CASE(dwq_context_test_softirq),
+	KUNIT_CASE(dwq_context_test_locked),
+	KUNIT_CASE(dwq_context_test_no_room),
+	KUNIT_CASE(dwq_context_test_rearm_no_room),
+	KUNIT_CASE(dwq_context_test_reserve_fails),
+	KUNIT_CASE(dwq_context_test_reserve_floor),
+	KUNIT_CASE(dwq_context_test_mod),
+	KUNIT_CASE(dwq_context_test_mod_rearm_self),
+	KUNIT_CASE(dwq_context_test_mod_cancel_order),
+	KUNIT_CASE(dwq_context_test_mod_during_cancel_sync),
+	KUNIT_CASE_SLOW(dwq_context_test_cancel_sync_free),
+	{}
+};
+
+static struct kunit_suite dwq_context_test_suite = {
+	.name = "dwq_context",
+	.test_cases = dwq_context_test_cases,
+};
+
+kunit_test_suite(dwq_context_test_suite);
