@@ -351,16 +351,20 @@ static int f3_leader_follower(struct f3_stream *s, unsigned int workers,
 		pr_err("F3: dwq_queue_create(%u workers): %d\n", workers, err);
 		goto out;
 	}
+	/* Scheduling does not allocate: room for the stream, made ahead. */
+	err = dwq_queue_reserve(q, s->n);
+	if (err)
+		pr_err("F3: dwq_queue_reserve: %d\n", err);
 	msleep(20); /* every worker asleep as a follower */
 	dwq_queue_get_stats(q, &a);
 	start = ktime_get_ns() + F3_LEAD_NS;
 	for (i = 0; i < s->n && !err; i++) {
 		sched.time_ns = start + s->offsets[i];
 		err = dwq_schedule(q, &s->tasks[i].task, &sched);
+		if (err)
+			pr_err("F3: dwq_schedule: %d\n", err);
 	}
-	if (err)
-		pr_err("F3: dwq_schedule: %d\n", err);
-	else
+	if (!err)
 		err = f3_wait(s, &run);
 	dwq_queue_get_stats(q, &b);
 	if (err)

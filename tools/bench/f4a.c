@@ -177,6 +177,10 @@ static int f4_dwq(struct f4 *f, unsigned int nfar, bool quick, unsigned int rep)
 		pr_err("F4a: dwq_queue_create: %d\n", err);
 		goto out;
 	}
+	/* Scheduling does not allocate: room for all of them, made ahead. */
+	err = dwq_queue_reserve(q, nfar + f->n);
+	if (err)
+		pr_err("F4a: dwq_queue_reserve: %d\n", err);
 	sched.time_ns = F4_FAR_NS;
 	for (i = 0; i < nfar && !err; i++) {
 		err = dwq_schedule(q, &f->far[i], &sched);

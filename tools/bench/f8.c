@@ -278,18 +278,16 @@ static inline void f8_hr_cancel(struct f8_set *s, void *o)
 /**
  * struct f8_hrwq - an hrtimer whose callback queues a work item
  * @t: the timer
- * @w: the work, queued on the shared WQ_UNBOUND workqueue
+ * @w: the work, queued on system_wq (as schedule_work() does)
  */
 struct f8_hrwq {
 	struct hrtimer t;
 	struct work_struct w;
 };
 
-static struct workqueue_struct *f8_hrwq_wq;
-
 static enum hrtimer_restart f8_hrwq_fn(struct hrtimer *t)
 {
-	queue_work(f8_hrwq_wq, &container_of(t, struct f8_hrwq, t)->w);
+	queue_work(system_wq, &container_of(t, struct f8_hrwq, t)->w);
 	return HRTIMER_NORESTART;
 }
 
@@ -470,14 +468,15 @@ static void f8_kd_fini(void *o)
 static u64 f8_dwq_heap_bytes(struct dwq_queue *q)
 {
 	const struct dwq_heap_slot *slots;
+	unsigned long flags;
 	u64 bytes;
 
-	spin_lock_irq(&q->lock);
+	raw_spin_lock_irqsave(&q->lock, flags);
 	slots = q->heap.slots;
 	bytes = is_vmalloc_addr(slots) ?
 			PAGE_ALIGN((u64)q->heap.cap * sizeof(*slots)) :
 			ksize(slots);
-	spin_unlock_irq(&q->lock);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 	return bytes;
 }
 
@@ -574,6 +573,12 @@ static int f8_one(struct f8_ctx *c, const struct f8_variant *v,
 			pr_err("F8: dwq_queue_create: %d\n", err);
 			goto out;
 		}
+		/* Scheduling does not allocate: room made ahead, untimed. */
+		err = dwq_queue_reserve(s.q, n + 1);
+		if (err) {
+			pr_err("F8: dwq_queue_reserve(%u): %d\n", n + 1, err);
+			goto out;
+		}
 	}
 	for (; made < n + 1; made++) {
 		s.obj[made] = kmem_cache_alloc(s.cache, GFP_KERNEL);
@@ -656,7 +661,6 @@ int f8_arm_figure(struct f8_ctx *c)
 	struct f8_keys k;
 	int err = 0;
 
-	f8_hrwq_wq = c->wq;
 	err = bench_row_u64("env", "f8", 0, "ahead", "ns", 0,
 			    F8_AHEAD_MS * NSEC_PER_MSEC);
 	err = err   ?:

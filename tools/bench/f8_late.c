@@ -17,9 +17,12 @@
  *   timer_list           the same delay; the callback runs in softirq
  *   hrtimer              CLOCK_MONOTONIC, absolute; callback in hard irq
  *   hrtimer-slack        hrtimer_start_range_ns() with the wheel's slack
- *   hrtimer-queue_work   the hrtimer's callback queues a work item on the
- *                        same WQ_UNBOUND workqueue: lateness at the work
+ *   hrtimer-queue_work   the hrtimer's callback queues a work item on
+ *                        system_wq (what schedule_work() does): lateness
+ *                        at the work
  *   hrtimer-queue_work-slack  the same with the wheel's slack
+ *   hrtimer-queue_work-unbound  the same without slack, the work queued
+ *                        on delayed_work's WQ_UNBOUND workqueue
  *   kthread_delayed_work on a kthread_worker, delay as delayed_work's
  * The wheel's slack of a deadline: the ticks the timer wheel would add to
  * a timer_list armed for it at that moment (its bucket's expiry minus its
@@ -63,6 +66,7 @@ enum {
 	F8L_HR_SLACK,
 	F8L_HW,
 	F8L_HW_SLACK,
+	F8L_HW_UNBOUND,
 	F8L_KD,
 	F8L_NR
 };
@@ -77,6 +81,7 @@ static const char *const f8l_names[F8L_NR] = {
 	[F8L_HR_SLACK] = "hrtimer-slack",
 	[F8L_HW] = "hrtimer-queue_work",
 	[F8L_HW_SLACK] = "hrtimer-queue_work-slack",
+	[F8L_HW_UNBOUND] = "hrtimer-queue_work-unbound",
 	[F8L_KD] = "kthread_delayed_work",
 };
 
@@ -89,6 +94,7 @@ struct f8l;
  * @tl: timer_list's
  * @hr: the hrtimer of hrtimer and hrtimer + queue_work
  * @work: hrtimer + queue_work's work
+ * @wq: the workqueue @work goes to
  * @kd: kthread_delayed_work's
  * @deadline: ns, CLOCK_MONOTONIC
  * @late: ns the callback started after @deadline (negative: early)
@@ -102,6 +108,7 @@ struct f8l_obj {
 		struct {
 			struct hrtimer hr;
 			struct work_struct work;
+			struct workqueue_struct *wq;
 		};
 		struct kthread_delayed_work kd;
 	};
@@ -170,7 +177,7 @@ static enum hrtimer_restart f8l_hw_fn(struct hrtimer *t)
 {
 	struct f8l_obj *o = container_of(t, struct f8l_obj, hr);
 
-	queue_work(o->f->c->wq, &o->work);
+	queue_work(o->wq, &o->work);
 	return HRTIMER_NORESTART;
 }
 
@@ -238,9 +245,11 @@ static void f8l_init(struct f8l *f, unsigned int v, struct f8l_obj *o)
 		break;
 	case F8L_HW:
 	case F8L_HW_SLACK:
+	case F8L_HW_UNBOUND:
 		hrtimer_setup(&o->hr, f8l_hw_fn, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_ABS);
 		INIT_WORK(&o->work, f8l_work_fn);
+		o->wq = v == F8L_HW_UNBOUND ? f->c->wq : system_wq;
 		break;
 	case F8L_KD:
 		kthread_init_delayed_work(&o->kd, f8l_kd_fn);
@@ -280,6 +289,7 @@ static int f8l_arm(struct f8l *f, unsigned int v, struct f8l_obj *o)
 	case F8L_HR_SLACK:
 	case F8L_HW:
 	case F8L_HW_SLACK:
+	case F8L_HW_UNBOUND:
 		hrtimer_start_range_ns(&o->hr, ns_to_ktime(o->deadline), slack,
 				       HRTIMER_MODE_ABS);
 		return 0;
@@ -320,6 +330,7 @@ static void f8l_disarm(struct f8l *f, unsigned int v)
 			break;
 		case F8L_HW:
 		case F8L_HW_SLACK:
+		case F8L_HW_UNBOUND:
 			hrtimer_cancel(&o->hr);
 			cancel_work_sync(&o->work);
 			break;
@@ -406,6 +417,13 @@ static int f8l_run(struct f8l *f, unsigned int v, unsigned int rep)
 			err = PTR_ERR(f->q);
 			f->q = NULL;
 			pr_err("F8: dwq_queue_create: %d\n", err);
+			return err;
+		}
+		err = dwq_queue_reserve(f->q, f->n);
+		if (err) {
+			pr_err("F8: dwq_queue_reserve: %d\n", err);
+			dwq_queue_destroy(f->q, DWQ_DESTROY_DROP);
+			f->q = NULL;
 			return err;
 		}
 	}
