@@ -333,23 +333,25 @@ static inline void f8_kd_rearm(struct f8_set *s, void *o,
  * The timed loops of a variant, with its operations called directly (no
  * indirect call in the loop): @ops pairs, re-arms, or new heads.
  */
-#define F8_LOOPS(v, ARM, CANCEL, REARM)                              \
-	static u64 f8_##v##_loop_pair(struct f8_set *s,              \
-				      const struct f8_keys *k,       \
-				      unsigned int ops)              \
-	{                                                            \
-		void **o = s->obj, *x;                               \
-		unsigned int i, n = s->n;                            \
-		u64 t0 = ktime_get_ns();                             \
-		for (i = 0; i < ops; i++) {                          \
-			ARM(s, o[n], &k->pair[i]);                   \
-			x = o[k->victim[i]];                         \
-			CANCEL(s, x);                                \
-			o[k->victim[i]] = o[n];                      \
-			o[n] = x;                                    \
-		}                                                    \
-		return ktime_get_ns() - t0;                          \
-	}                                                            \
+#define F8_LOOP_PAIR(v, ARM, CANCEL)                           \
+	static u64 f8_##v##_loop_pair(struct f8_set *s,        \
+				      const struct f8_keys *k, \
+				      unsigned int ops)        \
+	{                                                      \
+		void **o = s->obj, *x;                         \
+		unsigned int i, n = s->n;                      \
+		u64 t0 = ktime_get_ns();                       \
+		for (i = 0; i < ops; i++) {                    \
+			ARM(s, o[n], &k->pair[i]);             \
+			x = o[k->victim[i]];                   \
+			CANCEL(s, x);                          \
+			o[k->victim[i]] = o[n];                \
+			o[n] = x;                              \
+		}                                              \
+		return ktime_get_ns() - t0;                    \
+	}
+
+#define F8_LOOP_REARM(v, REARM)                                      \
 	static u64 f8_##v##_loop_rearm(struct f8_set *s,             \
 				       const struct f8_keys *k,      \
 				       unsigned int ops)             \
@@ -359,27 +361,41 @@ static inline void f8_kd_rearm(struct f8_set *s, void *o,
 		for (i = 0; i < ops; i++)                            \
 			REARM(s, s->obj[k->moved[i]], &k->rearm[i]); \
 		return ktime_get_ns() - t0;                          \
-	}                                                            \
-	static u64 f8_##v##_loop_head(struct f8_set *s,              \
-				      const struct f8_keys *k,       \
-				      unsigned int ops)              \
-	{                                                            \
-		void *o = s->obj[s->n];                              \
-		unsigned int i;                                      \
-		u64 t0 = ktime_get_ns();                             \
-		for (i = 0; i < ops; i++) {                          \
-			ARM(s, o, &k->head[i]);                      \
-			CANCEL(s, o);                                \
-		}                                                    \
-		return ktime_get_ns() - t0;                          \
 	}
 
-F8_LOOPS(dwq, f8_dwq_arm, f8_dwq_cancel, f8_dwq_rearm)
-F8_LOOPS(dw, f8_dw_arm, f8_dw_cancel, f8_dw_rearm)
-F8_LOOPS(tl, f8_tl_arm, f8_tl_cancel, f8_tl_rearm)
-F8_LOOPS(hr, f8_hr_arm, f8_hr_cancel, f8_hr_arm)
-F8_LOOPS(hw, f8_hw_arm, f8_hw_cancel, f8_hw_rearm)
-F8_LOOPS(kd, f8_kd_arm, f8_kd_cancel, f8_kd_rearm)
+#define F8_LOOP_HEAD(v, ARM, CANCEL)                           \
+	static u64 f8_##v##_loop_head(struct f8_set *s,        \
+				      const struct f8_keys *k, \
+				      unsigned int ops)        \
+	{                                                      \
+		void *o = s->obj[s->n];                        \
+		unsigned int i;                                \
+		u64 t0 = ktime_get_ns();                       \
+		for (i = 0; i < ops; i++) {                    \
+			ARM(s, o, &k->head[i]);                \
+			CANCEL(s, o);                          \
+		}                                              \
+		return ktime_get_ns() - t0;                    \
+	}
+
+F8_LOOP_PAIR(dwq, f8_dwq_arm, f8_dwq_cancel)
+F8_LOOP_REARM(dwq, f8_dwq_rearm)
+F8_LOOP_HEAD(dwq, f8_dwq_arm, f8_dwq_cancel)
+F8_LOOP_PAIR(dw, f8_dw_arm, f8_dw_cancel)
+F8_LOOP_REARM(dw, f8_dw_rearm)
+F8_LOOP_HEAD(dw, f8_dw_arm, f8_dw_cancel)
+F8_LOOP_PAIR(tl, f8_tl_arm, f8_tl_cancel)
+F8_LOOP_REARM(tl, f8_tl_rearm)
+F8_LOOP_HEAD(tl, f8_tl_arm, f8_tl_cancel)
+F8_LOOP_PAIR(hr, f8_hr_arm, f8_hr_cancel)
+F8_LOOP_REARM(hr, f8_hr_arm)
+F8_LOOP_HEAD(hr, f8_hr_arm, f8_hr_cancel)
+F8_LOOP_PAIR(hw, f8_hw_arm, f8_hw_cancel)
+F8_LOOP_REARM(hw, f8_hw_rearm)
+F8_LOOP_HEAD(hw, f8_hw_arm, f8_hw_cancel)
+F8_LOOP_PAIR(kd, f8_kd_arm, f8_kd_cancel)
+F8_LOOP_REARM(kd, f8_kd_rearm)
+F8_LOOP_HEAD(kd, f8_kd_arm, f8_kd_cancel)
 
 #ifdef F8_HAVE_DWQ_MOD
 static u64 f8_dwqmod_rearm_loop(struct f8_set *s, const struct f8_keys *k,
