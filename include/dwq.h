@@ -106,12 +106,20 @@ struct dwq_worker;
  * @mode: an DWQ_MODE_* value
  * @flags: %DWQ_SCHED_ABS, %DWQ_SCHED_BOOTTIME (the task's clock is CLOCK_BOOTTIME, not
  *	CLOCK_MONOTONIC) and, for dwq_reschedule() only, %DWQ_RESCHED_PERIOD
+ * @slack_ns: how late the task may run, so that the tasks due close together
+ *	run in one wakeup: the queue's leader sleeps until the earliest
+ *	deadline plus that task's slack (an hrtimer range) and then runs every
+ *	task already due. 0 keeps the precision of an hrtimer (a few us). A
+ *	task never runs before its deadline; it may run later than its own
+ *	deadline plus slack only when a task due before it has more slack,
+ *	never later than that task's deadline plus slack.
  */
 struct dwq_sched {
 	u64 time_ns;
 	u64 period_ns;
 	u32 mode;
 	u32 flags;
+	u64 slack_ns;
 };
 
 /**
@@ -132,6 +140,7 @@ struct dwq_sched {
  * @queue: the queue while the task is queued or running, else NULL
  * @runner: the worker running the callback
  * @period_ns: the period of a periodic task
+ * @slack_ns: see &dwq_sched.slack_ns
  * @clock_offset: the task's clock minus the queue's clock, in ns, as it
  *	was when the task was last scheduled or rescheduled
  * @resched_at: see @resched
@@ -165,6 +174,7 @@ struct dwq_task {
 	struct dwq_queue *queue;
 	struct dwq_worker *runner;
 	u64 period_ns;
+	u64 slack_ns;
 	s64 clock_offset;
 	u64 resched_at;
 	u64 runs;

@@ -12,6 +12,7 @@
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/processor.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
@@ -575,12 +576,21 @@ struct ct_obj {
 	u64 payload[4];
 };
 
+/* Busy for @ns: short waits of a race, where sleeping would be too coarse. */
+static void ct_spin(u64 ns)
+{
+	u64 end = ktime_get_ns() + ns;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+}
+
 static void ct_obj_fn(struct dwq_task *task)
 {
 	struct ct_obj *o = container_of(task, struct ct_obj, task);
 
-	/* Atomic on purpose: a short busy callback, to be caught running. */
-	ndelay(20 * NSEC_PER_USEC);
+	/* A short busy callback, to be caught running. */
+	ct_spin(20 * NSEC_PER_USEC);
 	o->payload[0]++;
 	atomic_inc(o->ran);
 }
@@ -618,7 +628,7 @@ static void dwq_context_test_cancel_sync_free(struct kunit *test)
 			KUNIT_FAIL(test, "schedule %u failed", i);
 			break;
 		}
-		ndelay((i % 64) * NSEC_PER_USEC);
+		ct_spin((i % 64) * NSEC_PER_USEC);
 		dwq_cancel_sync(&o->task);
 		refs_left += kref_read(&o->task.ref) != 1;
 		bound_left += !!READ_ONCE(o->task.queue);

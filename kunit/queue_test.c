@@ -497,36 +497,121 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 }
 
 /*
- * An earlier task scheduled while a leader waits voids that leader with
- * exactly one wakeup (the leader's own: it leads again), and runs first.
+ * An earlier task scheduled while a leader waits moves the leader's timer
+ * in place: nobody wakes, the same worker still leads, for the new head,
+ * and it runs first. Arming a new head and cancelling it, over and over,
+ * wakes nobody either.
  */
-static void dwq_queue_test_earlier_voids_leader(struct kunit *test)
+static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 {
-	struct qt_probe *p = qt_probes(test, 2);
+	struct qt_probe *p = qt_probes(test, 34);
 	struct dwq_queue *q = qt_queue(test, 4, 0);
 	struct dwq_queue_stats before, after;
-	int leader;
+	u64 until, hard, due;
+	int leader, i;
 
 	qt_wait_followers(test, q, 4);
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 800 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 60000 * MS), 0);
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
 	qt_wait_until(test, qt_settled(q));
 	before = qt_stats(q);
 
-	/* Settled again once the voided leader leads for the new head. */
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 200 * MS), 0);
+	/* New heads, each armed and cancelled: the timer moves, nobody wakes. */
+	for (i = 2; i < 34; i++) {
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 30000 * MS), 0);
+		KUNIT_ASSERT_EQ(test, dwq_cancel(&p[i].task),
+				DWQ_RESULT_REMOVED);
+	}
 	qt_wait_until(test, qt_settled(q));
 	after = qt_stats(q);
-	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups + 1);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
+	KUNIT_EXPECT_EQ(test, after.leader, leader);
+
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 200 * MS), 0);
+	qt_wait_until(test, qt_settled(q));
+	raw_spin_lock_irq(&q->lock);
+	until = q->leader_deadline;
+	hard = q->leader_hard;
+	due = p[1].task.node.deadline;
+	raw_spin_unlock_irq(&q->lock);
+	after = qt_stats(q);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
 	KUNIT_EXPECT_EQ(test, after.leader, leader);
 	KUNIT_EXPECT_EQ(test, after.total.leader_changes,
-			before.total.leader_changes + 1);
+			before.total.leader_changes);
+	KUNIT_EXPECT_EQ(test, until, due);
+	KUNIT_EXPECT_EQ(test, hard, due + DWQ_SLACK_NS);
+	KUNIT_EXPECT_EQ(test, hrtimer_get_softexpires_tv64(&q->timer),
+			(s64)due);
+	KUNIT_EXPECT_EQ(test, hrtimer_get_expires_tv64(&q->timer),
+			(s64)(due + DWQ_SLACK_NS));
 
 	qt_wait_ran(test, &p[1]);
-	qt_wait_ran(test, &p[0]);
-	KUNIT_EXPECT_LT(test, p[1].start, p[0].start);
 	KUNIT_EXPECT_EQ(test, p[1].worker, leader);
+	KUNIT_EXPECT_GE(test, p[1].start, p[1].deadline);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+	for (i = 2; i < 34; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 0);
+}
+
+/*
+ * Slack: the leader's timer is an hrtimer range from the earliest deadline
+ * to that plus the head's slack, so the tasks due in it run in one wakeup;
+ * a task queued meanwhile with less room pulls the end of the range in.
+ */
+static void dwq_queue_test_slack_range(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 12);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_sched s = { .slack_ns = 500 * MS };
+	u64 base = ktime_get_ns() + 2000 * MS, until, hard;
+	unsigned int i;
+	atomic_t seq;
+
+	atomic_set(&seq, 0);
+	/* A cluster: 10 tasks over 9 ms, each with 500 ms of slack. */
+	for (i = 0; i < 10; i++) {
+		p[i].seq = &seq;
+		s.time_ns = base + i * MS;
+		s.flags = DWQ_SCHED_ABS;
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s), 0);
+		p[i].deadline = s.time_ns;
+	}
+	qt_wait_until(test, qt_wait_leader(q, -1) == 0 && qt_settled(q));
+	raw_spin_lock_irq(&q->lock);
+	until = q->leader_deadline;
+	hard = q->leader_hard;
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, until, base);
+	KUNIT_EXPECT_EQ(test, hard, base + 500 * MS);
+	KUNIT_EXPECT_EQ(test, hrtimer_get_expires_tv64(&q->timer),
+			(s64)(base + 500 * MS));
+
+	/* No slack, due within the range: the range ends at its deadline. */
+	s = (struct dwq_sched){ .time_ns = base + 100 * MS,
+				.flags = DWQ_SCHED_ABS };
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[10].task, &s), 0);
+	p[10].deadline = s.time_ns;
+	raw_spin_lock_irq(&q->lock);
+	until = q->leader_deadline;
+	hard = q->leader_hard;
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, until, base);
+	KUNIT_EXPECT_EQ(test, hard, base + 100 * MS + DWQ_SLACK_NS);
+
+	/* Bad slack: refused, nothing changed. */
+	s.slack_ns = (u64)KTIME_MAX + 1;
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, &p[11].task, &s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 11U);
+
+	/* None runs before its deadline, all in deadline order. */
+	for (i = 0; i < 11; i++)
+		qt_wait_ran(test, &p[i]);
+	for (i = 0; i < 11; i++)
+		KUNIT_EXPECT_GE(test, p[i].start, p[i].deadline);
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test, p[i].order, (int)i + 1);
 }
 
 /*
@@ -1278,7 +1363,8 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_create),
 	KUNIT_CASE(dwq_queue_test_create_invalid),
 	KUNIT_CASE(dwq_queue_test_seed_experiment),
-	KUNIT_CASE(dwq_queue_test_earlier_voids_leader),
+	KUNIT_CASE(dwq_queue_test_earlier_moves_timer),
+	KUNIT_CASE(dwq_queue_test_slack_range),
 	KUNIT_CASE(dwq_queue_test_later_head_keeps_leader),
 	KUNIT_CASE(dwq_queue_test_stop_leader_hands_on),
 	KUNIT_CASE_SLOW(dwq_queue_test_wakeups_per_task),

@@ -128,7 +128,8 @@ struct dwq_worker {
 /**
  * struct dwq_queue - a delayed work queue
  * @lock: protects @heap (and the node of every queued task), @leader,
- *	@leader_deadline, @followers, @handoffs, @stopping, @run_due,
+ *	@leader_deadline, @leader_hard, @leader_fired, @timer's expiry,
+ *	@followers, @handoffs, @stopping, @run_due,
  *	@run_due_before, @reserved, @room, @nr_workers, every worker's
  *	@thread, @follow, @by_handoff and @stats, and the private fields of
  *	every task whose ->queue is this queue. A raw spinlock, always taken
@@ -141,8 +142,15 @@ struct dwq_worker {
  *	function; wake_up_process(), hrtimer_start() and queue_work() only.
  * @heap: the tasks waiting for their deadlines, keyed on @clockid
  * @leader: the worker sleeping until the head's deadline, or NULL
- * @leader_deadline: when @leader's timer fires (the deadline of the head
- *	it began to lead for); meaningless without a @leader
+ * @leader_deadline: the earliest @timer fires (the earliest deadline it
+ *	was armed or moved for); meaningless without a @leader
+ * @leader_hard: the latest @timer fires (the earliest deadline plus slack
+ *	it was armed or moved for)
+ * @leader_fired: @leader was woken, by @timer or because a task queued
+ *	meanwhile was due: it will re-read the head
+ * @timer: the leader's timer: armed when a worker begins to lead, moved in
+ *	place by whoever queues a task due earlier, so that a new head costs
+ *	no wakeup
  * @handoffs: followers woken by a hand-off timer and not yet back under
  *	the lock: a due head is left to them
  * @reserved: heap slots held back for running tasks that will be queued
@@ -177,6 +185,9 @@ struct dwq_queue {
 	struct dwq_heap heap;
 	struct dwq_worker *leader;
 	u64 leader_deadline;
+	u64 leader_hard;
+	bool leader_fired;
+	struct hrtimer timer;
 	unsigned int handoffs;
 	unsigned int reserved;
 	unsigned int room;

@@ -328,6 +328,7 @@ int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
 	ds->period_ns = period_ns;
 	ds->mode = mode;
 	ds->flags = flags;
+	ds->slack_ns = 0;
 	return 0;
 }
 

@@ -118,6 +118,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
+#include "compat.h"
 #include "dwq_internal.h"
 #include "trace.h"
 
@@ -246,40 +247,101 @@ static bool __dwq_wake_follower(struct dwq_queue *q, bool by_handoff)
 	return true;
 }
 
+/*
+ * The latest @task may run: its deadline plus its slack, at least
+ * DWQ_SLACK_NS (the explicit precision of an hrtimer sleep).
+ */
+static u64 dwq_task_latest(const struct dwq_task *task)
+{
+	u64 slack = max_t(u64, task->slack_ns, DWQ_SLACK_NS);
+
+	return task->node.deadline < KTIME_MAX - slack ?
+		       task->node.deadline + slack :
+		       KTIME_MAX;
+}
+
+/* (Re)start the leader's timer to fire between @soft and @hard. */
+static void __dwq_leader_arm(struct dwq_queue *q, u64 soft, u64 hard)
+{
+	lockdep_assert_held(&q->lock);
+	q->leader_deadline = soft;
+	q->leader_hard = hard;
+	hrtimer_start_range_ns(&q->timer, ns_to_ktime(soft), hard - soft,
+			       HRTIMER_MODE_ABS_HARD);
+}
+
 /**
- * __dwq_queue_kick() - the head of a queue changed: wake one thread if needed
+ * __dwq_queue_kick() - a task was queued or moved: see that someone wakes
  * @q: the queue
+ * @task: the task, now queued
+ * @new_head: @task became the head (or the head moved earlier)
+ * @now: the time on @q's clock
  *
- * A leader whose timer fires no later than the new head is due wakes in
- * time by itself: it then finds the new head and leads again. Nobody is
- * woken now. This is the case of a timeout armed and then disarmed before
- * it is due, over and over: each schedule is a new head of an empty heap,
- * later than the one before.
- *
- * Otherwise the leader sleeps until a deadline that is too late. Void it and
- * wake it (it is on its hrtimer, not on @q->followers); it re-reads the head and
- * leads again, or runs the new head at once if it is due. Without a leader,
- * wake the first follower, which will lead or run. Either way exactly one
- * thread wakes.
+ * The leader sleeps on @q->timer, which fires between @q->leader_deadline
+ * (the earliest deadline) and @q->leader_hard (the earliest deadline plus
+ * slack seen). If @task needs it earlier, the timer is moved in place
+ * (hrtimer_start() on the sleeping leader's timer), or, if @task is due
+ * already, the leader is woken: no wakeup for a new head that is not due
+ * yet, and still one timed waiter. This is the case of a timeout armed and
+ * then disarmed before it is due, over and over. A leader whose timer
+ * fired is awake already and re-reads the head. Without a leader, the first
+ * follower is woken for a new head; it will lead or run.
  *
  * Context: @q->lock held.
  */
-static void __dwq_queue_kick(struct dwq_queue *q)
+static void __dwq_queue_kick(struct dwq_queue *q, struct dwq_task *task,
+			     bool new_head, u64 now)
 {
-	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
 	struct dwq_worker *leader = q->leader;
+	u64 soft, hard;
 
 	lockdep_assert_held(&q->lock);
-	if (leader && head && q->leader_deadline <= head->deadline)
+	if (!leader) {
+		if (new_head) {
+			trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HEAD);
+			__dwq_wake_follower(q, false);
+		}
 		return;
-	if (leader) {
-		WRITE_ONCE(q->leader, NULL);
+	}
+	if (q->leader_fired)
+		return;
+	soft = min(q->leader_deadline, task->node.deadline);
+	hard = min(q->leader_hard, dwq_task_latest(task));
+	if (soft == q->leader_deadline && hard == q->leader_hard)
+		return;
+	if (soft <= now) {
+		q->leader_fired = true;
 		trace_dwq_wakeup(q, leader->id, DWQ_TRACE_WAKE_VOID);
 		wake_up_process(leader->thread);
-	} else {
-		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HEAD);
-		__dwq_wake_follower(q, false);
+		return;
 	}
+	__dwq_leader_arm(q, soft, hard);
+}
+
+/**
+ * dwq_queue_timer() - the leader's timer fired: wake the leader
+ * @timer: &dwq_queue.timer
+ *
+ * A timer that fired just as it was moved later (its callback waited for
+ * the lock meanwhile) wakes nobody: it is armed again.
+ *
+ * Context: hard interrupt context, on PREEMPT_RT too (HRTIMER_MODE_HARD).
+ * Return: %HRTIMER_NORESTART.
+ */
+static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
+{
+	struct dwq_queue *q = container_of(timer, struct dwq_queue, timer);
+	struct dwq_worker *w;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&q->lock, flags);
+	w = q->leader;
+	if (w && !q->leader_fired && dwq_queue_now(q) >= q->leader_deadline) {
+		q->leader_fired = true;
+		wake_up_process(w->thread);
+	}
+	raw_spin_unlock_irqrestore(&q->lock, flags);
+	return HRTIMER_NORESTART;
 }
 
 /*
@@ -315,7 +377,14 @@ static unsigned int __dwq_queue_want(const struct dwq_queue *q)
  */
 static void __dwq_queue_maybe_resize(struct dwq_queue *q)
 {
+	unsigned int cap = q->heap.cap;
+	u64 used = (u64)q->heap.nr + q->reserved;
+
 	lockdep_assert_held(&q->lock);
+	/* The common case in two compares: neither too full nor too empty. */
+	if (used + max(cap / 4, 1U) <= cap &&
+	    (used > cap / 4 || cap <= max(DWQ_HEAP_MIN_CAPACITY, q->room)))
+		return;
 	if (__dwq_queue_want(q))
 		queue_work(system_unbound_wq, &q->resize_work);
 }
@@ -615,19 +684,22 @@ static bool __dwq_wait_untimed(struct dwq_worker *w)
 }
 
 /*
- * Leader: sleep until @deadline, the head's, with an explicit small slack.
- * We are not on @q->followers: a schedule that voids us wakes us by name.
+ * Leader: sleep until @head is due, on @q->timer, which fires between its
+ * deadline and its deadline plus its slack (so that the tasks due in that
+ * window run in one wakeup), and which whoever queues an earlier task
+ * moves in place (__dwq_queue_kick()). We are not on @q->followers.
  *
  * Drops @q->lock and retakes it. The state is set under the lock before we
- * become visible as the leader, so a wake_up_process() from a voiding
- * schedule can come at any time after and still ends the sleep.
+ * become visible as the leader, so a wake_up_process() from the timer can
+ * come at any time after and still ends the sleep.
  *
  * Return: false if the worker must stop (then perhaps without sleeping).
  */
-static bool __dwq_wait_timed(struct dwq_worker *w, u64 deadline)
+static bool __dwq_wait_timed(struct dwq_worker *w, struct dwq_heap_node *head)
 {
 	struct dwq_queue *q = w->queue;
-	ktime_t expires = ns_to_ktime(deadline);
+	struct dwq_task *task = container_of(head, struct dwq_task, node);
+	u64 deadline = head->deadline;
 
 	lockdep_assert_held(&q->lock);
 	set_current_state(TASK_INTERRUPTIBLE);
@@ -636,22 +708,26 @@ static bool __dwq_wait_timed(struct dwq_worker *w, u64 deadline)
 		return false;
 	}
 	WRITE_ONCE(q->leader, w);
-	q->leader_deadline = deadline;
+	q->leader_fired = false;
+	__dwq_leader_arm(q, deadline, dwq_task_latest(task));
 	w->stats.leader_changes++;
 	w->stats.timed_waits++;
 	w->state = DWQ_WORKER_LEADER;
 	trace_dwq_leader(q, w->id, deadline);
 	raw_spin_unlock_irq(&q->lock);
 
-	schedule_hrtimeout_range_clock(&expires, DWQ_SLACK_NS, HRTIMER_MODE_ABS,
-				       q->clockid);
+	schedule();
 
 	raw_spin_lock_irq(&q->lock);
 	w->state = DWQ_WORKER_IDLE;
 	w->stats.wakeups++;
-	/* Timed out, or woken by stop: give leadership up. Voided: it is gone. */
-	if (q->leader == w)
+	/* Woken by the timer or by stop: give leadership up. */
+	if (q->leader == w) {
 		WRITE_ONCE(q->leader, NULL);
+		/* Not waiting: a running callback finds no leader. */
+		if (!q->leader_fired)
+			hrtimer_try_to_cancel(&q->timer);
+	}
 	return !kthread_should_stop();
 }
 
@@ -710,7 +786,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 				w->stats.spurious_wakeups++;
 			woke = __dwq_wait_untimed(w);
 		} else {
-			woke = __dwq_wait_timed(w, head->deadline);
+			woke = __dwq_wait_timed(w, head);
 		}
 		if (!woke)
 			break; /* kthread_should_stop() */
@@ -822,7 +898,6 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 {
 	struct dwq_queue *q = w->queue;
 	struct dwq_task *next_task;
-	struct dwq_heap_node *head;
 	/* The mode of the run that ended, whatever a reschedule did since. */
 	bool oneshot = dwq_task_run_oneshot(task);
 	bool put = false, again = false, wake;
@@ -840,17 +915,15 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 			again = __dwq_task_next(task, now, &next);
 	}
 	if (again) {
-		head = dwq_heap_peek(&q->heap);
 		WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node, next));
 		task->runner = NULL;
 		WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
 		/*
-		 * A new head: a leader sleeping until a later deadline is
-		 * voided and woken. With no leader, wake nobody: we go back
-		 * to take() right now and lead ourselves.
+		 * A leader's timer is moved if the task is due earlier. With
+		 * no leader, wake nobody: we go back to take() right now and
+		 * lead ourselves.
 		 */
-		if (dwq_heap_peek(&q->heap) != head && q->leader)
-			__dwq_queue_kick(q);
+		__dwq_queue_kick(q, task, false, now);
 	} else {
 		/*
 		 * A one-shot ran (even if cancel came too late); a periodic
@@ -875,7 +948,8 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 static int dwq_sched_check(const struct dwq_sched *s, unsigned int flags,
 			   bool timing)
 {
-	if (s->flags & ~flags || s->time_ns > KTIME_MAX)
+	if (s->flags & ~flags || s->time_ns > KTIME_MAX ||
+	    s->slack_ns > KTIME_MAX)
 		return -EINVAL;
 	if (!timing)
 		return 0;
@@ -973,6 +1047,7 @@ static void __dwq_task_queue(struct dwq_queue *q, struct dwq_task *task,
 	WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node, key));
 	task->mode = s->mode;
 	task->period_ns = s->period_ns;
+	task->slack_ns = s->slack_ns;
 	task->boottime = s->flags & DWQ_SCHED_BOOTTIME;
 	task->stop = false;
 	task->resched = false;
@@ -1005,13 +1080,15 @@ static int __dwq_schedule(struct dwq_queue *q, struct dwq_task *const *tasks,
 {
 	struct dwq_heap_node *head;
 	unsigned int i;
+	u64 now;
 	int err;
 
 	lockdep_assert_held(&q->lock);
 	if (q->stopping)
 		return -ESHUTDOWN;
 	/* First the checks that fail the batch, then the room. */
-	err = __dwq_bind_batch(q, tasks, s, n, dwq_queue_now(q));
+	now = dwq_queue_now(q);
+	err = __dwq_bind_batch(q, tasks, s, n, now);
 	if (err)
 		return err;
 	/* Keep the slots held back for running tasks. */
@@ -1020,10 +1097,16 @@ static int __dwq_schedule(struct dwq_queue *q, struct dwq_task *const *tasks,
 		return -ENOSPC;
 	}
 	head = dwq_heap_peek(&q->heap);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		__dwq_task_queue(q, tasks[i], &s[i]);
-	if (dwq_heap_peek(&q->heap) != head)
-		__dwq_queue_kick(q);
+		/* The leader's timer, if it must fire earlier. */
+		__dwq_queue_kick(q, tasks[i], false, now);
+	}
+	/* No leader: one follower for the new head. */
+	if (dwq_heap_peek(&q->heap) != head && !q->leader) {
+		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HEAD);
+		__dwq_wake_follower(q, false);
+	}
 	__dwq_queue_maybe_resize(q);
 	return 0;
 }
@@ -1094,24 +1177,28 @@ int dwq_schedule(struct dwq_queue *q, struct dwq_task *task,
 EXPORT_SYMBOL_GPL(dwq_schedule);
 
 /*
- * Move queued @task to @key (with @s's mode and period if @timing): the
- * heap update of dwq_reschedule() and dwq_mod().
+ * Move queued @task to @key, with @s's slack: the heap update of
+ * dwq_reschedule() and dwq_mod().
  */
-static void __dwq_task_move(struct dwq_queue *q, struct dwq_task *task, u64 key)
+static void __dwq_task_move(struct dwq_queue *q, struct dwq_task *task,
+			    const struct dwq_sched *s, u64 key, u64 now)
 {
 	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
 	u64 old = task->node.deadline;
+	bool new_head;
 
 	lockdep_assert_held(&q->lock);
 	dwq_heap_update(&q->heap, &task->node, key);
+	task->slack_ns = s->slack_ns;
 	/*
-	 * It became the head, or the head moved earlier: the leader sleeps
-	 * too long. (A head that moved later wakes the leader early, once,
-	 * which costs what waking it now would.)
+	 * It became the head, or the head moved earlier: a follower must
+	 * lead for it if nobody does, and the leader's timer may have to be
+	 * moved in. (A head that moved later leaves the timer early: the
+	 * leader wakes once, finds nothing due and leads again.)
 	 */
-	if (dwq_heap_peek(&q->heap) == &task->node &&
-	    (head != &task->node || key < old))
-		__dwq_queue_kick(q);
+	new_head = dwq_heap_peek(&q->heap) == &task->node &&
+		   (head != &task->node || key < old);
+	__dwq_queue_kick(q, task, new_head, now);
 	task->run_overruns = 0;
 }
 
@@ -1146,7 +1233,7 @@ int dwq_mod(struct dwq_queue *q, struct dwq_task *task,
 	    const struct dwq_sched *s)
 {
 	unsigned long flags;
-	u64 key;
+	u64 key, now;
 	s64 offset;
 	int err;
 
@@ -1169,12 +1256,12 @@ int dwq_mod(struct dwq_queue *q, struct dwq_task *task,
 		err = __dwq_schedule(q, &task, s, 1);
 		goto unlock;
 	}
-	err = dwq_sched_key(q, s, s->period_ns, dwq_queue_now(q), &key,
-			    &offset);
+	now = dwq_queue_now(q);
+	err = dwq_sched_key(q, s, s->period_ns, now, &key, &offset);
 	if (err)
 		goto unlock;
 	if (task->state == DWQ_STATE_QUEUED) {
-		__dwq_task_move(q, task, key);
+		__dwq_task_move(q, task, s, key, now);
 		err = 1;
 	} else {
 		/* Running: it needs a slot to come back to. */
@@ -1189,6 +1276,7 @@ int dwq_mod(struct dwq_queue *q, struct dwq_task *task,
 		task->stop = false;
 		task->resched = true;
 		task->resched_at = key;
+		task->slack_ns = s->slack_ns;
 		err = 0;
 	}
 	task->clock_offset = offset;
@@ -1418,7 +1506,7 @@ int dwq_reschedule(struct dwq_task *task, const struct dwq_sched *s)
 {
 	struct dwq_queue *q;
 	unsigned long flags;
-	u64 key, period;
+	u64 key, period, now;
 	s64 offset;
 	int err;
 
@@ -1439,13 +1527,14 @@ retry:
 		goto retry;
 	}
 	period = s->flags & DWQ_RESCHED_PERIOD ? s->period_ns : task->period_ns;
-	err = dwq_sched_key(q, s, period, dwq_queue_now(q), &key, &offset);
+	now = dwq_queue_now(q);
+	err = dwq_sched_key(q, s, period, now, &key, &offset);
 	if (err)
 		goto unlock;
 
 	switch (task->state) {
 	case DWQ_STATE_QUEUED:
-		__dwq_task_move(q, task, key);
+		__dwq_task_move(q, task, s, key, now);
 		break;
 	case DWQ_STATE_RUNNING:
 		/* Only a task with a slot held back comes back to the heap. */
@@ -1455,6 +1544,7 @@ retry:
 		}
 		task->resched = true;
 		task->resched_at = key;
+		task->slack_ns = s->slack_ns;
 		break;
 	default:
 		WARN_ON_ONCE(1); /* bound, so queued or running */
@@ -1561,6 +1651,8 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	q->clockid = flags & DWQ_QUEUE_BOOTTIME ? CLOCK_BOOTTIME :
 						  CLOCK_MONOTONIC;
 	INIT_LIST_HEAD(&q->followers);
+	hrtimer_setup(&q->timer, dwq_queue_timer, q->clockid,
+		      HRTIMER_MODE_ABS_HARD);
 	init_waitqueue_head(&q->done_wq);
 	INIT_WORK(&q->resize_work, dwq_queue_resize_work);
 	strscpy(q->name, name, sizeof(q->name));
@@ -1647,6 +1739,7 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 	/* Waits for every running callback, and the due ones if asked. */
 	dwq_workers_stop(q);
 	cancel_work_sync(&q->resize_work);
+	hrtimer_cancel(&q->timer);
 
 	/*
 	 * Nobody takes tasks any more. Drop the rest one at a time: their

@@ -351,7 +351,7 @@ static int f3_leader_follower(struct f3_stream *s, unsigned int workers,
 		pr_err("F3: dwq_queue_create(%u workers): %d\n", workers, err);
 		goto out;
 	}
-	/* Scheduling does not allocate: room for the stream, made ahead. */
+	/* Scheduling never allocates: room for all of them first. */
 	err = dwq_queue_reserve(q, s->n);
 	if (err)
 		pr_err("F3: dwq_queue_reserve: %d\n", err);
@@ -361,10 +361,10 @@ static int f3_leader_follower(struct f3_stream *s, unsigned int workers,
 	for (i = 0; i < s->n && !err; i++) {
 		sched.time_ns = start + s->offsets[i];
 		err = dwq_schedule(q, &s->tasks[i].task, &sched);
-		if (err)
-			pr_err("F3: dwq_schedule: %d\n", err);
 	}
-	if (!err)
+	if (err)
+		pr_err("F3: dwq_schedule: %d\n", err);
+	else
 		err = f3_wait(s, &run);
 	dwq_queue_get_stats(q, &b);
 	if (err)

@@ -177,7 +177,7 @@ static int f4_dwq(struct f4 *f, unsigned int nfar, bool quick, unsigned int rep)
 		pr_err("F4a: dwq_queue_create: %d\n", err);
 		goto out;
 	}
-	/* Scheduling does not allocate: room for all of them, made ahead. */
+	/* Scheduling never allocates: room for all of them first. */
 	err = dwq_queue_reserve(q, nfar + f->n);
 	if (err)
 		pr_err("F4a: dwq_queue_reserve: %d\n", err);
