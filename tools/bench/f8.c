@@ -54,7 +54,7 @@ static const unsigned int f8_sizes_tiny[] = { 1000 };
 
 /* Timed operations per loop. */
 #define F8_OPS_FULL 10000U
-#define F8_OPS_TINY 1000U
+#define F8_OPS_TINY 500U
 
 /*
  * Pending objects are due 60 s to 660 s ahead. The i-th of the @ops new
