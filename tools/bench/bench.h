@@ -13,6 +13,7 @@
 #define BENCH_F1 0x1U
 #define BENCH_F3 0x2U
 #define BENCH_F4A 0x4U
+#define BENCH_F8 0x8U
 
 /**
  * struct bench_cfg - what this load of the module was asked to do
@@ -57,5 +58,6 @@ static inline u32 bench_rnd_below(struct rnd_state *rnd, u32 range)
 int bench_f1(void);
 int bench_f3(void);
 int bench_f4a(void);
+int bench_f8(void);
 
 #endif /* _DWQ_BENCH_H */

@@ -3,10 +3,10 @@
 #
 # Runs in a dwq guest (tools/testing/vm-run --add this file) for
 # tools/bench/run (`make bench`) and make check's bench step: records the
-# environment, runs the in-kernel figures (dwq_bench.ko: F1, F3, F4a) and
-# the user-space ones (dwqctl bench: F2, F4b, F6, F7; dwq-ubench, /dev/dwq
-# against timerfd, io_uring and a user-space heap: F2b, F4c, F5, F7b), and
-# leaves everything in $DWQ_OUT/bench for tools/bench/report.
+# environment, runs the in-kernel figures (dwq_bench.ko: F1, F3, F4a, F8)
+# and the user-space ones (dwqctl bench: F2, F4b, F6, F7; dwq-ubench,
+# /dev/dwq against timerfd, io_uring and a user-space heap: F2b, F4c, F5,
+# F7b), and leaves everything in $DWQ_OUT/bench for tools/bench/report.
 #
 # usage: guest.sh full|tiny
 #   full  dwq_bench.ko scale=full; dwqctl bench --ops 10000 --reps 5;
@@ -63,7 +63,7 @@ if [ -e $ko ]; then
 	# One load per figure: a figure that fails (the module then loads
 	# no results at all) costs only its own rows.
 	krc=0
-	for fig in F1 F3 F4a; do
+	for fig in F1 F3 F4a F8; do
 		echo "bench: insmod dwq_bench.ko $kparams figures=$fig"
 		start=$(date +%s)
 		# shellcheck disable=SC2086 # the parameters are words
@@ -92,7 +92,7 @@ if [ -e $ko ]; then
 	echo "bench: in-kernel figures: $(wc -l <"$out/kernel.csv" 2>/dev/null || echo 0) lines"
 else
 	echo "kernel=absent" >>"$out/status.txt"
-	echo "bench: no $ko: the in-kernel figures (F1, F3, F4a) are not measured"
+	echo "bench: no $ko: the in-kernel figures (F1, F3, F4a, F8) are not measured"
 fi
 
 echo "bench: dwqctl bench $uparams --json"

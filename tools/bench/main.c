@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dwq_bench: the in-kernel benchmarks of dwq (figures F1, F3 and F4a,
+ * dwq_bench: the in-kernel benchmarks of dwq (figures F1, F3, F4a and F8,
  * see docs/bench.md), run once, synchronously, when the module is loaded:
  *
- *   insmod dwq_bench.ko [scale=tiny|full] [figures=F1,F3,F4a] [reps=5]
+ *   insmod dwq_bench.ko [scale=tiny|full] [figures=F1,F3,F4a,F8] [reps=5]
  *
  * Loading returns 0 once every figure asked for has run, or an errno
  * (logged) if one could not. The results stay readable as CSV in
@@ -40,9 +40,9 @@ module_param(scale, charp, 0444);
 MODULE_PARM_DESC(scale, "tiny (a smoke run of seconds) or full (the figures; minutes)");
 /* clang-format on */
 
-static char *figures = "F1,F3,F4a";
+static char *figures = "F1,F3,F4a,F8";
 module_param(figures, charp, 0444);
-MODULE_PARM_DESC(figures, "comma-separated figures to run: F1, F3, F4a");
+MODULE_PARM_DESC(figures, "comma-separated figures to run: F1, F3, F4a, F8");
 
 static unsigned int reps = 5;
 module_param(reps, uint, 0444);
@@ -219,13 +219,15 @@ static int bench_parse_figures(const char *list, unsigned int *bits)
 				*bits |= BENCH_F3;
 			else if (!strcasecmp(name, "F4a"))
 				*bits |= BENCH_F4A;
+			else if (!strcasecmp(name, "F8"))
+				*bits |= BENCH_F8;
 			else
 				len = 0;
 		} else {
 			len = 0;
 		}
 		if (!len) {
-			pr_err("figures=%s: F1, F3 or F4a, separated by commas\n",
+			pr_err("figures=%s: F1, F3, F4a or F8, separated by commas\n",
 			       list);
 			return -EINVAL;
 		}
@@ -263,6 +265,7 @@ static int bench_run(void)
 		{ BENCH_F1, "F1", bench_f1 },
 		{ BENCH_F3, "F3", bench_f3 },
 		{ BENCH_F4A, "F4a", bench_f4a },
+		{ BENCH_F8, "F8", bench_f8 },
 	};
 	unsigned int i;
 	u64 t0;
@@ -325,6 +328,6 @@ module_init(bench_init);
 module_exit(bench_exit);
 
 /* clang-format off */
-MODULE_DESCRIPTION("dwq in-kernel benchmarks: heap variants, wakeups, lateness");
+MODULE_DESCRIPTION("dwq in-kernel benchmarks: heap variants, wakeups, lateness, kernel timers");
 /* clang-format on */
 MODULE_LICENSE("GPL");
