@@ -75,7 +75,7 @@ hrtimer_setup(struct hrtimer *timer,
  */
 #if defined(DWQ_HAVE_IO_URING_SQE_CMD_TYPED)
 /* After 6.12: io_uring_sqe_cmd() takes the type, and checks that it fits. */
-#define dwq_uring_cmd_bytes(ioucmd)                                     \
+#define dwq_uring_cmd_bytes(ioucmd) \
 	((const u8 *)io_uring_sqe_cmd((ioucmd)->sqe, struct dwq_uring_cmd))
 #elif defined(DWQ_HAVE_IO_URING_SQE_CMD)
 /* Linux 6.12: io_uring_sqe_cmd() of the SQE that ->sqe points to. */

@@ -21,9 +21,9 @@
 #include "dev.h"
 
 /* The command area's bytes after the command on a ring of 128-byte SQEs. */
-#define DWQ_URING_CMD_TAIL                                                 \
-	(2 * sizeof(struct io_uring_sqe) - offsetof(struct io_uring_sqe, cmd) - \
-	 sizeof(struct dwq_uring_cmd))
+#define DWQ_URING_CMD_TAIL                 \
+	(2 * sizeof(struct io_uring_sqe) - \
+	 offsetof(struct io_uring_sqe, cmd) - sizeof(struct dwq_uring_cmd))
 
 static_assert(sizeof(struct dwq_uring_cmd) == 16);
 /* It fits a 64-byte SQE's command area. */
