@@ -83,11 +83,16 @@ static struct io_uring_sqe *prep_cmd(struct io_uring *r, int fd, uint32_t cmd,
 	return sqe;
 }
 
+/*
+ * Submit @n SQEs. With SQPOLL, liburing counts those the kernel's thread
+ * has not taken yet: it publishes how far it took only after issuing, so
+ * an SQE whose completion was seen may still count.
+ */
 static void submit(struct io_uring *r, int n)
 {
 	int got = io_uring_submit(r);
 
-	if (got != n)
+	if (r->flags & IORING_SETUP_SQPOLL ? got < n : got != n)
 		t_fail("io_uring_submit: %d (%s), expected %d", got,
 		       got < 0 ? t_errname(-got) : "submitted", n);
 }
