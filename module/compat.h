@@ -56,4 +56,45 @@ hrtimer_setup(struct hrtimer *timer,
 #define dwq_min_heap_del min_heap_del
 #endif
 
+/*
+ * io_uring commands, for uring.c, which defines DWQ_COMPAT_IO_URING first:
+ * other files need not pull in io_uring's headers.
+ */
+#ifdef DWQ_COMPAT_IO_URING
+#ifdef DWQ_HAVE_IO_URING_CMD_H
+#include <linux/io_uring/cmd.h>
+#else
+/* Linux 6.1: struct io_uring_cmd and its flags are in <linux/io_uring.h>. */
+#include <linux/io_uring.h>
+#endif
+
+/*
+ * dwq_uring_cmd_bytes(ioucmd): the command area of the command's SQE
+ * (&struct io_uring_sqe.cmd), as const u8 *, holding at least a
+ * &struct dwq_uring_cmd.
+ */
+#if defined(DWQ_HAVE_IO_URING_SQE_CMD_TYPED)
+/* After 6.12: io_uring_sqe_cmd() takes the type, and checks that it fits. */
+#define dwq_uring_cmd_bytes(ioucmd) \
+	((const u8 *)io_uring_sqe_cmd((ioucmd)->sqe, struct dwq_uring_cmd))
+#elif defined(DWQ_HAVE_IO_URING_SQE_CMD)
+/* Linux 6.12: io_uring_sqe_cmd() of the SQE that ->sqe points to. */
+#define dwq_uring_cmd_bytes(ioucmd) \
+	((const u8 *)io_uring_sqe_cmd((ioucmd)->sqe))
+#else
+/* Linux 6.1: no ->sqe; ->cmd points at the command area. */
+#define dwq_uring_cmd_bytes(ioucmd) ((const u8 *)(ioucmd)->cmd)
+#endif
+
+#ifdef IORING_URING_CMD_MASK
+#define DWQ_URING_CMD_USER_FLAGS IORING_URING_CMD_MASK
+#else
+/*
+ * Linux 6.1: no IORING_URING_CMD_MASK; IORING_URING_CMD_FIXED is the one
+ * flag a submitter can set in uring_cmd_flags.
+ */
+#define DWQ_URING_CMD_USER_FLAGS IORING_URING_CMD_FIXED
+#endif
+#endif /* DWQ_COMPAT_IO_URING */
+
 #endif /* _DWQ_COMPAT_H */

@@ -19,3 +19,20 @@ ccflags-y += $(call dwq-have,module.h,$(dwq-re-import-ns),IMPORT_NS_STRING)
 # Linux 6.12.
 dwq-re-min-heap-inline := define min_heap_push_inline[(]
 ccflags-y += $(call dwq-have,min_heap.h,$(dwq-re-min-heap-inline),MIN_HEAP_INLINE)
+
+# struct io_uring_cmd in <linux/io_uring/cmd.h>: Linux 6.12 and the newest
+# (6.1 has it in <linux/io_uring.h>).
+dwq-re-io-uring-cmd-h := ^struct io_uring_cmd [{]
+ccflags-y += $(call dwq-have,io_uring/cmd.h,$(dwq-re-io-uring-cmd-h),IO_URING_CMD_H)
+
+# io_uring_sqe_cmd(), the command bytes of the SQE that a uring_cmd reaches
+# through ->sqe: Linux 6.12 and the newest (6.1's ->cmd points at the
+# bytes). Looked for in both headers struct io_uring_cmd has been in.
+dwq-re-io-uring-sqe-cmd := io_uring_sqe_cmd[(]
+ccflags-y += $(call dwq-have,io_uring.h,$(dwq-re-io-uring-sqe-cmd),IO_URING_SQE_CMD)
+ccflags-y += $(call dwq-have,io_uring/cmd.h,$(dwq-re-io-uring-sqe-cmd),IO_URING_SQE_CMD)
+
+# io_uring_sqe_cmd(sqe, type), a macro that checks the type's size: after
+# Linux 6.12 (6.12's is a function of the SQE alone).
+dwq-re-io-uring-sqe-cmd-typed := define io_uring_sqe_cmd[(]sqe, type[)]
+ccflags-y += $(call dwq-have,io_uring/cmd.h,$(dwq-re-io-uring-sqe-cmd-typed),IO_URING_SQE_CMD_TYPED)

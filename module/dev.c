@@ -483,6 +483,7 @@ static const struct file_operations dwq_dev_fops = {
 	.poll = dwq_dev_poll,
 	.unlocked_ioctl = dwq_dev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.uring_cmd = dwq_dev_uring_cmd,
 	.llseek = noop_llseek,
 	.show_fdinfo = dwq_dev_show_fdinfo,
 };

@@ -4,6 +4,7 @@
  *
  *   dev.c     the file: open, release, fdinfo; a file's tasks and its id map
  *   ioctl.c   the ioctls: copy in, check, act, copy out
+ *   uring.c   the same ioctls as io_uring commands (IORING_OP_URING_CMD)
  *   events.c  a firing becomes an event that read() and poll() deliver,
  *             under the wait queue's lock (the scheme of fs/eventfd.c)
  *   limits.c  the limit parameters and the per-file, per-user and global
@@ -164,6 +165,10 @@ void dwq_client_cancel_many(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 
 /* ioctl.c */
 long dwq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* uring.c */
+struct io_uring_cmd;
+int dwq_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
 
 /* events.c */
 void dwq_utask_fire(struct dwq_task *task);

@@ -402,6 +402,30 @@ struct dwq_event {
 	__u32 flags;
 };
 
+/**
+ * struct dwq_uring_cmd - the command of an IORING_OP_URING_CMD on /dev/dwq
+ * @arg: user address of the command's argument: the struct its ioctl takes
+ * @flags: must be zero
+ * @reserved: must be zero
+ *
+ * Every ioctl of /dev/dwq can be submitted through io_uring: an SQE with
+ * opcode IORING_OP_URING_CMD, the file's fd, cmd_op set to the ioctl's
+ * number (DWQ_IOC_SCHEDULE, ...) and this struct in its command area (the
+ * 16 bytes at &struct io_uring_sqe.cmd). The command is the ioctl, done
+ * when it is issued: the same checks, effects and results written back
+ * through @arg, and the CQE's res is what ioctl() would return, 0 or a
+ * negative errno (-ENOTTY for an unknown cmd_op). -EINVAL, with nothing
+ * done, for non-zero @flags or @reserved, for uring_cmd_flags other than
+ * zero (no registered buffer is used), and on a ring with 128-byte SQEs
+ * for any non-zero byte of the command area after this struct. The
+ * SQE's other fields are io_uring's.
+ */
+struct dwq_uring_cmd {
+	__u64 arg;
+	__u32 flags;
+	__u32 reserved;
+};
+
 #define DWQ_IOC_SCHEDULE _IOWR(DWQ_IOC_MAGIC, 1, struct dwq_ioc_schedule)
 #define DWQ_IOC_SCHEDULE_BATCH \
 	_IOWR(DWQ_IOC_MAGIC, 2, struct dwq_ioc_schedule_batch)
