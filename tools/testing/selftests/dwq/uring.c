@@ -716,7 +716,7 @@ static void *mk_query_noent(void *arg, void *e)
 static void *mk_query_reserved(void *arg, void *e)
 {
 	mk_query(arg, e);
-	((struct dwq_ioc_query *)arg)->reserved[0] = 1;
+	((struct dwq_ioc_query *)arg)->reserved = 1;
 	return arg;
 }
 
