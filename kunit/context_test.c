@@ -24,28 +24,9 @@
 
 #include "compat.h"
 #include "dwq_internal.h"
+#include "wait.h"
 
-#define MS NSEC_PER_MSEC
 #define HOUR (3600ULL * NSEC_PER_SEC)
-/* The bound of every wait of a test: reached only when the test fails. */
-#define TIMEOUT_MS 10000
-/* How long a gated callback waits before giving up on its own. */
-#define GATE_MS (3 * TIMEOUT_MS)
-
-#define ct_poll(cond)                                              \
-	({                                                         \
-		u64 __end = ktime_get_ns() + TIMEOUT_MS * MS;      \
-		bool __ok;                                         \
-		while (!(__ok = (cond)) && ktime_get_ns() < __end) \
-			usleep_range(100, 200);                    \
-		__ok;                                              \
-	})
-
-#define ct_wait_until(test, cond)                                            \
-	do {                                                                 \
-		bool __held = ct_poll(cond);                                 \
-		KUNIT_ASSERT_TRUE_MSG(test, __held, "timed out: %s", #cond); \
-	} while (0)
 
 /* A task that counts its runs, may wait for a gate and re-arm itself. */
 struct ct_probe {
@@ -359,7 +340,7 @@ static void dwq_context_test_rearm_no_room(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p[cap].task, &s), -ENOSPC);
 	KUNIT_EXPECT_FALSE(test, p[cap].task.reserved);
 	complete(&gate);
-	ct_wait_until(test, ct_unbound(&p[cap]));
+	dwq_kunit_wait_until(test, ct_unbound(&p[cap]));
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[cap].runs), 1);
 	KUNIT_EXPECT_EQ(test, p[cap].task.state, (u8)DWQ_STATE_IDLE);
 }
@@ -473,7 +454,7 @@ static void dwq_context_test_mod_rearm_self(struct kunit *test)
 	p->rearm = 3;
 	p->rearm_err = -1;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &now), 0);
-	ct_wait_until(test, atomic_read(&p->runs) == 4 && ct_unbound(p));
+	dwq_kunit_wait_until(test, atomic_read(&p->runs) == 4 && ct_unbound(p));
 	KUNIT_EXPECT_EQ(test, p->rearm_err, 0);
 	KUNIT_EXPECT_TRUE(test, p->all_oneshot);
 	KUNIT_EXPECT_EQ(test, p->task.state, (u8)DWQ_STATE_IDLE);
@@ -500,7 +481,7 @@ static void dwq_context_test_mod_cancel_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &far), 0);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
 	complete(&gate);
-	ct_wait_until(test, ct_unbound(p));
+	dwq_kunit_wait_until(test, ct_unbound(p));
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
 	KUNIT_EXPECT_EQ(test, p->task.state, (u8)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, q->reserved, 0U);
@@ -513,7 +494,8 @@ static void dwq_context_test_mod_cancel_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_RUNNING);
 	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &far), 0);
 	complete(&gate);
-	ct_wait_until(test, READ_ONCE(p->task.state) == DWQ_STATE_QUEUED);
+	dwq_kunit_wait_until(test,
+			     READ_ONCE(p->task.state) == DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 2);
 	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 1U);
 	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_RESULT_REMOVED);
@@ -553,7 +535,7 @@ static void dwq_context_test_mod_during_cancel_sync(struct kunit *test)
 	ct_wait(test, &p->started);
 	t = kthread_run(ct_syncer_fn, c, "dwq-kunit-sync");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	ct_wait_until(test, READ_ONCE(p->task.canceling) == 1);
+	dwq_kunit_wait_until(test, READ_ONCE(p->task.canceling) == 1);
 	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &far), -EBUSY);
 	KUNIT_EXPECT_FALSE(test, p->task.reserved);
 	complete(&gate);

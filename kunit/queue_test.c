@@ -24,37 +24,7 @@
 #include <kunit/test.h>
 
 #include "dwq_internal.h"
-
-#define MS NSEC_PER_MSEC
-/* The bound of every wait of a test: reached only when the test fails. */
-#define TIMEOUT_MS 10000
-/*
- * How long a gated callback waits before it gives up on its own, so that a
- * failed test does not block a worker for ever. Longer than TIMEOUT_MS: a
- * gate that gives up can never make a test pass.
- */
-#define GATE_MS (3 * TIMEOUT_MS)
-
-/*
- * Wait until @cond holds, polling it: for engine states that nothing
- * signals (a worker asleep, a counter reached). True if it held within
- * TIMEOUT_MS.
- */
-#define qt_poll(cond)                                              \
-	({                                                         \
-		u64 __end = ktime_get_ns() + TIMEOUT_MS * MS;      \
-		bool __ok;                                         \
-		while (!(__ok = (cond)) && ktime_get_ns() < __end) \
-			usleep_range(100, 200);                    \
-		__ok;                                              \
-	})
-
-/* Wait until @cond holds, as qt_poll(); fail the test if it does not. */
-#define qt_wait_until(test, cond)                                            \
-	do {                                                                 \
-		bool __held = qt_poll(cond);                                 \
-		KUNIT_ASSERT_TRUE_MSG(test, __held, "timed out: %s", #cond); \
-	} while (0)
+#include "wait.h"
 
 /* A task that records how and when it ran. */
 struct qt_probe {
@@ -324,7 +294,7 @@ static void qt_wait_followers(struct kunit *test, struct dwq_queue *q,
 {
 	struct dwq_queue_stats st;
 
-	qt_wait_until(test, qt_settled(q));
+	dwq_kunit_wait_until(test, qt_settled(q));
 	st = qt_stats(q);
 	KUNIT_ASSERT_EQ(test, st.total.untimed_waits, (u64)n);
 	KUNIT_ASSERT_EQ(test, st.total.wakeups, 0ULL);
@@ -344,14 +314,14 @@ static int qt_wait_leader(struct dwq_queue *q, int other)
 {
 	int leader = -1;
 
-	qt_poll((leader = qt_leader_but(q, other)) >= 0);
+	dwq_kunit_poll((leader = qt_leader_but(q, other)) >= 0);
 	return leader;
 }
 
 /* Wait until @count reaches @n. */
 static void qt_wait_count(struct kunit *test, atomic_t *count, int n)
 {
-	qt_wait_until(test, atomic_read(count) >= n);
+	dwq_kunit_wait_until(test, atomic_read(count) >= n);
 	KUNIT_ASSERT_EQ(test, atomic_read(count), n);
 }
 
@@ -455,7 +425,7 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
-	qt_wait_until(test, qt_settled(q));
+	dwq_kunit_wait_until(test, qt_settled(q));
 	/* The leader sleeps until p[0] is due; p[0] has not run yet. */
 	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
@@ -489,7 +459,7 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 			   p[i].worker);
 	}
 	/* Each run is over and the queue is empty: none can run again. */
-	qt_wait_until(test, qt_all_idle(p, 4) && qt_settled(q));
+	dwq_kunit_wait_until(test, qt_all_idle(p, 4) && qt_settled(q));
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 1);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).total.tasks_run, 4ULL);
@@ -514,7 +484,7 @@ static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 60000 * MS), 0);
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
-	qt_wait_until(test, qt_settled(q));
+	dwq_kunit_wait_until(test, qt_settled(q));
 	before = qt_stats(q);
 
 	/* New heads, each armed and cancelled: the timer moves, nobody wakes. */
@@ -523,13 +493,13 @@ static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, dwq_cancel(&p[i].task),
 				DWQ_RESULT_REMOVED);
 	}
-	qt_wait_until(test, qt_settled(q));
+	dwq_kunit_wait_until(test, qt_settled(q));
 	after = qt_stats(q);
 	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
 	KUNIT_EXPECT_EQ(test, after.leader, leader);
 
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 200 * MS), 0);
-	qt_wait_until(test, qt_settled(q));
+	dwq_kunit_wait_until(test, qt_settled(q));
 	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
 	hard = q->leader_hard;
@@ -578,7 +548,7 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s), 0);
 		p[i].deadline = s.time_ns;
 	}
-	qt_wait_until(test, qt_wait_leader(q, -1) == 0 && qt_settled(q));
+	dwq_kunit_wait_until(test, qt_wait_leader(q, -1) == 0 && qt_settled(q));
 	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
 	hard = q->leader_hard;
@@ -631,7 +601,7 @@ static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 300 * MS), 0);
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
-	qt_wait_until(test, qt_settled(q));
+	dwq_kunit_wait_until(test, qt_settled(q));
 	KUNIT_ASSERT_EQ(test, dwq_cancel(&p[0].task), DWQ_RESULT_REMOVED);
 	before = qt_stats(q);
 
@@ -643,7 +613,7 @@ static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[32], 400 * MS), 0);
 	/* A wakeup would show as a leader not (yet) leading again. */
-	qt_wait_until(test, qt_settled(q));
+	dwq_kunit_wait_until(test, qt_settled(q));
 	after = qt_stats(q);
 	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
 	KUNIT_EXPECT_EQ(test, after.leader, leader);
@@ -726,7 +696,7 @@ static void dwq_queue_test_wakeups_per_task(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n), 0);
 	qt_wait_count(test, &done, n);
 	/* Every worker back asleep: the counters are final. */
-	qt_wait_until(test, qt_settled(q));
+	dwq_kunit_wait_until(test, qt_settled(q));
 
 	st = qt_stats(q);
 	kunit_info(test,
@@ -1030,7 +1000,7 @@ static void dwq_queue_test_stats_sum(struct kunit *test)
 	for (i = 0; i < 10; i++)
 		qt_wait_ran(test, &p[i]);
 	/* Nobody awake: the snapshots below are of the same counters. */
-	qt_wait_until(test, qt_settled(q));
+	dwq_kunit_wait_until(test, qt_settled(q));
 	st = qt_stats(q);
 	for (i = 0; i < 3; i++) {
 		ws = qt_wstats(test, q, i);

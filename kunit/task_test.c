@@ -22,34 +22,9 @@
 #include <kunit/test.h>
 
 #include "dwq_internal.h"
+#include "wait.h"
 
-#define MS NSEC_PER_MSEC
-/* The bound of every wait of a test: reached only when the test fails. */
-#define TIMEOUT_MS 10000
-/*
- * How long a held callback waits before it gives up on its own, so that a
- * failed test does not block a worker for ever. Longer than TIMEOUT_MS: a
- * callback that gives up can never make a test pass.
- */
-#define GATE_MS (3 * TIMEOUT_MS)
 #define TT_RUNS 8
-
-/* Poll until @cond holds; true if it did within @ms. */
-#define tt_poll(cond, ms)                                          \
-	({                                                         \
-		u64 __end = ktime_get_ns() + MS * (ms);            \
-		bool __ok;                                         \
-		while (!(__ok = (cond)) && ktime_get_ns() < __end) \
-			usleep_range(100, 200);                    \
-		__ok;                                              \
-	})
-
-/* Wait until @cond holds, for states nothing signals; fail if it does not. */
-#define tt_wait_until(test, cond)                                            \
-	do {                                                                 \
-		bool __held = tt_poll(cond, TIMEOUT_MS);                     \
-		KUNIT_ASSERT_TRUE_MSG(test, __held, "timed out: %s", #cond); \
-	} while (0)
 
 /* A task that records each of its first TT_RUNS runs. */
 struct tt_probe {
@@ -102,7 +77,7 @@ static void tt_probe_fn(struct dwq_task *task)
 		wait_for_completion_timeout(p->gate, msecs_to_jiffies(GATE_MS));
 	if (p->until_canceling && !k)
 		p->canceling_seen =
-			tt_poll(READ_ONCE(task->canceling), GATE_MS);
+			dwq_kunit_poll_ms(READ_ONCE(task->canceling), GATE_MS);
 	if (p->self)
 		p->self_ret = p->self(task);
 	if (k < TT_RUNS) {
@@ -224,7 +199,7 @@ static bool tt_unbound(struct tt_probe *p)
 
 static void tt_wait_unbound(struct kunit *test, struct tt_probe *p)
 {
-	tt_wait_until(test, tt_unbound(p));
+	dwq_kunit_wait_until(test, tt_unbound(p));
 }
 
 /*
@@ -829,7 +804,7 @@ static void dwq_task_cancel_test_sync_waits(struct kunit *test)
 
 	/* The owner lets go; the queue has let go, or is about to. */
 	dwq_task_put(&p->task);
-	tt_wait_until(test, atomic_read(&p->released));
+	dwq_kunit_wait_until(test, atomic_read(&p->released));
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->released), 1);
 }
 
@@ -955,7 +930,7 @@ static void dwq_task_cancel_test_references(struct kunit *test)
 	dwq_task_put(&p[1].task);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].released), 0);
 	tt_wait(test, &p[0].ran);
-	tt_wait_until(test, atomic_read(&p[0].released));
+	dwq_kunit_wait_until(test, atomic_read(&p[0].released));
 	/* The worker dropped the last one after the run... */
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].released), 1);
 	/* ...and cancel drops it for the other. */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Bounded waits for dwq's KUnit suites. What a test waits for is signalled
+ * where it can be (a completion); engine states that nothing signals (a
+ * worker asleep, a counter reached) are polled until they hold or a bound
+ * passes, which only a failing test reaches. No wait judges time.
+ */
+#ifndef _DWQ_KUNIT_WAIT_H
+#define _DWQ_KUNIT_WAIT_H
+
+#include <linux/delay.h>
+#include <linux/timekeeping.h>
+#include <kunit/test.h>
+
+#define MS NSEC_PER_MSEC
+/* The bound of every wait of a test: reached only when the test fails. */
+#define TIMEOUT_MS 10000
+/*
+ * How long a gated callback waits before it gives up on its own, so that a
+ * failed test does not block a worker for ever. Longer than TIMEOUT_MS: a
+ * gate that gives up can never make a test pass.
+ */
+#define GATE_MS (3 * TIMEOUT_MS)
+
+/* Poll until @cond holds; true if it held within @ms milliseconds. */
+#define dwq_kunit_poll_ms(cond, ms)                                \
+	({                                                         \
+		u64 __end = ktime_get_ns() + MS * (ms);            \
+		bool __ok;                                         \
+		while (!(__ok = (cond)) && ktime_get_ns() < __end) \
+			usleep_range(100, 200);                    \
+		__ok;                                              \
+	})
+
+/* Poll until @cond holds; true if it held within TIMEOUT_MS. */
+#define dwq_kunit_poll(cond) dwq_kunit_poll_ms(cond, TIMEOUT_MS)
+
+/* Wait until @cond holds, as dwq_kunit_poll(); fail the test if not. */
+#define dwq_kunit_wait_until(test, cond)                                     \
+	do {                                                                 \
+		bool __held = dwq_kunit_poll(cond);                          \
+		KUNIT_ASSERT_TRUE_MSG(test, __held, "timed out: %s", #cond); \
+	} while (0)
+
+#endif /* _DWQ_KUNIT_WAIT_H */
