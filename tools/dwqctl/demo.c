@@ -447,7 +447,7 @@ static int step_grow(struct demo *d, unsigned int *base)
 	int by_half = 1, exact;
 	__u64 id;
 
-	step(d, "The heap array grows by half when full");
+	step(d, "The heap array grows by half before it is full");
 	say("   %d tasks 60 s ahead are added one at a time. A line for each\n"
 	    "   change of the capacity (STATS.queue_capacity):\n",
 	    GROW_TASKS);
@@ -476,13 +476,18 @@ static int step_grow(struct demo *d, unsigned int *base)
 		}
 		say("   %12u %18u\n", st.queue_size, st.queue_capacity);
 	}
+	/*
+	 * The queue grows in the background once less than a quarter of the
+	 * array is free, so when each step comes depends on when that work
+	 * runs; but it comes at the latest with the task that would not fit.
+	 */
 	exact = ncap == ARRAY_SIZE(want);
 	for (i = 0; exact && i < ncap; i++)
 		exact = caps[i] == want[i] &&
-			sizes[i] == (i ? want[i - 1] + 1 : 1);
+			sizes[i] <= (i ? want[i - 1] + 1 : 1);
 	if (*base == 0)
 		check(d, exact, "grow_16_24_36_54",
-		      "16 -> 24 -> 36 -> 54: it grew when the 17th, 25th and 37th task came");
+		      "16 -> 24 -> 36 -> 54: each step by the 17th, 25th and 37th task at the latest");
 	else
 		check(d, by_half, "grow_by_half",
 		      "capacity grew by half each time (the queue was not empty: the steps start elsewhere)");
