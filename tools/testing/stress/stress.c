@@ -92,8 +92,9 @@ struct ent {
 	int live_idx; /* index in file->live, -1 if not there */
 	__u64 nev; /* events read */
 	__u64 nlast; /* LAST events read */
-	__u64 sum; /* sum of 1 + overruns over events */
+	__u64 sum; /* sum of 1 + overruns + skipped + folded over events */
 	__u64 min_dl, max_dl; /* event deadlines */
+	__u64 max_cov; /* an event's deadline plus its skipped periods */
 	__u64 min_runs; /* runs seen by QUERY */
 	__u64 cancel_end; /* when a cancel returned, 0 if none */
 };
@@ -235,7 +236,7 @@ static void live_del(struct file *f, struct ent *e)
 static void apply_event(struct file *f, struct ent *e,
 			const struct dwq_event *ev)
 {
-	__u64 late;
+	__u64 late, cov;
 
 	if (ev->cookie != e->cookie)
 		fail("id %llu: cookie %llu, want %llu",
@@ -272,8 +273,20 @@ static void apply_event(struct file *f, struct ent *e,
 		e->min_dl = ev->deadline_ns;
 	if (ev->deadline_ns > e->max_dl)
 		e->max_dl = ev->deadline_ns;
+	/* The periods a parked task skipped follow the event's deadline. */
+	cov = ev->deadline_ns + ev->skipped * e->period;
+	if (cov > e->max_cov)
+		e->max_cov = cov;
 	e->nev++;
-	e->sum += 1 + ev->overruns;
+	e->sum += 1 + ev->overruns + ev->skipped + ev->folded;
+	if (!ev->folded != !(ev->flags & DWQ_EVENT_COALESCED))
+		fail("id %llu: folded %llu, flags %#x",
+		     (unsigned long long)e->id, (unsigned long long)ev->folded,
+		     ev->flags);
+	if (ev->skipped && !e->moved && e->mode != DWQ_MODE_FIXED_RATE)
+		fail("id %llu: mode %u event skipped %llu periods",
+		     (unsigned long long)e->id, e->mode,
+		     (unsigned long long)ev->skipped);
 	if (ev->flags & DWQ_EVENT_LAST) {
 		e->nlast++;
 		if (e->mode != DWQ_MODE_ONESHOT)
@@ -737,7 +750,8 @@ static void op_query(__u64 *rs, struct file *f)
 		goto out;
 	}
 	if (q.cookie != e->cookie || q.mode != e->mode ||
-	    q.period_ns != e->period || q.state > DWQ_STATE_RUNNING ||
+	    q.period_ns != e->period ||
+	    (q.state > DWQ_STATE_RUNNING && q.state != DWQ_STATE_PARKED) ||
 	    q.flags != (e->clock == CLOCK_BOOTTIME ? DWQ_SCHED_BOOTTIME : 0u))
 		fail("query id %llu: cookie %llu mode %u period %llu state %u flags %#x",
 		     (unsigned long long)e->id, (unsigned long long)q.cookie,
@@ -752,10 +766,22 @@ static void op_query(__u64 *rs, struct file *f)
 		     (unsigned long long)q.deadline_ns,
 		     (unsigned long long)e->lo, (unsigned long long)e->hi,
 		     (unsigned long long)q.runs);
-	/* A fixed-rate task never moved stays on its grid. */
+	if (q.state == DWQ_STATE_PARKED &&
+	    (e->mode == DWQ_MODE_ONESHOT || q.remaining_ns))
+		fail("query id %llu: mode %u parked, remaining %llu",
+		     (unsigned long long)e->id, q.mode,
+		     (unsigned long long)q.remaining_ns);
+	/*
+	 * A fixed-rate task never moved stays on its grid. Queued, its next
+	 * deadline follows every period run, missed or skipped so far;
+	 * running or parked, its deadline is the one that fired last, whose
+	 * skipped periods are not counted until its event is read.
+	 */
 	if (e->mode == DWQ_MODE_FIXED_RATE && !e->moved &&
-	    (q.state == DWQ_STATE_QUEUED || q.state == DWQ_STATE_RUNNING)) {
-		k = q.runs + q.overruns - (q.state == DWQ_STATE_RUNNING);
+	    q.state != DWQ_STATE_IDLE && q.state != DWQ_STATE_CANCELLED) {
+		k = q.runs + q.overruns + q.skipped -
+		    (q.state == DWQ_STATE_RUNNING ||
+		     q.state == DWQ_STATE_PARKED);
 		if (q.deadline_ns != e->d0 + k * e->period)
 			fail("fixed-rate id %llu: QUERY deadline %llu, want d0+%llu periods: %llu",
 			     (unsigned long long)e->id,
@@ -974,9 +1000,9 @@ static void verify(int fi)
 			     (unsigned long long)e->max_dl,
 			     (unsigned long long)e->cancel_end);
 		if (e->mode == DWQ_MODE_FIXED_RATE) {
-			k = (e->max_dl - e->d0) / e->period;
+			k = (e->max_cov - e->d0) / e->period;
 			if (e->min_dl < e->d0 ||
-			    (e->max_dl - e->d0) % e->period ||
+			    (e->max_cov - e->d0) % e->period ||
 			    firings != k + 1) {
 				fail("fixed-rate id %llu: %llu firings, want %llu",
 				     (unsigned long long)id,
@@ -984,7 +1010,7 @@ static void verify(int fi)
 				     (unsigned long long)(k + 1));
 				fail("... deadlines %llu..%llu, d0 %llu, period %llu",
 				     (unsigned long long)e->min_dl,
-				     (unsigned long long)e->max_dl,
+				     (unsigned long long)e->max_cov,
 				     (unsigned long long)e->d0,
 				     (unsigned long long)e->period);
 			}
