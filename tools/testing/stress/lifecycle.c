@@ -15,8 +15,9 @@
  *	counters checked against what was done; then close.
  * failnth: with failslab/fail_page_alloc set up by the caller (filtered to
  *	dwq.ko's text), fails the 1st, 2nd, ... allocation of batch schedules
- *	that make the heap grow, through /proc/thread-self/fail-nth, until a
- *	batch needs fewer allocations than that. Every failed call must be
+ *	bigger than the heap's free room, which must grow it then and there,
+ *	through /proc/thread-self/fail-nth, until a batch needs fewer
+ *	allocations than that. Every failed call must be
  *	ENOMEM and leave STATS, the queue and every earlier task as they
  *	were; at the end all tasks fire, each exactly once.
  * load: finit_module(MODULE, PARAMS), once (busybox insmod loads a module
@@ -336,9 +337,10 @@ static void remember(const struct dwq_ioc_schedule *s, unsigned int k)
 
 /*
  * The base: a file whose 16 tasks an hour away fill an empty queue's heap
- * (16 slots) to its capacity. Returns the file, and the queue's capacity
- * then, which must be 16; reopening the base after a burst worked lets
- * the heap shrink back first.
+ * (16 slots) to its capacity; reopening the base after a burst worked
+ * lets the heap shrink back first. The queue then grows the heap in the
+ * background until a quarter of it is free again; that growth is not the
+ * calling thread's, so none of it is injected: the base waits for it.
  */
 static int base_open(__u64 *cookie)
 {
@@ -365,12 +367,26 @@ static int base_open(__u64 *cookie)
 	}
 	nids = 0;
 	remember(s, 16);
+	deadline = now_ns() + 10000 * MS;
+	for (;;) {
+		struct dwq_ioc_stats st = stats(fd);
+
+		if (st.queue_size == 16 &&
+		    st.queue_capacity - st.queue_size >= st.queue_capacity / 4)
+			break;
+		if (now_ns() > deadline) {
+			printf("dwq-lifecycle: no growth in the background: size %u cap %u\n",
+			       st.queue_size, st.queue_capacity);
+			exit(2);
+		}
+		usleep(1000);
+	}
 	return fd;
 }
 
 /*
- * Bursts of @k one-shots on a second file, into the full heap of the
- * base, so that each must grow it, failing the 1st, 2nd, ... allocation
+ * Bursts of @k one-shots more than the heap has room for, on a second
+ * file, into the heap of the base, so that each must grow it, failing the 1st, 2nd, ... allocation
  * made on dwq's behalf until a burst needs fewer than that. An injected
  * failure either fails the call, which must then be ENOMEM and change
  * nothing, or is one the kernel recovers from (kmemleak's and KASAN's own
@@ -382,12 +398,13 @@ static void grow_bursts(int *base, int fd, unsigned int k, __u64 *cookie,
 			unsigned int *injected, unsigned int *recovered)
 {
 	static struct dwq_ioc_schedule s[DWQ_SCHEDULE_BATCH_MAX];
-	unsigned int nth, i, left;
+	unsigned int nth, i, left, extra = k;
 	struct dwq_ioc_stats before;
 	long err;
 
 	for (nth = 1; nth < 100000; nth++) {
 		before = stats(*base);
+		k = before.queue_capacity - before.queue_size + extra;
 		memset(s, 0, sizeof(s[0]) * k);
 		for (i = 0; i < k; i++) {
 			s[i].cookie = *cookie + i;
@@ -431,8 +448,8 @@ static void grow_bursts(int *base, int fd, unsigned int k, __u64 *cookie,
 		*base = base_open(cookie);
 		fd = open_dev();
 	}
-	printf("dwq-lifecycle: bursts of %u: the first %u allocations failed in turn\n",
-	       k, nth - 1);
+	printf("dwq-lifecycle: bursts of %u over the room: first %u allocations failed\n",
+	       extra, nth - 1);
 	close(fd);
 	close(*base);
 	*base = base_open(cookie);
