@@ -82,13 +82,15 @@ enum dwq_worker_state {
 /*
  * Why a worker is woken, as the dwq_wakeup tracepoint shows it: a leader
  * voided by an earlier head, a follower for a new head, by a hand-off
- * timer, or by a worker leaving take() with nobody to lead.
+ * timer, by a worker leaving take() with nobody to lead, or the leader by
+ * its own timer at the head's deadline.
  */
 enum dwq_trace_wake {
 	DWQ_TRACE_WAKE_VOID,
 	DWQ_TRACE_WAKE_HEAD,
 	DWQ_TRACE_WAKE_HANDOFF,
 	DWQ_TRACE_WAKE_LEAVE,
+	DWQ_TRACE_WAKE_TIMER,
 };
 
 /**

@@ -341,6 +341,7 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 	w = q->leader;
 	if (w && !q->leader_fired && dwq_queue_now(q) >= q->leader_deadline) {
 		q->leader_fired = true;
+		trace_dwq_wakeup(q, w->id, DWQ_TRACE_WAKE_TIMER);
 		wake_up_process(w->thread);
 	}
 	raw_spin_unlock_irqrestore(&q->lock, flags);

@@ -26,6 +26,7 @@ TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_VOID);
 TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_HEAD);
 TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_HANDOFF);
 TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_LEAVE);
+TRACE_DEFINE_ENUM(DWQ_TRACE_WAKE_TIMER);
 
 /*
  * clang-format cannot lay out the TRACE_EVENT() macros readably; this is
@@ -121,8 +122,9 @@ TRACE_EVENT(dwq_leader,
 		      __entry->worker, __entry->deadline));
 
 /*
- * One wakeup of a worker: the voided leader (worker is its id), or the
- * first follower on the wait queue (worker is -1: not known yet).
+ * One wakeup of a worker: the leader, voided or by its timer (worker is
+ * its id), or the first follower on the wait queue (worker is -1: not
+ * known yet).
  */
 TRACE_EVENT(dwq_wakeup,
 	    TP_PROTO(const struct dwq_queue *q, int worker, int reason),
@@ -139,7 +141,8 @@ TRACE_EVENT(dwq_wakeup,
 				       { DWQ_TRACE_WAKE_VOID, "void-leader" },
 				       { DWQ_TRACE_WAKE_HEAD, "new-head" },
 				       { DWQ_TRACE_WAKE_HANDOFF, "handoff" },
-				       { DWQ_TRACE_WAKE_LEAVE, "leave" })));
+				       { DWQ_TRACE_WAKE_LEAVE, "leave" },
+				       { DWQ_TRACE_WAKE_TIMER, "leader-timer" })));
 
 /*
  * The /dev/dwq events name a task as its program knows it: the tgid of
