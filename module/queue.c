@@ -931,6 +931,12 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 		    (task->mode != DWQ_MODE_ONESHOT || task->resched))
 			again = __dwq_task_next(task, now, &next);
 	}
+	/*
+	 * Read before unbinding: that drops the queue's reference unless it
+	 * is the last, and the holder of another (an unread event's) may
+	 * then free @task at once, without our lock.
+	 */
+	wake = task->canceling;
 	if (again) {
 		WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node, next));
 		task->runner = NULL;
@@ -950,8 +956,6 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 					oneshot ? DWQ_STATE_IDLE :
 						  DWQ_STATE_CANCELLED);
 	}
-	/* Read before unlocking: then @task may be freed at any time. */
-	wake = task->canceling;
 	next_task = __dwq_take_next(w, now);
 	raw_spin_unlock_irq(&q->lock);
 	if (put)
