@@ -307,7 +307,8 @@ struct dwq_ioc_query {
  * @leader_changes: times a worker became leader
  * @user_tasks: tasks charged to the user who opened this file, over all
  *	the user's files: those owned, and fired one-shots whose event is
- *	unread (not in @pending: their id is gone, their memory not); what
+ *	unread (not in @pending: their id is gone, their memory not), or
+ *	read while the firing that posted it is still ending; what
  *	@max_tasks_per_user bounds
  * @all_tasks: the same over all users: what @max_tasks bounds
  * @user_rate_mhz: the firing rate of the user's periodic tasks, in

@@ -527,7 +527,17 @@ static void stats_predict(void)
 		 (unsigned long long)st.pending, st.max_tasks_per_file);
 	T_ERR(dwqt_sched(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 9, NULL), ENOSPC);
 	T_EQ(read(fd, ev, sizeof(ev)), (ssize_t)sizeof(ev));
-	st = dwqt_stats_ok(fd);
+	/*
+	 * A task is charged until its memory goes: a worker may still be
+	 * ending the run whose event was just read, holding the last
+	 * reference for a moment.
+	 */
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		st = dwqt_stats_ok(fd);
+		if (st.user_tasks == user_base)
+			break;
+		dwqt_sleep_ms(10);
+	}
 	T_EQ(st.user_tasks, user_base);
 	dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 10);
 	close(fd);
