@@ -46,6 +46,15 @@ load() {	# load PARAMS
 	loaded=$1
 }
 
+# "uptime busy": seconds since boot, and seconds the vCPUs spent not idle
+# (/proc/stat's jiffies at USER_HZ 100). Under TCG a vCPU's busy time is
+# the host CPU time it costs, so a job's share of a boot is visible.
+busy() {
+	read -r up _ </proc/uptime
+	awk -v up="$up" '$1 == "cpu" {
+		printf "%s %.2f\n", up, ($2 + $3 + $4 + $7 + $8 + $9) / 100; exit }' /proc/stat
+}
+
 while read -r label timeout params cmd; do
 	[ -n "$label" ] || continue
 	d=/out/jobs/$label
@@ -56,11 +65,14 @@ while read -r label timeout params cmd; do
 		rc=1
 		continue
 	fi
+	before=$(busy)
 	{
 		DWQ_OUT=$d timeout -s KILL "$timeout" sh -c "$cmd" </dev/null 2>&1
 		echo $? >"$d/rc"
 	} | tee "$d/output"
-	echo "### jobs: $label: exit $(cat "$d/rc")"
+	echo "$before $(busy)" |
+		awk '{ printf "%.1f s, %.1f s of vCPU time\n", $3 - $1, $4 - $2 }' >"$d/seconds"
+	echo "### jobs: $label: exit $(cat "$d/rc") ($(cat "$d/seconds"))"
 done <"$jobfile"
 unload || rc=1
 exit $rc
