@@ -319,14 +319,15 @@ static inline void dwq_task_get(struct dwq_task *task)
  * @quick: true if the callback never sleeps and returns within a few
  *	microseconds; false (the default of dwq_task_init()) otherwise
  *
- * While a worker runs a callback and other tasks wait with nobody leading
- * them, a hand-off hrtimer is armed, so that a callback that runs long
- * past the next deadline lets another worker take it. A quick task does
- * not arm it: its callback returns before a woken worker could help, and
- * the timer would cost an hrtimer start and cancel per task. A burst of
- * due quick tasks therefore runs on one worker, back to back; other
- * workers join when a newly scheduled task becomes the head. /dev/dwq's
- * tasks are quick.
+ * A quick task that comes due while a worker leads the queue runs in the
+ * leader's timer's context, with no worker woken: the timer softirq, or on
+ * PREEMPT_RT the ktimers thread. So its callback runs with softirqs off
+ * (also when a worker runs it), must not sleep, and must take the locks it
+ * shares with process context with softirqs off too (spin_lock_bh() or
+ * irqsave); it may call every dwq function but dwq_cancel_sync() and
+ * dwq_queue_destroy(). At most 16 quick tasks run per
+ * timer expiry; the rest wake the leader. A worker running a quick task
+ * arms no hand-off timer.
  *
  * Context: any context.
  */

@@ -36,6 +36,8 @@ struct ct_probe {
 	int rearm; /* dwq_mod() itself this many more times */
 	int rearm_err; /* the last dwq_mod()'s result */
 	bool all_oneshot; /* dwq_task_run_oneshot() held in every run */
+	struct task_struct *thread; /* where the last run ran... */
+	bool softirq; /* ...and whether in a softirq */
 	struct completion started;
 	struct completion *gate;
 };
@@ -47,6 +49,8 @@ static void ct_probe_fn(struct dwq_task *task)
 
 	if (!dwq_task_run_oneshot(task))
 		p->all_oneshot = false;
+	p->thread = current;
+	p->softirq = in_serving_softirq();
 	complete(&p->started);
 	if (p->gate)
 		wait_for_completion_timeout(p->gate, msecs_to_jiffies(GATE_MS));
@@ -616,7 +620,60 @@ static void dwq_context_test_cancel_sync_free(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(ran), 0);
 }
 
+/* The leader is asleep on its timer, with no wakeup on its way. */
+static bool ct_leading(struct dwq_queue *q)
+{
+	struct task_struct *t;
+	bool asleep;
+
+	raw_spin_lock_irq(&q->lock);
+	t = q->leader ? q->leader->thread : NULL;
+	asleep = t && !q->leader_fired && !task_is_running(t);
+	raw_spin_unlock_irq(&q->lock);
+	return asleep;
+}
+
+/*
+ * A quick task runs in the timer's context, with no worker woken: the
+ * leader sleeps on through it, a one-shot and a periodic one alike, and
+ * dwq_cancel_sync() of the periodic one then leaves it idle.
+ */
+static void dwq_context_test_quick_in_timer(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 3);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched far = { .time_ns = HOUR };
+	struct dwq_sched soon = { .time_ns = 20 * MS };
+	struct dwq_sched rate = { .time_ns = 20 * MS,
+				  .mode = DWQ_MODE_FIXED_RATE,
+				  .period_ns = 10 * MS };
+	struct dwq_queue_stats before, after;
+
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
+	dwq_kunit_wait_until(test, ct_leading(q));
+	before = ct_stats(q);
+	dwq_task_set_quick(&p[1].task, true);
+	dwq_task_set_quick(&p[2].task, true);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &soon), 0);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[2].task, &rate), 0);
+	dwq_kunit_wait_until(test,
+			     ct_unbound(&p[1]) && atomic_read(&p[2].runs) >= 3);
+	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p[2].task) >= 0, true);
+	KUNIT_EXPECT_TRUE(test, ct_unbound(&p[2]));
+	dwq_kunit_wait_until(test, ct_leading(q));
+	after = ct_stats(q);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
+	KUNIT_EXPECT_PTR_NE(test, p[1].thread, q->workers[0].thread);
+	KUNIT_EXPECT_PTR_NE(test, p[2].thread, q->workers[0].thread);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		KUNIT_EXPECT_TRUE(test, p[1].softirq);
+		KUNIT_EXPECT_TRUE(test, p[2].softirq);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+}
+
 static struct kunit_case dwq_context_test_cases[] = {
+	KUNIT_CASE(dwq_context_test_quick_in_timer),
 	KUNIT_CASE(dwq_context_test_hardirq),
 	KUNIT_CASE(dwq_context_test_softirq),
 	KUNIT_CASE(dwq_context_test_locked),

@@ -62,6 +62,9 @@ void dwq_dev_exit(void);
  */
 #define DWQ_HANDOFF_GRACE_NS (50 * NSEC_PER_USEC)
 
+/* Most quick tasks one expiry of a queue's timer runs (dwq_task_set_quick()). */
+#define DWQ_TIMER_RUN_MAX 16
+
 /* Room for "dwq-<name>/<id>" in TASK_COMM_LEN is smaller still. */
 #define DWQ_NAME_LEN 16
 

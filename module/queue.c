@@ -270,7 +270,7 @@ static void __dwq_leader_arm(struct dwq_queue *q, u64 soft, u64 hard)
 	q->leader_deadline = soft;
 	q->leader_hard = hard;
 	hrtimer_start_range_ns(&q->timer, ns_to_ktime(soft), hard - soft,
-			       HRTIMER_MODE_ABS_HARD);
+			       HRTIMER_MODE_ABS_SOFT);
 }
 
 /**
@@ -312,40 +312,14 @@ static void __dwq_queue_kick(struct dwq_queue *q, struct dwq_task *task,
 	hard = min(q->leader_hard, dwq_task_latest(task));
 	if (soft == q->leader_deadline && hard == q->leader_hard)
 		return;
-	if (soft <= now) {
+	/* Due now and quick: the timer runs it, with no worker hop. */
+	if (soft <= now && !READ_ONCE(task->quick)) {
 		q->leader_fired = true;
 		trace_dwq_wakeup(q, leader->id, DWQ_TRACE_WAKE_VOID);
 		wake_up_process(leader->thread);
 		return;
 	}
 	__dwq_leader_arm(q, soft, hard);
-}
-
-/**
- * dwq_queue_timer() - the leader's timer fired: wake the leader
- * @timer: &dwq_queue.timer
- *
- * A timer that fired just as it was moved later (its callback waited for
- * the lock meanwhile) wakes nobody: it is armed again.
- *
- * Context: hard interrupt context, on PREEMPT_RT too (HRTIMER_MODE_HARD).
- * Return: %HRTIMER_NORESTART.
- */
-static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
-{
-	struct dwq_queue *q = container_of(timer, struct dwq_queue, timer);
-	struct dwq_worker *w;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&q->lock, flags);
-	w = q->leader;
-	if (w && !q->leader_fired && dwq_queue_now(q) >= q->leader_deadline) {
-		q->leader_fired = true;
-		trace_dwq_wakeup(q, w->id, DWQ_TRACE_WAKE_TIMER);
-		wake_up_process(w->thread);
-	}
-	raw_spin_unlock_irqrestore(&q->lock, flags);
-	return HRTIMER_NORESTART;
 }
 
 /*
@@ -551,16 +525,16 @@ void dwq_queue_unreserve(struct dwq_queue *q, unsigned int n)
 EXPORT_SYMBOL_GPL(dwq_queue_unreserve);
 
 /* Pop the due head for @w at @now: it now runs on @w. */
-static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
-					struct dwq_worker *w, u64 now)
+/* Pop the due head to run it, on @w or, for @w, in the timer's context. */
+static struct dwq_task *__dwq_pop_head(struct dwq_queue *q,
+				       struct dwq_worker *w)
 {
 	struct dwq_task *task;
 
 	lockdep_assert_held(&q->lock);
 	task = container_of(dwq_heap_pop(&q->heap), struct dwq_task, node);
-	w->run_since = now;
 	WRITE_ONCE(task->state, DWQ_STATE_RUNNING);
-	task->runner = w;
+	task->runner = NULL;
 	task->runs++;
 	task->run_worker = w->id;
 	task->run_deadline = task->node.deadline + task->clock_offset;
@@ -573,9 +547,19 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 	task->reserved = !task->run_oneshot;
 	if (task->reserved)
 		q->reserved++;
-	w->state = DWQ_WORKER_RUNNING;
 	w->stats.tasks_run++;
 	__dwq_queue_maybe_resize(q);
+	return task;
+}
+
+static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
+					struct dwq_worker *w, u64 now)
+{
+	struct dwq_task *task = __dwq_pop_head(q, w);
+
+	task->runner = w;
+	w->run_since = now;
+	w->state = DWQ_WORKER_RUNNING;
 	return task;
 }
 
@@ -897,33 +881,22 @@ static bool __dwq_task_next(struct dwq_task *task, u64 now, u64 *at)
 	return true;
 }
 
-/**
- * dwq_task_finish() - a worker's callback for a task has returned
- * @w: the worker
- * @task: the task it ran
+/*
+ * The callback of @task returned at @now: queue it again or let it go.
+ * Sets *@wake if dwq_cancel_sync() callers wait for it. Once the lock is
+ * dropped, the caller must not touch @task.
  *
- * Queues a periodic or re-armed task again (in the slot reserved when it
- * was taken or re-armed), unless it was cancelled or the queue is going
- * away; otherwise unbinds it and drops the queue's reference. Then, in the
- * same lock hold, takes the next task if one is due (__dwq_take_next()).
- * Once this has unlocked, the worker no longer touches @task.
- *
- * Context: the worker's kthread.
- * Return: the next task to run, or NULL: back to dwq_take().
+ * Return: true if the caller must drop the last reference after unlocking.
  */
-struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
+static bool __dwq_task_end(struct dwq_queue *q, struct dwq_task *task, u64 now,
+			   bool *wake)
 {
-	struct dwq_queue *q = w->queue;
-	struct dwq_task *next_task;
 	/* The mode of the run that ended, whatever a reschedule did since. */
 	bool oneshot = dwq_task_run_oneshot(task);
-	bool put = false, again = false, wake;
-	u64 now, next;
+	bool put = false, again = false;
+	u64 next;
 
-	raw_spin_lock_irq(&q->lock);
-	/* Read under the lock: the next task's grace starts from it. */
-	now = dwq_queue_now(q);
-	w->state = DWQ_WORKER_IDLE;
+	lockdep_assert_held(&q->lock);
 	if (task->reserved) {
 		task->reserved = false;
 		q->reserved--;
@@ -951,7 +924,36 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 						  DWQ_STATE_CANCELLED);
 	}
 	/* Read before unlocking: then @task may be freed at any time. */
-	wake = task->canceling;
+	*wake = task->canceling;
+	return put;
+}
+
+/**
+ * dwq_task_finish() - a worker's callback for a task has returned
+ * @w: the worker
+ * @task: the task it ran
+ *
+ * Queues a periodic or re-armed task again (in the slot reserved when it
+ * was taken or re-armed), unless it was cancelled or the queue is going
+ * away; otherwise unbinds it and drops the queue's reference. Then, in the
+ * same lock hold, takes the next task if one is due (__dwq_take_next()).
+ * Once this has unlocked, the worker no longer touches @task.
+ *
+ * Context: the worker's kthread.
+ * Return: the next task to run, or NULL: back to dwq_take().
+ */
+struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
+{
+	struct dwq_queue *q = w->queue;
+	struct dwq_task *next_task;
+	bool put, wake;
+	u64 now;
+
+	raw_spin_lock_irq(&q->lock);
+	/* Read under the lock: the next task's grace starts from it. */
+	now = dwq_queue_now(q);
+	w->state = DWQ_WORKER_IDLE;
+	put = __dwq_task_end(q, task, now, &wake);
 	next_task = __dwq_take_next(w, now);
 	raw_spin_unlock_irq(&q->lock);
 	if (put)
@@ -1426,6 +1428,24 @@ void dwq_cancel_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 }
 EXPORT_SYMBOL_GPL(dwq_cancel_batch);
 
+/*
+ * "Take" the lock class of @task's callback, as if waiting for it. A quick
+ * task's callback runs with softirqs off (in the timer softirq, or on a
+ * worker with them disabled), and so is this, as for flush_work() of a BH
+ * work item: lockdep sees one consistent usage of the class.
+ */
+static void dwq_task_touch_map(struct dwq_task *task)
+{
+	bool bh = READ_ONCE(task->quick);
+
+	if (bh)
+		local_bh_disable();
+	lock_map_acquire(&task->lockdep_map);
+	lock_map_release(&task->lockdep_map);
+	if (bh)
+		local_bh_enable();
+}
+
 /**
  * dwq_cancel_sync() - cancel a task and wait for its callback to return
  * @task: the task
@@ -1479,25 +1499,21 @@ retry:
 		 */
 		WRITE_ONCE(task->canceling, task->canceling + 1);
 		raw_spin_unlock_irqrestore(&q->lock, flags);
-		lock_map_acquire(&task->lockdep_map);
-		lock_map_release(&task->lockdep_map);
+		dwq_task_touch_map(task);
 		wait_event(q->done_wq,
 			   READ_ONCE(task->state) != DWQ_STATE_RUNNING);
 		raw_spin_lock_irqsave(&q->lock, flags);
 		WRITE_ONCE(task->canceling, task->canceling - 1);
 	}
 	raw_spin_unlock_irqrestore(&q->lock, flags);
-	if (ret != DWQ_RESULT_RUNNING) {
-		lock_map_acquire(&task->lockdep_map);
-		lock_map_release(&task->lockdep_map);
-	}
+	if (ret != DWQ_RESULT_RUNNING)
+		dwq_task_touch_map(task);
 	if (put)
 		dwq_task_put(task);
 	return ret;
 
 idle:
-	lock_map_acquire(&task->lockdep_map);
-	lock_map_release(&task->lockdep_map);
+	dwq_task_touch_map(task);
 	return DWQ_RESULT_IDLE;
 }
 EXPORT_SYMBOL_GPL(dwq_cancel_sync);
@@ -1631,6 +1647,101 @@ retry:
 }
 EXPORT_SYMBOL_GPL(dwq_query);
 
+/*
+ * Run quick @task, taken by the timer, in the timer's context: the
+ * callback outside the lock, then the end of its run. Drops @q->lock and
+ * retakes it (the saved interrupt state is the timer's).
+ */
+static void __dwq_timer_run(struct dwq_queue *q, struct dwq_task *task,
+			    unsigned long *flags)
+{
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map task_map;
+#endif
+	bool put, wake;
+
+	lockdep_assert_held(&q->lock);
+	raw_spin_unlock_irqrestore(&q->lock, *flags);
+	/* Only the task's lock class: see dwq_task_set_quick(). */
+#ifdef CONFIG_LOCKDEP
+	lockdep_copy_map(&task_map, &task->lockdep_map);
+#endif
+	lock_map_acquire(&task_map);
+	task->func(task);
+	lock_map_release(&task_map);
+	raw_spin_lock_irqsave(&q->lock, *flags);
+	put = __dwq_task_end(q, task, dwq_queue_now(q), &wake);
+	if (put || wake) {
+		raw_spin_unlock_irqrestore(&q->lock, *flags);
+		if (put)
+			dwq_task_put(task);
+		if (wake)
+			wake_up_all(&q->done_wq);
+		raw_spin_lock_irqsave(&q->lock, *flags);
+	}
+}
+
+/**
+ * dwq_queue_timer() - the leader's timer fired
+ * @timer: &dwq_queue.timer
+ *
+ * Runs the due quick tasks at the head right here, in the timer's context,
+ * without waking anyone (at most %DWQ_TIMER_RUN_MAX, so that a burst cannot
+ * hold the timer softirq), and moves the timer on to the next head. Wakes
+ * the leader for anything else: a due task that is not quick, or more.
+ * A timer that fired just as it was moved later (its callback waited for
+ * the lock meanwhile) does neither: it is armed again.
+ *
+ * Context: the timer softirq, or on PREEMPT_RT the ktimers thread
+ *	(HRTIMER_MODE_SOFT).
+ * Return: %HRTIMER_NORESTART.
+ */
+static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
+{
+	struct dwq_queue *q = container_of(timer, struct dwq_queue, timer);
+	struct dwq_heap_node *head;
+	struct dwq_task *task;
+	struct dwq_worker *w;
+	unsigned int runs = 0;
+	unsigned long flags;
+	u64 now;
+
+	raw_spin_lock_irqsave(&q->lock, flags);
+	for (;;) {
+		w = q->leader;
+		if (!w || q->leader_fired)
+			break;
+		now = dwq_queue_now(q);
+		/* Moved later while this waited for the lock: armed again. */
+		if (now < q->leader_deadline)
+			break;
+		head = dwq_heap_peek(&q->heap);
+		task = head ? container_of(head, struct dwq_task, node) : NULL;
+		/*
+		 * The head is not due (the one this was armed for was
+		 * cancelled or moved, or the quick ones ran): lead on for it,
+		 * with nobody woken.
+		 */
+		if (task && head->deadline > now) {
+			__dwq_leader_arm(q, head->deadline,
+					 dwq_task_latest(task));
+			break;
+		}
+		if (!task || !READ_ONCE(task->quick) || q->stopping ||
+		    q->handoffs || runs >= DWQ_TIMER_RUN_MAX) {
+			q->leader_fired = true;
+			trace_dwq_wakeup(q, w->id, DWQ_TRACE_WAKE_TIMER);
+			wake_up_process(w->thread);
+			break;
+		}
+		task = __dwq_pop_head(q, w);
+		__dwq_timer_run(q, task, &flags);
+		runs++;
+	}
+	raw_spin_unlock_irqrestore(&q->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
 /**
  * dwq_queue_create() - create a queue and start its workers
  * @name: a short name: the workers are "dwq/<id>" for "dwq", else
@@ -1669,7 +1780,7 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 						  CLOCK_MONOTONIC;
 	INIT_LIST_HEAD(&q->followers);
 	hrtimer_setup(&q->timer, dwq_queue_timer, q->clockid,
-		      HRTIMER_MODE_ABS_HARD);
+		      HRTIMER_MODE_ABS_SOFT);
 	init_waitqueue_head(&q->done_wq);
 	INIT_WORK(&q->resize_work, dwq_queue_resize_work);
 	strscpy(q->name, name, sizeof(q->name));

@@ -39,7 +39,7 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 #ifdef CONFIG_LOCKDEP
 	struct lockdep_map task_map;
 #endif
-	bool atomic;
+	bool atomic, quick;
 
 	dwq_worker_arm_handoff(w);
 	for (;;) {
@@ -66,11 +66,17 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 #ifdef CONFIG_LOCKDEP
 		lockdep_copy_map(&task_map, &task->lockdep_map);
 #endif
+		/* Quick: as in the timer softirq, see dwq_task_set_quick(). */
+		quick = READ_ONCE(task->quick);
+		if (quick)
+			local_bh_disable();
 		lock_map_acquire(&w->queue->lockdep_map);
 		lock_map_acquire(&task_map);
 		task->func(task);
 		lock_map_release(&task_map);
 		lock_map_release(&w->queue->lockdep_map);
+		if (quick)
+			local_bh_enable();
 
 		atomic = preempt_count() || irqs_disabled() ||
 			 lockdep_depth(current);
