@@ -62,7 +62,10 @@ void dwq_dev_exit(void);
  */
 #define DWQ_HANDOFF_GRACE_NS (50 * NSEC_PER_USEC)
 
-/* Most quick tasks one expiry of a queue's timer runs (dwq_task_set_quick()). */
+/*
+ * Most quick tasks one expiry of a queue's timer runs (dwq_task_set_quick());
+ * more due at once wake the leader, which runs the rest.
+ */
 #define DWQ_TIMER_RUN_MAX 16
 
 /* Room for "dwq-<name>/<id>" in TASK_COMM_LEN is smaller still. */
@@ -155,7 +158,9 @@ struct dwq_worker {
  *	meanwhile was due: it will re-read the head
  * @timer: the leader's timer: armed when a worker begins to lead, moved in
  *	place by whoever queues a task due earlier, so that a new head costs
- *	no wakeup
+ *	no wakeup. A soft hrtimer: it runs the due quick tasks itself, in
+ *	softirq context, and wakes the leader only for the others (see
+ *	dwq_queue_timer())
  * @handoffs: followers woken by a hand-off timer and not yet back under
  *	the lock: a due head is left to them
  * @reserved: heap slots held back for running tasks that will be queued
@@ -184,6 +189,12 @@ struct dwq_worker {
  *	dwq_queue_destroy(), so that lockdep sees a destroy called under a
  *	lock a callback takes (workqueue's "(wq_completion)" map)
  * @lockdep_name: the name of @lockdep_map: "(dwq_queue)<name>"
+ * @timer_lockdep_key: the lock class of @timer_lockdep_map, one per queue
+ * @timer_lockdep_map: as @lockdep_map, "held" by @timer while it runs a
+ *	quick callback, in softirq context, and touched by
+ *	dwq_queue_destroy() with softirqs off: a class of its own, since the
+ *	workers hold @lockdep_map with softirqs on
+ * @timer_lockdep_name: its name: "(dwq_timer)<name>"
  */
 struct dwq_queue {
 	raw_spinlock_t lock; /* heap, leader, tasks: see above */
@@ -212,6 +223,9 @@ struct dwq_queue {
 	struct lock_class_key lockdep_key;
 	struct lockdep_map lockdep_map;
 	char lockdep_name[12 + DWQ_NAME_LEN];
+	struct lock_class_key timer_lockdep_key;
+	struct lockdep_map timer_lockdep_map;
+	char timer_lockdep_name[12 + DWQ_NAME_LEN];
 #endif
 };
 

@@ -91,6 +91,17 @@
  *   that callback's grace instead of waking anyone, so only a callback that
  *   really runs long brings a follower in.
  *
+ * - The leader's timer wakes nobody for a quick task (dwq_task_set_quick()):
+ *   a soft hrtimer, it runs the due quick tasks at the head itself, in
+ *   softirq context, at most DWQ_TIMER_RUN_MAX per expiry, re-queues the
+ *   periodic ones and moves on to the next head, the leader asleep all
+ *   along (dwq_queue_timer()). Such a task is RUNNING with no runner, and
+ *   out of the heap, so no worker takes it meanwhile. A quick task due at
+ *   once when scheduled moves the timer to now instead of waking the
+ *   leader. Only a due task that is not quick, a burst past the bound or
+ *   an emptied heap wakes the leader, which runs the rest as a worker
+ *   (with softirqs off for a quick one).
+ *
  * Capacity: the heap array never grows or shrinks under the lock, and
  * nothing that schedules allocates: a schedule that finds no room fails
  * with -ENOSPC. Room is made ahead, by dwq_queue_reserve() (which may sleep)
@@ -102,6 +113,7 @@
  * (unless it is the last one), in the same hold that unbinds the task, so
  * that a dwq_cancel_sync() that sees the task unbound may free it.
  */
+#include <linux/bottom_half.h>
 #include <linux/bug.h>
 #include <linux/err.h>
 #include <linux/export.h>
@@ -112,6 +124,7 @@
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -524,8 +537,10 @@ void dwq_queue_unreserve(struct dwq_queue *q, unsigned int n)
 }
 EXPORT_SYMBOL_GPL(dwq_queue_unreserve);
 
-/* Pop the due head for @w at @now: it now runs on @w. */
-/* Pop the due head to run it, on @w or, for @w, in the timer's context. */
+/*
+ * Pop the due head to run it: on @w, or in @q's timer while @w leads
+ * (then it counts as @w's, see &dwq_event.worker).
+ */
 static struct dwq_task *__dwq_pop_head(struct dwq_queue *q,
 				       struct dwq_worker *w)
 {
@@ -552,6 +567,7 @@ static struct dwq_task *__dwq_pop_head(struct dwq_queue *q,
 	return task;
 }
 
+/* Pop the due head for @w at @now: it now runs on @w. */
 static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 					struct dwq_worker *w, u64 now)
 {
@@ -883,17 +899,18 @@ static bool __dwq_task_next(struct dwq_task *task, u64 now, u64 *at)
 
 /*
  * The callback of @task returned at @now: queue it again or let it go.
- * Sets *@wake if dwq_cancel_sync() callers wait for it. Once the lock is
- * dropped, the caller must not touch @task.
+ * Sets *@wake if dwq_cancel_sync() callers wait for it. @timer: it ran in
+ * @q's timer, not on a worker that goes back to take() now. Once the lock
+ * is dropped, the caller must not touch @task.
  *
  * Return: true if the caller must drop the last reference after unlocking.
  */
 static bool __dwq_task_end(struct dwq_queue *q, struct dwq_task *task, u64 now,
-			   bool *wake)
+			   bool timer, bool *wake)
 {
 	/* The mode of the run that ended, whatever a reschedule did since. */
 	bool oneshot = dwq_task_run_oneshot(task);
-	bool put = false, again = false;
+	bool put = false, again = false, head;
 	u64 next;
 
 	lockdep_assert_held(&q->lock);
@@ -910,10 +927,12 @@ static bool __dwq_task_end(struct dwq_queue *q, struct dwq_task *task, u64 now,
 		WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
 		/*
 		 * A leader's timer is moved if the task is due earlier. With
-		 * no leader, wake nobody: we go back to take() right now and
-		 * lead ourselves.
+		 * no leader, a worker wakes nobody: it goes back to take()
+		 * right now and leads itself. The timer goes nowhere: if the
+		 * leader left meanwhile, a new head needs a follower.
 		 */
-		__dwq_queue_kick(q, task, false, now);
+		head = timer && dwq_heap_peek(&q->heap) == &task->node;
+		__dwq_queue_kick(q, task, head, now);
 	} else {
 		/*
 		 * A one-shot ran (even if cancel came too late); a periodic
@@ -953,7 +972,7 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 	/* Read under the lock: the next task's grace starts from it. */
 	now = dwq_queue_now(q);
 	w->state = DWQ_WORKER_IDLE;
-	put = __dwq_task_end(q, task, now, &wake);
+	put = __dwq_task_end(q, task, now, false, &wake);
 	next_task = __dwq_take_next(w, now);
 	raw_spin_unlock_irq(&q->lock);
 	if (put)
@@ -1462,10 +1481,12 @@ static void dwq_task_touch_map(struct dwq_task *task)
  * dwq_task_init()), so that calling it under a lock that the callback
  * takes is reported, whether or not the callback runs at that moment.
  *
- * Context: process context; sleeps. If this drops the last reference,
- * @task's release function runs here.
+ * Context: process context, softirqs on; sleeps. If this drops the last
+ * reference, @task's release function runs here.
  * Return: as dwq_cancel(); or -EDEADLK, having done nothing, when called
- * from @task's own callback, which would wait for itself.
+ * from @task's own callback, which would wait for itself, or with softirqs
+ * off: from any quick callback (see dwq_task_set_quick()), in the queue's
+ * timer or on a worker, which must not sleep and may be what it waits for.
  */
 int dwq_cancel_sync(struct dwq_task *task)
 {
@@ -1474,6 +1495,8 @@ int dwq_cancel_sync(struct dwq_task *task)
 	bool put = false;
 	int ret;
 
+	if (in_softirq())
+		return -EDEADLK;
 	might_sleep();
 retry:
 	q = dwq_task_queue(task);
@@ -1648,31 +1671,48 @@ retry:
 EXPORT_SYMBOL_GPL(dwq_query);
 
 /*
- * Run quick @task, taken by the timer, in the timer's context: the
- * callback outside the lock, then the end of its run. Drops @q->lock and
- * retakes it (the saved interrupt state is the timer's).
+ * Run quick @task, which the timer took while @w leads, in the timer's
+ * context: the callback outside the lock, then the end of its run, as
+ * dwq_worker_run() and dwq_task_finish() do on a worker. Drops @q->lock
+ * and retakes it (the saved interrupt state is the timer's: on).
  */
-static void __dwq_timer_run(struct dwq_queue *q, struct dwq_task *task,
-			    unsigned long *flags)
+static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
+			    struct dwq_task *task, unsigned long *flags)
 {
 #ifdef CONFIG_LOCKDEP
 	struct lockdep_map task_map;
 #endif
 	bool put, wake;
+	u64 now;
 
 	lockdep_assert_held(&q->lock);
+	if (trace_dwq_fire_enabled()) {
+		now = dwq_queue_now(q);
+		trace_dwq_fire(q, task, w->id,
+			       now > task->node.deadline ?
+				       now - task->node.deadline :
+				       0);
+	}
 	raw_spin_unlock_irqrestore(&q->lock, *flags);
-	/* Only the task's lock class: see dwq_task_set_quick(). */
+	/*
+	 * As on a worker, the queue's and the task's lock classes are "held"
+	 * while the callback runs; the queue's is its timer's own class
+	 * (@timer_lockdep_map, softirq context), which dwq_queue_destroy()
+	 * touches too. @task may be freed once its callback returns.
+	 */
 #ifdef CONFIG_LOCKDEP
 	lockdep_copy_map(&task_map, &task->lockdep_map);
 #endif
+	lock_map_acquire(&q->timer_lockdep_map);
 	lock_map_acquire(&task_map);
 	task->func(task);
 	lock_map_release(&task_map);
+	lock_map_release(&q->timer_lockdep_map);
 	raw_spin_lock_irqsave(&q->lock, *flags);
-	put = __dwq_task_end(q, task, dwq_queue_now(q), &wake);
+	put = __dwq_task_end(q, task, dwq_queue_now(q), true, &wake);
 	if (put || wake) {
 		raw_spin_unlock_irqrestore(&q->lock, *flags);
+		/* The release function runs here: see dwq_task_set_quick(). */
 		if (put)
 			dwq_task_put(task);
 		if (wake)
@@ -1688,12 +1728,18 @@ static void __dwq_timer_run(struct dwq_queue *q, struct dwq_task *task,
  * Runs the due quick tasks at the head right here, in the timer's context,
  * without waking anyone (at most %DWQ_TIMER_RUN_MAX, so that a burst cannot
  * hold the timer softirq), and moves the timer on to the next head. Wakes
- * the leader for anything else: a due task that is not quick, or more.
- * A timer that fired just as it was moved later (its callback waited for
- * the lock meanwhile) does neither: it is armed again.
+ * the leader for anything else: a due task that is not quick, more than
+ * %DWQ_TIMER_RUN_MAX, an empty heap (it goes back to follow), a follower
+ * on its way by hand-off, or a queue being destroyed. A timer that fired
+ * just as it was moved later (its callback waited for the lock meanwhile)
+ * does neither: it is armed again.
  *
- * Context: the timer softirq, or on PREEMPT_RT the ktimers thread
- *	(HRTIMER_MODE_SOFT).
+ * A task the timer runs is RUNNING with no @runner; the leader it counts
+ * for sleeps on. It cannot run on a worker meanwhile: it is out of the
+ * heap until __dwq_task_end(), as on a worker.
+ *
+ * Context: softirq context (HRTIMER_MODE_SOFT): the timer softirq, on
+ *	PREEMPT_RT in its thread (ktimers, or ksoftirqd on older kernels).
  * Return: %HRTIMER_NORESTART.
  */
 static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
@@ -1735,7 +1781,7 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 			break;
 		}
 		task = __dwq_pop_head(q, w);
-		__dwq_timer_run(q, task, &flags);
+		__dwq_timer_run(q, w, task, &flags);
 		runs++;
 	}
 	raw_spin_unlock_irqrestore(&q->lock, flags);
@@ -1789,6 +1835,11 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	snprintf(q->lockdep_name, sizeof(q->lockdep_name), "(dwq_queue)%s",
 		 q->name);
 	lockdep_init_map(&q->lockdep_map, q->lockdep_name, &q->lockdep_key, 0);
+	lockdep_register_key(&q->timer_lockdep_key);
+	snprintf(q->timer_lockdep_name, sizeof(q->timer_lockdep_name),
+		 "(dwq_timer)%s", q->name);
+	lockdep_init_map(&q->timer_lockdep_map, q->timer_lockdep_name,
+			 &q->timer_lockdep_key, 0);
 #endif
 
 	err = dwq_workers_start(q, workers);
@@ -1801,6 +1852,7 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 
 err_slots:
 #ifdef CONFIG_LOCKDEP
+	lockdep_unregister_key(&q->timer_lockdep_key);
 	lockdep_unregister_key(&q->lockdep_key);
 #endif
 	kvfree(slots);
@@ -1835,7 +1887,8 @@ static bool dwq_queue_is_worker(struct dwq_queue *q)
  *
  * No other call on @q or its tasks may race with this one.
  *
- * Context: process context; sleeps. Not from one of @q's callbacks.
+ * Context: process context, softirqs on; sleeps. Not from one of @q's
+ * callbacks (on a worker or in the queue's timer).
  */
 void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 {
@@ -1844,12 +1897,21 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 	bool put;
 
 	might_sleep();
-	if (WARN_ON(dwq_queue_is_worker(q)))
+	/* A quick callback, on a worker or in the timer this waits for. */
+	if (WARN_ON(dwq_queue_is_worker(q) || in_softirq()))
 		return;
 	WARN_ON(policy > DWQ_DESTROY_RUN_DUE);
-	/* As destroy_workqueue(): a callback may not need a lock we hold. */
+	/*
+	 * As destroy_workqueue(): a callback may not need a lock we hold.
+	 * The timer's class is "held" in softirq context, so touched with
+	 * softirqs off.
+	 */
 	lock_map_acquire(&q->lockdep_map);
 	lock_map_release(&q->lockdep_map);
+	local_bh_disable();
+	lock_map_acquire(&q->timer_lockdep_map);
+	lock_map_release(&q->timer_lockdep_map);
+	local_bh_enable();
 
 	raw_spin_lock_irq(&q->lock);
 	q->stopping = true;
@@ -1864,10 +1926,16 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 		;
 	raw_spin_unlock_irq(&q->lock);
 
-	/* Waits for every running callback, and the due ones if asked. */
+	/*
+	 * Waits for every running callback, and the due ones if asked. The
+	 * timer runs no more tasks once it sees @stopping, but may still run
+	 * the one it took before: hrtimer_cancel() waits for that, and once
+	 * the workers are gone nobody arms the timer again (only a leader's
+	 * sleep does).
+	 */
 	dwq_workers_stop(q);
-	cancel_work_sync(&q->resize_work);
 	hrtimer_cancel(&q->timer);
+	cancel_work_sync(&q->resize_work);
 
 	/*
 	 * Nobody takes tasks any more. Drop the rest one at a time: their
@@ -1896,6 +1964,7 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 	/* No barrier: every waiter left before kthread_stop() returned. */
 	WARN_ON(!list_empty(&q->followers) || waitqueue_active(&q->done_wq));
 #ifdef CONFIG_LOCKDEP
+	lockdep_unregister_key(&q->timer_lockdep_key);
 	lockdep_unregister_key(&q->lockdep_key);
 #endif
 	kvfree(q->heap.slots);

@@ -2,7 +2,8 @@
 /*
  * dwq workers: the kthread pool of a queue, created, run and stopped here.
  * Each worker's thread loops on dwq_take() and runs what it returns,
- * outside every lock, in process context; the callback may sleep. Nothing
+ * outside every lock, in process context; the callback may sleep (a quick
+ * one runs with softirqs off, as the queue's timer runs it). Nothing
  * here takes the queue's lock: what needs it (taking a task, finishing
  * one, the hand-off timer, a worker's state) is in queue.c.
  */
