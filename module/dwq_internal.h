@@ -68,6 +68,17 @@ void dwq_dev_exit(void);
  */
 #define DWQ_TIMER_RUN_MAX 16
 
+/*
+ * "Take" the lock class of a task's callback (its dwq_task_init() call
+ * site): subclass 0 for an ordinary task's runs, 1 for a quick one's,
+ * which run with softirqs off or in softirq context (dwq_task_set_quick()),
+ * so that one call site may make tasks of both kinds without lockdep
+ * seeing one class used in both contexts. A macro: @map may not exist
+ * without CONFIG_LOCKDEP.
+ */
+#define dwq_task_map_acquire(map, quick) \
+	lock_acquire_exclusive(map, (quick) ? 1 : 0, 0, NULL, _THIS_IP_)
+
 /* Room for "dwq-<name>/<id>" in TASK_COMM_LEN is smaller still. */
 #define DWQ_NAME_LEN 16
 

@@ -805,8 +805,13 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 		} else {
 			woke = __dwq_wait_timed(w, head);
 		}
-		if (!woke)
-			break; /* kthread_should_stop() */
+		/*
+		 * kthread_should_stop(). A destroy's kthread_stop() may come
+		 * before the wakeup that told us to stop has run us: what
+		 * DWQ_DESTROY_RUN_DUE asks for runs first (the branch above).
+		 */
+		if (!woke && !q->stopping)
+			break;
 	}
 
 	/*
@@ -1450,8 +1455,9 @@ EXPORT_SYMBOL_GPL(dwq_cancel_batch);
 /*
  * "Take" the lock class of @task's callback, as if waiting for it. A quick
  * task's callback runs with softirqs off (in the timer softirq, or on a
- * worker with them disabled), and so is this, as for flush_work() of a BH
- * work item: lockdep sees one consistent usage of the class.
+ * worker with them disabled), under its quick subclass
+ * (dwq_task_map_acquire()), and so is this, as for flush_work() of a BH
+ * work item: lockdep sees one consistent usage of each class.
  */
 static void dwq_task_touch_map(struct dwq_task *task)
 {
@@ -1459,7 +1465,7 @@ static void dwq_task_touch_map(struct dwq_task *task)
 
 	if (bh)
 		local_bh_disable();
-	lock_map_acquire(&task->lockdep_map);
+	dwq_task_map_acquire(&task->lockdep_map, bh);
 	lock_map_release(&task->lockdep_map);
 	if (bh)
 		local_bh_enable();
@@ -1704,7 +1710,7 @@ static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
 	lockdep_copy_map(&task_map, &task->lockdep_map);
 #endif
 	lock_map_acquire(&q->timer_lockdep_map);
-	lock_map_acquire(&task_map);
+	dwq_task_map_acquire(&task_map, true);
 	task->func(task);
 	lock_map_release(&task_map);
 	lock_map_release(&q->timer_lockdep_map);

@@ -72,7 +72,7 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 		if (quick)
 			local_bh_disable();
 		lock_map_acquire(&w->queue->lockdep_map);
-		lock_map_acquire(&task_map);
+		dwq_task_map_acquire(&task_map, quick);
 		task->func(task);
 		lock_map_release(&task_map);
 		lock_map_release(&w->queue->lockdep_map);
