@@ -725,7 +725,7 @@ static void dwq_context_test_quick_burst(struct kunit *test)
 {
 	const unsigned int n = DWQ_TIMER_RUN_MAX + 4;
 	struct ct_probe *p = ct_probes(test, n + 1);
-	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_queue *q = ct_queue(test, 1, n + 1);
 	struct dwq_sched far = { .time_ns = HOUR };
 	struct dwq_sched s[DWQ_TIMER_RUN_MAX + 4];
 	struct dwq_task *tasks[DWQ_TIMER_RUN_MAX + 4];
@@ -942,8 +942,15 @@ static void dwq_context_test_quick_destroy(struct kunit *test)
 		for (i = 0; i < n + 2; i++) {
 			bound += !!READ_ONCE(p[i].task.queue);
 			if (i < n && atomic_read(&p[i].runs) != 1 &&
-			    (run_due || atomic_read(&p[i].runs) > 1))
+			    (run_due || atomic_read(&p[i].runs) > 1)) {
+				if (!wrong)
+					kunit_info(test,
+						   "round %u (%s): task %u ran %d times",
+						   r,
+						   run_due ? "run_due" : "drop",
+						   i, atomic_read(&p[i].runs));
 				wrong++;
+			}
 		}
 	}
 	KUNIT_EXPECT_EQ(test, bound, 0U);
