@@ -1772,11 +1772,12 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 		/*
 		 * The head is not due (the one this was armed for was
 		 * cancelled or moved, or the quick ones ran): lead on for it,
-		 * with nobody woken.
+		 * with nobody woken. For tracers, the leader leads anew.
 		 */
 		if (task && head->deadline > now) {
 			__dwq_leader_arm(q, head->deadline,
 					 dwq_task_latest(task));
+			trace_dwq_leader(q, w->id, head->deadline);
 			break;
 		}
 		if (!task || !READ_ONCE(task->quick) || q->stopping ||
