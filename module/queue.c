@@ -926,6 +926,12 @@ static bool __dwq_task_end(struct dwq_queue *q, struct dwq_task *task, u64 now,
 		    (task->mode != DWQ_MODE_ONESHOT || task->resched))
 			again = __dwq_task_next(task, now, &next);
 	}
+	/*
+	 * Read before unbinding: that drops the queue's reference unless it
+	 * is the last, and the holder of another (an unread event's) may
+	 * then free @task at once, without our lock.
+	 */
+	*wake = task->canceling;
 	if (again) {
 		WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node, next));
 		task->runner = NULL;
@@ -947,8 +953,6 @@ static bool __dwq_task_end(struct dwq_queue *q, struct dwq_task *task, u64 now,
 					oneshot ? DWQ_STATE_IDLE :
 						  DWQ_STATE_CANCELLED);
 	}
-	/* Read before unlocking: then @task may be freed at any time. */
-	*wake = task->canceling;
 	return put;
 }
 
