@@ -59,13 +59,15 @@ modules:
 		exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# The programs the tests run, each directory a make of its own; they build
+# side by side, one per CPU, also under a plain `make check`.
+TOOL_DIRS := tools/dwqctl tools/testing/selftests/dwq tools/testing/stress \
+	tools/testing/security tools/bench/user examples
 tools:
-	$(MAKE) -C tools/dwqctl
-	$(MAKE) -C tools/testing/selftests/dwq
-	$(MAKE) -C tools/testing/stress
-	$(MAKE) -C tools/testing/security
-	$(MAKE) -C tools/bench/user
-	$(MAKE) -C examples
+	$(MAKE) -j$$(nproc) $(TOOL_DIRS:%=tool-%)
+
+$(TOOL_DIRS:%=tool-%):
+	$(MAKE) -C $(@:tool-%=%)
 
 deps:
 	$(TESTING)/deps
@@ -238,6 +240,6 @@ clean:
 	$(MAKE) -C examples clean
 	rm -rf build
 
-.PHONY: all modules tools deps check soak soak-debug soak-kcsan bench bench-publish run shell \
+.PHONY: all modules tools $(TOOL_DIRS:%=tool-%) deps check soak soak-debug soak-kcsan bench bench-publish run shell \
 	load unload clean install install-user uninstall dkms-src dkms-add \
 	dkms-build dkms-install dkms-remove deb

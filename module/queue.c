@@ -237,12 +237,20 @@ static bool dwq_task_bound(struct dwq_queue *q, struct dwq_task *task)
 static bool __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
 			      unsigned int state)
 {
+	bool last;
+
 	lockdep_assert_held(&q->lock);
 	task->runner = NULL;
 	WRITE_ONCE(task->state, state);
+	/*
+	 * The queue's reference goes first: dwq_cancel_sync() takes a task
+	 * it sees unbound, without our lock, as one the queue no longer
+	 * holds, and its caller may free it at once.
+	 */
+	last = !refcount_dec_not_one(&task->ref.refcount);
 	/* Pairs with the acquire in dwq_task_queue(). */
 	smp_store_release(&task->queue, NULL);
-	return !refcount_dec_not_one(&task->ref.refcount);
+	return last;
 }
 
 /* Wake the first follower, if any; a hand-off counts it in @q->handoffs. */

@@ -59,7 +59,7 @@ kernel_src()
 # image and headers exist.
 stock_abi()
 {
-	local series=$1 re abi
+	local series=$1 re abi names
 
 	case $series in
 	6.12) re='6\.12\.[0-9]+\+deb12-amd64' ;;
@@ -67,10 +67,13 @@ stock_abi()
 	6.1)  re='6\.1\.0-[0-9]+-amd64' ;;
 	*) die "unknown stock kernel series '$series' (6.12, 6.12-rt or 6.1)" ;;
 	esac
-	abi=$(apt-cache search --names-only "^linux-headers-$re\$" 2>/dev/null |
-		awk '{ sub("^linux-headers-", "", $1); print $1 }' |
+	# One listing of the package names (each apt-cache run reads the
+	# whole cache: seconds), the headers' ABIs with their image in it.
+	names=$(apt-cache pkgnames linux- 2>/dev/null)
+	abi=$(printf '%s\n' "$names" | grep -E "^linux-headers-$re\$" |
+		sed 's/^linux-headers-//' |
 		while read -r a; do
-			apt-cache show "linux-image-$a-unsigned" >/dev/null 2>&1 &&
+			printf '%s\n' "$names" | grep -qxF "linux-image-$a-unsigned" &&
 				echo "$a"
 		done | sort -V | tail -n 1)
 	[ -n "$abi" ] || die "no linux-image/headers for $series in the apt lists (apt-get update?)"

@@ -727,7 +727,7 @@ static void op_query(__u64 *rs, struct file *f)
 {
 	struct dwq_ioc_query q = {};
 	struct ent *e = claim(rs, f);
-	__u64 k;
+	__u64 k, kmin, j;
 	long err;
 
 	if (!e)
@@ -774,20 +774,34 @@ static void op_query(__u64 *rs, struct file *f)
 	/*
 	 * A fixed-rate task never moved stays on its grid. Queued, its next
 	 * deadline follows every period run, missed or skipped so far;
-	 * running or parked, its deadline is the one that fired last, whose
-	 * skipped periods are not counted until its event is read.
+	 * parked, its deadline is the one that fired last, whose skipped
+	 * periods are not counted until its event is read. Running, it is
+	 * the deadline of the run, and its event may have been read already
+	 * (the callback posts it before the run ends), with its skipped
+	 * periods: anywhere from the runs and misses before it to all those
+	 * counted.
 	 */
 	if (e->mode == DWQ_MODE_FIXED_RATE && !e->moved &&
 	    q.state != DWQ_STATE_IDLE && q.state != DWQ_STATE_CANCELLED) {
 		k = q.runs + q.overruns + q.skipped -
 		    (q.state == DWQ_STATE_RUNNING ||
 		     q.state == DWQ_STATE_PARKED);
-		if (q.deadline_ns != e->d0 + k * e->period)
-			fail("fixed-rate id %llu: QUERY deadline %llu, want d0+%llu periods: %llu",
-			     (unsigned long long)e->id,
-			     (unsigned long long)q.deadline_ns,
-			     (unsigned long long)k,
-			     (unsigned long long)(e->d0 + k * e->period));
+		kmin = q.state == DWQ_STATE_RUNNING ? q.runs - 1 + q.overruns :
+						      k;
+		j = q.deadline_ns >= e->d0 ?
+			    (q.deadline_ns - e->d0) / e->period :
+			    kmin + k + 1;
+		if (j >= kmin && j <= k &&
+		    q.deadline_ns == e->d0 + j * e->period)
+			goto out;
+		fail("fixed-rate id %llu: deadline %llu, want d0+%llu..%llu periods",
+		     (unsigned long long)e->id,
+		     (unsigned long long)q.deadline_ns,
+		     (unsigned long long)kmin, (unsigned long long)k);
+		fail("... state %u runs %llu overruns %llu skipped %llu d0 %llu",
+		     q.state, (unsigned long long)q.runs,
+		     (unsigned long long)q.overruns,
+		     (unsigned long long)q.skipped, (unsigned long long)e->d0);
 	}
 out:
 	unbusy(f, e);
