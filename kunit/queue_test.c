@@ -1103,6 +1103,12 @@ static void dwq_queue_test_sleeper_does_not_stall(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n + 1), 0);
 
 	qt_wait_count(test, done, n);
+	/*
+	 * Its worker took it first, but may not have entered its callback
+	 * yet (preempted on its way there, as on PREEMPT_RT): z->worker is
+	 * written there.
+	 */
+	qt_wait_for(test, &z->started, TIMEOUT_MS);
 	/* All of them ran with the sleeper still blocked. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(z->task.state), (u8)DWQ_STATE_RUNNING);
@@ -1149,6 +1155,12 @@ static void dwq_queue_test_run_hands_off(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n + 1), 0);
 
 	qt_wait_count(test, done, n);
+	/*
+	 * The sleeper was taken before the tasks behind it, but its worker
+	 * may enter the callback (which writes z->worker) only after the
+	 * other worker ran them: wait for that before comparing.
+	 */
+	qt_wait_for(test, &z->started, TIMEOUT_MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
 	for (i = mid; i < n; i++)
 		KUNIT_EXPECT_NE(test, p[i].worker, z->worker);
