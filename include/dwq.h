@@ -6,7 +6,9 @@
  * This is the in-kernel API. A user embeds a &struct dwq_task in its own
  * object, initialises it once with dwq_task_init() and then schedules it on
  * a &struct dwq_queue, once or periodically; the callback runs on one of
- * the queue's workers, in process context, and may sleep.
+ * the queue's workers, in process context, and may sleep. A task declared
+ * quick (dwq_task_set_quick()) runs with softirqs off instead, usually
+ * right in the queue's timer, with no worker woken.
  *
  * Scheduling, moving and cancelling (dwq_schedule(), dwq_mod(),
  * dwq_reschedule(), dwq_cancel() and their batches) work in any context:
@@ -216,12 +218,14 @@ struct dwq_task_info {
  * struct dwq_worker_stats - what the workers of a queue did
  * @timed_waits: sleeps as the leader, until the head's deadline
  * @untimed_waits: sleeps as a follower, without a timeout
- * @wakeups: returns from either sleep
+ * @wakeups: returns from either sleep (a quick task its timer runs, see
+ *	dwq_task_set_quick(), costs the leader none)
  * @spurious_wakeups: wakeups that found nothing to do: no task due and
  *	no head to lead for, so the worker went back to an untimed wait.
  *	(A follower woken to become the leader, or a voided leader woken to
  *	lead for an earlier head, has something to do.)
- * @tasks_run: callbacks run
+ * @tasks_run: callbacks run, by the worker or, while it led, by the
+ *	queue's timer
  * @leader_changes: times the worker became the leader
  */
 struct dwq_worker_stats {
@@ -268,8 +272,8 @@ void dwq_task_init_key(struct dwq_task *task,
  * dwq_task_init() - initialise a task before its first use
  * @task: the task, normally embedded in the caller's object
  * @func: the callback; runs on a worker in process context and may sleep
- *	(a quick task's may run in the timer's context, see
- *	dwq_task_set_quick())
+ *	(a quick task's runs with softirqs off, usually in the queue's timer,
+ *	see dwq_task_set_quick())
  * @release: called with @task when its last reference is dropped (by
  *	dwq_task_put(), or by dwq when it lets go of the task: from a worker,
  *	from dwq_cancel*() or from dwq_queue_destroy()), typically to free the
@@ -319,14 +323,25 @@ static inline void dwq_task_get(struct dwq_task *task)
  * @quick: true if the callback never sleeps and returns within a few
  *	microseconds; false (the default of dwq_task_init()) otherwise
  *
- * While a worker runs a callback and other tasks wait with nobody leading
- * them, a hand-off hrtimer is armed, so that a callback that runs long
- * past the next deadline lets another worker take it. A quick task does
- * not arm it: its callback returns before a woken worker could help, and
- * the timer would cost an hrtimer start and cancel per task. A burst of
- * due quick tasks therefore runs on one worker, back to back; other
- * workers join when a newly scheduled task becomes the head. /dev/dwq's
- * tasks are quick.
+ * A quick task that comes due while a worker leads the queue (sleeps on
+ * the queue's timer) runs in that timer's context, with no worker woken:
+ * softirq context, the timer softirq (on PREEMPT_RT its thread, ktimers or
+ * ksoftirqd). As timerfd's timer posts its expiration, so a callback that
+ * wakes someone gets there with that one wakeup. It counts as run by the
+ * leader (dwq_task_run_worker(), &dwq_worker_stats.tasks_run), which
+ * sleeps on. The timer runs at most 16 due quick tasks per expiry and
+ * wakes the leader for more, or for a task that is not quick; a worker
+ * runs a quick task with softirqs off (local_bh_disable()), so that it
+ * always runs in one context for lockdep.
+ *
+ * So a quick callback must not sleep, must take the locks it shares with
+ * process context with softirqs off there (spin_lock_bh() or irqsave),
+ * and its task's release function, which may run in the timer when the
+ * callback drops the last reference, must be fine in softirq context
+ * (kfree() is; defer to a work item what needs process context). It may
+ * call every dwq function but those that sleep: dwq_cancel_sync() (which
+ * says -EDEADLK there), dwq_queue_reserve() and dwq_queue_destroy(). A
+ * worker running a quick task arms no hand-off timer.
  *
  * Context: any context.
  */
@@ -402,6 +417,10 @@ static inline bool dwq_task_run_oneshot(const struct dwq_task *task)
 /**
  * dwq_task_run_worker() - the worker running the callback
  * @task: the task whose callback is calling
+ *
+ * A quick task run by the queue's timer counts as run by the worker
+ * that leads the queue, whose timer it is (see dwq_task_set_quick()): its
+ * thread sleeps on meanwhile, and the callback runs in softirq context.
  *
  * Context: only from @task's own callback.
  * Return: the worker's id, 0 .. workers - 1 (its thread is "dwq/<id>").

@@ -36,6 +36,12 @@ struct ct_probe {
 	int rearm; /* dwq_mod() itself this many more times */
 	int rearm_err; /* the last dwq_mod()'s result */
 	bool all_oneshot; /* dwq_task_run_oneshot() held in every run */
+	struct task_struct *thread; /* where the last run ran... */
+	bool softirq; /* ...whether in softirq context... */
+	bool bh_off; /* ...and whether with softirqs off */
+	atomic_t softirq_runs; /* runs in softirq context */
+	struct dwq_task *sync; /* dwq_cancel_sync() this from the callback */
+	int sync_ret; /* what it said */
 	struct completion started;
 	struct completion *gate;
 };
@@ -47,6 +53,13 @@ static void ct_probe_fn(struct dwq_task *task)
 
 	if (!dwq_task_run_oneshot(task))
 		p->all_oneshot = false;
+	p->thread = current;
+	p->softirq = in_serving_softirq();
+	p->bh_off = in_softirq();
+	if (p->softirq)
+		atomic_inc(&p->softirq_runs);
+	if (p->sync)
+		p->sync_ret = dwq_cancel_sync(p->sync);
 	complete(&p->started);
 	if (p->gate)
 		wait_for_completion_timeout(p->gate, msecs_to_jiffies(GATE_MS));
@@ -549,6 +562,7 @@ static void dwq_context_test_mod_during_cancel_sync(struct kunit *test)
 struct ct_obj {
 	struct dwq_task task;
 	atomic_t *ran;
+	atomic_t *in_timer; /* runs in softirq context, if not NULL */
 	u64 payload[4];
 };
 
@@ -568,6 +582,8 @@ static void ct_obj_fn(struct dwq_task *task)
 	/* A short busy callback, to be caught running. */
 	ct_spin(20 * NSEC_PER_USEC);
 	o->payload[0]++;
+	if (o->in_timer && in_serving_softirq())
+		atomic_inc(o->in_timer);
 	atomic_inc(o->ran);
 }
 
@@ -616,7 +632,340 @@ static void dwq_context_test_cancel_sync_free(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(ran), 0);
 }
 
+/* The leader is asleep on its timer, with no wakeup on its way. */
+static bool ct_leading(struct dwq_queue *q)
+{
+	struct task_struct *t;
+	bool asleep;
+
+	raw_spin_lock_irq(&q->lock);
+	t = q->leader ? q->leader->thread : NULL;
+	asleep = t && !q->leader_fired && !task_is_running(t);
+	raw_spin_unlock_irq(&q->lock);
+	return asleep;
+}
+
+/*
+ * A quick task due while a worker leads runs in the queue's timer, in
+ * softirq context, with no worker woken: the leader sleeps on through a
+ * one-shot and through every period of a periodic one (re-queued by the
+ * timer), and dwq_cancel_sync() of the periodic one leaves it idle. Both
+ * count as run by the leader.
+ */
+static void dwq_context_test_quick_in_timer(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 3);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched far = { .time_ns = HOUR };
+	struct dwq_sched soon = { .time_ns = 20 * MS };
+	struct dwq_sched rate = { .time_ns = 20 * MS,
+				  .mode = DWQ_MODE_FIXED_RATE,
+				  .period_ns = 10 * MS };
+	struct dwq_queue_stats before, after;
+	int runs;
+
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
+	dwq_kunit_wait_until(test, ct_leading(q));
+	before = ct_stats(q);
+	dwq_task_set_quick(&p[1].task, true);
+	dwq_task_set_quick(&p[2].task, true);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &soon), 0);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[2].task, &rate), 0);
+	dwq_kunit_wait_until(test,
+			     ct_unbound(&p[1]) && atomic_read(&p[2].runs) >= 3);
+	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[2].task), 0);
+	KUNIT_EXPECT_TRUE(test, ct_unbound(&p[2]));
+	runs = atomic_read(&p[2].runs);
+	dwq_kunit_wait_until(test, ct_leading(q));
+	after = ct_stats(q);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
+	KUNIT_EXPECT_EQ(test, after.total.tasks_run,
+			before.total.tasks_run + 1 + runs);
+	KUNIT_EXPECT_PTR_NE(test, p[1].thread, q->workers[0].thread);
+	KUNIT_EXPECT_PTR_NE(test, p[2].thread, q->workers[0].thread);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].softirq_runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[2].softirq_runs), runs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[2].runs), runs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+}
+
+/*
+ * An ordinary task due while a worker leads still wakes it and runs on
+ * it, in process context with softirqs on.
+ */
+static void dwq_context_test_not_quick_on_worker(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 2);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched far = { .time_ns = HOUR };
+	struct dwq_sched soon = { .time_ns = 20 * MS };
+	struct dwq_queue_stats before, after;
+
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
+	dwq_kunit_wait_until(test, ct_leading(q));
+	before = ct_stats(q);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &soon), 0);
+	dwq_kunit_wait_until(test, ct_unbound(&p[1]));
+	dwq_kunit_wait_until(test, ct_leading(q));
+	after = ct_stats(q);
+	KUNIT_EXPECT_PTR_EQ(test, p[1].thread, q->workers[0].thread);
+	KUNIT_EXPECT_FALSE(test, p[1].bh_off);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups + 1);
+	KUNIT_EXPECT_EQ(test, after.total.tasks_run,
+			before.total.tasks_run + 1);
+}
+
+/*
+ * More quick tasks due at once than one expiry runs: the timer runs
+ * DWQ_TIMER_RUN_MAX of them and wakes the leader once, which runs the
+ * rest on its thread with softirqs off. All run, once each, in deadline
+ * order.
+ */
+static void dwq_context_test_quick_burst(struct kunit *test)
+{
+	const unsigned int n = DWQ_TIMER_RUN_MAX + 4;
+	struct ct_probe *p = ct_probes(test, n + 1);
+	struct dwq_queue *q = ct_queue(test, 1, n + 1);
+	struct dwq_sched far = { .time_ns = HOUR };
+	struct dwq_sched s[DWQ_TIMER_RUN_MAX + 4];
+	struct dwq_task *tasks[DWQ_TIMER_RUN_MAX + 4];
+	struct dwq_queue_stats before, after;
+	unsigned int i, in_timer = 0, on_worker = 0;
+	u64 at = ktime_get_ns() + 20 * MS;
+
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[n].task, &far), 0);
+	dwq_kunit_wait_until(test, ct_leading(q));
+	before = ct_stats(q);
+	for (i = 0; i < n; i++) {
+		dwq_task_set_quick(&p[i].task, true);
+		tasks[i] = &p[i].task;
+		s[i] = (struct dwq_sched){ .time_ns = at,
+					   .flags = DWQ_SCHED_ABS };
+	}
+	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n), 0);
+	for (i = 0; i < n; i++)
+		dwq_kunit_wait_until(test, ct_unbound(&p[i]));
+	dwq_kunit_wait_until(test, ct_leading(q));
+	after = ct_stats(q);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 1);
+		KUNIT_EXPECT_TRUE(test, p[i].bh_off);
+		if (p[i].softirq) {
+			in_timer++;
+			KUNIT_EXPECT_PTR_NE(test, p[i].thread,
+					    q->workers[0].thread);
+		} else if (p[i].thread == q->workers[0].thread) {
+			on_worker++;
+		}
+		/* Equal deadlines run in the order scheduled. */
+		KUNIT_EXPECT_EQ(test, p[i].softirq, i < DWQ_TIMER_RUN_MAX);
+	}
+	KUNIT_EXPECT_EQ(test, in_timer, DWQ_TIMER_RUN_MAX);
+	KUNIT_EXPECT_EQ(test, on_worker, n - DWQ_TIMER_RUN_MAX);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups + 1);
+	KUNIT_EXPECT_EQ(test, after.total.tasks_run,
+			before.total.tasks_run + n);
+}
+
+/*
+ * dwq_cancel_sync() from a quick callback, in the timer: -EDEADLK, having
+ * done nothing, for its own task and for another one (it would sleep with
+ * softirqs off); that one is still queued after.
+ */
+static void dwq_context_test_quick_no_cancel_sync(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 3);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched far = { .time_ns = HOUR };
+	struct dwq_sched soon = { .time_ns = 20 * MS };
+	struct dwq_task_info info;
+
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
+	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_task_set_quick(&p[1].task, true);
+	dwq_task_set_quick(&p[2].task, true);
+	p[1].sync = &p[1].task;
+	p[2].sync = &p[0].task;
+	p[1].sync_ret = 1;
+	p[2].sync_ret = 1;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &soon), 0);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[2].task, &soon), 0);
+	dwq_kunit_wait_until(test, ct_unbound(&p[1]) && ct_unbound(&p[2]));
+	KUNIT_EXPECT_TRUE(test, p[1].softirq);
+	KUNIT_EXPECT_EQ(test, p[1].sync_ret, -EDEADLK);
+	KUNIT_EXPECT_EQ(test, p[2].sync_ret, -EDEADLK);
+	dwq_query(&p[0].task, &info);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
+}
+
+/* Counts where the release function ran. */
+struct ct_released {
+	struct dwq_task task;
+	atomic_t released;
+	bool softirq;
+};
+
+static void ct_released_fn(struct dwq_task *task)
+{
+}
+
+static void ct_released_release(struct dwq_task *task)
+{
+	struct ct_released *r = container_of(task, struct ct_released, task);
+
+	r->softirq = in_serving_softirq();
+	atomic_inc(&r->released);
+}
+
+/*
+ * A quick one-shot whose owner dropped its reference while it was queued:
+ * the queue's, the last, goes when the timer has run it, and the release
+ * function runs there, in softirq context, once.
+ */
+static void dwq_context_test_quick_release_in_timer(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 1);
+	struct ct_released *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched far = { .time_ns = HOUR };
+	struct dwq_sched soon = { .time_ns = 20 * MS };
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
+	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_task_init(&r->task, ct_released_fn, ct_released_release);
+	dwq_task_set_quick(&r->task, true);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &r->task, &soon), 0);
+	dwq_task_put(&r->task);
+	dwq_kunit_wait_until(test, atomic_read(&r->released));
+	KUNIT_EXPECT_TRUE(test, r->softirq);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->released), 1);
+}
+
+/*
+ * dwq_cancel_sync() of a quick periodic task that the timer runs, every
+ * 20 us, racing its firings at varying points, then the object freed at
+ * once: the queue holds no reference and never touches it again (KASAN
+ * reports a use after the kfree()), and the leader is never woken.
+ */
+static void dwq_context_test_quick_cancel_sync_free(struct kunit *test)
+{
+	const unsigned int n = 1000;
+	atomic_t *ran = kunit_kzalloc(test, 2 * sizeof(*ran), GFP_KERNEL);
+	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_queue *q = ct_queue(test, 1, 16);
+	struct dwq_sched far = { .time_ns = HOUR };
+	unsigned int i, refs_left = 0, bound_left = 0, running = 0;
+	struct dwq_queue_stats before, after;
+	struct dwq_sched s;
+	struct ct_obj *o;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, ran);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
+	dwq_kunit_wait_until(test, ct_leading(q));
+	before = ct_stats(q);
+	for (i = 0; i < n; i++) {
+		o = kzalloc(sizeof(*o), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, o);
+		dwq_task_init(&o->task, ct_obj_fn, NULL);
+		dwq_task_set_quick(&o->task, true);
+		o->ran = &ran[0];
+		o->in_timer = &ran[1];
+		s = (struct dwq_sched){ .time_ns = (i % 4) * 10 * NSEC_PER_USEC,
+					.mode = DWQ_MODE_FIXED_RATE,
+					.period_ns = 20 * NSEC_PER_USEC };
+		if (dwq_schedule(q, &o->task, &s)) {
+			kfree(o);
+			KUNIT_FAIL(test, "schedule %u failed", i);
+			break;
+		}
+		ct_spin((i % 64) * NSEC_PER_USEC);
+		ret = dwq_cancel_sync(&o->task);
+		running += ret == DWQ_RESULT_RUNNING;
+		refs_left += kref_read(&o->task.ref) != 1;
+		bound_left += !!READ_ONCE(o->task.queue);
+		kfree(o);
+	}
+	dwq_kunit_wait_until(test, ct_leading(q));
+	after = ct_stats(q);
+	KUNIT_EXPECT_EQ(test, refs_left, 0U);
+	KUNIT_EXPECT_EQ(test, bound_left, 0U);
+	/* The race was run: callbacks ran, all of them in the timer. */
+	KUNIT_EXPECT_GT(test, atomic_read(&ran[0]), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ran[1]), atomic_read(&ran[0]));
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
+	kunit_info(test, "%d runs, %u cancels found one running",
+		   atomic_read(&ran[0]), running);
+}
+
+/*
+ * dwq_queue_destroy() while the timer runs quick tasks: one-shots due at
+ * once, and a periodic one every 20 us. With DWQ_DESTROY_RUN_DUE every
+ * one-shot due runs exactly once (in the timer before, on a worker during
+ * the destroy); with DWQ_DESTROY_DROP at most once. Either way every task
+ * is let go (KASAN reports the timer touching the queue once freed).
+ */
+static void dwq_context_test_quick_destroy(struct kunit *test)
+{
+	const unsigned int n = 24, rounds = 40;
+	struct ct_probe *p = ct_probes(test, n + 2);
+	struct dwq_sched far = { .time_ns = HOUR };
+	struct dwq_sched rate = { .mode = DWQ_MODE_FIXED_RATE,
+				  .period_ns = 20 * NSEC_PER_USEC };
+	struct dwq_sched s[24] = {};
+	struct dwq_task *tasks[24];
+	unsigned int i, r, wrong = 0, bound = 0;
+	struct dwq_queue *q;
+	bool run_due;
+
+	for (r = 0; r < rounds; r++) {
+		run_due = r % 2;
+		q = dwq_queue_create("kunit", 1, 0);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+		KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, n + 2), 0);
+		for (i = 0; i < n + 2; i++) {
+			atomic_set(&p[i].runs, 0);
+			dwq_task_set_quick(&p[i].task, true);
+		}
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[n].task, &far), 0);
+		dwq_kunit_wait_until(test, ct_leading(q));
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[n + 1].task, &rate),
+				0);
+		ct_spin((r % 8) * 10 * NSEC_PER_USEC);
+		for (i = 0; i < n; i++)
+			tasks[i] = &p[i].task;
+		KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n), 0);
+		ct_spin((r % 5) * 5 * NSEC_PER_USEC);
+		dwq_queue_destroy(q, run_due ? DWQ_DESTROY_RUN_DUE :
+					       DWQ_DESTROY_DROP);
+		for (i = 0; i < n + 2; i++) {
+			bound += !!READ_ONCE(p[i].task.queue);
+			if (i < n && atomic_read(&p[i].runs) != 1 &&
+			    (run_due || atomic_read(&p[i].runs) > 1)) {
+				if (!wrong)
+					kunit_info(test,
+						   "round %u (%s): task %u ran %d times",
+						   r,
+						   run_due ? "run_due" : "drop",
+						   i, atomic_read(&p[i].runs));
+				wrong++;
+			}
+		}
+	}
+	KUNIT_EXPECT_EQ(test, bound, 0U);
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[n].runs), 0);
+}
+
 static struct kunit_case dwq_context_test_cases[] = {
+	KUNIT_CASE(dwq_context_test_quick_in_timer),
+	KUNIT_CASE(dwq_context_test_not_quick_on_worker),
+	KUNIT_CASE(dwq_context_test_quick_burst),
+	KUNIT_CASE(dwq_context_test_quick_no_cancel_sync),
+	KUNIT_CASE(dwq_context_test_quick_release_in_timer),
+	KUNIT_CASE_SLOW(dwq_context_test_quick_cancel_sync_free),
+	KUNIT_CASE_SLOW(dwq_context_test_quick_destroy),
 	KUNIT_CASE(dwq_context_test_hardirq),
 	KUNIT_CASE(dwq_context_test_softirq),
 	KUNIT_CASE(dwq_context_test_locked),

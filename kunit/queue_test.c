@@ -1103,6 +1103,12 @@ static void dwq_queue_test_sleeper_does_not_stall(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n + 1), 0);
 
 	qt_wait_count(test, done, n);
+	/*
+	 * Its worker took it first, but may not have entered its callback
+	 * yet (preempted on its way there, as on PREEMPT_RT): z->worker is
+	 * written there.
+	 */
+	qt_wait_for(test, &z->started, TIMEOUT_MS);
 	/* All of them ran with the sleeper still blocked. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(z->task.state), (u8)DWQ_STATE_RUNNING);
@@ -1149,6 +1155,12 @@ static void dwq_queue_test_run_hands_off(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n + 1), 0);
 
 	qt_wait_count(test, done, n);
+	/*
+	 * The sleeper was taken before the tasks behind it, but its worker
+	 * may enter the callback (which writes z->worker) only after the
+	 * other worker ran them: wait for that before comparing.
+	 */
+	qt_wait_for(test, &z->started, TIMEOUT_MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
 	for (i = mid; i < n; i++)
 		KUNIT_EXPECT_NE(test, p[i].worker, z->worker);
@@ -1208,68 +1220,94 @@ static void dwq_queue_test_quick_no_handoff(struct kunit *test)
 }
 
 /*
- * What a hand-off timer decides when it fires, by the callback its worker
- * runs now: within that callback's grace it moves on to it (a run of short
- * callbacks); past the grace it wakes one follower. Called directly, for a
- * worker blocked in a quick callback (so no timer of its own is armed)
- * with a due task behind it that nobody leads; the start of the callback
- * is set by hand to put the grace ahead or behind.
+ * A quick callback that plays a worker's hand-off timer by hand, from
+ * inside the run (a quick callback may not block, so the checks are made
+ * here, not by the test while it waits): within the callback's grace the
+ * timer moves on to it, past the grace it wakes one follower.
  */
-static void dwq_queue_test_handoff_follows_run(struct kunit *test)
-{
-	struct qt_probe *p = qt_probes(test, 1);
-	struct completion *gate = qt_gate(test);
-	struct dwq_sched s[2] = {};
-	struct dwq_task *tasks[2];
-	enum hrtimer_restart ret;
+struct qt_handoff_probe {
+	struct dwq_task task;
 	struct dwq_queue *q;
-	struct qt_sleeper *z;
-	struct dwq_worker *w;
-	unsigned int handoffs;
-	atomic_t *done;
+	struct qt_probe *behind; /* due behind us, nobody leading it */
+	int worker;
+	bool armed; /* our worker's own hand-off timer was armed */
+	enum hrtimer_restart within, past; /* what the timer said */
+	unsigned int handoffs; /* followers on their way, within */
+	bool other_asleep; /* the other worker, within */
+	int behind_runs; /* the task behind, within */
+	struct completion ran;
+};
 
-	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, z);
-	done = qt_counters(test, 1);
-	q = qt_queue(test, 2, 0);
-	qt_sleeper_init(z, gate, done);
-	/* Both asleep first: then only a wakeup brings the other one in. */
-	qt_wait_followers(test, q, 2);
-	dwq_task_set_quick(&z->task, true);
-	dwq_task_set_quick(&p[0].task, true);
-	tasks[0] = &z->task;
-	tasks[1] = &p[0].task;
-	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, 2), 0);
-	qt_wait_for(test, &z->started, TIMEOUT_MS);
-	w = &q->workers[z->worker];
-	KUNIT_EXPECT_FALSE(test, hrtimer_active(&w->handoff));
+static void qt_handoff_probe_fn(struct dwq_task *task)
+{
+	struct qt_handoff_probe *h =
+		container_of(task, struct qt_handoff_probe, task);
+	struct dwq_queue *q = h->q;
+	struct dwq_worker *w;
+
+	h->worker = dwq_task_run_worker(task);
+	w = &q->workers[h->worker];
+	h->armed = hrtimer_active(&w->handoff);
 
 	/* The callback began a second from now: well within its grace. */
 	raw_spin_lock_irq(&q->lock);
 	w->run_since = ktime_get_ns() + 1000 * MS; /* the queue's clock */
 	raw_spin_unlock_irq(&q->lock);
-	ret = qt_fire_handoff(w);
-	KUNIT_EXPECT_EQ(test, ret, HRTIMER_RESTART);
+	h->within = qt_fire_handoff(w);
 	raw_spin_lock_irq(&q->lock);
-	handoffs = q->handoffs;
+	h->handoffs = q->handoffs;
 	raw_spin_unlock_irq(&q->lock);
-	KUNIT_EXPECT_EQ(test, handoffs, 0U);
-	/* Nobody was woken: the other worker is still on the wait queue. */
-	KUNIT_EXPECT_TRUE(test, qt_asleep(q, 1 - z->worker));
-	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+	h->other_asleep = qt_asleep(q, 1 - h->worker);
+	h->behind_runs = atomic_read(&h->behind->runs);
 
 	/* Long past it: one follower is woken, and runs the task behind. */
 	raw_spin_lock_irq(&q->lock);
 	w->run_since = 0;
 	raw_spin_unlock_irq(&q->lock);
-	ret = qt_fire_handoff(w);
-	KUNIT_EXPECT_EQ(test, ret, HRTIMER_NORESTART);
-	qt_wait_ran(test, &p[0]);
-	KUNIT_EXPECT_NE(test, p[0].worker, z->worker);
-	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
+	h->past = qt_fire_handoff(w);
+	complete(&h->ran);
+}
 
-	complete(gate);
-	qt_wait_count(test, &z->runs, 1);
+/*
+ * What a hand-off timer decides when it fires, by the callback its worker
+ * runs now: within that callback's grace it moves on to it (a run of short
+ * callbacks); past the grace it wakes one follower. Called directly, for a
+ * worker in a quick callback (so no timer of its own is armed) with a due
+ * task behind it that nobody leads; the start of the callback is set by
+ * hand to put the grace ahead or behind.
+ */
+static void dwq_queue_test_handoff_follows_run(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 1);
+	struct dwq_sched s[2] = {};
+	struct qt_handoff_probe *h;
+	struct dwq_task *tasks[2];
+	struct dwq_queue *q;
+
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	q = qt_queue(test, 2, 0);
+	dwq_task_init(&h->task, qt_handoff_probe_fn, NULL);
+	init_completion(&h->ran);
+	h->q = q;
+	h->behind = &p[0];
+	/* Both asleep first: then only a wakeup brings the other one in. */
+	qt_wait_followers(test, q, 2);
+	dwq_task_set_quick(&h->task, true);
+	dwq_task_set_quick(&p[0].task, true);
+	tasks[0] = &h->task;
+	tasks[1] = &p[0].task;
+	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, 2), 0);
+	qt_wait_for(test, &h->ran, TIMEOUT_MS);
+	KUNIT_EXPECT_FALSE(test, h->armed);
+	KUNIT_EXPECT_EQ(test, h->within, HRTIMER_RESTART);
+	KUNIT_EXPECT_EQ(test, h->handoffs, 0U);
+	/* Nobody was woken: the other worker was still on the wait queue. */
+	KUNIT_EXPECT_TRUE(test, h->other_asleep);
+	KUNIT_EXPECT_EQ(test, h->behind_runs, 0);
+	KUNIT_EXPECT_EQ(test, h->past, HRTIMER_NORESTART);
+	qt_wait_ran(test, &p[0]);
+	KUNIT_EXPECT_NE(test, p[0].worker, h->worker);
 }
 
 /*

@@ -26,6 +26,11 @@
 
 static struct kmem_cache *dwq_utask_cache;
 
+/*
+ * The last reference to a client, and to a utask, may go in the queue's
+ * timer (softirq context): a one-shot fired after close() drops it when
+ * its callback returns. What they free is fine there.
+ */
 static void dwq_client_free(struct kref *ref)
 {
 	struct dwq_client *c = container_of(ref, struct dwq_client, ref);

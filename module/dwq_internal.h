@@ -62,6 +62,23 @@ void dwq_dev_exit(void);
  */
 #define DWQ_HANDOFF_GRACE_NS (50 * NSEC_PER_USEC)
 
+/*
+ * Most quick tasks one expiry of a queue's timer runs (dwq_task_set_quick());
+ * more due at once wake the leader, which runs the rest.
+ */
+#define DWQ_TIMER_RUN_MAX 16
+
+/*
+ * "Take" the lock class of a task's callback (its dwq_task_init() call
+ * site): subclass 0 for an ordinary task's runs, 1 for a quick one's,
+ * which run with softirqs off or in softirq context (dwq_task_set_quick()),
+ * so that one call site may make tasks of both kinds without lockdep
+ * seeing one class used in both contexts. A macro: @map may not exist
+ * without CONFIG_LOCKDEP.
+ */
+#define dwq_task_map_acquire(map, quick) \
+	lock_acquire_exclusive(map, (quick) ? 1 : 0, 0, NULL, _THIS_IP_)
+
 /* Room for "dwq-<name>/<id>" in TASK_COMM_LEN is smaller still. */
 #define DWQ_NAME_LEN 16
 
@@ -152,7 +169,9 @@ struct dwq_worker {
  *	meanwhile was due: it will re-read the head
  * @timer: the leader's timer: armed when a worker begins to lead, moved in
  *	place by whoever queues a task due earlier, so that a new head costs
- *	no wakeup
+ *	no wakeup. A soft hrtimer: it runs the due quick tasks itself, in
+ *	softirq context, and wakes the leader only for the others (see
+ *	dwq_queue_timer())
  * @handoffs: followers woken by a hand-off timer and not yet back under
  *	the lock: a due head is left to them
  * @reserved: heap slots held back for running tasks that will be queued
@@ -181,6 +200,12 @@ struct dwq_worker {
  *	dwq_queue_destroy(), so that lockdep sees a destroy called under a
  *	lock a callback takes (workqueue's "(wq_completion)" map)
  * @lockdep_name: the name of @lockdep_map: "(dwq_queue)<name>"
+ * @timer_lockdep_key: the lock class of @timer_lockdep_map, one per queue
+ * @timer_lockdep_map: as @lockdep_map, "held" by @timer while it runs a
+ *	quick callback, in softirq context, and touched by
+ *	dwq_queue_destroy() with softirqs off: a class of its own, since the
+ *	workers hold @lockdep_map with softirqs on
+ * @timer_lockdep_name: its name: "(dwq_timer)<name>"
  */
 struct dwq_queue {
 	raw_spinlock_t lock; /* heap, leader, tasks: see above */
@@ -209,6 +234,9 @@ struct dwq_queue {
 	struct lock_class_key lockdep_key;
 	struct lockdep_map lockdep_map;
 	char lockdep_name[12 + DWQ_NAME_LEN];
+	struct lock_class_key timer_lockdep_key;
+	struct lockdep_map timer_lockdep_map;
+	char timer_lockdep_name[12 + DWQ_NAME_LEN];
 #endif
 };
 

@@ -85,9 +85,15 @@ static void dwq_utask_park(struct dwq_utask *ut, struct dwq_task *task)
  * wakes a reader; a periodic task then parks until its event is read. A
  * one-shot's id goes first.
  *
- * Context: a dwq worker, or any context that may take a spinlock_t (on
- *	PREEMPT_RT, not hard interrupt context); takes the file's locks
- *	with interrupts saved, does not sleep.
+ * It is quick (dwq_task_set_quick()): usually the queue's timer runs it,
+ * in softirq context, so that the reader it wakes is the only wakeup
+ * between the timer and read() returning, as with a timerfd. The event's
+ * @worker is then the leader's id (dwq_task_run_worker()).
+ *
+ * Context: the queue's timer (softirq), a dwq worker with softirqs off,
+ *	or any context that may take a spinlock_t (on PREEMPT_RT, not hard
+ *	interrupt context); takes the file's locks with interrupts saved,
+ *	does not sleep. Drops no last reference: the queue holds one.
  */
 void dwq_utask_fire(struct dwq_task *task)
 {

@@ -165,9 +165,11 @@ struct dwq_user {
 
 /*
  * Every user with a dwq file open: kuid value -> &struct dwq_user. Its
- * xa_lock guards the map and every entry's @ref.
+ * xa_lock guards the map and every entry's @ref; taken with interrupts
+ * off, because the last put may come from the queue's timer (a task's
+ * last reference, dropped in softirq context, frees its file's client).
  */
-static DEFINE_XARRAY(dwq_users);
+static DEFINE_XARRAY_FLAGS(dwq_users, XA_FLAGS_LOCK_IRQ);
 
 /**
  * dwq_user_get() - the user a file opened with @cred is charged to
@@ -185,11 +187,11 @@ struct dwq_user *dwq_user_get(const struct cred *cred)
 	unsigned long key = __kuid_val(cred->euid);
 	struct dwq_user *u, *new;
 
-	xa_lock(&dwq_users);
+	xa_lock_irq(&dwq_users);
 	u = xa_load(&dwq_users, key);
 	if (u)
 		u->ref++;
-	xa_unlock(&dwq_users);
+	xa_unlock_irq(&dwq_users);
 	if (u)
 		return u;
 
@@ -206,11 +208,11 @@ struct dwq_user *dwq_user_get(const struct cred *cred)
 	 * what it returns was in the map, so had a reference, when it retook
 	 * the lock; and the last put erases the entry under that lock.
 	 */
-	xa_lock(&dwq_users);
+	xa_lock_irq(&dwq_users);
 	u = __xa_cmpxchg(&dwq_users, key, NULL, new, GFP_KERNEL_ACCOUNT);
 	if (u && !xa_is_err(u))
 		u->ref++;
-	xa_unlock(&dwq_users);
+	xa_unlock_irq(&dwq_users);
 	if (!u)
 		return new;
 	kfree(new);
@@ -221,17 +223,20 @@ struct dwq_user *dwq_user_get(const struct cred *cred)
  * dwq_user_put() - drop a reference from dwq_user_get()
  * @u: the user
  *
- * Context: any context.
+ * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
+ *	hard interrupt context): softirq context too, the queue's timer.
  */
 void dwq_user_put(struct dwq_user *u)
 {
-	xa_lock(&dwq_users);
+	unsigned long flags;
+
+	xa_lock_irqsave(&dwq_users, flags);
 	if (--u->ref) {
-		xa_unlock(&dwq_users);
+		xa_unlock_irqrestore(&dwq_users, flags);
 		return;
 	}
 	__xa_erase(&dwq_users, __kuid_val(u->uid));
-	xa_unlock(&dwq_users);
+	xa_unlock_irqrestore(&dwq_users, flags);
 	WARN_ON(atomic_read(&u->nr_tasks));
 	WARN_ON(atomic64_read(&u->rate));
 	kfree(u);

@@ -91,6 +91,17 @@
  *   that callback's grace instead of waking anyone, so only a callback that
  *   really runs long brings a follower in.
  *
+ * - The leader's timer wakes nobody for a quick task (dwq_task_set_quick()):
+ *   a soft hrtimer, it runs the due quick tasks at the head itself, in
+ *   softirq context, at most DWQ_TIMER_RUN_MAX per expiry, re-queues the
+ *   periodic ones and moves on to the next head, the leader asleep all
+ *   along (dwq_queue_timer()). Such a task is RUNNING with no runner, and
+ *   out of the heap, so no worker takes it meanwhile. A quick task due at
+ *   once when scheduled moves the timer to now instead of waking the
+ *   leader. Only a due task that is not quick, a burst past the bound or
+ *   an emptied heap wakes the leader, which runs the rest as a worker
+ *   (with softirqs off for a quick one).
+ *
  * Capacity: the heap array never grows or shrinks under the lock, and
  * nothing that schedules allocates: a schedule that finds no room fails
  * with -ENOSPC. Room is made ahead, by dwq_queue_reserve() (which may sleep)
@@ -102,6 +113,7 @@
  * (unless it is the last one), in the same hold that unbinds the task, so
  * that a dwq_cancel_sync() that sees the task unbound may free it.
  */
+#include <linux/bottom_half.h>
 #include <linux/bug.h>
 #include <linux/err.h>
 #include <linux/export.h>
@@ -112,6 +124,7 @@
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -278,7 +291,7 @@ static void __dwq_leader_arm(struct dwq_queue *q, u64 soft, u64 hard)
 	q->leader_deadline = soft;
 	q->leader_hard = hard;
 	hrtimer_start_range_ns(&q->timer, ns_to_ktime(soft), hard - soft,
-			       HRTIMER_MODE_ABS_HARD);
+			       HRTIMER_MODE_ABS_SOFT);
 }
 
 /**
@@ -320,40 +333,14 @@ static void __dwq_queue_kick(struct dwq_queue *q, struct dwq_task *task,
 	hard = min(q->leader_hard, dwq_task_latest(task));
 	if (soft == q->leader_deadline && hard == q->leader_hard)
 		return;
-	if (soft <= now) {
+	/* Due now and quick: the timer runs it, with no worker hop. */
+	if (soft <= now && !READ_ONCE(task->quick)) {
 		q->leader_fired = true;
 		trace_dwq_wakeup(q, leader->id, DWQ_TRACE_WAKE_VOID);
 		wake_up_process(leader->thread);
 		return;
 	}
 	__dwq_leader_arm(q, soft, hard);
-}
-
-/**
- * dwq_queue_timer() - the leader's timer fired: wake the leader
- * @timer: &dwq_queue.timer
- *
- * A timer that fired just as it was moved later (its callback waited for
- * the lock meanwhile) wakes nobody: it is armed again.
- *
- * Context: hard interrupt context, on PREEMPT_RT too (HRTIMER_MODE_HARD).
- * Return: %HRTIMER_NORESTART.
- */
-static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
-{
-	struct dwq_queue *q = container_of(timer, struct dwq_queue, timer);
-	struct dwq_worker *w;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&q->lock, flags);
-	w = q->leader;
-	if (w && !q->leader_fired && dwq_queue_now(q) >= q->leader_deadline) {
-		q->leader_fired = true;
-		trace_dwq_wakeup(q, w->id, DWQ_TRACE_WAKE_TIMER);
-		wake_up_process(w->thread);
-	}
-	raw_spin_unlock_irqrestore(&q->lock, flags);
-	return HRTIMER_NORESTART;
 }
 
 /*
@@ -558,17 +545,19 @@ void dwq_queue_unreserve(struct dwq_queue *q, unsigned int n)
 }
 EXPORT_SYMBOL_GPL(dwq_queue_unreserve);
 
-/* Pop the due head for @w at @now: it now runs on @w. */
-static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
-					struct dwq_worker *w, u64 now)
+/*
+ * Pop the due head to run it: on @w, or in @q's timer while @w leads
+ * (then it counts as @w's, see &dwq_event.worker).
+ */
+static struct dwq_task *__dwq_pop_head(struct dwq_queue *q,
+				       struct dwq_worker *w)
 {
 	struct dwq_task *task;
 
 	lockdep_assert_held(&q->lock);
 	task = container_of(dwq_heap_pop(&q->heap), struct dwq_task, node);
-	w->run_since = now;
 	WRITE_ONCE(task->state, DWQ_STATE_RUNNING);
-	task->runner = w;
+	task->runner = NULL;
 	task->runs++;
 	task->run_worker = w->id;
 	task->run_deadline = task->node.deadline + task->clock_offset;
@@ -581,9 +570,20 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 	task->reserved = !task->run_oneshot;
 	if (task->reserved)
 		q->reserved++;
-	w->state = DWQ_WORKER_RUNNING;
 	w->stats.tasks_run++;
 	__dwq_queue_maybe_resize(q);
+	return task;
+}
+
+/* Pop the due head for @w at @now: it now runs on @w. */
+static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
+					struct dwq_worker *w, u64 now)
+{
+	struct dwq_task *task = __dwq_pop_head(q, w);
+
+	task->runner = w;
+	w->run_since = now;
+	w->state = DWQ_WORKER_RUNNING;
 	return task;
 }
 
@@ -813,8 +813,13 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 		} else {
 			woke = __dwq_wait_timed(w, head);
 		}
-		if (!woke)
-			break; /* kthread_should_stop() */
+		/*
+		 * kthread_should_stop(). A destroy's kthread_stop() may come
+		 * before the wakeup that told us to stop has run us: what
+		 * DWQ_DESTROY_RUN_DUE asks for runs first (the branch above).
+		 */
+		if (!woke && !q->stopping)
+			break;
 	}
 
 	/*
@@ -905,6 +910,60 @@ static bool __dwq_task_next(struct dwq_task *task, u64 now, u64 *at)
 	return true;
 }
 
+/*
+ * The callback of @task returned at @now: queue it again or let it go.
+ * Sets *@wake if dwq_cancel_sync() callers wait for it. @timer: it ran in
+ * @q's timer, not on a worker that goes back to take() now. Once the lock
+ * is dropped, the caller must not touch @task.
+ *
+ * Return: true if the caller must drop the last reference after unlocking.
+ */
+static bool __dwq_task_end(struct dwq_queue *q, struct dwq_task *task, u64 now,
+			   bool timer, bool *wake)
+{
+	/* The mode of the run that ended, whatever a reschedule did since. */
+	bool oneshot = dwq_task_run_oneshot(task);
+	bool put = false, again = false, head;
+	u64 next;
+
+	lockdep_assert_held(&q->lock);
+	if (task->reserved) {
+		task->reserved = false;
+		q->reserved--;
+		if (!task->stop && !q->stopping &&
+		    (task->mode != DWQ_MODE_ONESHOT || task->resched))
+			again = __dwq_task_next(task, now, &next);
+	}
+	/*
+	 * Read before unbinding: that drops the queue's reference unless it
+	 * is the last, and the holder of another (an unread event's) may
+	 * then free @task at once, without our lock.
+	 */
+	*wake = task->canceling;
+	if (again) {
+		WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node, next));
+		task->runner = NULL;
+		WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
+		/*
+		 * A leader's timer is moved if the task is due earlier. With
+		 * no leader, a worker wakes nobody: it goes back to take()
+		 * right now and leads itself. The timer goes nowhere: if the
+		 * leader left meanwhile, a new head needs a follower.
+		 */
+		head = timer && dwq_heap_peek(&q->heap) == &task->node;
+		__dwq_queue_kick(q, task, head, now);
+	} else {
+		/*
+		 * A one-shot ran (even if cancel came too late); a periodic
+		 * run ends its task, also one made one-shot during the run.
+		 */
+		put = __dwq_task_unbind(q, task,
+					oneshot ? DWQ_STATE_IDLE :
+						  DWQ_STATE_CANCELLED);
+	}
+	return put;
+}
+
 /**
  * dwq_task_finish() - a worker's callback for a task has returned
  * @w: the worker
@@ -923,47 +982,14 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 {
 	struct dwq_queue *q = w->queue;
 	struct dwq_task *next_task;
-	/* The mode of the run that ended, whatever a reschedule did since. */
-	bool oneshot = dwq_task_run_oneshot(task);
-	bool put = false, again = false, wake;
-	u64 now, next;
+	bool put, wake;
+	u64 now;
 
 	raw_spin_lock_irq(&q->lock);
 	/* Read under the lock: the next task's grace starts from it. */
 	now = dwq_queue_now(q);
 	w->state = DWQ_WORKER_IDLE;
-	if (task->reserved) {
-		task->reserved = false;
-		q->reserved--;
-		if (!task->stop && !q->stopping &&
-		    (task->mode != DWQ_MODE_ONESHOT || task->resched))
-			again = __dwq_task_next(task, now, &next);
-	}
-	/*
-	 * Read before unbinding: that drops the queue's reference unless it
-	 * is the last, and the holder of another (an unread event's) may
-	 * then free @task at once, without our lock.
-	 */
-	wake = task->canceling;
-	if (again) {
-		WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node, next));
-		task->runner = NULL;
-		WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
-		/*
-		 * A leader's timer is moved if the task is due earlier. With
-		 * no leader, wake nobody: we go back to take() right now and
-		 * lead ourselves.
-		 */
-		__dwq_queue_kick(q, task, false, now);
-	} else {
-		/*
-		 * A one-shot ran (even if cancel came too late); a periodic
-		 * run ends its task, also one made one-shot during the run.
-		 */
-		put = __dwq_task_unbind(q, task,
-					oneshot ? DWQ_STATE_IDLE :
-						  DWQ_STATE_CANCELLED);
-	}
+	put = __dwq_task_end(q, task, now, false, &wake);
 	next_task = __dwq_take_next(w, now);
 	raw_spin_unlock_irq(&q->lock);
 	if (put)
@@ -1438,6 +1464,25 @@ void dwq_cancel_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 }
 EXPORT_SYMBOL_GPL(dwq_cancel_batch);
 
+/*
+ * "Take" the lock class of @task's callback, as if waiting for it. A quick
+ * task's callback runs with softirqs off (in the timer softirq, or on a
+ * worker with them disabled), under its quick subclass
+ * (dwq_task_map_acquire()), and so is this, as for flush_work() of a BH
+ * work item: lockdep sees one consistent usage of each class.
+ */
+static void dwq_task_touch_map(struct dwq_task *task)
+{
+	bool bh = READ_ONCE(task->quick);
+
+	if (bh)
+		local_bh_disable();
+	dwq_task_map_acquire(&task->lockdep_map, bh);
+	lock_map_release(&task->lockdep_map);
+	if (bh)
+		local_bh_enable();
+}
+
 /**
  * dwq_cancel_sync() - cancel a task and wait for its callback to return
  * @task: the task
@@ -1454,10 +1499,12 @@ EXPORT_SYMBOL_GPL(dwq_cancel_batch);
  * dwq_task_init()), so that calling it under a lock that the callback
  * takes is reported, whether or not the callback runs at that moment.
  *
- * Context: process context; sleeps. If this drops the last reference,
- * @task's release function runs here.
+ * Context: process context, softirqs on; sleeps. If this drops the last
+ * reference, @task's release function runs here.
  * Return: as dwq_cancel(); or -EDEADLK, having done nothing, when called
- * from @task's own callback, which would wait for itself.
+ * from @task's own callback, which would wait for itself, or with softirqs
+ * off: from any quick callback (see dwq_task_set_quick()), in the queue's
+ * timer or on a worker, which must not sleep and may be what it waits for.
  */
 int dwq_cancel_sync(struct dwq_task *task)
 {
@@ -1466,6 +1513,8 @@ int dwq_cancel_sync(struct dwq_task *task)
 	bool put = false;
 	int ret;
 
+	if (in_softirq())
+		return -EDEADLK;
 	might_sleep();
 retry:
 	q = dwq_task_queue(task);
@@ -1491,25 +1540,21 @@ retry:
 		 */
 		WRITE_ONCE(task->canceling, task->canceling + 1);
 		raw_spin_unlock_irqrestore(&q->lock, flags);
-		lock_map_acquire(&task->lockdep_map);
-		lock_map_release(&task->lockdep_map);
+		dwq_task_touch_map(task);
 		wait_event(q->done_wq,
 			   READ_ONCE(task->state) != DWQ_STATE_RUNNING);
 		raw_spin_lock_irqsave(&q->lock, flags);
 		WRITE_ONCE(task->canceling, task->canceling - 1);
 	}
 	raw_spin_unlock_irqrestore(&q->lock, flags);
-	if (ret != DWQ_RESULT_RUNNING) {
-		lock_map_acquire(&task->lockdep_map);
-		lock_map_release(&task->lockdep_map);
-	}
+	if (ret != DWQ_RESULT_RUNNING)
+		dwq_task_touch_map(task);
 	if (put)
 		dwq_task_put(task);
 	return ret;
 
 idle:
-	lock_map_acquire(&task->lockdep_map);
-	lock_map_release(&task->lockdep_map);
+	dwq_task_touch_map(task);
 	return DWQ_RESULT_IDLE;
 }
 EXPORT_SYMBOL_GPL(dwq_cancel_sync);
@@ -1643,6 +1688,125 @@ retry:
 }
 EXPORT_SYMBOL_GPL(dwq_query);
 
+/*
+ * Run quick @task, which the timer took while @w leads, in the timer's
+ * context: the callback outside the lock, then the end of its run, as
+ * dwq_worker_run() and dwq_task_finish() do on a worker. Drops @q->lock
+ * and retakes it (the saved interrupt state is the timer's: on).
+ */
+static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
+			    struct dwq_task *task, unsigned long *flags)
+{
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map task_map;
+#endif
+	bool put, wake;
+	u64 now;
+
+	lockdep_assert_held(&q->lock);
+	if (trace_dwq_fire_enabled()) {
+		now = dwq_queue_now(q);
+		trace_dwq_fire(q, task, w->id,
+			       now > task->node.deadline ?
+				       now - task->node.deadline :
+				       0);
+	}
+	raw_spin_unlock_irqrestore(&q->lock, *flags);
+	/*
+	 * As on a worker, the queue's and the task's lock classes are "held"
+	 * while the callback runs; the queue's is its timer's own class
+	 * (@timer_lockdep_map, softirq context), which dwq_queue_destroy()
+	 * touches too. @task may be freed once its callback returns.
+	 */
+#ifdef CONFIG_LOCKDEP
+	lockdep_copy_map(&task_map, &task->lockdep_map);
+#endif
+	lock_map_acquire(&q->timer_lockdep_map);
+	dwq_task_map_acquire(&task_map, true);
+	task->func(task);
+	lock_map_release(&task_map);
+	lock_map_release(&q->timer_lockdep_map);
+	raw_spin_lock_irqsave(&q->lock, *flags);
+	put = __dwq_task_end(q, task, dwq_queue_now(q), true, &wake);
+	if (put || wake) {
+		raw_spin_unlock_irqrestore(&q->lock, *flags);
+		/* The release function runs here: see dwq_task_set_quick(). */
+		if (put)
+			dwq_task_put(task);
+		if (wake)
+			wake_up_all(&q->done_wq);
+		raw_spin_lock_irqsave(&q->lock, *flags);
+	}
+}
+
+/**
+ * dwq_queue_timer() - the leader's timer fired
+ * @timer: &dwq_queue.timer
+ *
+ * Runs the due quick tasks at the head right here, in the timer's context,
+ * without waking anyone (at most %DWQ_TIMER_RUN_MAX, so that a burst cannot
+ * hold the timer softirq), and moves the timer on to the next head. Wakes
+ * the leader for anything else: a due task that is not quick, more than
+ * %DWQ_TIMER_RUN_MAX, an empty heap (it goes back to follow), a follower
+ * on its way by hand-off, or a queue being destroyed. A timer that fired
+ * just as it was moved later (its callback waited for the lock meanwhile)
+ * does neither: it is armed again.
+ *
+ * A task the timer runs is RUNNING with no @runner; the leader it counts
+ * for sleeps on. It cannot run on a worker meanwhile: it is out of the
+ * heap until __dwq_task_end(), as on a worker.
+ *
+ * Context: softirq context (HRTIMER_MODE_SOFT): the timer softirq, on
+ *	PREEMPT_RT in its thread (ktimers, or ksoftirqd on older kernels).
+ * Return: %HRTIMER_NORESTART.
+ */
+static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
+{
+	struct dwq_queue *q = container_of(timer, struct dwq_queue, timer);
+	struct dwq_heap_node *head;
+	struct dwq_task *task;
+	struct dwq_worker *w;
+	unsigned int runs = 0;
+	unsigned long flags;
+	u64 now;
+
+	raw_spin_lock_irqsave(&q->lock, flags);
+	for (;;) {
+		w = q->leader;
+		if (!w || q->leader_fired)
+			break;
+		now = dwq_queue_now(q);
+		/* Moved later while this waited for the lock: armed again. */
+		if (now < q->leader_deadline)
+			break;
+		head = dwq_heap_peek(&q->heap);
+		task = head ? container_of(head, struct dwq_task, node) : NULL;
+		/*
+		 * The head is not due (the one this was armed for was
+		 * cancelled or moved, or the quick ones ran): lead on for it,
+		 * with nobody woken. For tracers, the leader leads anew.
+		 */
+		if (task && head->deadline > now) {
+			__dwq_leader_arm(q, head->deadline,
+					 dwq_task_latest(task));
+			trace_dwq_leader(q, w->id, head->deadline);
+			break;
+		}
+		if (!task || !READ_ONCE(task->quick) || q->stopping ||
+		    q->handoffs || runs >= DWQ_TIMER_RUN_MAX) {
+			q->leader_fired = true;
+			trace_dwq_wakeup(q, w->id, DWQ_TRACE_WAKE_TIMER);
+			wake_up_process(w->thread);
+			break;
+		}
+		task = __dwq_pop_head(q, w);
+		__dwq_timer_run(q, w, task, &flags);
+		runs++;
+	}
+	raw_spin_unlock_irqrestore(&q->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
 /**
  * dwq_queue_create() - create a queue and start its workers
  * @name: a short name: the workers are "dwq/<id>" for "dwq", else
@@ -1681,7 +1845,7 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 						  CLOCK_MONOTONIC;
 	INIT_LIST_HEAD(&q->followers);
 	hrtimer_setup(&q->timer, dwq_queue_timer, q->clockid,
-		      HRTIMER_MODE_ABS_HARD);
+		      HRTIMER_MODE_ABS_SOFT);
 	init_waitqueue_head(&q->done_wq);
 	INIT_WORK(&q->resize_work, dwq_queue_resize_work);
 	strscpy(q->name, name, sizeof(q->name));
@@ -1690,6 +1854,11 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	snprintf(q->lockdep_name, sizeof(q->lockdep_name), "(dwq_queue)%s",
 		 q->name);
 	lockdep_init_map(&q->lockdep_map, q->lockdep_name, &q->lockdep_key, 0);
+	lockdep_register_key(&q->timer_lockdep_key);
+	snprintf(q->timer_lockdep_name, sizeof(q->timer_lockdep_name),
+		 "(dwq_timer)%s", q->name);
+	lockdep_init_map(&q->timer_lockdep_map, q->timer_lockdep_name,
+			 &q->timer_lockdep_key, 0);
 #endif
 
 	err = dwq_workers_start(q, workers);
@@ -1702,6 +1871,7 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 
 err_slots:
 #ifdef CONFIG_LOCKDEP
+	lockdep_unregister_key(&q->timer_lockdep_key);
 	lockdep_unregister_key(&q->lockdep_key);
 #endif
 	kvfree(slots);
@@ -1736,7 +1906,8 @@ static bool dwq_queue_is_worker(struct dwq_queue *q)
  *
  * No other call on @q or its tasks may race with this one.
  *
- * Context: process context; sleeps. Not from one of @q's callbacks.
+ * Context: process context, softirqs on; sleeps. Not from one of @q's
+ * callbacks (on a worker or in the queue's timer).
  */
 void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 {
@@ -1745,12 +1916,21 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 	bool put;
 
 	might_sleep();
-	if (WARN_ON(dwq_queue_is_worker(q)))
+	/* A quick callback, on a worker or in the timer this waits for. */
+	if (WARN_ON(dwq_queue_is_worker(q) || in_softirq()))
 		return;
 	WARN_ON(policy > DWQ_DESTROY_RUN_DUE);
-	/* As destroy_workqueue(): a callback may not need a lock we hold. */
+	/*
+	 * As destroy_workqueue(): a callback may not need a lock we hold.
+	 * The timer's class is "held" in softirq context, so touched with
+	 * softirqs off.
+	 */
 	lock_map_acquire(&q->lockdep_map);
 	lock_map_release(&q->lockdep_map);
+	local_bh_disable();
+	lock_map_acquire(&q->timer_lockdep_map);
+	lock_map_release(&q->timer_lockdep_map);
+	local_bh_enable();
 
 	raw_spin_lock_irq(&q->lock);
 	q->stopping = true;
@@ -1765,10 +1945,16 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 		;
 	raw_spin_unlock_irq(&q->lock);
 
-	/* Waits for every running callback, and the due ones if asked. */
+	/*
+	 * Waits for every running callback, and the due ones if asked. The
+	 * timer runs no more tasks once it sees @stopping, but may still run
+	 * the one it took before: hrtimer_cancel() waits for that, and once
+	 * the workers are gone nobody arms the timer again (only a leader's
+	 * sleep does).
+	 */
 	dwq_workers_stop(q);
-	cancel_work_sync(&q->resize_work);
 	hrtimer_cancel(&q->timer);
+	cancel_work_sync(&q->resize_work);
 
 	/*
 	 * Nobody takes tasks any more. Drop the rest one at a time: their
@@ -1797,6 +1983,7 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 	/* No barrier: every waiter left before kthread_stop() returned. */
 	WARN_ON(!list_empty(&q->followers) || waitqueue_active(&q->done_wq));
 #ifdef CONFIG_LOCKDEP
+	lockdep_unregister_key(&q->timer_lockdep_key);
 	lockdep_unregister_key(&q->lockdep_key);
 #endif
 	kvfree(q->heap.slots);

@@ -107,7 +107,10 @@ TRACE_EVENT(dwq_fire,
 		      __entry->queue, __entry->task, __entry->func,
 		      __entry->worker, __entry->deadline, __entry->lateness));
 
-/* A worker became the leader: it sleeps until the head's deadline. */
+/*
+ * A worker became the leader: it sleeps until the head's deadline; or the
+ * leader's timer ran what was due and moved on to the next head.
+ */
 TRACE_EVENT(dwq_leader,
 	    TP_PROTO(const struct dwq_queue *q, unsigned int worker,
 		     u64 deadline),

@@ -2,7 +2,8 @@
 /*
  * dwq workers: the kthread pool of a queue, created, run and stopped here.
  * Each worker's thread loops on dwq_take() and runs what it returns,
- * outside every lock, in process context; the callback may sleep. Nothing
+ * outside every lock, in process context; the callback may sleep (a quick
+ * one runs with softirqs off, as the queue's timer runs it). Nothing
  * here takes the queue's lock: what needs it (taking a task, finishing
  * one, the hand-off timer, a worker's state) is in queue.c.
  */
@@ -39,7 +40,7 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 #ifdef CONFIG_LOCKDEP
 	struct lockdep_map task_map;
 #endif
-	bool atomic;
+	bool atomic, quick;
 
 	dwq_worker_arm_handoff(w);
 	for (;;) {
@@ -66,11 +67,17 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 #ifdef CONFIG_LOCKDEP
 		lockdep_copy_map(&task_map, &task->lockdep_map);
 #endif
+		/* Quick: as in the timer softirq, see dwq_task_set_quick(). */
+		quick = READ_ONCE(task->quick);
+		if (quick)
+			local_bh_disable();
 		lock_map_acquire(&w->queue->lockdep_map);
-		lock_map_acquire(&task_map);
+		dwq_task_map_acquire(&task_map, quick);
 		task->func(task);
 		lock_map_release(&task_map);
 		lock_map_release(&w->queue->lockdep_map);
+		if (quick)
+			local_bh_enable();
 
 		atomic = preempt_count() || irqs_disabled() ||
 			 lockdep_depth(current);

@@ -5,8 +5,9 @@
  * and explained for a newcomer:
  *
  *   1. idle workers (any number from 2), no leader
- *   2. a task 300 ms ahead: one worker becomes the leader, the task runs on
- *      it, and the others never wake
+ *   2. a task 300 ms ahead: one worker wakes to lead; at the deadline its
+ *      timer posts the event itself and nobody wakes; the last task's
+ *      firing wakes the leader once, to stop leading an empty queue
  *   3. three tasks due at once: each runs exactly once
  *   4. the heap array grows by half: 16 -> 24 -> 36 -> 54
  *   5. cancel removes a task at once
@@ -14,8 +15,13 @@
  *
  * Every claim printed is checked; the exit status is 1 if one fails, so a
  * test can rely on the demo. STATS has the workers' totals only, not
- * per-worker counts: "the idle workers did not wake" is measured as "the
- * total grew by exactly the leader's one wakeup".
+ * per-worker counts: "nobody woke" is measured as "the total did not
+ * grow", and "only the leader woke" as "it grew by one, and STATS shows no
+ * leader any more". /dev/dwq's tasks are quick: the leader's timer runs
+ * them, in softirq context, so a firing costs no worker wakeup; STATS
+ * counts a worker's wakeups only when that worker is back in the queue,
+ * after the event may have been read, so the demo waits for the state it
+ * checks (settle()), bounded by EVENT_TIMEOUT.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,6 +30,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 
 #include "dwqctl.h"
 
@@ -132,6 +139,33 @@ static char *dur(char *buf, size_t len, __s64 ns)
 	return fmt_duration(buf, len, ns);
 }
 
+/* Is the running kernel PREEMPT_RT? Its version string says so. */
+static int preempt_rt(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
+}
+
+/*
+ * Wait until no worker leads, up to EVENT_TIMEOUT, and leave the last
+ * STATS in @st. A leader woken for an empty queue gives the role up and
+ * counts its wakeup in the same hold of the queue's lock, so once STATS
+ * shows no leader, that wakeup is counted.
+ */
+static int settle(struct demo *d, struct dwq_ioc_stats *st)
+{
+	__u64 t0 = clock_now(0);
+
+	for (;;) {
+		if (demo_stats(d, d->obs, st))
+			return -1;
+		if (st->leader < 0 || clock_now(0) - t0 > EVENT_TIMEOUT)
+			return 0;
+		sleep_ms(10);
+	}
+}
+
 /* The workers parameter, or -1 if it cannot be read. */
 static long long workers_param(void)
 {
@@ -150,7 +184,15 @@ static int intro(struct demo *d, struct dwq_ioc_stats *st)
 	say("dwq keeps timed tasks in one heap and runs them on a pool of worker\n"
 	    "threads. Of the idle workers at most one, the leader, sleeps with a\n"
 	    "timeout: until the first deadline. The others sleep until woken. So a\n"
-	    "task that comes due wakes one thread, not all of them.\n\n");
+	    "task that comes due wakes one thread, not all of them. A task of\n"
+	    "%s only posts an event, so it is quick: the leader's timer runs\n"
+	    "it itself, in the timer softirq, and wakes the reader, not a worker.\n\n",
+	    opt.dev);
+	if (preempt_rt())
+		say("This kernel is PREEMPT_RT: softirqs run in threads, so the timer\n"
+		    "softirq runs in ksoftirqd/N (ktimers/N on newer kernels), woken by\n"
+		    "the timer's interrupt. That thread is the kernel's, not a dwq\n"
+		    "worker: STATS does not count its wakeups.\n\n");
 	if (!stat(opt.dev, &sb))
 		say("%s is character device %u:%u; ", opt.dev,
 		    major(sb.st_rdev), minor(sb.st_rdev));
@@ -205,9 +247,11 @@ static void more(const char *note)
 /*
  * A worker can stay the leader with nothing queued: it sleeps until the
  * deadline of a head that was cancelled since, and will wake then for
- * nothing. dwq voids a leader when a new task becomes the head, and wakes
- * that same worker. Do that, from the observer's file: a task due now.
- * With @checked, check that the old leader ran it with one wakeup.
+ * nothing. A new head due now moves its timer to now instead of waking it:
+ * the timer posts that task's event for it, and then, with nothing left to
+ * lead, wakes it once to follow. Do that, from the observer's file. With
+ * @checked, check that the event names the old leader and that its one
+ * wakeup, after the event, found nothing to run.
  */
 static int void_leader(struct demo *d, struct dwq_ioc_stats *st, int checked)
 {
@@ -219,8 +263,9 @@ static int void_leader(struct demo *d, struct dwq_ioc_stats *st, int checked)
 
 	say("   Worker %d is the leader, yet nothing is queued: it sleeps until\n"
 	    "   the deadline of a head that was cancelled, and would wake then\n"
-	    "   for nothing. A new head voids a leader and wakes that same\n"
-	    "   worker, so here is one task due now (from another file):\n",
+	    "   for nothing. A task due now (from another file) moves its timer\n"
+	    "   to now: the timer posts the event, then wakes the leader once,\n"
+	    "   as there is nothing left to lead:\n",
 	    old);
 	err = dev_schedule(d->obs, &s);
 	if (err) {
@@ -235,13 +280,15 @@ static int void_leader(struct demo *d, struct dwq_ioc_stats *st, int checked)
 		       "demo: step %d: read", d->step);
 		return -1;
 	}
-	if (demo_stats(d, d->obs, &s1))
+	if (settle(d, &s1))
 		return -1;
 	snprintf(note, sizeof(note), "%s late",
 		 dur(a, sizeof(a), (__s64)(ev.fired_ns - ev.deadline_ns)));
-	row("it ran on", note, "worker %u", ev.worker);
-	row("wakeups", "one: the old leader's", "%llu -> %llu", st->wakeups,
-	    s1.wakeups);
+	row("it fired for", note, "worker %u", ev.worker);
+	row("wakeups", "one: the leader's, after it", "%llu -> %llu",
+	    st->wakeups, s1.wakeups);
+	row("spurious wakeups", "it found nothing to run", "%llu -> %llu",
+	    st->spurious_wakeups, s1.spurious_wakeups);
 	if (s1.leader < 0)
 		row("leader", NULL, "none");
 	else
@@ -249,9 +296,11 @@ static int void_leader(struct demo *d, struct dwq_ioc_stats *st, int checked)
 	if (checked)
 		check(d,
 		      ev.worker == (__u32)old &&
-			      s1.wakeups - st->wakeups == 1 && s1.leader < 0,
+			      s1.wakeups - st->wakeups == 1 &&
+			      s1.spurious_wakeups - st->spurious_wakeups == 1 &&
+			      s1.leader < 0,
 		      "new_head_voids_leader",
-		      "the new head woke the old leader itself, once, and left no leader");
+		      "the timer fired it for the old leader, then woke that leader once, for nothing, and left no leader");
 	*st = s1;
 	return 0;
 }
@@ -292,20 +341,43 @@ static int step_idle(struct demo *d, struct dwq_ioc_stats *st)
 	return 0;
 }
 
-/* 2. One task 300 ms ahead: the leader, and who wakes. */
+/* Wait for one event of the demo's file into @ev. */
+static int demo_event(struct demo *d, struct dwq_event *ev)
+{
+	int n = dev_wait_events(d->fd, ev, 1, EVENT_TIMEOUT);
+
+	if (n <= 0) {
+		errorf(n ? -n : ETIMEDOUT,
+		       n ? err_cause(OP_READ, -n) : "no event within 10s",
+		       "demo: step %d: read", d->step);
+		return -1;
+	}
+	if (opt.json)
+		print_event(ev);
+	return 0;
+}
+
+/*
+ * 2. One task 300 ms ahead, another 60 s ahead: the leader, and who wakes
+ * when its timer fires; then the last task, moved to now.
+ */
 static int step_leader(struct demo *d, struct dwq_ioc_stats *s0)
 {
-	struct dwq_ioc_stats s1, s2;
+	struct dwq_ioc_reschedule r = { 0 };
+	struct dwq_ioc_stats s1, s2, s3;
 	struct dwq_event ev;
-	__u64 id, t0, t1, waited, left;
-	char a[32], b[32], note[64];
-	int n;
+	__u64 id, id2, t0, t1, waited, left;
+	char a[32], b[32], label[32], note[64];
+	int err;
 
 	step(d, "One task, 300 ms ahead");
 	if (demo_schedule(d, 300 * NSEC_PER_MSEC, 1, &id))
 		return -1;
 	t0 = clock_now(0);
 	row("schedule 300ms", NULL, "id %llu", id);
+	if (demo_schedule(d, FAR_AHEAD, 2, &id2))
+		return -1;
+	row("schedule 60s", "behind it: it wakes nobody", "id %llu", id2);
 	/* The leader shows within 20-50 ms; allow a slow (TCG) guest more. */
 	sleep_ms(30);
 	for (;;) {
@@ -344,41 +416,76 @@ static int step_leader(struct demo *d, struct dwq_ioc_stats *s0)
 		      "one worker should wake for the new task, but the total grew by %llu",
 		      s1.wakeups - s0->wakeups);
 
-	n = dev_wait_events(d->fd, &ev, 1, EVENT_TIMEOUT);
-	if (n <= 0) {
-		errorf(n ? -n : ETIMEDOUT,
-		       n ? err_cause(OP_READ, -n) : "no event within 10s",
-		       "demo: step 2: read");
+	if (demo_event(d, &ev) || demo_stats(d, d->obs, &s2))
 		return -1;
-	}
-	if (demo_stats(d, d->obs, &s2))
-		return -1;
-	if (opt.json)
-		print_event(&ev);
 	snprintf(note, sizeof(note), "%s late",
 		 dur(a, sizeof(a), (__s64)(ev.fired_ns - ev.deadline_ns)));
-	row("the task fired on", note, "worker %u", ev.worker);
+	row("the task fired for", note, "worker %u", ev.worker);
 	check(d, ev.id == id && ev.worker == (__u32)s1.leader, "ran_on_leader",
-	      "the task ran on the leader, worker %d (the event says worker %u)",
+	      "the task ran for the leader, worker %d (the event says worker %u)",
 	      s1.leader, ev.worker);
 	check(d, ev.fired_ns >= ev.deadline_ns, "not_early",
 	      "it was not early: fired - deadline = %s",
 	      dur(a, sizeof(a), (__s64)(ev.fired_ns - ev.deadline_ns)));
-	row("wakeups", "the leader's timer, at the deadline", "%llu -> %llu",
+	row("wakeups", "none: its timer posted the event", "%llu -> %llu",
 	    s1.wakeups, s2.wakeups);
-	row("spurious wakeups", NULL, "%llu -> %llu", s1.spurious_wakeups,
-	    s2.spurious_wakeups);
-	say("   STATS counts the wakeups of all workers together. From the moment\n"
-	    "   the leader was seen to the event, the total grew by %lld: the\n"
-	    "   leader's own. So none of the other %u workers woke up.\n",
-	    (long long)(s2.wakeups - s1.wakeups), s1.workers - 1);
+	row("tasks run", "counted for the leader", "%llu -> %llu", s1.tasks_run,
+	    s2.tasks_run);
+	snprintf(note, sizeof(note), "it sleeps on, now until id %llu", id2);
+	if (s2.leader < 0)
+		row("leader", NULL, "none");
+	else
+		row("leader", note, "worker %d", s2.leader);
+	say("   At the deadline the leader's timer ran the task itself, in the\n"
+	    "   timer softirq: it posted the event and woke this reader, the one\n"
+	    "   thread waiting for it. Then it moved on to the next deadline. STATS\n"
+	    "   counts the wakeups of all workers together: from the moment the\n"
+	    "   leader was seen to the event, the total grew by %lld.\n",
+	    (long long)(s2.wakeups - s1.wakeups));
 	check(d,
-	      s2.wakeups - s1.wakeups == 1 &&
-		      s2.spurious_wakeups == s1.spurious_wakeups,
+	      s2.wakeups == s1.wakeups &&
+		      s2.spurious_wakeups == s1.spurious_wakeups &&
+		      s2.tasks_run == s1.tasks_run + 1 &&
+		      s2.leader == s1.leader,
 	      "idle_did_not_wake",
-	      "the other %u workers never woke: the total grew by exactly 1",
+	      "the other %u workers never woke, nor did the leader: its timer fired the task and leads on",
 	      s1.workers - 1);
-	*s0 = s2;
+
+	/* The last task: its firing leaves the leader nothing to lead. */
+	r.id = id2;
+	err = dev_reschedule(d->fd, &r);
+	if (err) {
+		errorf(-err, err_cause(OP_RESCHEDULE, -err),
+		       "demo: step 2: reschedule %llu", r.id);
+		return -1;
+	}
+	snprintf(label, sizeof(label), "reschedule %llu", id2);
+	row(label, "due now: the timer moves to now", "%s", "0");
+	if (demo_event(d, &ev) || settle(d, &s3))
+		return -1;
+	snprintf(note, sizeof(note), "%s late",
+		 dur(a, sizeof(a), (__s64)(ev.fired_ns - ev.deadline_ns)));
+	row("it fired for", note, "worker %u", ev.worker);
+	row("wakeups", "one: the leader's, after it", "%llu -> %llu",
+	    s2.wakeups, s3.wakeups);
+	row("spurious wakeups", "it found nothing to run", "%llu -> %llu",
+	    s2.spurious_wakeups, s3.spurious_wakeups);
+	if (s3.leader < 0)
+		row("leader", "it follows again", "none");
+	else
+		row("leader", NULL, "worker %d", s3.leader);
+	say("   The timer posted this event too. With nothing left to lead, it\n"
+	    "   then woke the leader, once, to give the role up: that wakeup\n"
+	    "   comes after the event, and runs nothing.\n");
+	check(d,
+	      ev.id == id2 && ev.worker == (__u32)s2.leader &&
+		      s3.tasks_run == s2.tasks_run + 1 &&
+		      s3.wakeups == s2.wakeups + 1 &&
+		      s3.spurious_wakeups == s2.spurious_wakeups + 1 &&
+		      s3.leader < 0,
+	      "last_wakes_leader",
+	      "the last task fired in the timer too; then only the leader woke, once, for nothing, and left the role");
+	*s0 = s3;
 	return 0;
 }
 

@@ -301,9 +301,10 @@ struct dwq_ioc_query {
  *	Java's DelayedWorkQueue).
  * @timed_waits: the workers' sleeps as leader
  * @untimed_waits: the workers' sleeps as followers
- * @wakeups: the workers' wakeups
+ * @wakeups: the workers' wakeups (a firing the queue's timer posts
+ *	itself, see &dwq_event.worker, costs none)
  * @spurious_wakeups: wakeups that found nothing to do
- * @tasks_run: callbacks the workers ran
+ * @tasks_run: callbacks the workers ran, or their timer while they led
  * @leader_changes: times a worker became leader
  * @user_tasks: tasks charged to the user who opened this file, over all
  *	the user's files: those owned, and fired one-shots whose event is
@@ -368,8 +369,8 @@ struct dwq_ioc_stats {
  * @cookie: its cookie
  * @deadline_ns: the deadline of this firing; of a coalesced event, that
  *	of the latest firing folded into it
- * @fired_ns: when its worker took it, same clock (of a coalesced event,
- *	the latest firing's)
+ * @fired_ns: when it fired (its event was posted), same clock (of a
+ *	coalesced event, the latest firing's)
  * @overruns: fixed-rate periods missed while the task stayed queued: the
  *	deadlines between the previous firing's and this one's (or a folded
  *	one's), which did not run (see %DWQ_MODE_FIXED_RATE)
@@ -380,7 +381,12 @@ struct dwq_ioc_stats {
  *	them.
  * @folded: firings folded into this event while it was unread (only a
  *	task queued again by DWQ_IOC_RESCHEDULE while parked fires then)
- * @worker: the worker that ran it
+ * @worker: the worker it fired for, 0 .. @workers - 1 of DWQ_IOC_STATS.
+ *	Usually the queue's timer posts the event itself, in softirq
+ *	context, and wakes only the reader: then it is the worker that led
+ *	the queue, whose timer that is, and which was not woken (its
+ *	@tasks_run counts the firing, its @wakeups do not). A worker that
+ *	ran it itself (a burst of more than 16 due at once) is named alike.
  * @flags: %DWQ_EVENT_LAST, %DWQ_EVENT_COALESCED
  *
  * read() returns whole events only; a buffer smaller than one is -EINVAL.

@@ -79,10 +79,12 @@ check "demo shows no [FAILED] check" "$tmp/demo" \
 	sh -c "! grep -q '^   \\[FAILED\\]' $tmp/demo"
 check "demo: $workers idle workers have no leader" "$tmp/demo" \
 	sh -c "grep -q '^1\\. $workers idle workers, no leader$' $tmp/demo && grep -q '^   leader  *none' $tmp/demo"
-check "demo: the task ran on the leader" "$tmp/demo" \
-	grep -q '\[ok\] the task ran on the leader, worker [0-9]* (the event says worker [0-9]*)' "$tmp/demo"
-check "demo: the $((workers - 1)) idle workers never woke" "$tmp/demo" \
-	grep -q "\[ok\] the other $((workers - 1)) workers never woke" "$tmp/demo"
+check "demo: the task ran for the leader" "$tmp/demo" \
+	grep -q '\[ok\] the task ran for the leader, worker [0-9]* (the event says worker [0-9]*)' "$tmp/demo"
+check "demo: the leader's timer fired it, no worker woke" "$tmp/demo" \
+	grep -q "\[ok\] the other $((workers - 1)) workers never woke, nor did the leader" "$tmp/demo"
+check "demo: the last task's firing woke only the leader, once" "$tmp/demo" \
+	grep -q '\[ok\] the last task fired in the timer too; then only the leader woke, once' "$tmp/demo"
 check "demo: three tasks ran once each" "$tmp/demo" \
 	grep -q '\[ok\] each ran exactly once: 3 events for 3 tasks' "$tmp/demo"
 awk '/tasks queued +capacity/ { t = 1; next } t && NF == 2 { print $2 } t && NF != 2 { t = 0 }' \

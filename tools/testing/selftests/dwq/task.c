@@ -663,10 +663,14 @@ TEST_F(stats, counts)
 	T_EQ(st.events, 1);
 	T_EQ(st.coalesced, 0);
 	T_EQ(st.queue_size, st0.queue_size + 1);
+	/*
+	 * The firing counts for a worker; it may have cost no wakeup (the
+	 * leader's timer posts the event itself), never fewer.
+	 */
 	T_EXPECT(st.tasks_run > st0.tasks_run, "tasks_run %llu, was %llu",
 		 (unsigned long long)st.tasks_run,
 		 (unsigned long long)st0.tasks_run);
-	T_EXPECT(st.wakeups > st0.wakeups, "wakeups %llu, was %llu",
+	T_EXPECT(st.wakeups >= st0.wakeups, "wakeups %llu, was %llu",
 		 (unsigned long long)st.wakeups,
 		 (unsigned long long)st0.wakeups);
 	/* The other file's counters are its own. */
@@ -712,6 +716,7 @@ TEST_F(stats, leader)
 {
 	int fd = self->f.fd, i;
 	struct dwq_ioc_stats st, st0;
+	bool led_on;
 
 	st0 = dwqt_stats_ok(fd);
 	dwqt_sched_ok(fd, 10 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 1);
@@ -726,10 +731,18 @@ TEST_F(stats, leader)
 	T_EXPECT(st.leader >= 0 && st.leader < (int)st.workers,
 		 "leader %d with %u workers and a task queued", st.leader,
 		 st.workers);
-	T_EXPECT(st.timed_waits > st0.timed_waits, "timed_waits %llu, was %llu",
+	/*
+	 * A worker began to lead, or the one that led before led on: its
+	 * timer fired the first task itself and moved on to the second,
+	 * with no wakeup and no new wait.
+	 */
+	led_on = st0.leader >= 0 && st.timed_waits == st0.timed_waits &&
+		 st.leader_changes == st0.leader_changes;
+	T_EXPECT(st.timed_waits > st0.timed_waits || led_on,
+		 "timed_waits %llu, was %llu (leader %d, was %d)",
 		 (unsigned long long)st.timed_waits,
-		 (unsigned long long)st0.timed_waits);
-	T_EXPECT(st.leader_changes > st0.leader_changes,
+		 (unsigned long long)st0.timed_waits, st.leader, st0.leader);
+	T_EXPECT(st.leader_changes > st0.leader_changes || led_on,
 		 "leader_changes %llu, was %llu",
 		 (unsigned long long)st.leader_changes,
 		 (unsigned long long)st0.leader_changes);
