@@ -220,7 +220,9 @@ static void tt_wait_past(struct kunit *test, struct dwq_queue *q,
 
 /*
  * Fixed rate keeps its phase: run k is due at first + k * period exactly
- * (plus any coalesced periods), and never starts before that.
+ * (plus any coalesced periods), and never starts before that. How late it
+ * starts is the host's: a worker preempted between taking a run and
+ * calling it may start it a period late or more, so that is only shown.
  */
 static void dwq_task_periodic_test_fixed_rate_phase(struct kunit *test)
 {
@@ -240,7 +242,6 @@ static void dwq_task_periodic_test_fixed_rate_phase(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, p->deadline[k],
 				p->deadline[0] + (k + skipped) * period);
 		KUNIT_EXPECT_GE(test, p->start[k], p->deadline[k]);
-		KUNIT_EXPECT_LT(test, p->start[k], p->deadline[k] + period);
 	}
 	kunit_info(test, "lateness of run 5: %llu us\n",
 		   (p->start[5] - p->deadline[5]) / NSEC_PER_USEC);
