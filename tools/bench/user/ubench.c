@@ -1682,8 +1682,11 @@ static __u64 idle_ns(unsigned int *ncpu)
 
 	if (!f || !fgets(line, sizeof(line), f))
 		die("/proc/stat");
-	sscanf(line, "cpu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-	       &v[4]);
+	if (sscanf(line, "cpu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4]) != 5) {
+		errno = EINVAL;
+		die("/proc/stat");
+	}
 	*ncpu = 0;
 	while (fgets(line, sizeof(line), f))
 		*ncpu += !strncmp(line, "cpu", 3);
@@ -1873,7 +1876,7 @@ static int *f9_arm_timerfd(struct f9_armed *a, int ep)
  * what it read in *@read_count (shared with the parent).
  */
 static void f9_load(int kind, int reading, int ready_w, int go_r,
-		    volatile __u64 *read_count)
+		    __u64 *read_count)
 {
 	struct dwq_event ev[READ_MAX];
 	struct epoll_event ee = { .events = EPOLLIN }, out[READ_MAX];
@@ -1916,10 +1919,13 @@ static void f9_load(int kind, int reading, int ready_w, int go_r,
 			if (kind == F9_DWQ) {
 				while ((r = read(out[i].data.fd, ev,
 						 sizeof(ev))) > 0)
-					*read_count += r / sizeof(ev[0]);
+					__atomic_fetch_add(read_count,
+							   r / sizeof(ev[0]),
+							   __ATOMIC_RELAXED);
 			} else if (read(out[i].data.fd, &exp, sizeof(exp)) ==
 				   sizeof(exp)) {
-				*read_count += 1;
+				__atomic_fetch_add(read_count, 1,
+						   __ATOMIC_RELAXED);
 			}
 		}
 	}
@@ -2034,7 +2040,7 @@ struct f9_out {
 static void f9_run(const struct f9_variant *v, struct f9_out *o)
 {
 	int ready[2], go[2];
-	volatile __u64 *count;
+	__u64 *count; /* shared with the load: __atomic */
 	struct cpu_sample s0, s1;
 	struct f9_client c = { .kind = v->client };
 	__u64 c0 = 0, c1, win = P.f9_window;
@@ -2095,13 +2101,13 @@ static void f9_run(const struct f9_variant *v, struct f9_out *o)
 					    .tv_nsec = c.start % NSEC_PER_SEC },
 			NULL);
 	cpu_sample(&s0, pid);
-	c0 = *count;
+	c0 = __atomic_load_n(count, __ATOMIC_RELAXED);
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
 			&(struct timespec){ .tv_sec = c.end / NSEC_PER_SEC,
 					    .tv_nsec = c.end % NSEC_PER_SEC },
 			NULL);
 	cpu_sample(&s1, pid);
-	c1 = *count;
+	c1 = __atomic_load_n(count, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	close(c.fd);
 	if (pid) {
@@ -2111,7 +2117,7 @@ static void f9_run(const struct f9_variant *v, struct f9_out *o)
 		if (v->capped)
 			cg_write("cpu.max", "max 100000");
 	}
-	munmap((void *)count, sizeof(*count));
+	munmap(count, sizeof(*count));
 
 	/* The machine's CPU time over the window, and the busy part of it. */
 	all = (double)(s1.wall - s0.wall) * s1.ncpu;
@@ -2192,7 +2198,7 @@ static void bench_f9(void)
 		add("F9", "cap", 0, "behalf", "cpus", F9_CAP_CPUS);
 	f9_teardown();
 	if (!P.json)
-		printf("\nF9  one user at its limits: the machine's CPU outside it (%% of all CPUs), a 1 ms client's events (%% of expected) and lateness (us)\n");
+		printf("\nF9  one user at its limits: CPU outside it, a client's lateness\n");
 	print_all("F9");
 }
 
