@@ -2121,7 +2121,12 @@ static void f9_run(const struct f9_variant *v, struct f9_out *o)
 
 	/* The machine's CPU time over the window, and the busy part of it. */
 	all = (double)(s1.wall - s0.wall) * s1.ncpu;
-	busy = all - (double)(s1.idle - s0.idle);
+	/*
+	 * Signed: a CPU's idle time as /proc/stat shows it can step back
+	 * a little (an idle CPU's is computed up to the moment of the read,
+	 * and its iowait share can move to idle).
+	 */
+	busy = all - ((double)s1.idle - (double)s0.idle);
 	self = (double)(s1.self - s0.self);
 	load = (double)(s1.load - s0.load);
 	o->share = 100.0 * (busy - load - self) / all;
