@@ -6,7 +6,10 @@
 # environment, runs the in-kernel figures (dwq_bench.ko: F1, F3, F4a, F8)
 # and the user-space ones (dwqctl bench: F2, F4b, F6, F7; dwq-ubench,
 # /dev/dwq against timerfd, io_uring and a user-space heap: F2b, F4c, F5,
-# F7b), and leaves everything in $DWQ_OUT/bench for tools/bench/report.
+# F7b; and F9, one unprivileged user at dwq's limits in a cgroup of its
+# own, for which dwq-ubench makes /dev/dwq 0666, mounts cgroup2 if it is
+# not, and undoes both), and leaves everything in $DWQ_OUT/bench for
+# tools/bench/report.
 #
 # usage: guest.sh full|tiny
 #   full  dwq_bench.ko scale=full; dwqctl bench --ops 10000 --reps 5;

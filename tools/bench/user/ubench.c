@@ -22,9 +22,14 @@
  * repetitions. Nothing is judged here: tools/bench/report does that.
  * Output: a table, or with --json one object per line.
  */
+#define _GNU_SOURCE /* pipe2 */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +38,12 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 
 #include <liburing.h>
 #include <linux/dwq.h>
@@ -62,12 +71,14 @@ struct params {
 	unsigned int slab_n; /* F5 */
 	unsigned int settle_max; /* F5: 50 ms waits for the slab to settle */
 	unsigned int cq_entries; /* io_uring's completion ring */
+	unsigned int f9_tasks; /* F9: at most this many (0: the limits) */
+	__u64 f9_window, f9_settle; /* F9: measured window, settling before */
 	int tiny;
 	unsigned int only;
 	int json;
 };
 
-enum { F2B = 1, F4C = 2, F5 = 4, F7B = 8 };
+enum { F2B = 1, F4C = 2, F5 = 4, F7B = 8, F9 = 16 };
 
 static struct params P;
 
@@ -1542,6 +1553,673 @@ static void bench_f5(void)
 		}
 }
 
+/* --- F9: one user at its limits, not reading ----------------------------- */
+
+/*
+ * The load runs as this uid (nobody), in a cgroup v2 of its own; another
+ * client, root, keeps a 1 ms periodic timer and reads it continuously.
+ * CPU time is the machine's busy time (every CPU's time less its idle
+ * time) and the run time of threads (schedstat), in ns.
+ */
+#define F9_UID 65534
+#define F9_CLIENT_PERIOD NSEC_PER_MSEC
+#define F9_CG_NAME "dwq-ubench-f9"
+#define F9_CAP "10000 100000" /* 10% of one CPU */
+#define F9_CAP_CPUS 0.1
+#define F9_NFILES 4
+
+static struct rlimit nofile0; /* the limit dwq-ubench started with */
+static pid_t main_pid;
+
+/* Set up by f9_setup(), undone by f9_teardown() (also at exit). */
+static struct {
+	char root[128]; /* the cgroup2 mount */
+	char dir[192]; /* the load's cgroup */
+	int mounted, made, ok;
+	mode_t dev_mode; /* /dev/dwq's permission bits before */
+	int dev_changed;
+	pid_t load; /* a running load, killed at exit */
+} f9;
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -1;
+	r = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
+	close(fd);
+	return r;
+}
+
+static int cg_write(const char *file, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", f9.dir, file);
+	return write_file(path, val);
+}
+
+static void f9_teardown(void)
+{
+	if (getpid() != main_pid)
+		return; /* a load's exit: not its business */
+	if (f9.load > 0) {
+		kill(f9.load, SIGKILL);
+		waitpid(f9.load, NULL, 0);
+		f9.load = 0;
+	}
+	if (f9.made && !rmdir(f9.dir))
+		f9.made = 0;
+	if (f9.mounted && !umount(f9.root))
+		f9.mounted = 0;
+	if (f9.dev_changed && !chmod("/dev/dwq", f9.dev_mode))
+		f9.dev_changed = 0;
+}
+
+/* cgroup2 (mounted if it is not), a child with the cpu controller. */
+static void f9_setup(void)
+{
+	char dev[64], mnt[128], type[32], path[256];
+	struct stat st;
+	FILE *f;
+
+	atexit(f9_teardown);
+	if (stat("/dev/dwq", &st))
+		die("/dev/dwq");
+	f9.dev_mode = st.st_mode & 07777;
+	if ((f9.dev_mode & 0666) != 0666) {
+		if (chmod("/dev/dwq", f9.dev_mode | 0666))
+			die("chmod 0666 /dev/dwq (F9 runs as root)");
+		f9.dev_changed = 1;
+	}
+	f = fopen("/proc/mounts", "re");
+	while (f && fscanf(f, "%63s %127s %31s %*[^\n]", dev, mnt, type) == 3)
+		if (!strcmp(type, "cgroup2")) {
+			snprintf(f9.root, sizeof(f9.root), "%s", mnt);
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (!f9.root[0]) {
+		snprintf(f9.root, sizeof(f9.root), "/sys/fs/cgroup");
+		mkdir(f9.root, 0755);
+		if (mount("cgroup2", f9.root, "cgroup2", 0, NULL)) {
+			fprintf(stderr,
+				"dwq-ubench: F9: mount cgroup2: %s: no capped case\n",
+				strerror(errno));
+			return;
+		}
+		f9.mounted = 1;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", f9.root);
+	write_file(path, "+cpu");
+	snprintf(f9.dir, sizeof(f9.dir), "%s/" F9_CG_NAME, f9.root);
+	if (mkdir(f9.dir, 0755) && errno != EEXIST) {
+		fprintf(stderr,
+			"dwq-ubench: F9: mkdir %s: %s: no capped case\n",
+			f9.dir, strerror(errno));
+		return;
+	}
+	f9.made = 1;
+	f9.ok = !cg_write("cpu.max", "max 100000");
+	if (!f9.ok)
+		fprintf(stderr,
+			"dwq-ubench: F9: %s/cpu.max: %s: no capped case\n",
+			f9.dir, strerror(errno));
+}
+
+/*
+ * Idle time of every CPU together, ns: /proc/stat's idle + iowait (with
+ * NO_HZ the kernel counts them exactly, from each CPU's idle entry and
+ * exit, not by ticks), in USER_HZ ticks; and the CPUs.
+ */
+static __u64 idle_ns(unsigned int *ncpu)
+{
+	unsigned long long v[5] = { 0 };
+	char line[512];
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (!f || !fgets(line, sizeof(line), f))
+		die("/proc/stat");
+	if (sscanf(line, "cpu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4]) != 5) {
+		errno = EINVAL;
+		die("/proc/stat");
+	}
+	*ncpu = 0;
+	while (fgets(line, sizeof(line), f))
+		*ncpu += !strncmp(line, "cpu", 3);
+	fclose(f);
+	return (v[3] + v[4]) * (NSEC_PER_SEC / sysconf(_SC_CLK_TCK));
+}
+
+/*
+ * Run time of every thread of @pid, ns: the first field of each
+ * /proc/PID/task/TID/schedstat (the scheduler's sum_exec_runtime); 0 for
+ * pid 0.
+ */
+static __u64 pid_cpu(pid_t pid)
+{
+	char path[96];
+	unsigned long long v;
+	struct dirent *de;
+	__u64 sum = 0;
+	DIR *d;
+	FILE *f;
+
+	if (!pid)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		die(path);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat",
+			 (int)pid, de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &v) == 1)
+			sum += v;
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+struct cpu_sample {
+	__u64 wall, idle, load, self, workers;
+	unsigned int ncpu;
+};
+
+static void cpu_sample(struct cpu_sample *s, pid_t load)
+{
+	unsigned int nw;
+
+	s->load = pid_cpu(load);
+	s->self = pid_cpu(getpid());
+	s->workers = workers_cpu_ns(&nw);
+	s->idle = idle_ns(&s->ncpu);
+	s->wall = now_ns();
+}
+
+static unsigned long long param_ull(const char *name, unsigned long long dflt)
+{
+	char path[128];
+	unsigned long long v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/dwq/parameters/%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+/* What a load tells the parent once armed. */
+struct f9_armed {
+	__u64 period; /* ns */
+	unsigned int periodic, oneshot; /* tasks (timerfds: periodic) */
+};
+
+enum { F9_NONE, F9_DWQ, F9_TIMERFD };
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+	if (write(fd, buf, len) != (ssize_t)len)
+		die("write (pipe)");
+}
+
+/*
+ * Schedule, over F9_NFILES files, what the limits let one user hold:
+ * fixed-rate tasks at min_period_ns until a limit says no (the per-user
+ * rate budget, where there is one, or a task limit), then one-shots far
+ * ahead until the task limits say no: the whole per-file and per-user
+ * limits, the shortest period the module accepts. A batch that does not
+ * fit is halved until one task does not: that is the limit.
+ */
+static void f9_arm_dwq(int *fds, struct f9_armed *a)
+{
+	struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	struct dwq_ioc_schedule_batch b = { .entries = (__u64)(uintptr_t)e };
+	unsigned int f = 0, n = DWQ_SCHEDULE_BATCH_MAX, k, c, total = 0;
+	unsigned int cap = P.f9_tasks ? P.f9_tasks : UINT32_MAX;
+	struct dwq_ioc_stats st;
+	int periodic = 1;
+
+	a->period = param_ull("min_period_ns", 100 * NSEC_PER_USEC);
+	while (f < F9_NFILES && total < cap) {
+		c = n < cap - total ? n : cap - total;
+		memset(e, 0, c * sizeof(e[0]));
+		for (k = 0; k < c; k++) {
+			if (periodic) {
+				e[k].mode = DWQ_MODE_FIXED_RATE;
+				e[k].period_ns = a->period;
+				e[k].time_ns = a->period;
+			} else {
+				e[k].time_ns = FAR;
+			}
+		}
+		b.count = c;
+		if (!ioctl(fds[f], DWQ_IOC_SCHEDULE_BATCH, &b)) {
+			total += c;
+			if (periodic)
+				a->periodic += c;
+			else
+				a->oneshot += c;
+			continue;
+		}
+		if (errno != ENOSPC)
+			die("F9: DWQ_IOC_SCHEDULE_BATCH");
+		if (c > 1) {
+			n = c / 2;
+			continue;
+		}
+		n = DWQ_SCHEDULE_BATCH_MAX;
+		memset(&st, 0, sizeof(st));
+		if (ioctl(fds[f], DWQ_IOC_STATS, &st))
+			die("F9: DWQ_IOC_STATS");
+		if (st.pending >= st.max_tasks_per_file)
+			f++; /* this file is full: the next one */
+		else if (periodic)
+			periodic = 0; /* the rate budget, or the user's tasks */
+		else
+			break; /* the user's (or everyone's) task limit */
+	}
+}
+
+/* As many periodic timerfds as RLIMIT_NOFILE lets the user open. */
+static int *f9_arm_timerfd(struct f9_armed *a, int ep)
+{
+	struct epoll_event ee = { .events = EPOLLIN };
+	unsigned int cap = P.f9_tasks ? P.f9_tasks : UINT32_MAX, n = 0;
+	struct itimerspec its = { 0 };
+	struct rlimit rl;
+	int *fds, fd;
+
+	a->period = param_ull("min_period_ns", 100 * NSEC_PER_USEC);
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		die("getrlimit");
+	rl.rlim_cur = rl.rlim_max; /* what an unprivileged user may do */
+	setrlimit(RLIMIT_NOFILE, &rl);
+	fds = xcalloc(rl.rlim_cur < cap ? rl.rlim_cur : cap, sizeof(int));
+	its.it_value = to_ts(a->period);
+	its.it_interval = to_ts(a->period);
+	while (n < cap && n < rl.rlim_cur) {
+		fd = timerfd_create(CLOCK_MONOTONIC,
+				    TFD_CLOEXEC | TFD_NONBLOCK);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				break;
+			die("F9: timerfd_create");
+		}
+		ee.data.fd = fd;
+		if (timerfd_settime(fd, 0, &its, NULL) ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ee))
+			die("F9: timerfd_settime/epoll_ctl");
+		fds[n++] = fd;
+	}
+	a->periodic = n;
+	return fds;
+}
+
+/*
+ * The load, in the child: into the cgroup, then nobody; arm, say so, wait
+ * for the go, then sleep for ever (not reading) or read every event as
+ * it comes (epoll, then read() of each ready file until EAGAIN), counting
+ * what it read in *@read_count (shared with the parent).
+ */
+static void f9_load(int kind, int reading, int ready_w, int go_r,
+		    __u64 *read_count)
+{
+	struct dwq_event ev[READ_MAX];
+	struct epoll_event ee = { .events = EPOLLIN }, out[READ_MAX];
+	struct f9_armed a = { 0 };
+	int fds[F9_NFILES], ep, i, k;
+	char go;
+	__u64 exp;
+	ssize_t r;
+
+	if (f9.ok && cg_write("cgroup.procs", "0"))
+		die("F9: cgroup.procs");
+	setrlimit(RLIMIT_NOFILE, &nofile0);
+	if (setgroups(0, NULL) || setgid(F9_UID) || setuid(F9_UID))
+		die("F9: setuid");
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		die("F9: epoll_create1");
+	if (kind == F9_DWQ) {
+		for (i = 0; i < F9_NFILES; i++) {
+			fds[i] = open("/dev/dwq",
+				      O_RDWR | O_CLOEXEC | O_NONBLOCK);
+			ee.data.fd = fds[i];
+			if (fds[i] < 0)
+				die("F9: open /dev/dwq as nobody");
+			if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ee))
+				die("F9: epoll_ctl");
+		}
+		f9_arm_dwq(fds, &a);
+	} else {
+		f9_arm_timerfd(&a, ep);
+	}
+	write_all(ready_w, &a, sizeof(a));
+	if (read(go_r, &go, 1) != 1)
+		_exit(0);
+	while (!reading)
+		pause();
+	for (;;) {
+		k = epoll_wait(ep, out, READ_MAX, -1);
+		for (i = 0; i < k; i++) {
+			if (kind == F9_DWQ) {
+				while ((r = read(out[i].data.fd, ev,
+						 sizeof(ev))) > 0)
+					__atomic_fetch_add(read_count,
+							   r / sizeof(ev[0]),
+							   __ATOMIC_RELAXED);
+			} else if (read(out[i].data.fd, &exp, sizeof(exp)) ==
+				   sizeof(exp)) {
+				__atomic_fetch_add(read_count, 1,
+						   __ATOMIC_RELAXED);
+			}
+		}
+	}
+}
+
+/* The other client: a 1 ms periodic timer read by a thread of its own. */
+struct f9_client {
+	int kind, fd;
+	__u64 start,
+		end; /* the window: deadlines from start, reads until end */
+	__s64 *late;
+	unsigned int nlate, cap;
+	__u64 periods; /* timerfd: expirations counted so far */
+};
+
+static void *f9_client_run(void *arg)
+{
+	struct f9_client *c = arg;
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	struct dwq_event ev[16];
+	__u64 t, exp;
+	ssize_t r;
+	int i;
+
+	for (;;) {
+		t = now_ns();
+		if (t >= c->end)
+			break;
+		poll(&pfd, 1, (int)((c->end - t) / NSEC_PER_MSEC) + 1);
+		if (c->kind == F9_DWQ) {
+			r = read(c->fd, ev, sizeof(ev));
+			t = now_ns();
+			if (r < 0 && errno != EAGAIN && errno != EINTR)
+				die("F9: client read /dev/dwq");
+			for (i = 0; r > 0 && i < r / (ssize_t)sizeof(ev[0]);
+			     i++)
+				if (t < c->end && c->nlate < c->cap)
+					c->late[c->nlate++] =
+						(__s64)(t - ev[i].deadline_ns);
+		} else {
+			r = read(c->fd, &exp, sizeof(exp));
+			t = now_ns();
+			if (r < 0 && errno != EAGAIN && errno != EINTR)
+				die("F9: client read timerfd");
+			if (r != sizeof(exp))
+				continue;
+			c->periods += exp;
+			/* The latest expiration it counts: start + (k-1) P. */
+			if (t < c->end && c->nlate < c->cap)
+				c->late[c->nlate++] =
+					(__s64)(t - (c->start +
+						     (c->periods - 1) *
+							     F9_CLIENT_PERIOD));
+		}
+	}
+	return NULL;
+}
+
+static void f9_client_open(struct f9_client *c)
+{
+	struct dwq_ioc_schedule s;
+	struct itimerspec its = { 0 };
+
+	if (c->kind == F9_DWQ) {
+		c->fd = open("/dev/dwq", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+		if (c->fd < 0)
+			die("F9: open /dev/dwq (client)");
+		memset(&s, 0, sizeof(s));
+		s.time_ns = c->start;
+		s.period_ns = F9_CLIENT_PERIOD;
+		s.mode = DWQ_MODE_FIXED_RATE;
+		s.flags = DWQ_SCHED_ABS;
+		dwq_schedule(c->fd, &s);
+	} else {
+		c->fd = timerfd_create(CLOCK_MONOTONIC,
+				       TFD_CLOEXEC | TFD_NONBLOCK);
+		its.it_value = to_ts(c->start);
+		its.it_interval = to_ts(F9_CLIENT_PERIOD);
+		if (c->fd < 0 ||
+		    timerfd_settime(c->fd, TFD_TIMER_ABSTIME, &its, NULL))
+			die("F9: timerfd (client)");
+	}
+}
+
+struct f9_variant {
+	const char *name;
+	int client; /* F9_DWQ or F9_TIMERFD */
+	int load; /* F9_NONE, F9_DWQ, F9_TIMERFD */
+	int reading, capped;
+};
+
+static const struct f9_variant f9_variants[] = {
+	{ "dwq_idle", F9_DWQ, F9_NONE, 0, 0 },
+	{ "dwq", F9_DWQ, F9_DWQ, 0, 0 },
+	{ "dwq_capped_reading", F9_DWQ, F9_DWQ, 1, 1 },
+	{ "timerfd_idle", F9_TIMERFD, F9_NONE, 0, 0 },
+	{ "timerfd", F9_TIMERFD, F9_TIMERFD, 0, 0 },
+	{ "timerfd_capped_reading", F9_TIMERFD, F9_TIMERFD, 1, 1 },
+};
+
+/* One variant's window: what bench_f9() records. */
+struct f9_out {
+	double share; /* % of the machine busy outside the load and us */
+	double workers; /* % of the machine in dwq's dwq/N kthreads */
+	double workers_cpus; /* the same in CPUs */
+	double load_cpus, behalf_cpus; /* in CPUs: the load; it + the rest */
+	double events_pct, p50, p99, max; /* the client's */
+	double load_rate; /* events/s the load read */
+	struct f9_armed armed;
+	int ran;
+};
+
+static void f9_run(const struct f9_variant *v, struct f9_out *o)
+{
+	int ready[2], go[2];
+	__u64 *count; /* shared with the load: __atomic */
+	struct cpu_sample s0, s1;
+	struct f9_client c = { .kind = v->client };
+	__u64 c0 = 0, c1, win = P.f9_window;
+	double all, busy, self, load;
+	pthread_t th;
+	pid_t pid = 0;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	if (v->capped && !f9.ok)
+		return;
+	count = mmap(NULL, sizeof(*count), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (count == MAP_FAILED)
+		die("mmap");
+	*count = 0;
+	if (v->load != F9_NONE) {
+		if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))
+			die("pipe2");
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			close(ready[0]);
+			close(go[1]);
+			f9_load(v->load, v->reading, ready[1], go[0], count);
+			_exit(0);
+		}
+		f9.load = pid;
+		close(ready[1]);
+		close(go[0]);
+		if (read(ready[0], &o->armed, sizeof(o->armed)) !=
+		    sizeof(o->armed)) {
+			fprintf(stderr, "dwq-ubench: F9: %s: the load failed\n",
+				v->name);
+			exit(1);
+		}
+		close(ready[0]);
+		if (v->capped && cg_write("cpu.max", F9_CAP))
+			die("F9: cpu.max");
+		write_all(go[1], "g", 1);
+		close(go[1]);
+		usleep(P.f9_settle / NSEC_PER_USEC);
+	}
+	c.cap = win / F9_CLIENT_PERIOD * 2 + 16;
+	c.late = xcalloc(c.cap, sizeof(*c.late));
+	c.start = now_ns() + 20 * NSEC_PER_MSEC;
+	c.end = c.start + win;
+	f9_client_open(&c);
+	err = pthread_create(&th, NULL, f9_client_run, &c);
+	if (err) {
+		errno = err;
+		die("pthread_create");
+	}
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+			&(struct timespec){ .tv_sec = c.start / NSEC_PER_SEC,
+					    .tv_nsec = c.start % NSEC_PER_SEC },
+			NULL);
+	cpu_sample(&s0, pid);
+	c0 = __atomic_load_n(count, __ATOMIC_RELAXED);
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+			&(struct timespec){ .tv_sec = c.end / NSEC_PER_SEC,
+					    .tv_nsec = c.end % NSEC_PER_SEC },
+			NULL);
+	cpu_sample(&s1, pid);
+	c1 = __atomic_load_n(count, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	close(c.fd);
+	if (pid) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		f9.load = 0;
+		if (v->capped)
+			cg_write("cpu.max", "max 100000");
+	}
+	munmap(count, sizeof(*count));
+
+	/* The machine's CPU time over the window, and the busy part of it. */
+	all = (double)(s1.wall - s0.wall) * s1.ncpu;
+	/*
+	 * Signed: a CPU's idle time as /proc/stat shows it can step back
+	 * a little (an idle CPU's is computed up to the moment of the read,
+	 * and its iowait share can move to idle).
+	 */
+	busy = all - ((double)s1.idle - (double)s0.idle);
+	self = (double)(s1.self - s0.self);
+	load = (double)(s1.load - s0.load);
+	o->share = 100.0 * (busy - load - self) / all;
+	o->workers = 100.0 * (double)(s1.workers - s0.workers) / all;
+	o->workers_cpus = (double)(s1.workers - s0.workers) * s1.ncpu / all;
+	o->load_cpus = load * s1.ncpu / all;
+	o->behalf_cpus = (busy - self) * s1.ncpu / all;
+	o->events_pct = 100.0 * c.nlate / (win / F9_CLIENT_PERIOD);
+	o->load_rate = (double)(c1 - c0) * NSEC_PER_SEC / win;
+	if (c.nlate) {
+		qsort(c.late, c.nlate, sizeof(*c.late), cmp_s64);
+		o->p50 = pct(c.late, c.nlate, 0.5) / 1000;
+		o->p99 = pct(c.late, c.nlate, 0.99) / 1000;
+		o->max = (double)c.late[c.nlate - 1] / 1000;
+	}
+	free(c.late);
+	o->ran = 1;
+}
+
+static void bench_f9(void)
+{
+	unsigned int nv = NVARIANTS(f9_variants), r, k, i;
+	struct f9_out o[NVARIANTS(f9_variants)];
+	const struct f9_variant *v;
+	double idle, lower;
+
+	f9_setup();
+	for (r = 0; r < P.reps; r++) {
+		for (k = 0; k < nv; k++) {
+			i = (k + r) % nv;
+			usleep(200000); /* the last load's files are closed */
+			f9_run(&f9_variants[i], &o[i]);
+		}
+		for (i = 0; i < nv; i++) {
+			v = &f9_variants[i];
+			if (!o[i].ran)
+				continue;
+			add("F9", v->name, 0, "cpu_share", "%", o[i].share);
+			add("F9", v->name, 0, "dwq_threads", "%", o[i].workers);
+			add("F9", v->name, 0, "client_events", "%",
+			    o[i].events_pct);
+			add("F9", v->name, 0, "client_p50", "us", o[i].p50);
+			add("F9", v->name, 0, "client_p99", "us", o[i].p99);
+			add("F9", v->name, 0, "client_max", "us", o[i].max);
+			if (v->load == F9_NONE)
+				continue;
+			add("F9", v->name, 0, "load_cpu", "cpus",
+			    o[i].load_cpus);
+			add("F9", v->name, 0, "tasks", "count",
+			    o[i].armed.periodic + o[i].armed.oneshot);
+			add("F9", v->name, 0, "periodic", "count",
+			    o[i].armed.periodic);
+			add("F9", v->name, 0, "period", "us",
+			    (double)o[i].armed.period / NSEC_PER_USEC);
+			if (!v->reading)
+				continue;
+			/*
+			 * On its behalf: its own time and the machine's other
+			 * busy time, less the other busy time with the same
+			 * client and no load (its idle variant, this
+			 * repetition). That difference swings with the
+			 * guest's background; the exact run times of the load
+			 * and of the dwq/N threads beyond the idle variant's
+			 * are a floor under it.
+			 */
+			idle = 0;
+			lower = 0;
+			for (k = 0; k < nv; k++)
+				if (f9_variants[k].client == v->client &&
+				    f9_variants[k].load == F9_NONE &&
+				    o[k].ran) {
+					idle = o[k].behalf_cpus;
+					lower = o[k].workers_cpus;
+				}
+			lower = o[i].load_cpus + o[i].workers_cpus - lower;
+			add("F9", v->name, 0, "load_read", "events/s",
+			    o[i].load_rate);
+			add("F9", v->name, 0, "behalf_floor", "cpus", lower);
+			add("F9", v->name, 0, "behalf", "cpus",
+			    o[i].behalf_cpus - idle > lower ?
+				    o[i].behalf_cpus - idle :
+				    lower);
+		}
+	}
+	if (f9.ok)
+		add("F9", "cap", 0, "behalf", "cpus", F9_CAP_CPUS);
+	f9_teardown();
+	if (!P.json)
+		printf("\nF9  one user at its limits: CPU outside it, a client's lateness\n");
+	print_all("F9");
+}
+
 /* --- the command --------------------------------------------------------- */
 
 static int parse_only(const char *s)
@@ -1559,6 +2237,8 @@ static int parse_only(const char *s)
 			P.only |= F5;
 		else if (!strcasecmp(p, "F7b"))
 			P.only |= F7B;
+		else if (!strcasecmp(p, "F9"))
+			P.only |= F9;
 		else
 			return -1;
 	}
@@ -1569,9 +2249,10 @@ static void bad_usage(void)
 {
 	fprintf(stderr,
 		"usage: dwq-ubench [--scale full|tiny] [--reps R] [--only LIST] [--json]\n"
-		"  LIST: F2b,F4c,F5,F7b (default all)\n"
+		"  LIST: F2b,F4c,F5,F7b,F9 (default all; F9 needs root)\n"
 		"  full: 10000 pairs per timing, 10000 pending, a burst of 10000,\n"
-		"        1000 timers over 1 s, 10000 pending for F5 (minutes)\n"
+		"        1000 timers over 1 s, 10000 pending for F5, F9's load at\n"
+		"        dwq's limits and 2 s windows (minutes)\n"
 		"  tiny: seconds; proves the pipeline, the numbers mean nothing\n");
 	exit(2);
 }
@@ -1590,8 +2271,10 @@ int main(int argc, char **argv)
 {
 	int i, tiny = 0;
 
+	main_pid = getpid();
+	getrlimit(RLIMIT_NOFILE, &nofile0);
 	P.reps = 5;
-	P.only = F2B | F4C | F5 | F7B;
+	P.only = F2B | F4C | F5 | F7B | F9;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : "";
 
@@ -1619,6 +2302,9 @@ int main(int argc, char **argv)
 		P.slab_n = 500;
 		P.settle_max = 0;
 		P.cq_entries = 1024;
+		P.f9_tasks = 1000;
+		P.f9_window = 300 * NSEC_PER_MSEC;
+		P.f9_settle = 200 * NSEC_PER_MSEC;
 	} else {
 		P.ops = 10000;
 		P.pending = 10000;
@@ -1628,6 +2314,9 @@ int main(int argc, char **argv)
 		P.slab_n = 10000;
 		P.settle_max = 40;
 		P.cq_entries = 32768;
+		P.f9_tasks = 0;
+		P.f9_window = 2 * NSEC_PER_SEC;
+		P.f9_settle = NSEC_PER_SEC;
 	}
 	if (P.json) {
 		printf("{\"type\":\"bench_env\",\"program\":\"dwq-ubench\",");
@@ -1636,8 +2325,11 @@ int main(int argc, char **argv)
 		       (unsigned long long)P.ops);
 		printf("\"pending\":%u,\"burst\":%u,\"late_timers\":%u,",
 		       P.pending, P.burst, P.late_n);
-		printf("\"late_window_ns\":%llu,\"slab_timers\":%u}\n",
+		printf("\"late_window_ns\":%llu,\"slab_timers\":%u,",
 		       (unsigned long long)P.late_window, P.slab_n);
+		printf("\"f9_tasks\":%u,\"f9_window_ns\":%llu,\"f9_settle_ns\":%llu}\n",
+		       P.f9_tasks, (unsigned long long)P.f9_window,
+		       (unsigned long long)P.f9_settle);
 	} else {
 		printf("dwq-ubench: %u repetitions, variants interleaved; median (min-max)\n",
 		       P.reps);
@@ -1651,5 +2343,7 @@ int main(int argc, char **argv)
 		bench_f4c();
 	if (P.only & F5)
 		bench_f5();
+	if (P.only & F9)
+		bench_f9();
 	return 0;
 }
