@@ -266,8 +266,7 @@ void dwq_utask_free(struct dwq_utask *ut)
  * Return: 0; -ENOSPC, with no id given, if the file has fewer than @n
  * ids left.
  */
-int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts,
-		   unsigned int n)
+int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts, unsigned int n)
 {
 	unsigned int i;
 
@@ -293,8 +292,7 @@ int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts,
  *
  * Context: process context, @c->mutex held.
  */
-void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut,
-		      u64 deadline)
+void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut, u64 deadline)
 {
 	struct dwq_heap *heap = &c->clk[ut->clock].heap;
 

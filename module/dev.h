@@ -187,23 +187,21 @@ struct dwq_utask {
 /* dev.c: a file's tasks, its id map and its alarms */
 int dwq_client_lock(struct dwq_client *c, bool nonblock);
 struct dwq_utask *dwq_client_find(struct dwq_client *c, u64 id);
-int dwq_client_grow(struct dwq_client *c, unsigned int clock,
-		    unsigned int n);
+int dwq_client_grow(struct dwq_client *c, unsigned int clock, unsigned int n);
 void dwq_client_shrink(struct dwq_client *c, unsigned int clock);
 void dwq_client_arm(struct dwq_client *c, unsigned int clock);
 struct dwq_utask *dwq_utask_alloc(void);
 void dwq_utask_free(struct dwq_utask *ut);
 int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts,
 		   unsigned int n);
-void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut,
-		      u64 deadline);
+void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut, u64 deadline);
 void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut);
 u64 dwq_clock_now(unsigned int clock);
 
 /* ioctl.c */
 long dwq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-long dwq_dev_ioctl_flags(struct file *file, unsigned int cmd,
-			 unsigned long arg, bool nonblock);
+long dwq_dev_ioctl_flags(struct file *file, unsigned int cmd, unsigned long arg,
+			 bool nonblock);
 
 /* uring.c */
 struct io_uring_cmd;

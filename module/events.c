@@ -246,7 +246,8 @@ static void dwq_uevent_done(struct dwq_client *c, struct dwq_uevent *uev)
 
 /**
  * dwq_events_free() - drop the kept events nobody will read
- * @c: the file, being released, its tasks freed
+ * @c: the file, being released, its tasks freed (the events' @ut
+ *	pointers dangle: only whether they are NULL counts)
  *
  * Context: process context, @c->mutex held.
  */
@@ -256,10 +257,13 @@ void dwq_events_free(struct dwq_client *c)
 
 	lockdep_assert_held(&c->mutex);
 	list_for_each_entry_safe(uev, tmp, &c->ready, link) {
-		/* The tasks are gone: every event holds a charge now. */
-		uev->ut = NULL;
-		dwq_uevent_done(c, uev);
+		/* Its task's charge went with the task, if it had one. */
+		if (!uev->ut)
+			dwq_limits_release(c->user);
+		kfree(uev);
 	}
+	INIT_LIST_HEAD(&c->ready);
+	c->nr_ready = 0;
 }
 
 /* Events read() makes per round (on its stack), between copies. */
@@ -358,8 +362,8 @@ static void dwq_read_undo(struct dwq_client *c, const struct dwq_pick *picks,
 		/* Its deadline and seq are as they were: the same order. */
 		heap = &c->clk[ut->clock].heap;
 		heap->next_seq = ut->node.seq;
-		WARN_ON_ONCE(dwq_heap_insert(heap, &ut->node,
-					     ut->node.deadline));
+		WARN_ON_ONCE(
+			dwq_heap_insert(heap, &ut->node, ut->node.deadline));
 	}
 }
 

@@ -21,29 +21,49 @@
 #include "dwq_internal.h"
 #include "trace.h"
 
-static int dwq_dev_check_schedule(const struct dwq_ioc_schedule *us,
-				  struct dwq_sched *ds)
+/*
+ * Make @ds's time the absolute deadline on @clock it asks for, now: -EINVAL
+ * if it is past KTIME_MAX, or the one a @period later is (so that moving
+ * a periodic task on never wraps), as for the engine's tasks.
+ */
+static int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period)
 {
-	if (us->reserved[0] || us->reserved[1] || us->reserved[2])
-		return -EINVAL;
-	if (us->flags & ~(DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME))
-		return -EINVAL;
-	return dwq_limits_sched(ds, us->time_ns, us->period_ns, us->mode,
-				us->flags);
-}
+	u64 now, d = ds->time_ns;
 
-/* The deadline @ds asks for, on its clock, its time checked already. */
-static u64 dwq_sched_deadline(const struct dwq_sched *ds, unsigned int clock)
-{
-	if (ds->flags & DWQ_SCHED_ABS)
-		return ds->time_ns;
-	return min_t(u64, dwq_clock_now(clock) + ds->time_ns, KTIME_MAX);
+	if (!(ds->flags & DWQ_SCHED_ABS)) {
+		now = dwq_clock_now(clock);
+		if (d > KTIME_MAX - now)
+			return -EINVAL;
+		d += now;
+	}
+	if (period > KTIME_MAX - d)
+		return -EINVAL;
+	ds->time_ns = d;
+	ds->flags |= DWQ_SCHED_ABS;
+	return 0;
 }
 
 static unsigned int dwq_sched_clock(const struct dwq_sched *ds)
 {
 	return ds->flags & DWQ_SCHED_BOOTTIME ? DWQ_CLOCK_BOOTTIME :
 						DWQ_CLOCK_MONOTONIC;
+}
+
+/* Check a request, and make @ds its absolute deadline (as of now). */
+static int dwq_dev_check_schedule(const struct dwq_ioc_schedule *us,
+				  struct dwq_sched *ds)
+{
+	int err;
+
+	if (us->reserved[0] || us->reserved[1] || us->reserved[2])
+		return -EINVAL;
+	if (us->flags & ~(DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME))
+		return -EINVAL;
+	err = dwq_limits_sched(ds, us->time_ns, us->period_ns, us->mode,
+			       us->flags);
+	if (err)
+		return err;
+	return dwq_sched_abs(ds, dwq_sched_clock(ds), us->period_ns);
 }
 
 /*
@@ -53,17 +73,16 @@ static unsigned int dwq_sched_clock(const struct dwq_sched *ds)
  * and arm the alarms. @uts holds @n tasks from dwq_utask_alloc(); on
  * failure the caller frees them.
  */
-static int dwq_schedule_locked(struct dwq_client *c,
-			       const struct dwq_ioc_schedule *us,
-			       const struct dwq_sched *ds,
-			       struct dwq_utask **uts, unsigned int n, u64 rate,
-			       int (*write_ids)(void *arg,
-						struct dwq_utask **uts,
-						unsigned int n),
-			       void *arg)
+static int dwq_schedule_locked(
+	struct dwq_client *c, const struct dwq_ioc_schedule *us,
+	const struct dwq_sched *ds, struct dwq_utask **uts, unsigned int n,
+	u64 rate,
+	int (*write_ids)(void *arg, struct dwq_utask **uts, unsigned int n),
+	void *arg)
 {
 	unsigned int i, per[DWQ_NR_CLOCKS] = {};
 	struct dwq_utask *ut;
+	bool due = false;
 	int err;
 
 	lockdep_assert_held(&c->mutex);
@@ -86,7 +105,8 @@ static int dwq_schedule_locked(struct dwq_client *c,
 		ut->mode = us[i].mode;
 		ut->period = us[i].period_ns;
 		ut->clock = dwq_sched_clock(&ds[i]);
-		dwq_utask_insert(c, ut, dwq_sched_deadline(&ds[i], ut->clock));
+		dwq_utask_insert(c, ut, ds[i].time_ns);
+		due |= dwq_utask_due(ut, dwq_clock_now(ut->clock));
 	}
 	err = write_ids(arg, uts, n);
 	if (err) {
@@ -103,6 +123,12 @@ static int dwq_schedule_locked(struct dwq_client *c,
 	for (i = 0; i < DWQ_NR_CLOCKS; i++)
 		if (per[i])
 			dwq_client_arm(c, i);
+	/*
+	 * Due at once: an edge for epoll's EPOLLET even if an earlier task
+	 * waits unread (the alarm fires only for a new earliest deadline).
+	 */
+	if (due)
+		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 	return 0;
 
 err_uncharge:
@@ -235,7 +261,10 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 	if (err)
 		goto out_free;
 	out = (struct dwq_batch_out){
-		.arg = arg, .us = us, .entries = b.entries, .count = b.count,
+		.arg = arg,
+		.us = us,
+		.entries = b.entries,
+		.count = b.count,
 	};
 	err = dwq_schedule_locked(c, us, ds, uts, b.count, rate, dwq_write_ids,
 				  &out);
@@ -425,7 +454,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 	/* Without DWQ_RESCHED_PERIOD, mode and period stay as they are. */
 	u32 mode = ur->flags & DWQ_RESCHED_PERIOD ? ur->mode : DWQ_MODE_ONESHOT;
 	unsigned int clock = ut->clock, old_clock = ut->clock;
-	u64 old_rate, rate, deadline;
+	u64 old_rate, rate;
 	struct dwq_heap *heap;
 	struct dwq_sched ds;
 	LIST_HEAD(spares);
@@ -440,6 +469,11 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 	if (clock == DWQ_CLOCK_BOOTTIME)
 		flags |= DWQ_SCHED_BOOTTIME;
 	err = dwq_limits_sched(&ds, ur->time_ns, ur->period_ns, mode, flags);
+	if (err)
+		return err;
+	err = dwq_sched_abs(&ds, clock,
+			    ur->flags & DWQ_RESCHED_PERIOD ? ur->period_ns :
+							     ut->period);
 	if (err)
 		return err;
 	old_rate = dwq_limits_rate(ut->mode, ut->period);
@@ -474,20 +508,22 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		ut->mode = ur->mode;
 		ut->period = ur->period_ns;
 	}
-	deadline = dwq_sched_deadline(&ds, clock);
 	if (clock != old_clock) {
 		dwq_heap_remove(&c->clk[old_clock].heap, &ut->node);
 		ut->clock = clock;
-		dwq_utask_insert(c, ut, deadline);
+		dwq_utask_insert(c, ut, ds.time_ns);
 		dwq_client_arm(c, old_clock);
 		dwq_client_shrink(c, old_clock);
 	} else {
 		/* After the tasks already due then: a fresh seq. */
 		heap = &c->clk[clock].heap;
 		heap->next_seq = c->seq++;
-		dwq_heap_update(heap, &ut->node, deadline);
+		dwq_heap_update(heap, &ut->node, ds.time_ns);
 	}
 	dwq_client_arm(c, clock);
+	/* As in dwq_schedule_locked(): due at once is an edge. */
+	if (dwq_utask_due(ut, dwq_clock_now(clock)))
+		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 	return 0;
 
 err_rate:
@@ -627,8 +663,8 @@ static long dwq_ioctl_stats(struct dwq_client *c,
  * Context: process context; may sleep.
  * Return: 0 or what the command says; -ENOTTY for an unknown command.
  */
-long dwq_dev_ioctl_flags(struct file *file, unsigned int cmd,
-			 unsigned long arg, bool nonblock)
+long dwq_dev_ioctl_flags(struct file *file, unsigned int cmd, unsigned long arg,
+			 bool nonblock)
 {
 	struct dwq_client *c = file->private_data;
 	void __user *uarg = (void __user *)arg;
