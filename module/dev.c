@@ -186,8 +186,10 @@ static void dwq_client_alarm(struct dwq_task *task)
  *
  * Context: process context, @c->mutex held; may sleep (to make room in
  * the queue, which the file reserved at open, so it does not fail).
+ * Return: true if the alarm was armed anew (at a new earliest deadline:
+ * it fires there, and wakes the readers), false if it stays as it was.
  */
-void dwq_client_arm(struct dwq_client *c, unsigned int clock)
+bool dwq_client_arm(struct dwq_client *c, unsigned int clock)
 {
 	struct dwq_client_clock *clk = &c->clk[clock];
 	struct dwq_heap_node *head = dwq_heap_peek(&clk->heap);
@@ -198,12 +200,12 @@ void dwq_client_arm(struct dwq_client *c, unsigned int clock)
 	lockdep_assert_held(&c->mutex);
 	WRITE_ONCE(clk->next, next);
 	if (next == clk->armed || !c->q)
-		return;
+		return false;
 	clk->armed = next;
 	if (next == U64_MAX) {
 		/* Nothing left: a callback running now only wakes in vain. */
 		dwq_cancel(&clk->alarm);
-		return;
+		return false;
 	}
 	at.time_ns = next;
 	if (clock == DWQ_CLOCK_BOOTTIME)
@@ -225,6 +227,7 @@ void dwq_client_arm(struct dwq_client *c, unsigned int clock)
 		clk->armed = U64_MAX;
 		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 	}
+	return true;
 }
 
 /**
@@ -247,13 +250,14 @@ struct dwq_utask *dwq_utask_alloc(void)
 
 /**
  * dwq_utask_free() - free a task from dwq_utask_alloc() that is no file's
- * @ut: the task
+ * @ut: the task, or NULL
  *
  * Context: any context.
  */
 void dwq_utask_free(struct dwq_utask *ut)
 {
-	kmem_cache_free(dwq_utask_cache, ut);
+	if (ut)
+		kmem_cache_free(dwq_utask_cache, ut);
 }
 
 /**

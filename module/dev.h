@@ -189,7 +189,7 @@ int dwq_client_lock(struct dwq_client *c, bool nonblock);
 struct dwq_utask *dwq_client_find(struct dwq_client *c, u64 id);
 int dwq_client_grow(struct dwq_client *c, unsigned int clock, unsigned int n);
 void dwq_client_shrink(struct dwq_client *c, unsigned int clock);
-void dwq_client_arm(struct dwq_client *c, unsigned int clock);
+bool dwq_client_arm(struct dwq_client *c, unsigned int clock);
 struct dwq_utask *dwq_utask_alloc(void);
 void dwq_utask_free(struct dwq_utask *ut);
 int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts,

@@ -354,6 +354,7 @@ static void dwq_read_undo(struct dwq_client *c, const struct dwq_pick *picks,
 	struct dwq_utask *ut;
 	struct dwq_heap *heap;
 	unsigned int i;
+	int err;
 
 	for (i = 0; i < n; i++) {
 		ut = picks[i].ut;
@@ -362,8 +363,8 @@ static void dwq_read_undo(struct dwq_client *c, const struct dwq_pick *picks,
 		/* Its deadline and seq are as they were: the same order. */
 		heap = &c->clk[ut->clock].heap;
 		heap->next_seq = ut->node.seq;
-		WARN_ON_ONCE(
-			dwq_heap_insert(heap, &ut->node, ut->node.deadline));
+		err = dwq_heap_insert(heap, &ut->node, ut->node.deadline);
+		WARN_ON_ONCE(err);
 	}
 }
 

@@ -66,73 +66,94 @@ static int dwq_dev_check_schedule(const struct dwq_ioc_schedule *us,
 	return dwq_sched_abs(ds, dwq_sched_clock(ds), us->period_ns);
 }
 
-/*
- * Schedule @n tasks for @us, checked into @ds, all or none: charge them,
- * give them ids, put them in their heaps, write the ids back with
- * @write_ids (the mutex held: no task can be read before its id is out),
- * and arm the alarms. @uts holds @n tasks from dwq_utask_alloc(); on
- * failure the caller frees them.
+/**
+ * struct dwq_sched_req - tasks to schedule, all or none
+ * @us: the requests, checked
+ * @ds: their timing, absolute deadlines (dwq_dev_check_schedule())
+ * @uts: as many tasks from dwq_utask_alloc(); the caller frees them on
+ *	failure (those left: NULL entries were freed already)
+ * @n: how many
+ * @rate: their firing rate together, mHz
+ * @write_ids: writes the ids back to user space: 0 or -EFAULT
+ * @arg: for @write_ids
  */
-static int dwq_schedule_locked(
-	struct dwq_client *c, const struct dwq_ioc_schedule *us,
-	const struct dwq_sched *ds, struct dwq_utask **uts, unsigned int n,
-	u64 rate,
-	int (*write_ids)(void *arg, struct dwq_utask **uts, unsigned int n),
-	void *arg)
+struct dwq_sched_req {
+	const struct dwq_ioc_schedule *us;
+	const struct dwq_sched *ds;
+	struct dwq_utask **uts;
+	unsigned int n;
+	u64 rate;
+	int (*write_ids)(void *arg, struct dwq_utask **uts, unsigned int n);
+	void *arg;
+};
+
+/*
+ * Schedule @r's tasks: charge them, give them ids, put them in their
+ * heaps, write the ids back (the mutex held: no task can be read before
+ * its id is out), and arm the alarms.
+ */
+static int dwq_schedule_locked(struct dwq_client *c,
+			       const struct dwq_sched_req *r)
 {
-	unsigned int i, per[DWQ_NR_CLOCKS] = {};
+	unsigned int i, per[DWQ_NR_CLOCKS] = {}, due = 0, n = r->n;
 	struct dwq_utask *ut;
-	bool due = false;
 	int err;
 
 	lockdep_assert_held(&c->mutex);
-	err = dwq_limits_charge(c, n, rate);
+	err = dwq_limits_charge(c, n, r->rate);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++)
-		per[dwq_sched_clock(&ds[i])]++;
+		per[dwq_sched_clock(&r->ds[i])]++;
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		err = per[i] ? dwq_client_grow(c, i, per[i]) : 0;
 		if (err)
 			goto err_uncharge;
 	}
-	err = dwq_utasks_add(c, uts, n);
+	err = dwq_utasks_add(c, r->uts, n);
 	if (err)
 		goto err_uncharge;
 	for (i = 0; i < n; i++) {
-		ut = uts[i];
-		ut->cookie = us[i].cookie;
-		ut->mode = us[i].mode;
-		ut->period = us[i].period_ns;
-		ut->clock = dwq_sched_clock(&ds[i]);
-		dwq_utask_insert(c, ut, ds[i].time_ns);
-		due |= dwq_utask_due(ut, dwq_clock_now(ut->clock));
+		ut = r->uts[i];
+		ut->cookie = r->us[i].cookie;
+		ut->mode = r->us[i].mode;
+		ut->period = r->us[i].period_ns;
+		ut->clock = dwq_sched_clock(&r->ds[i]);
+		dwq_utask_insert(c, ut, r->ds[i].time_ns);
+		if (dwq_utask_due(ut, dwq_clock_now(ut->clock)))
+			due |= BIT(ut->clock);
 	}
-	err = write_ids(arg, uts, n);
+	err = r->write_ids(r->arg, r->uts, n);
 	if (err) {
-		/* Never seen by anyone: undone whole (the ids stay used). */
-		for (i = 0; i < n; i++)
-			dwq_utask_destroy(c, uts[i]);
+		/*
+		 * Never seen by anyone: undone whole (the ids stay used).
+		 * Freed here: the caller's pointers are cleared.
+		 */
+		for (i = 0; i < n; i++) {
+			dwq_utask_destroy(c, r->uts[i]);
+			r->uts[i] = NULL;
+		}
 		for (i = 0; i < DWQ_NR_CLOCKS; i++)
 			dwq_client_shrink(c, i);
 		return err;
 	}
 	for (i = 0; trace_dwq_dev_schedule_enabled() && i < n; i++)
-		trace_dwq_dev_schedule(uts[i], us[i].time_ns, us[i].period_ns,
-				       us[i].mode, us[i].flags);
-	for (i = 0; i < DWQ_NR_CLOCKS; i++)
-		if (per[i])
-			dwq_client_arm(c, i);
-	/*
-	 * Due at once: an edge for epoll's EPOLLET even if an earlier task
-	 * waits unread (the alarm fires only for a new earliest deadline).
-	 */
-	if (due)
-		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
+		trace_dwq_dev_schedule(r->uts[i], r->us[i].time_ns,
+				       r->us[i].period_ns, r->us[i].mode,
+				       r->us[i].flags);
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		/*
+		 * A task due at once behind an earlier one waiting unread:
+		 * the alarm fires only for a new earliest deadline, so wake
+		 * the readers here (an edge for epoll's EPOLLET).
+		 */
+		if (per[i] && !dwq_client_arm(c, i) && (due & BIT(i)))
+			wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
+	}
 	return 0;
 
 err_uncharge:
-	dwq_limits_uncharge(c, n, rate);
+	dwq_limits_uncharge(c, n, r->rate);
 	return err;
 }
 
@@ -147,6 +168,7 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 			       struct dwq_ioc_schedule __user *arg,
 			       bool nonblock)
 {
+	struct dwq_sched_req req;
 	struct dwq_ioc_schedule us;
 	struct dwq_utask *ut;
 	struct dwq_sched ds;
@@ -166,9 +188,16 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 	err = dwq_client_lock(c, nonblock);
 	if (err)
 		goto out_free;
-	err = dwq_schedule_locked(c, &us, &ds, &ut, 1,
-				  dwq_limits_rate(us.mode, us.period_ns),
-				  dwq_write_id, arg);
+	req = (struct dwq_sched_req){
+		.us = &us,
+		.ds = &ds,
+		.uts = &ut,
+		.n = 1,
+		.rate = dwq_limits_rate(us.mode, us.period_ns),
+		.write_ids = dwq_write_id,
+		.arg = arg,
+	};
+	err = dwq_schedule_locked(c, &req);
 	mutex_unlock(&c->mutex);
 	if (!err)
 		return 0;
@@ -208,6 +237,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 	struct dwq_sched *ds = NULL;
 	struct dwq_utask **uts = NULL;
 	struct dwq_batch_out out;
+	struct dwq_sched_req req;
 	unsigned int i, made = 0;
 	u64 rate = 0;
 	int err;
@@ -266,8 +296,16 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 		.entries = b.entries,
 		.count = b.count,
 	};
-	err = dwq_schedule_locked(c, us, ds, uts, b.count, rate, dwq_write_ids,
-				  &out);
+	req = (struct dwq_sched_req){
+		.us = us,
+		.ds = ds,
+		.uts = uts,
+		.n = b.count,
+		.rate = rate,
+		.write_ids = dwq_write_ids,
+		.arg = &out,
+	};
+	err = dwq_schedule_locked(c, &req);
 	mutex_unlock(&c->mutex);
 	if (!err)
 		made = 0; /* the file's now */
@@ -520,9 +558,9 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		heap->next_seq = c->seq++;
 		dwq_heap_update(heap, &ut->node, ds.time_ns);
 	}
-	dwq_client_arm(c, clock);
 	/* As in dwq_schedule_locked(): due at once is an edge. */
-	if (dwq_utask_due(ut, dwq_clock_now(clock)))
+	if (!dwq_client_arm(c, clock) &&
+	    dwq_utask_due(ut, dwq_clock_now(clock)))
 		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 	return 0;
 

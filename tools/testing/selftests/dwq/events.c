@@ -509,9 +509,15 @@ TEST_F(read, blocking_from_timer)
 	T_EQ(r.ev.id, id);
 	T_EQ(r.ev.flags, DWQ_EVENT_LAST);
 	T_EQ(r.ev.worker, 0);
+	/*
+	 * Only the alarm ran. The read arms it again at the far task, in a
+	 * queue the alarm's run left empty: that may wake a follower to
+	 * lead, once.
+	 */
 	st = settled_stats(r.fd);
-	T_EQ(st.leader, st0.leader);
-	T_EQ(st.wakeups, st0.wakeups);
+	T_EXPECT(st.wakeups <= st0.wakeups + 1, "wakeups %llu, was %llu",
+		 (unsigned long long)st.wakeups,
+		 (unsigned long long)st0.wakeups);
 	T_EQ(st.tasks_run, st0.tasks_run + 1);
 	T_EQ(st.fired, st0.fired + 1);
 }
