@@ -80,8 +80,9 @@ static bool dwq_utask_less(struct rb_node *a, const struct rb_node *b)
  * @c: the file, its mutex held
  * @id: the id
  *
- * A due one-shot is still found: the caller decides with
- * dwq_utask_gone() that the user no longer sees its id.
+ * A due one-shot is still found: the caller decides, at one moment for
+ * the whole call, that the user no longer sees its id (a due one-shot
+ * has fired as far as the user can tell: its event waits).
  *
  * Context: process context, @c->mutex held.
  * Return: the task, or NULL.

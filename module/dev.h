@@ -212,7 +212,6 @@ ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 		     loff_t *ppos);
 __poll_t dwq_dev_poll(struct file *file, poll_table *wait);
 bool dwq_utask_due(const struct dwq_utask *ut, u64 now);
-bool dwq_utask_gone(const struct dwq_utask *ut);
 void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
 		    struct list_head *spares);
 int dwq_uevents_alloc(struct list_head *spares, unsigned int n);

@@ -41,23 +41,6 @@ bool dwq_utask_due(const struct dwq_utask *ut, u64 now)
 	return ut->node.deadline <= now;
 }
 
-/**
- * dwq_utask_gone() - is a task's id gone for the user?
- * @ut: the task
- *
- * A due one-shot has fired as far as the user can tell: its event is
- * waiting, and its id is gone for DWQ_IOC_CANCEL, _QUERY and _RESCHEDULE
- * (-ENOENT), as if the event had been made at the deadline.
- *
- * Context: @ut's file's mutex held.
- * Return: true if the user no longer sees @ut's id.
- */
-bool dwq_utask_gone(const struct dwq_utask *ut)
-{
-	return ut->mode == DWQ_MODE_ONESHOT &&
-	       dwq_utask_due(ut, dwq_clock_now(ut->clock));
-}
-
 /* The times of one read (or ioctl), both clocks taken once. */
 struct dwq_now {
 	u64 t[DWQ_NR_CLOCKS];

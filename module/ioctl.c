@@ -478,7 +478,8 @@ out_report:
 }
 
 /*
- * DWQ_IOC_RESCHEDULE, checked, on @ut, its mutex held. The task keeps its
+ * DWQ_IOC_RESCHEDULE, checked, on @ut, its mutex held, @now the call's
+ * moment on @ut's clock (@ut is no due one-shot then). The task keeps its
  * clock unless @ur says %DWQ_SCHED_BOOTTIME or %DWQ_RESCHED_MONOTONIC. A
  * due periodic task keeps the event of that firing first (unread, with
  * the periods skipped until now); a later due moment before it is read
@@ -486,7 +487,7 @@ out_report:
  * and what can fail does before anything changes.
  */
 static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
-				 const struct dwq_ioc_reschedule *ur)
+				 const struct dwq_ioc_reschedule *ur, u64 now)
 {
 	u32 flags = ur->flags & (DWQ_SCHED_ABS | DWQ_RESCHED_PERIOD);
 	/* Without DWQ_RESCHED_PERIOD, mode and period stay as they are. */
@@ -529,7 +530,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		if (err)
 			goto err_rate;
 	}
-	due = dwq_utask_due(ut, dwq_clock_now(old_clock));
+	due = dwq_utask_due(ut, now);
 	if (due && !ut->ev) {
 		err = dwq_uevents_alloc(&spares, 1);
 		if (err)
@@ -538,7 +539,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 
 	/* Nothing fails from here on. */
 	if (due)
-		dwq_utask_keep(c, ut, dwq_clock_now(old_clock), &spares);
+		dwq_utask_keep(c, ut, now, &spares);
 	dwq_uevents_free(&spares);
 	if (rate < old_rate)
 		dwq_limits_rate_release(c->user, old_rate - rate);
@@ -576,6 +577,7 @@ static long dwq_ioctl_reschedule(struct dwq_client *c,
 {
 	struct dwq_ioc_reschedule ur;
 	struct dwq_utask *ut;
+	u64 now = 0;
 	int err;
 
 	/* Nothing is written back: a read-only argument is fine. */
@@ -595,10 +597,16 @@ static long dwq_ioctl_reschedule(struct dwq_client *c,
 	if (err)
 		return err;
 	ut = dwq_client_find(c, ur.id);
-	if (!ut || dwq_utask_gone(ut)) {
+	/*
+	 * One moment for the whole call: a one-shot not due (not gone) here
+	 * is not due below either, so only a periodic task keeps an event.
+	 */
+	if (ut)
+		now = dwq_clock_now(ut->clock);
+	if (!ut || (ut->mode == DWQ_MODE_ONESHOT && dwq_utask_due(ut, now))) {
 		err = -ENOENT;
 	} else {
-		err = dwq_reschedule_locked(c, ut, &ur);
+		err = dwq_reschedule_locked(c, ut, &ur, now);
 		if (!err)
 			trace_dwq_dev_reschedule(ut, ur.time_ns, ur.period_ns,
 						 ur.mode, ur.flags);

@@ -66,11 +66,11 @@ TEST_F_TIMEOUT(perfile, fairness, 300)
 		t_skip("max_tasks_per_file = %llu < %u", max, BACKLOG);
 	st0 = dwqt_stats_ok(b);
 	/*
-	 * All an hour overdue; batch k after batch k - 1, scattered within
+	 * All overdue (within 100 ms); batch k after batch k - 1, scattered within
 	 * each: the earliest deadline is in the first batch, so A's alarm is
 	 * armed once.
 	 */
-	base = dwqt_now() - DWQT_FAR_NS;
+	base = dwqt_now() - 100 * NSEC_PER_MSEC;
 	for (k = 0; k < BACKLOG / BATCH; k++) {
 		for (i = 0; i < BATCH; i++)
 			e[i] = dwqt_sched_arg(base + (uint64_t)k * BATCH * 1000 +
