@@ -298,10 +298,11 @@ static bool check_intact(int fd, const struct dwq_ioc_stats *before,
 	if (st.pending != before->pending ||
 	    st.queue_size != before->queue_size ||
 	    st.all_tasks != before->all_tasks) {
-		printf("dwq-lifecycle: FAIL: nth %u: pending %llu size %u all %llu not %llu %u %llu\n",
-		       nth, (unsigned long long)st.pending, st.queue_size,
-		       (unsigned long long)st.all_tasks,
-		       (unsigned long long)before->pending, before->queue_size,
+		/* Now/before: */
+		printf("dwq-lifecycle: FAIL: nth %u: pending %llu/%llu size %u/%u all %llu/%llu\n",
+		       nth, (unsigned long long)st.pending,
+		       (unsigned long long)before->pending, st.queue_size,
+		       before->queue_size, (unsigned long long)st.all_tasks,
 		       (unsigned long long)before->all_tasks);
 		ok = false;
 	}

@@ -656,10 +656,11 @@ TEST_F(stats, counts)
 	for (i = 0; i < DWQT_WAIT_MS / 10 && !dwqt_stats_ok(fd).events; i++)
 		dwqt_sleep_ms(10);
 	/* The alarm's run for the due one (it may come after the clock). */
-	for (i = 0; i < DWQT_WAIT_MS / 10 &&
-		    dwqt_stats_ok(fd).tasks_run == st0.tasks_run;
-	     i++)
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		if (dwqt_stats_ok(fd).tasks_run != st0.tasks_run)
+			break;
 		dwqt_sleep_ms(10);
+	}
 	T_OK(dwqt_cancel(fd, a, NULL));
 	/* The due one is held, unfired, until read() fires it. */
 	st = dwqt_stats_ok(fd);
