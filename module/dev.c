@@ -118,8 +118,13 @@ int dwq_client_grow(struct dwq_client *c, unsigned int clock, unsigned int n)
 		return -ENOSPC;
 	if (want <= heap->cap)
 		return 0;
-	/* The slots are the tasks' too: charged to the file's owner. */
-	slots = kvmalloc_array(want, sizeof(*slots), GFP_KERNEL_ACCOUNT);
+	/*
+	 * The slots are the tasks' too: charged to the file's owner. Past
+	 * its memory cgroup's limit the schedule fails with -ENOMEM: no
+	 * warning for the log.
+	 */
+	slots = kvmalloc_array(want, sizeof(*slots),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!slots)
 		return -ENOMEM;
 	kvfree(dwq_heap_adopt(heap, slots, want));
@@ -151,7 +156,8 @@ void dwq_client_shrink(struct dwq_client *c, unsigned int clock)
 	want = dwq_heap_want_capacity(heap, 0);
 	if (!want || want >= heap->cap)
 		return;
-	slots = kvmalloc_array(want, sizeof(*slots), GFP_KERNEL_ACCOUNT);
+	slots = kvmalloc_array(want, sizeof(*slots),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (slots)
 		kvfree(dwq_heap_adopt(heap, slots, want));
 }
