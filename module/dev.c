@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/dwq: the character device through which user space reaches dwq.
- * This file has the file operations, the files' tasks and their id maps;
- * dev.h says which file does the rest.
+ * This file has the file operations, a file's tasks, its id map, its
+ * heaps and its alarms; dev.h says which file does the rest.
  */
 #include <linux/compat.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
-#include <linux/kref.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
 #include <dwq.h>
@@ -26,35 +27,43 @@
 
 static struct kmem_cache *dwq_utask_cache;
 
-/*
- * The last reference to a client, and to a utask, may go in the queue's
- * timer (softirq context): a one-shot fired after close() drops it when
- * its callback returns. What they free is fine there.
- */
-static void dwq_client_free(struct kref *ref)
-{
-	struct dwq_client *c = container_of(ref, struct dwq_client, ref);
+static const char *const dwq_clock_names[DWQ_NR_CLOCKS] = {
+	[DWQ_CLOCK_MONOTONIC] = "monotonic",
+	[DWQ_CLOCK_BOOTTIME] = "boottime",
+};
 
-	WARN_ON(!list_empty(&c->events));
-	WARN_ON(!RB_EMPTY_ROOT(&c->tasks));
-	mutex_destroy(&c->read_mutex);
-	dwq_user_put(c->user);
-	kfree(c);
+/**
+ * dwq_clock_now() - a file clock's time
+ * @clock: an &enum dwq_clock
+ *
+ * Context: any context.
+ * Return: ns on that clock.
+ */
+u64 dwq_clock_now(unsigned int clock)
+{
+	return clock == DWQ_CLOCK_BOOTTIME ? ktime_get_boottime_ns() :
+					     ktime_get_ns();
 }
 
-static void dwq_utask_release(struct dwq_task *task)
+/**
+ * dwq_client_lock() - take a file's mutex
+ * @c: the file
+ * @nonblock: do not wait for it (an io_uring inline issue): -EAGAIN if
+ *	another thread holds it, and io_uring retries from its worker
+ *
+ * Context: process context; may sleep unless @nonblock.
+ * Return: 0 with the mutex held; -EAGAIN, or -ERESTARTSYS for a signal.
+ */
+int dwq_client_lock(struct dwq_client *c, bool nonblock)
 {
-	struct dwq_utask *ut = container_of(task, struct dwq_utask, task);
-	struct dwq_client *c = ut->client;
-
-	dwq_limits_release(c->user);
-	kmem_cache_free(dwq_utask_cache, ut);
-	kref_put(&c->ref, dwq_client_free);
+	if (nonblock)
+		return mutex_trylock(&c->mutex) ? 0 : -EAGAIN;
+	return mutex_lock_interruptible(&c->mutex) ? -ERESTARTSYS : 0;
 }
 
 static int dwq_utask_cmp(const void *key, const struct rb_node *node)
 {
-	const struct dwq_utask *ut = rb_entry(node, struct dwq_utask, node);
+	const struct dwq_utask *ut = rb_entry(node, struct dwq_utask, idnode);
 	u64 id = *(const u64 *)key;
 
 	return id < ut->id ? -1 : id > ut->id;
@@ -62,288 +71,280 @@ static int dwq_utask_cmp(const void *key, const struct rb_node *node)
 
 static bool dwq_utask_less(struct rb_node *a, const struct rb_node *b)
 {
-	return rb_entry(a, struct dwq_utask, node)->id <
-	       rb_entry(b, struct dwq_utask, node)->id;
+	return rb_entry(a, struct dwq_utask, idnode)->id <
+	       rb_entry(b, struct dwq_utask, idnode)->id;
+}
+
+/**
+ * dwq_client_find() - look a task up by id
+ * @c: the file, its mutex held
+ * @id: the id
+ *
+ * A due one-shot is still found: the caller decides, at one moment for
+ * the whole call, that the user no longer sees its id (a due one-shot
+ * has fired as far as the user can tell: its event waits).
+ *
+ * Context: process context, @c->mutex held.
+ * Return: the task, or NULL.
+ */
+struct dwq_utask *dwq_client_find(struct dwq_client *c, u64 id)
+{
+	struct rb_node *node;
+
+	lockdep_assert_held(&c->mutex);
+	node = rb_find(&id, &c->tasks, dwq_utask_cmp);
+	return node ? rb_entry(node, struct dwq_utask, idnode) : NULL;
+}
+
+/**
+ * dwq_client_grow() - make room in a file's heap for more tasks
+ * @c: the file, its mutex held
+ * @clock: which heap
+ * @n: tasks about to be added
+ *
+ * Context: process context, @c->mutex held; sleeps.
+ * Return: 0; -ENOMEM, or -ENOSPC past the heap's largest size. Nothing
+ * changed on failure.
+ */
+int dwq_client_grow(struct dwq_client *c, unsigned int clock, unsigned int n)
+{
+	struct dwq_heap *heap = &c->clk[clock].heap;
+	struct dwq_heap_slot *slots;
+	unsigned int want;
+
+	lockdep_assert_held(&c->mutex);
+	want = dwq_heap_want_capacity(heap, n);
+	if (!want)
+		return -ENOSPC;
+	if (want <= heap->cap)
+		return 0;
+	/*
+	 * The slots are the tasks' too: charged to the file's owner. Past
+	 * its memory cgroup's limit the schedule fails with -ENOMEM: no
+	 * warning for the log.
+	 */
+	slots = kvmalloc_array(want, sizeof(*slots),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!slots)
+		return -ENOMEM;
+	kvfree(dwq_heap_adopt(heap, slots, want));
+	return 0;
+}
+
+/**
+ * dwq_client_shrink() - give back heap room a file no longer uses
+ * @c: the file, its mutex held
+ * @clock: which heap
+ *
+ * The heap halves when a quarter of it is used (dwq_heap_want_capacity()),
+ * and an empty heap frees its array. A failed allocation keeps the old.
+ *
+ * Context: process context, @c->mutex held; sleeps.
+ */
+void dwq_client_shrink(struct dwq_client *c, unsigned int clock)
+{
+	struct dwq_heap *heap = &c->clk[clock].heap;
+	struct dwq_heap_slot *slots;
+	unsigned int want;
+
+	lockdep_assert_held(&c->mutex);
+	if (!heap->nr) {
+		kvfree(heap->slots);
+		dwq_heap_init(heap, NULL, 0);
+		return;
+	}
+	want = dwq_heap_want_capacity(heap, 0);
+	if (!want || want >= heap->cap)
+		return;
+	slots = kvmalloc_array(want, sizeof(*slots),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (slots)
+		kvfree(dwq_heap_adopt(heap, slots, want));
 }
 
 /*
- * Take @ut out of @c's map, and its firing rate off its user's budget: a
- * task without an id never fires again. Return true if it was there:
- * whoever takes it out owns the map's reference.
+ * The alarm's callback: the earliest task of one clock of the file is
+ * due. It only wakes the readers and pollers, who fire the task; it never
+ * touches the heap, whose mutex it cannot take. If the head was cancelled
+ * meanwhile (the alarm moves later then, but may be running already), the
+ * reader finds nothing due and sleeps again.
+ *
+ * Context: the queue's timer (softirq) or a worker with softirqs off.
  */
-static bool __dwq_client_unlink(struct dwq_client *c, struct dwq_utask *ut)
+static void dwq_client_alarm(struct dwq_task *task)
 {
-	lockdep_assert_held(&c->lock);
-	if (RB_EMPTY_NODE(&ut->node))
+	struct dwq_client_clock *clk =
+		container_of(task, struct dwq_client_clock, alarm);
+
+	wake_up_poll(&clk->client->wqh, EPOLLIN | EPOLLRDNORM);
+}
+
+/**
+ * dwq_client_arm() - arm a file's alarm at its heap's earliest deadline
+ * @c: the file, its mutex held
+ * @clock: which heap changed
+ *
+ * Called after every change of the heap: an earlier head moves the alarm
+ * earlier, a later one moves it later, an empty heap cancels it. The
+ * alarm is one engine task: dwq_mod() moves it in O(log n) of the shared
+ * queue. A head already due arms it in the past: it fires at once and
+ * wakes the readers. A head that stays as it was is not armed again, so
+ * a due task nobody reads costs one firing of the alarm.
+ *
+ * Context: process context, @c->mutex held; may sleep (to make room in
+ * the queue, which the file reserved at open, so it does not fail).
+ * Return: true if the alarm was armed anew (at a new earliest deadline:
+ * it fires there, and wakes the readers), false if it stays as it was.
+ */
+bool dwq_client_arm(struct dwq_client *c, unsigned int clock)
+{
+	struct dwq_client_clock *clk = &c->clk[clock];
+	struct dwq_heap_node *head = dwq_heap_peek(&clk->heap);
+	struct dwq_sched at = { .flags = DWQ_SCHED_ABS };
+	u64 next = head ? head->deadline : U64_MAX;
+	int err;
+
+	lockdep_assert_held(&c->mutex);
+	WRITE_ONCE(clk->next, next);
+	if (next == clk->armed || !c->q)
 		return false;
-	rb_erase(&ut->node, &c->tasks);
-	RB_CLEAR_NODE(&ut->node);
-	dwq_limits_rate_release(c->user, ut->rate);
-	ut->rate = 0;
+	clk->armed = next;
+	if (next == U64_MAX) {
+		/* Nothing left: a callback running now only wakes in vain. */
+		dwq_cancel(&clk->alarm);
+		return false;
+	}
+	at.time_ns = next;
+	if (clock == DWQ_CLOCK_BOOTTIME)
+		at.flags |= DWQ_SCHED_BOOTTIME;
+	err = dwq_mod(c->q, &clk->alarm, &at);
+	/* Kernel users of the queue took the room: make more. */
+	while (err == -ENOSPC) {
+		err = dwq_queue_reserve(c->q, 1);
+		if (err)
+			break;
+		err = dwq_mod(c->q, &clk->alarm, &at);
+		dwq_queue_unreserve(c->q, 1);
+	}
+	if (err < 0) {
+		/*
+		 * Out of memory for the queue's heap: wake the readers now,
+		 * and arm again at the next change of the heap (or read).
+		 */
+		clk->armed = U64_MAX;
+		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
+	}
 	return true;
 }
 
 /**
- * dwq_client_forget() - drop a task's id and the id map's reference
- * @c: the file
- * @ut: its task
+ * dwq_utask_alloc() - a new task, not yet the file's
  *
- * Nothing happens if someone else did already.
- *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context): a task's callback may call it.
+ * Context: process context; may sleep.
+ * Return: the task, zeroed, or NULL.
  */
-void dwq_client_forget(struct dwq_client *c, struct dwq_utask *ut)
+struct dwq_utask *dwq_utask_alloc(void)
 {
-	unsigned long flags;
-	bool unlinked;
+	struct dwq_utask *ut;
 
-	spin_lock_irqsave(&c->lock, flags);
-	unlinked = __dwq_client_unlink(c, ut);
-	spin_unlock_irqrestore(&c->lock, flags);
-	if (unlinked) {
-		atomic_dec(&c->nr_tasks);
-		dwq_task_put(&ut->task);
+	ut = kmem_cache_zalloc(dwq_utask_cache, GFP_KERNEL_ACCOUNT);
+	if (ut) {
+		dwq_heap_node_init(&ut->node);
+		RB_CLEAR_NODE(&ut->idnode);
 	}
-}
-
-/**
- * dwq_client_get() - look a task up by id
- * @c: the file
- * @id: the id
- *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context).
- * Return: the task, with a reference; or NULL.
- */
-struct dwq_utask *dwq_client_get(struct dwq_client *c, u64 id)
-{
-	struct dwq_utask *ut = NULL;
-	struct rb_node *node;
-	unsigned long flags;
-
-	spin_lock_irqsave(&c->lock, flags);
-	node = rb_find(&id, &c->tasks, dwq_utask_cmp);
-	if (node) {
-		ut = rb_entry(node, struct dwq_utask, node);
-		dwq_task_get(&ut->task);
-	}
-	spin_unlock_irqrestore(&c->lock, flags);
 	return ut;
 }
 
 /**
- * dwq_client_set_rate() - change the firing rate charged for a task
- * @c: the file
- * @ut: its task
- * @rate: the new rate, mHz (dwq_limits_rate())
- * @check: refuse a rise past the user's budget; otherwise take it anyway
- *	(only to undo a fall, whose room nobody else may have taken)
+ * dwq_utask_free() - free a task from dwq_utask_alloc() that is no file's
+ * @ut: the task, or NULL
  *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context).
- * Return: 0; -ENOENT if @ut's id is gone; -ENOSPC if @check and the rise
- * does not fit. Nothing changed on failure.
+ * Context: any context.
  */
-int dwq_client_set_rate(struct dwq_client *c, struct dwq_utask *ut, u64 rate,
-			bool check)
+void dwq_utask_free(struct dwq_utask *ut)
 {
-	unsigned long flags;
-	int err = 0;
-
-	spin_lock_irqsave(&c->lock, flags);
-	if (RB_EMPTY_NODE(&ut->node)) {
-		err = -ENOENT;
-	} else if (rate > ut->rate) {
-		if (check)
-			err = dwq_limits_rate_charge(c->user, rate - ut->rate);
-		else
-			dwq_limits_rate_release(c->user, ut->rate - rate);
-	} else {
-		dwq_limits_rate_release(c->user, ut->rate - rate);
-	}
-	if (!err)
-		ut->rate = rate;
-	spin_unlock_irqrestore(&c->lock, flags);
-	return err;
+	if (ut)
+		kmem_cache_free(dwq_utask_cache, ut);
 }
 
 /**
- * dwq_utasks_new() - make tasks for schedule requests, all or none
- * @c: the file
- * @us: @n requests; their cookies are taken
- * @tasks: out: @n tasks, each with an id in @c's map (which holds the
- *	caller's reference)
+ * dwq_utasks_add() - give new tasks their ids
+ * @c: the file, its mutex held
+ * @uts: @n tasks from dwq_utask_alloc()
  * @n: how many
- * @rate: their firing rate together, mHz
  *
- * The file's lock is taken once for all the ids. The caller has charged
- * them with dwq_limits_charge(); on failure the charge is returned.
- *
- * Context: process context; may sleep.
- * Return: 0, -ENOMEM, or -ENOSPC when the file has no ids left.
+ * Context: process context, @c->mutex held.
+ * Return: 0; -ENOSPC, with no id given, if the file has fewer than @n
+ * ids left.
  */
-int dwq_utasks_new(struct dwq_client *c, const struct dwq_ioc_schedule *us,
-		   struct dwq_task **tasks, unsigned int n, u64 rate)
+int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts, unsigned int n)
 {
-	struct dwq_utask *ut;
-	unsigned int i, made;
-	int err;
+	unsigned int i;
 
-	for (made = 0; made < n; made++) {
-		ut = kmem_cache_zalloc(dwq_utask_cache, GFP_KERNEL_ACCOUNT);
-		if (!ut) {
-			err = -ENOMEM;
-			goto err_put;
-		}
-		dwq_task_init(&ut->task, dwq_utask_fire, dwq_utask_release);
-		/* The callback queues an event under a spinlock: microseconds. */
-		dwq_task_set_quick(&ut->task, true);
-		INIT_LIST_HEAD(&ut->link);
-		RB_CLEAR_NODE(&ut->node);
-		ut->cookie = us[made].cookie;
-		ut->client = c;
-		kref_get(&c->ref);
-		tasks[made] = &ut->task;
-	}
-
-	spin_lock_irq(&c->lock);
-	if (U64_MAX - c->next_id < n) {
-		spin_unlock_irq(&c->lock);
-		err = -ENOSPC;
-		goto err_put;
-	}
+	lockdep_assert_held(&c->mutex);
+	if (U64_MAX - c->next_id < n)
+		return -ENOSPC;
 	for (i = 0; i < n; i++) {
-		ut = container_of(tasks[i], struct dwq_utask, task);
-		ut->id = ++c->next_id;
-		ut->rate = dwq_limits_rate(us[i].mode, us[i].period_ns);
-		rb_add(&ut->node, &c->tasks, dwq_utask_less);
+		uts[i]->id = ++c->next_id;
+		uts[i]->client = c;
+		rb_add(&uts[i]->idnode, &c->tasks, dwq_utask_less);
 	}
-	spin_unlock_irq(&c->lock);
 	return 0;
-
-err_put:
-	/*
-	 * The release function of each one made returns its user's and its
-	 * global charge; the file's goes here, with all three of the rest.
-	 */
-	atomic_sub(made, &c->nr_tasks);
-	for (i = 0; i < made; i++)
-		dwq_task_put(tasks[i]);
-	dwq_limits_uncharge(c, n - made, rate);
-	return err;
 }
 
 /**
- * dwq_client_cancel_many() - cancel tasks of a file by id, in turn
- * @c: the file
- * @uc: @n ids; each entry's @result gets %DWQ_RESULT_REMOVED or
- *	%DWQ_RESULT_RUNNING, and the id is gone; or %DWQ_RESULT_NOENT for an
- *	id @c does not own (any more), also one an earlier entry cancelled
- * @n: how many, at most BITS_PER_LONG
- * @tasks: room for @n task pointers, the caller's
- * @ret: room for @n results, the caller's
+ * dwq_utask_insert() - put a task in its clock's heap
+ * @c: the file, its mutex held
+ * @ut: the task, not in a heap; its clock set
+ * @deadline: on that clock
  *
- * DWQ_IOC_CANCEL is a batch of one. For all @n together the file's lock
- * is taken twice (to look the ids up, to erase them), the queue's and the
- * events' once each. The caller provides the arrays, so that a single
- * cancel does not pay for a batch's on its stack.
+ * The caller made room with dwq_client_grow(). Equal deadlines leave in
+ * the order of the file's inserts and moves, over both clocks.
  *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context); does not sleep, but for a contended lock
- *	on PREEMPT_RT.
+ * Context: process context, @c->mutex held.
  */
-void dwq_client_cancel_many(struct dwq_client *c, struct dwq_ioc_cancel *uc,
-			    unsigned int n, struct dwq_task **tasks, int *ret)
+void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut, u64 deadline)
 {
-	unsigned int i, j, unlinked = 0;
-	unsigned long gone = 0;
-	struct dwq_utask *ut;
-	struct rb_node *node;
-	unsigned long flags;
+	struct dwq_heap *heap = &c->clk[ut->clock].heap;
 
-	if (WARN_ON_ONCE(n > BITS_PER_LONG))
-		n = BITS_PER_LONG;
-	/* Look up, each with a reference: the ids stay until cancelled. */
-	spin_lock_irqsave(&c->lock, flags);
-	for (i = 0; i < n; i++) {
-		node = rb_find(&uc[i].id, &c->tasks, dwq_utask_cmp);
-		tasks[i] = NULL;
-		if (node) {
-			ut = rb_entry(node, struct dwq_utask, node);
-			dwq_task_get(&ut->task);
-			tasks[i] = &ut->task;
-		}
-	}
-	spin_unlock_irqrestore(&c->lock, flags);
+	lockdep_assert_held(&c->mutex);
+	heap->next_seq = c->seq++;
+	WARN_ON_ONCE(dwq_heap_insert(heap, &ut->node, deadline));
+}
 
-	dwq_cancel_batch(c->q, tasks, n, ret);
-	/* Counts them, and settles the skipped periods of parked ones. */
-	dwq_events_cancelled(c, tasks, ret, n);
-	for (i = 0; i < n; i++) {
-		switch (ret[i]) {
-		case DWQ_RESULT_REMOVED:
-		case DWQ_RESULT_RUNNING:
-			uc[i].result = ret[i];
-			break;
-		default:
-			/*
-			 * Not the file's, or neither queued nor running: done,
-			 * and its id about to go.
-			 */
-			uc[i].result = DWQ_RESULT_NOENT;
-			continue;
-		}
-		__set_bit(i, &gone);
-	}
-	/* Those cancelled will not fire again: their ids go now. */
-	if (gone) {
-		spin_lock_irqsave(&c->lock, flags);
-		for_each_set_bit(i, &gone, n) {
-			ut = container_of(tasks[i], struct dwq_utask, task);
-			if (__dwq_client_unlink(c, ut)) {
-				unlinked++;
-				continue;
-			}
-			/*
-			 * A one-shot's firing, or another thread's cancel,
-			 * took the id out, and the map's reference.
-			 */
-			__clear_bit(i, &gone);
-			/*
-			 * Or an earlier entry did: the same id twice, whose
-			 * second cancel finds it gone, as it would in turn.
-			 */
-			for (j = 0; j < i; j++) {
-				if (tasks[j] == tasks[i]) {
-					uc[i].result = DWQ_RESULT_NOENT;
-					break;
-				}
-			}
-		}
-		spin_unlock_irqrestore(&c->lock, flags);
-		atomic_sub(unlinked, &c->nr_tasks);
-	}
-	for (i = 0; i < n; i++) {
-		if (!tasks[i])
-			continue;
-		if (uc[i].result != DWQ_RESULT_NOENT)
-			trace_dwq_dev_cancel(container_of(tasks[i],
-							  struct dwq_utask,
-							  task),
-					     uc[i].result);
-		/* The map's reference, then ours. */
-		if (test_bit(i, &gone))
-			dwq_task_put(tasks[i]);
-		dwq_task_put(tasks[i]);
-	}
+/**
+ * dwq_utask_destroy() - a task is done: drop it and its charges
+ * @c: the file, its mutex held
+ * @ut: its task
+ *
+ * Out of the heap and the id map, its file's charge and firing rate
+ * returned. An unread event it kept stays, and holds the task's charge to
+ * its user and to all files until it is read; otherwise those go too.
+ *
+ * Context: process context, @c->mutex held.
+ */
+void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut)
+{
+	lockdep_assert_held(&c->mutex);
+	if (dwq_heap_node_queued(&ut->node))
+		dwq_heap_remove(&c->clk[ut->clock].heap, &ut->node);
+	rb_erase(&ut->idnode, &c->tasks);
+	atomic_dec(&c->nr_tasks);
+	dwq_limits_rate_release(c->user, dwq_limits_rate(ut->mode, ut->period));
+	if (ut->ev)
+		ut->ev->ut = NULL;
+	else
+		dwq_limits_release(c->user);
+	dwq_utask_free(ut);
 }
 
 static int dwq_dev_open(struct inode *inode, struct file *file)
 {
 	struct miscdevice *misc = file->private_data;
 	struct dwq_dev *dev = container_of(misc, struct dwq_dev, misc);
+	struct dwq_client_clock *clk;
 	struct dwq_client *c;
+	unsigned int i;
 	int err;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
@@ -354,18 +355,36 @@ static int dwq_dev_open(struct inode *inode, struct file *file)
 		err = PTR_ERR(c->user);
 		goto err_free;
 	}
-	kref_init(&c->ref);
+	/* The alarms' slots in the queue: arming them never fails. */
+	if (dev->q) {
+		err = dwq_queue_reserve(dev->q, DWQ_NR_CLOCKS);
+		if (err)
+			goto err_user;
+		c->reserved = DWQ_NR_CLOCKS;
+	}
 	c->q = dev->q;
 	c->tgid = task_tgid_nr(current);
-	spin_lock_init(&c->lock);
+	mutex_init(&c->mutex);
 	c->tasks = RB_ROOT;
 	atomic_set(&c->nr_tasks, 0);
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		clk = &c->clk[i];
+		dwq_heap_init(&clk->heap, NULL, 0);
+		dwq_task_init(&clk->alarm, dwq_client_alarm, NULL);
+		/* It wakes a wait queue: microseconds, no worker needed. */
+		dwq_task_set_quick(&clk->alarm, true);
+		clk->client = c;
+		clk->next = U64_MAX;
+		clk->armed = U64_MAX;
+		clk->clock = i;
+	}
 	init_waitqueue_head(&c->wqh);
-	INIT_LIST_HEAD(&c->events);
-	mutex_init(&c->read_mutex);
+	INIT_LIST_HEAD(&c->ready);
 	file->private_data = c;
 	return stream_open(inode, file);
 
+err_user:
+	dwq_user_put(c->user);
 err_free:
 	kfree(c);
 	return err;
@@ -374,88 +393,80 @@ err_free:
 static int dwq_dev_release(struct inode *inode, struct file *file)
 {
 	struct dwq_client *c = file->private_data;
-	struct dwq_utask *ut;
-	struct rb_node *node;
-
-	/* From here on a firing queues no event. */
-	dwq_events_close(c);
+	struct dwq_utask *ut, *tmp;
+	unsigned int i;
 
 	/*
-	 * Cancel every task still owned, waiting for running callbacks.
-	 * A one-shot firing right now may erase its own entry first; then it
-	 * owns that reference and its callback finishes on its own.
+	 * No other file operation runs any more, so nothing arms the alarms
+	 * again; one may be running in the queue's timer, which cancel_sync
+	 * waits for. After it, nothing touches the client.
 	 */
-	for (;;) {
-		spin_lock_irq(&c->lock);
-		node = rb_first(&c->tasks);
-		ut = node ? rb_entry(node, struct dwq_utask, node) : NULL;
-		if (ut)
-			__dwq_client_unlink(c, ut);
-		spin_unlock_irq(&c->lock);
-		if (!ut)
-			break;
+	for (i = 0; c->q && i < DWQ_NR_CLOCKS; i++)
+		dwq_cancel_sync(&c->clk[i].alarm);
+
+	mutex_lock(&c->mutex);
+	rbtree_postorder_for_each_entry_safe(ut, tmp, &c->tasks, idnode) {
 		atomic_dec(&c->nr_tasks);
-		dwq_cancel_sync(&ut->task);
-		dwq_task_put(&ut->task);
+		dwq_limits_rate_release(c->user,
+					dwq_limits_rate(ut->mode, ut->period));
+		dwq_limits_release(c->user);
+		dwq_utask_free(ut);
 	}
+	c->tasks = RB_ROOT;
+	dwq_events_free(c);
+	for (i = 0; i < DWQ_NR_CLOCKS; i++)
+		kvfree(c->clk[i].heap.slots);
+	mutex_unlock(&c->mutex);
 
-	dwq_events_drain(c);
-
-	kref_put(&c->ref, dwq_client_free);
+	WARN_ON(atomic_read(&c->nr_tasks));
+	if (c->reserved)
+		dwq_queue_unreserve(c->q, c->reserved);
+	mutex_destroy(&c->mutex);
+	dwq_user_put(c->user);
+	kfree(c);
 	return 0;
 }
 
 /*
- * fdinfo: the file's counts and its next task: its id, the deadline on
- * the task's clock, that clock, and the time left.
+ * fdinfo: the file's counts and its next task (the earliest not due yet):
+ * its id, the deadline on the task's clock, that clock, and the time left.
  */
 static void dwq_dev_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct dwq_client *c = file->private_data;
-	struct dwq_task_info info, next = {};
-	struct dwq_ioc_stats st;
-	struct dwq_utask *ut;
-	struct rb_node *node;
-	u64 next_id = 0;
+	struct dwq_utask *next;
+	u64 remaining, events;
 
-	/* O(n) in the file's tasks; fdinfo is for people, not hot paths. */
-	spin_lock_irq(&c->lock);
-	for (node = rb_first(&c->tasks); node; node = rb_next(node)) {
-		ut = rb_entry(node, struct dwq_utask, node);
-		dwq_query(&ut->task, &info);
-		/* A parked task waits for read(), not for a deadline. */
-		if (info.state != DWQ_STATE_QUEUED || READ_ONCE(ut->parked))
-			continue;
-		/* Time left, not deadlines: tasks may be on different clocks. */
-		if (!next_id || info.remaining_ns < next.remaining_ns) {
-			next = info;
-			next_id = ut->id;
-		}
-	}
-	spin_unlock_irq(&c->lock);
-	dwq_events_stats(c, &st);
-
+	mutex_lock(&c->mutex);
+	dwq_events_next(c, &next, &remaining);
+	events = dwq_events_count(c);
 	seq_printf(m, "dwq-tgid: %d\n", c->tgid);
 	seq_printf(m, "dwq-pending: %d\n", atomic_read(&c->nr_tasks));
-	seq_printf(m, "dwq-events: %llu\n", st.events);
-	seq_printf(m, "dwq-next-id: %llu\n", next_id);
-	seq_printf(m, "dwq-next-deadline-ns: %llu\n", next.deadline_ns);
+	seq_printf(m, "dwq-events: %llu\n", events);
+	seq_printf(m, "dwq-next-id: %llu\n", next ? next->id : 0);
+	seq_printf(m, "dwq-next-deadline-ns: %llu\n",
+		   next ? next->node.deadline : 0);
 	seq_printf(m, "dwq-next-clock: %s\n",
-		   !next_id			   ? "-" :
-		   next.flags & DWQ_SCHED_BOOTTIME ? "boottime" :
-						     "monotonic");
-	seq_printf(m, "dwq-next-remaining-ns: %llu\n", next.remaining_ns);
+		   next ? dwq_clock_names[next->clock] : "-");
+	seq_printf(m, "dwq-next-remaining-ns: %llu\n", next ? remaining : 0);
+	mutex_unlock(&c->mutex);
 }
 
-/* The heap dump's owner of a /dev/dwq task: its process and id. */
-static void dwq_utask_describe(struct seq_file *m, const struct dwq_task *task)
+/*
+ * The heap dump's owner of a /dev/dwq alarm: the file's process, the
+ * alarm's clock and the tasks the file holds. Under the queue's lock: a
+ * queued alarm's client is alive (release() cancels it before freeing).
+ */
+static void dwq_client_describe(struct seq_file *m, const struct dwq_task *task)
 {
-	const struct dwq_utask *ut;
+	const struct dwq_client_clock *clk;
 
-	if (task->func != dwq_utask_fire)
+	if (task->func != dwq_client_alarm)
 		return;
-	ut = container_of(task, struct dwq_utask, task);
-	seq_printf(m, " pid=%d id=%llu", ut->client->tgid, ut->id);
+	clk = container_of(task, struct dwq_client_clock, alarm);
+	seq_printf(m, " pid=%d alarm=%s tasks=%d", clk->client->tgid,
+		   dwq_clock_names[clk->clock],
+		   atomic_read(&clk->client->nr_tasks));
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -464,9 +475,9 @@ void dwq_dev_kunit_set_last_id(struct file *file, u64 id)
 {
 	struct dwq_client *c = file->private_data;
 
-	spin_lock_irq(&c->lock);
+	mutex_lock(&c->mutex);
 	c->next_id = id;
-	spin_unlock_irq(&c->lock);
+	mutex_unlock(&c->mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_set_last_id);
 
@@ -526,7 +537,7 @@ struct dwq_dev *dwq_dev_create(const char *name, umode_t mode,
 		goto err_name;
 	/* Tests register devices without a queue, to test the device alone. */
 	if (q)
-		dwq_queue_set_describe(q, dwq_utask_describe);
+		dwq_queue_set_describe(q, dwq_client_describe);
 	return dev;
 
 err_name:
@@ -580,6 +591,8 @@ int dwq_dev_init(void)
 	err = dwq_limits_init();
 	if (err)
 		return err;
+	/* A pending task costs this object and a 24-byte heap slot. */
+	BUILD_BUG_ON(sizeof(struct dwq_utask) > 128);
 	dwq_utask_cache = KMEM_CACHE(dwq_utask, SLAB_ACCOUNT);
 	return dwq_utask_cache ? 0 : -ENOMEM;
 }

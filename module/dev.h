@@ -2,188 +2,224 @@
 /*
  * /dev/dwq: what its files share. Private to dwq.ko.
  *
- *   dev.c     the file: open, release, fdinfo; a file's tasks and its id map
+ *   dev.c     the file: open, release, fdinfo; a file's tasks, its id map
+ *             and its alarms
  *   ioctl.c   the ioctls: copy in, check, act, copy out
  *   uring.c   the same ioctls as io_uring commands (IORING_OP_URING_CMD)
- *   events.c  a firing becomes an event that read() and poll() deliver,
- *             under the wait queue's lock (the scheme of fs/eventfd.c)
+ *   events.c  read() fires the due tasks and returns their events; poll()
  *   limits.c  the limit parameters and the per-file, per-user and global
  *             charges they bound
  *
  * Each open file is a client (&struct dwq_client) that owns any number of
  * tasks (&struct dwq_utask), each known by a 64-bit id that is never
- * reused while the file lives. A task's callback turns its firing into an
- * event: the task goes on the client's event list, at most once, and
- * further firings before read() takes the event fold into its overrun
- * count (as a timerfd's expiration count does). So the events waiting
- * never outnumber the tasks, a one-shot's event always has room (it lives
- * in the task), and nothing is dropped.
+ * reused while the file lives. The tasks are not the engine's: the file
+ * keeps them in heaps of its own, one per clock, ordered by deadline (as a
+ * timerfd keeps its one timer, but many per file). Nothing runs for a task
+ * when it comes due. The file has one engine task per clock, its alarm,
+ * on the shared queue at the earliest deadline of that clock's heap; the
+ * alarm only wakes the file's readers and pollers. read() then fires the
+ * due tasks in the reader's own context: it makes their events and moves
+ * each task on (a one-shot is done, a periodic task gets its next
+ * deadline). So a task due and unread costs nothing, one file's backlog
+ * is one alarm in the shared queue, and the CPU time of firing is its
+ * owner's.
  *
- * Lifetimes: a utask is reference counted by the engine (&struct dwq_task):
- * the client's id map holds one reference, the queue one while the task is
- * queued or running, the event list one while an event is unread. Each
- * utask holds a reference to its client, so a callback still running after
- * close() has its client to talk to.
+ * An event is made only where it must outlive its task's due moment: a
+ * periodic task due and unread that is cancelled or rescheduled keeps
+ * that firing's event (&struct dwq_uevent, on the file's ready list); a
+ * later due moment before it is read folds into it.
+ *
+ * Lifetimes: the file (&struct file.private_data) owns the client, the
+ * client its utasks and events. release() cancels the alarms with
+ * dwq_cancel_sync() before it frees anything, so an alarm callback still
+ * running has its client.
  */
 #ifndef _DWQ_DEV_H
 #define _DWQ_DEV_H
 
 #include <linux/atomic.h>
 #include <linux/compiler_types.h>
-#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/rbtree.h>
-#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <dwq.h>
 
+#include "heap.h"
+
 struct cred;
 struct file;
 struct dwq_user;
+struct dwq_client;
+
+/* A file's clocks: the index of its heap and alarm. */
+enum dwq_clock {
+	DWQ_CLOCK_MONOTONIC,
+	DWQ_CLOCK_BOOTTIME,
+	DWQ_NR_CLOCKS,
+};
+
+/**
+ * struct dwq_client_clock - a file's tasks on one clock
+ * @heap: the tasks, by (deadline, seq); slots allocated with the file's
+ *	mutex held (GFP_KERNEL), never under a spinlock
+ * @alarm: the engine task (quick) at @heap's earliest deadline; it wakes
+ *	the file's readers. Its reference count is not used: it lives in
+ *	the client.
+ * @client: the file, for the alarm's callback
+ * @next: @heap's earliest deadline, or U64_MAX when it is empty: written
+ *	with the mutex held, read locklessly by readers and pollers
+ * @armed: the deadline @alarm was last armed for, or U64_MAX if it is not
+ * @clock: which clock, an &enum dwq_clock
+ */
+struct dwq_client_clock {
+	struct dwq_heap heap;
+	struct dwq_task alarm;
+	struct dwq_client *client;
+	u64 next;
+	u64 armed;
+	u8 clock;
+};
 
 /**
  * struct dwq_client - one open file of a dwq device
- * @ref: the file holds one reference, each of its utasks one more
- * @q: the queue its tasks run on
- * @lock: guards @tasks, @next_id and every utask's @node
+ * @q: the queue its alarms run on
+ * @mutex: guards everything below but @wqh and @nr_tasks, and every
+ *	utask and event of the file. read() holds it while it fires tasks,
+ *	copies their events to user space and only then commits them, so
+ *	that a failed copy loses nothing.
  * @tasks: the tasks it owns, by id. An rbtree, not an xarray: ids only
  *	grow, so a file whose tasks come and go one at a time (a timeout
  *	armed and disarmed) would have the xarray allocate a node for each
- *	new window of 64 ids and RCU-free it again when the window empties:
- *	30% of a schedule+cancel pair, measured. The rbtree node is in the
- *	utask.
+ *	new window of 64 ids and RCU-free it again when the window empties.
+ *	The rbtree node is in the utask.
  * @next_id: the last id handed out
- * @nr_tasks: entries in @tasks
+ * @seq: the file's tie-breaker, handed to its heaps so that equal
+ *	deadlines leave in the order they were (re)scheduled, across clocks
+ * @nr_tasks: its tasks (checked against max_tasks_per_file): all
+ *	&struct dwq_utask it holds, due one-shots included
  * @user: the user its tasks are charged to; the client holds a reference
  * @tgid: the process that opened it (in the initial pid namespace), for
  *	traces and debugfs; fixed at open
- * @wqh: readers and pollers wait here; its lock guards @events, @closed,
- *	the counters below and every utask's @link, @ev and @gen (the
- *	scheme of fs/eventfd.c)
- * @events: utasks with an unread event, oldest first
- * @nr_events: entries in @events
- * @closed: the file is being released: queue no more events
- * @fired: firings of this client's tasks
+ * @clk: its tasks and alarm on each clock
+ * @wqh: readers and pollers wait here; the alarms wake it
+ * @ready: events kept past their task's due moment (&struct dwq_uevent),
+ *	by (deadline, seq)
+ * @nr_ready: entries in @ready; read locklessly by readers and pollers
+ * @fired: firings of this file's tasks
  * @cancelled: its tasks cancelled before they fired (again)
  * @coalesced: firings folded into an unread event
- * @read_mutex: serialises readers, so that an event copied to one reader
- *	is the one it takes off @events
+ * @reserved: the queue slots it reserved for its alarms
  */
 struct dwq_client {
-	struct kref ref;
 	struct dwq_queue *q;
-	spinlock_t lock; /* @tasks, @next_id: see above */
+	struct mutex mutex; /* see the kernel-doc above */
 	struct rb_root tasks;
 	u64 next_id;
+	u64 seq;
 	atomic_t nr_tasks;
 	struct dwq_user *user;
 	pid_t tgid;
+	struct dwq_client_clock clk[DWQ_NR_CLOCKS];
 	wait_queue_head_t wqh;
-	struct list_head events;
-	u64 nr_events;
-	bool closed;
+	struct list_head ready;
+	unsigned int nr_ready;
 	u64 fired;
 	u64 cancelled;
 	u64 coalesced;
-	struct mutex read_mutex; /* see the kernel-doc above */
+	unsigned int reserved;
+};
+
+/**
+ * struct dwq_uevent - an event kept past its task's due moment
+ * @link: on &dwq_client.ready
+ * @ut: its task while the task lives; NULL once it was cancelled (then
+ *	the event holds the task's charge to its user and to all files)
+ * @key: its deadline on CLOCK_MONOTONIC when it was made, for the order
+ *	of @ready
+ * @seq: its task's seq then
+ * @ev: the event as read() will return it
+ */
+struct dwq_uevent {
+	struct list_head link;
+	struct dwq_utask *ut;
+	u64 key;
+	u64 seq;
+	struct dwq_event ev;
 };
 
 /**
  * struct dwq_utask - a task owned by a client
- * @task: the engine's task; its reference count is the utask's
- * @client: the owner; the utask holds a reference to it
+ * @node: its place in its clock's heap: deadline and seq. A task is in
+ *	its heap for its whole life, due or not.
+ * @idnode: in @client->tasks
+ * @client: the owner
  * @id: its key in @client->tasks
- * @node: in @client->tasks while the client knows the id; cleared
- *	(RB_EMPTY_NODE) when it is forgotten
- * @rate: the firing rate charged to the user for it (mHz, see limits.c),
- *	while @node is in the map; guarded by @client->lock
  * @cookie: the user's value, returned in every event
- * @link: on @client->events while @ev is unread
- * @ev: the unread event
- * @gen: bumped whenever @ev changes, so a reader can tell it copied a
- *	stale version
- * @parked: its periodic run is parked while @ev is unread: the engine
- *	holds it at %DWQ_PARK_NS, and read() queues it again at @next
- * @park_mode: the task's mode when it parked
- * @park_boottime: its clock is CLOCK_BOOTTIME
- * @park_period: its period when it parked
- * @park_fired: when the firing that parked it ran, on its clock
- * @peek_skipped: what the reader's copy of @ev (of generation @gen) says
- *	in @ev.skipped, as read() found it
- * @peek_next: the deadline read() queues the task at for that copy
- * @done_run: the run whose callback last posted an event
- * @resched_run: the run during which DWQ_IOC_RESCHEDULE set the next
- *	deadline: that run does not park
+ * @period: its period, 0 for a one-shot
+ * @runs: its firings so far (made by read(), or kept by a cancel or
+ *	reschedule of the task due)
  * @skipped: the sum of its events' @skipped so far
  * @folded: the sum of its events' @folded so far
+ * @ev: its kept event, unread, or NULL
+ * @mode: its DWQ_MODE_* value
+ * @clock: its &enum dwq_clock
  *
- * The fields from @link on are guarded by @client->wqh.lock.
+ * All fields are guarded by @client->mutex.
  */
 struct dwq_utask {
-	struct dwq_task task;
+	struct dwq_heap_node node;
+	struct rb_node idnode;
 	struct dwq_client *client;
 	u64 id;
-	struct rb_node node;
-	u64 rate;
 	u64 cookie;
-	struct list_head link;
-	struct dwq_event ev;
-	u64 gen;
-	bool parked;
-	u8 park_mode;
-	bool park_boottime;
-	u64 park_period;
-	u64 park_fired;
-	u64 peek_skipped;
-	u64 peek_next;
-	u64 done_run;
-	u64 resched_run;
+	u64 period;
+	u64 runs;
 	u64 skipped;
 	u64 folded;
+	struct dwq_uevent *ev;
+	u8 mode;
+	u8 clock;
 };
 
-/*
- * Where a parked task waits in the heap, on its own clock: 146 years of
- * uptime, so it never becomes due, yet it keeps its heap slot, and read()
- * can queue it again with dwq_reschedule() under a spinlock, without
- * allocating and without failing.
- */
-#define DWQ_PARK_NS (KTIME_MAX / 2)
-
-/* dev.c: a file's tasks and its id map */
-struct dwq_utask *dwq_client_get(struct dwq_client *c, u64 id);
-void dwq_client_forget(struct dwq_client *c, struct dwq_utask *ut);
-int dwq_utasks_new(struct dwq_client *c, const struct dwq_ioc_schedule *us,
-		   struct dwq_task **tasks, unsigned int n, u64 rate);
-int dwq_client_set_rate(struct dwq_client *c, struct dwq_utask *ut, u64 rate,
-			bool check);
-void dwq_client_cancel_many(struct dwq_client *c, struct dwq_ioc_cancel *uc,
-			    unsigned int n, struct dwq_task **tasks, int *ret);
+/* dev.c: a file's tasks, its id map and its alarms */
+int dwq_client_lock(struct dwq_client *c, bool nonblock);
+struct dwq_utask *dwq_client_find(struct dwq_client *c, u64 id);
+int dwq_client_grow(struct dwq_client *c, unsigned int clock, unsigned int n);
+void dwq_client_shrink(struct dwq_client *c, unsigned int clock);
+bool dwq_client_arm(struct dwq_client *c, unsigned int clock);
+struct dwq_utask *dwq_utask_alloc(void);
+void dwq_utask_free(struct dwq_utask *ut);
+int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts,
+		   unsigned int n);
+void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut, u64 deadline);
+void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut);
+u64 dwq_clock_now(unsigned int clock);
 
 /* ioctl.c */
 long dwq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+long dwq_dev_ioctl_flags(struct file *file, unsigned int cmd, unsigned long arg,
+			 bool nonblock);
 
 /* uring.c */
 struct io_uring_cmd;
 int dwq_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
 
 /* events.c */
-void dwq_utask_fire(struct dwq_task *task);
 ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 		     loff_t *ppos);
 __poll_t dwq_dev_poll(struct file *file, poll_table *wait);
-void dwq_events_close(struct dwq_client *c);
-void dwq_events_drain(struct dwq_client *c);
-void dwq_events_cancelled(struct dwq_client *c, struct dwq_task *const *tasks,
-			  const int *ret, unsigned int n);
-void dwq_events_stats(struct dwq_client *c, struct dwq_ioc_stats *st);
-int dwq_events_reschedule(struct dwq_client *c, struct dwq_utask *ut,
-			  const struct dwq_ioc_reschedule *ur);
-void dwq_events_query(struct dwq_client *c, struct dwq_utask *ut,
-		      struct dwq_ioc_query *uq);
+bool dwq_utask_due(const struct dwq_utask *ut, u64 now);
+void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
+		    struct list_head *spares);
+int dwq_uevents_alloc(struct list_head *spares, unsigned int n);
+void dwq_uevents_free(struct list_head *spares);
+void dwq_events_free(struct dwq_client *c);
+u64 dwq_events_count(struct dwq_client *c);
+void dwq_events_next(struct dwq_client *c, struct dwq_utask **next,
+		     u64 *remaining);
 
 /* limits.c */
 struct dwq_user *dwq_user_get(const struct cred *cred);

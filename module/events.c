@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/dwq events: a firing becomes an event, read() and poll() deliver
- * it. The wait queue's own lock (&dwq_client.wqh.lock) guards the event
- * list and the file's counters, as in fs/eventfd.c: a firing adds under
- * it and wakes the readers with wake_up_locked_poll(); readers wait with
- * wait_event_interruptible_locked_irq(). Copies to user space happen with
- * the lock dropped.
+ * /dev/dwq events: read() fires the file's due tasks and returns their
+ * events; poll() says whether any is due. Nothing runs when a task comes
+ * due but the file's alarm, which wakes the readers (dev.c): the firing
+ * is the reader's work, in its own context, as timerfd's read() counts
+ * its expirations.
+ *
+ * read() holds the file's mutex while it takes the due tasks out of the
+ * heaps in deadline order, makes their events, copies them to user space
+ * and only then commits them (one-shots are done, periodic tasks move on):
+ * a copy that faults puts the tasks back as they were, and nothing is
+ * lost. Readers wait outside the mutex, on the file's wait queue, for a
+ * lockless condition: a kept event, or a heap's earliest deadline passed.
  */
 #include <linux/fs.h>
 #include <linux/list.h>
@@ -14,7 +20,7 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
-#include <linux/spinlock.h>
+#include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -22,303 +28,415 @@
 #include "dev.h"
 #include "trace.h"
 
-/*
- * Workers run callbacks in parallel, so a firing can reach the list after
- * one with a later deadline. Insert in (deadline, id) order, searching
- * from the tail where it almost always belongs, so that events waiting
- * together come out in deadline order, ties in the order scheduled.
+/**
+ * dwq_utask_due() - has a task's deadline passed?
+ * @ut: the task
+ * @now: the time on its clock
+ *
+ * Context: @ut's file's mutex held.
+ * Return: true if it is due: read() would fire it.
  */
-static void dwq_client_add_event(struct dwq_client *c, struct dwq_utask *ut)
+bool dwq_utask_due(const struct dwq_utask *ut, u64 now)
 {
-	struct list_head *pos = c->events.prev;
-	struct dwq_utask *prev;
+	return ut->node.deadline <= now;
+}
 
-	lockdep_assert_held(&c->wqh.lock);
-	while (pos != &c->events) {
-		prev = list_entry(pos, struct dwq_utask, link);
-		if (prev->ev.deadline_ns < ut->ev.deadline_ns ||
-		    (prev->ev.deadline_ns == ut->ev.deadline_ns &&
-		     prev->id < ut->id))
+/* The times of one read (or ioctl), both clocks taken once. */
+struct dwq_now {
+	u64 t[DWQ_NR_CLOCKS];
+};
+
+static void dwq_now_get(struct dwq_now *now)
+{
+	now->t[DWQ_CLOCK_MONOTONIC] = ktime_get_ns();
+	now->t[DWQ_CLOCK_BOOTTIME] = ktime_get_boottime_ns();
+}
+
+/*
+ * A deadline of @clock as CLOCK_MONOTONIC time, for ordering the events
+ * of both clocks; the offset between the clocks is @now's.
+ */
+static u64 dwq_now_key(const struct dwq_now *now, unsigned int clock, u64 d)
+{
+	u64 off;
+
+	if (clock == DWQ_CLOCK_MONOTONIC)
+		return d;
+	off = now->t[DWQ_CLOCK_BOOTTIME] - now->t[DWQ_CLOCK_MONOTONIC];
+	return d > off ? d - off : 0;
+}
+
+/*
+ * The firing of the due task @ut at @now (on its clock): its event in
+ * @ev (folded into its kept event, if it has one), the periods it skipped
+ * in @skipped, its next deadline in @next. Changes nothing.
+ */
+static void dwq_utask_firing(const struct dwq_utask *ut, u64 now,
+			     struct dwq_event *ev, u64 *skipped, u64 *next)
+{
+	u64 d = ut->node.deadline, p = ut->period, k = 0;
+
+	if (ut->ev) {
+		*ev = ut->ev->ev;
+		ev->folded++;
+		ev->flags |= DWQ_EVENT_COALESCED;
+	} else {
+		*ev = (struct dwq_event){ .id = ut->id, .cookie = ut->cookie };
+	}
+	ev->deadline_ns = d;
+	ev->fired_ns = now;
+	ev->worker = 0;
+	*next = 0;
+	switch (ut->mode) {
+	case DWQ_MODE_ONESHOT:
+		ev->flags |= DWQ_EVENT_LAST;
+		break;
+	case DWQ_MODE_FIXED_RATE:
+		/* The periods after @d that passed by @now: not replayed. */
+		if (now - d >= p)
+			k = div64_u64(now - d, p);
+		/* It cannot overflow: deadlines and periods stay below 2^63. */
+		*next = d + (k + 1) * p;
+		break;
+	default:
+		/* Fixed delay: one period after this firing. */
+		*next = min_t(u64, now + p, KTIME_MAX);
+		break;
+	}
+	ev->skipped += k;
+	*skipped = k;
+}
+
+/* Keep @c->ready in (key, seq) order; kept events are few, and appended. */
+static void dwq_uevent_add(struct dwq_client *c, struct dwq_uevent *uev)
+{
+	struct list_head *pos = c->ready.prev;
+	struct dwq_uevent *prev;
+
+	lockdep_assert_held(&c->mutex);
+	while (pos != &c->ready) {
+		prev = list_entry(pos, struct dwq_uevent, link);
+		if (prev->key < uev->key ||
+		    (prev->key == uev->key && prev->seq < uev->seq))
 			break;
 		pos = pos->prev;
 	}
-	list_add(&ut->link, pos);
-}
-
-/*
- * A periodic run just posted (or folded) its event, which is unread: park
- * the task, so that none of its periods runs until read() takes the
- * event. It stays in the heap at DWQ_PARK_NS, holding its slot, unless
- * DWQ_IOC_RESCHEDULE set its next deadline during this run (then that
- * deadline stands: the user asked for it) or it was cancelled.
- */
-static void dwq_utask_park(struct dwq_utask *ut, struct dwq_task *task)
-{
-	struct dwq_task_info info;
-	struct dwq_sched park = {
-		.time_ns = DWQ_PARK_NS,
-		.flags = DWQ_SCHED_ABS,
-	};
-
-	lockdep_assert_held(&ut->client->wqh.lock);
-	dwq_query(task, &info);
-	ut->done_run = info.runs;
-	if (ut->resched_run == info.runs)
-		return;
-	/* Keep the task's clock: a reschedule without BOOTTIME leaves it. */
-	park.flags |= info.flags & DWQ_SCHED_BOOTTIME;
-	/* -ENOENT: cancelled during this run, so not coming back anyway. */
-	if (dwq_reschedule(task, &park))
-		return;
-	ut->parked = true;
-	ut->park_mode = info.mode;
-	ut->park_boottime = info.flags & DWQ_SCHED_BOOTTIME;
-	ut->park_period = info.period_ns;
-	ut->park_fired = ut->ev.fired_ns;
+	list_add(&uev->link, pos);
 }
 
 /**
- * dwq_utask_fire() - the callback of every /dev/dwq task: post its event
- * @task: the task, firing
+ * dwq_uevents_alloc() - make room for events to keep
+ * @spares: a list to add them to
+ * @n: how many
  *
- * Queues the task's event, or folds this firing into its unread one, and
- * wakes a reader; a periodic task then parks until its event is read. A
- * one-shot's id goes first.
- *
- * It is quick (dwq_task_set_quick()): usually the queue's timer runs it,
- * in softirq context, so that the reader it wakes is the only wakeup
- * between the timer and read() returning, as with a timerfd. The event's
- * @worker is then the leader's id (dwq_task_run_worker()).
- *
- * Context: the queue's timer (softirq), a dwq worker with softirqs off,
- *	or any context that may take a spinlock_t (on PREEMPT_RT, not hard
- *	interrupt context); takes the file's locks with interrupts saved,
- *	does not sleep. Drops no last reference: the queue holds one.
+ * Context: process context; sleeps.
+ * Return: 0, or -ENOMEM with none added.
  */
-void dwq_utask_fire(struct dwq_task *task)
+int dwq_uevents_alloc(struct list_head *spares, unsigned int n)
 {
-	struct dwq_utask *ut = container_of(task, struct dwq_utask, task);
-	struct dwq_client *c = ut->client;
-	/*
-	 * The mode this run was taken with, not the task's mode now: a
-	 * reschedule with DWQ_RESCHED_PERIOD may change that at any time,
-	 * and the event must say whether this run is the last.
-	 */
-	bool oneshot = dwq_task_run_oneshot(task);
-	u64 missed = dwq_task_run_overruns(task);
-	/* On the clock of this run's deadline, whatever a reschedule did. */
-	u64 now = dwq_task_run_boottime(task) ? ktime_get_boottime_ns() :
-						ktime_get_ns();
-	unsigned long flags;
+	struct dwq_uevent *uev;
+	LIST_HEAD(made);
 
-	/*
-	 * A one-shot is done: its id goes before its event can be read, so
-	 * that a reader who has the LAST event finds the id gone (-ENOENT),
-	 * as the ABI promises. The queue's reference keeps @ut alive.
-	 */
-	if (oneshot)
-		dwq_client_forget(c, ut);
-
-	spin_lock_irqsave(&c->wqh.lock, flags);
-	c->fired++;
-	if (c->closed) {
-		/* release() drains the list; nobody will read this. */
-		spin_unlock_irqrestore(&c->wqh.lock, flags);
-		return;
+	while (n--) {
+		uev = kzalloc(sizeof(*uev), GFP_KERNEL_ACCOUNT);
+		if (!uev) {
+			dwq_uevents_free(&made);
+			return -ENOMEM;
+		}
+		list_add(&uev->link, &made);
 	}
-	if (!list_empty(&ut->link)) {
-		/*
-		 * Unread (only a task a reschedule queued again while parked
-		 * gets here): fold this firing in, as timerfd counts
-		 * expirations. The event carries the latest firing's times.
-		 */
-		ut->ev.overruns += missed;
-		ut->ev.folded++;
-		ut->folded++;
-		ut->ev.flags |= DWQ_EVENT_COALESCED;
-		ut->ev.deadline_ns = dwq_task_run_deadline(task);
-		ut->ev.fired_ns = now;
-		ut->ev.worker = dwq_task_run_worker(task);
-		if (oneshot)
-			ut->ev.flags |= DWQ_EVENT_LAST;
-		ut->gen++;
-		c->coalesced++;
-		/* Its deadline moved on: keep the list in deadline order. */
-		list_del(&ut->link);
-		dwq_client_add_event(c, ut);
-		trace_dwq_dev_event(ut, true);
-	} else {
-		ut->ev.id = ut->id;
-		ut->ev.cookie = ut->cookie;
-		ut->ev.deadline_ns = dwq_task_run_deadline(task);
-		ut->ev.fired_ns = now;
-		ut->ev.overruns = missed;
-		ut->ev.skipped = 0;
-		ut->ev.folded = 0;
-		ut->ev.worker = dwq_task_run_worker(task);
-		ut->ev.flags = oneshot ? DWQ_EVENT_LAST : 0;
-		ut->gen++;
-		/* The list's reference; read() or release() drops it. */
-		dwq_task_get(task);
-		dwq_client_add_event(c, ut);
-		c->nr_events++;
-		trace_dwq_dev_event(ut, false);
-		wake_up_locked_poll(&c->wqh, EPOLLIN);
-	}
-	if (!oneshot)
-		dwq_utask_park(ut, task);
-	spin_unlock_irqrestore(&c->wqh.lock, flags);
+	list_splice(&made, spares);
+	return 0;
 }
 
-/*
- * A parked task's event is about to be read at @now (on the task's
- * clock): the periods that passed since its firing, and the deadline it
- * is queued at again, the first after @now. A fixed-delay task fires one
- * period after its last firing, or at once if that has passed.
+/**
+ * dwq_uevents_free() - free what dwq_uevents_alloc() made and was not used
+ * @spares: the list
+ *
+ * Context: any context.
  */
-static void dwq_utask_unpark_at(const struct dwq_utask *ut, u64 now,
-				u64 *skipped, u64 *next)
+void dwq_uevents_free(struct list_head *spares)
 {
-	u64 p = ut->park_period, d = ut->ev.deadline_ns, k = 0;
+	struct dwq_uevent *uev, *tmp;
 
-	if (ut->park_mode == DWQ_MODE_FIXED_DELAY) {
-		*skipped = 0;
-		*next = max(ut->park_fired + p, now);
-		return;
-	}
-	if (now >= d && now - d >= p)
-		k = div64_u64(now - d, p);
-	*skipped = k;
-	/* It cannot overflow: deadlines and periods stay far below 2^63. */
-	*next = d + (k + 1) * p;
+	list_for_each_entry_safe(uev, tmp, spares, link)
+		kfree(uev);
+	INIT_LIST_HEAD(spares);
 }
 
-/* @ut's clock, now. */
-static u64 dwq_utask_now(const struct dwq_utask *ut)
-{
-	return ut->park_boottime ? ktime_get_boottime_ns() : ktime_get_ns();
-}
-
-/*
- * A parked task stops being parked other than by read(): cancelled, or
- * queued again by a reschedule. Its unread event gets the periods skipped
- * until now; a reader's copy of it is stale.
+/**
+ * dwq_utask_keep() - fire a due task for a cancel or reschedule of it
+ * @c: the file, its mutex held
+ * @ut: its task, due, periodic (a due one-shot's id is gone)
+ * @now: the time on its clock
+ * @spares: events from dwq_uevents_alloc(); one is taken unless @ut has
+ *	a kept event already, which this firing folds into
+ *
+ * The firing's event is kept on the file's ready list, unread, with the
+ * periods it skipped until @now. The caller then removes or moves the
+ * task: it stays in its heap at the deadline that fired until then.
+ *
+ * Context: process context, @c->mutex held.
  */
-static void dwq_utask_settle(struct dwq_utask *ut)
+void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
+		    struct list_head *spares)
 {
+	struct dwq_uevent *uev = ut->ev;
+	bool folded = !!uev;
+	struct dwq_now at;
 	u64 skipped, next;
+	struct dwq_event ev;
 
-	lockdep_assert_held(&ut->client->wqh.lock);
-	dwq_utask_unpark_at(ut, dwq_utask_now(ut), &skipped, &next);
-	ut->ev.skipped += skipped;
+	lockdep_assert_held(&c->mutex);
+	dwq_utask_firing(ut, now, &ev, &skipped, &next);
+	if (folded) {
+		list_del(&uev->link);
+		c->coalesced++;
+		ut->folded++;
+	} else {
+		if (WARN_ON_ONCE(list_empty(spares)))
+			return;
+		uev = list_first_entry(spares, struct dwq_uevent, link);
+		list_del(&uev->link);
+		uev->ut = ut;
+		ut->ev = uev;
+		WRITE_ONCE(c->nr_ready, c->nr_ready + 1);
+	}
+	uev->ev = ev;
+	dwq_now_get(&at);
+	uev->key = dwq_now_key(&at, ut->clock, ut->node.deadline);
+	uev->seq = ut->node.seq;
+	dwq_uevent_add(c, uev);
+	ut->runs++;
 	ut->skipped += skipped;
-	ut->parked = false;
-	ut->gen++;
+	c->fired++;
+	trace_dwq_dev_event(c->tgid, &uev->ev, folded);
+	wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 }
 
-/* Events read() copies per hold of the events' lock (on its stack). */
+/* Take a kept event off the list, and free it. */
+static void dwq_uevent_done(struct dwq_client *c, struct dwq_uevent *uev)
+{
+	list_del(&uev->link);
+	WRITE_ONCE(c->nr_ready, c->nr_ready - 1);
+	if (uev->ut)
+		uev->ut->ev = NULL;
+	else
+		/* Its task was cancelled: the event held its charge. */
+		dwq_limits_release(c->user);
+	kfree(uev);
+}
+
+/**
+ * dwq_events_free() - drop the kept events nobody will read
+ * @c: the file, being released, its tasks freed (the events' @ut
+ *	pointers dangle: only whether they are NULL counts)
+ *
+ * Context: process context, @c->mutex held.
+ */
+void dwq_events_free(struct dwq_client *c)
+{
+	struct dwq_uevent *uev, *tmp;
+
+	lockdep_assert_held(&c->mutex);
+	list_for_each_entry_safe(uev, tmp, &c->ready, link) {
+		/* Its task's charge went with the task, if it had one. */
+		if (!uev->ut)
+			dwq_limits_release(c->user);
+		kfree(uev);
+	}
+	INIT_LIST_HEAD(&c->ready);
+	c->nr_ready = 0;
+}
+
+/* Events read() makes per round (on its stack), between copies. */
 #define DWQ_READ_CHUNK 8
 
-/*
- * Copy up to @max of the oldest events into @ev, with their tasks in @uts
- * and generations in @gens, or say why not. Copying to user space happens
- * outside the lock, so the events stay on the list until the copy
- * succeeded; the generations tell the caller whether one changed meanwhile.
- *
- * Return: the number of events (at least 1), or -EAGAIN, -ERESTARTSYS.
- */
-static int dwq_client_peek(struct dwq_client *c, bool block, unsigned int max,
-			   struct dwq_utask **uts, struct dwq_event *ev,
-			   u64 *gens)
-{
+/* One event of a round: a task's firing, or a kept event. */
+struct dwq_pick {
 	struct dwq_utask *ut;
-	int err, n = 0;
+	struct dwq_uevent *uev;
+	u64 skipped;
+	u64 next;
+};
 
-	spin_lock_irq(&c->wqh.lock);
-	if (list_empty(&c->events)) {
-		if (!block) {
-			spin_unlock_irq(&c->wqh.lock);
-			return -EAGAIN;
-		}
-		/*
-		 * Not clang-formatted: it would end a line in "!list_empty(",
-		 * which checkpatch rejects (OPEN_ENDED_LINE).
-		 */
-		/* clang-format off */
-		err = wait_event_interruptible_locked_irq(c->wqh,
-							  !list_empty(&c->events));
-		/* clang-format on */
-		if (err) {
-			spin_unlock_irq(&c->wqh.lock);
-			return err;
-		}
+/* The next kept event read() may take from @pos on, or NULL. */
+static struct dwq_uevent *dwq_ready_next(struct dwq_client *c,
+					 struct list_head *pos,
+					 const struct dwq_now *now)
+{
+	struct dwq_uevent *uev;
+
+	for (; pos != &c->ready; pos = pos->next) {
+		uev = list_entry(pos, struct dwq_uevent, link);
+		/* A task due again comes with its event: at its deadline. */
+		if (uev->ut && dwq_utask_due(uev->ut, now->t[uev->ut->clock]))
+			continue;
+		return uev;
 	}
-	list_for_each_entry(ut, &c->events, link) {
-		ev[n] = ut->ev;
-		gens[n] = ut->gen;
-		uts[n] = ut;
-		/*
-		 * The periods a parked task skipped are counted now: the
-		 * event says so, and consuming it queues the task at the
-		 * deadline after them.
-		 */
-		if (ut->parked) {
-			dwq_utask_unpark_at(ut, dwq_utask_now(ut),
-					    &ut->peek_skipped, &ut->peek_next);
-			ev[n].skipped += ut->peek_skipped;
+	return NULL;
+}
+
+/*
+ * Take up to @max events, in deadline order, into @ev and @picks: the
+ * due tasks leave their heaps (dwq_read_undo() puts them back), the kept
+ * events stay on the list until dwq_read_commit().
+ */
+static unsigned int dwq_read_collect(struct dwq_client *c,
+				     const struct dwq_now *now,
+				     struct dwq_pick *picks,
+				     struct dwq_event *ev, unsigned int max)
+{
+	struct list_head *pos = c->ready.next;
+	struct dwq_heap_node *head;
+	struct dwq_uevent *uev;
+	struct dwq_utask *ut;
+	unsigned int n, i;
+	int best;
+	u64 key, best_key, best_seq;
+
+	for (n = 0; n < max; n++) {
+		best = -1;
+		best_key = U64_MAX;
+		best_seq = U64_MAX;
+		for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+			head = dwq_heap_peek(&c->clk[i].heap);
+			if (!head || head->deadline > now->t[i])
+				continue;
+			key = dwq_now_key(now, i, head->deadline);
+			if (best < 0 || key < best_key ||
+			    (key == best_key && head->seq < best_seq)) {
+				best = i;
+				best_key = key;
+				best_seq = head->seq;
+			}
 		}
-		if (++n == max)
+		uev = dwq_ready_next(c, pos, now);
+		if (uev && (best < 0 || uev->key < best_key ||
+			    (uev->key == best_key && uev->seq < best_seq))) {
+			picks[n] = (struct dwq_pick){ .uev = uev };
+			ev[n] = uev->ev;
+			pos = uev->link.next;
+			continue;
+		}
+		if (best < 0)
 			break;
+		head = dwq_heap_pop(&c->clk[best].heap);
+		ut = container_of(head, struct dwq_utask, node);
+		picks[n] = (struct dwq_pick){ .ut = ut };
+		dwq_utask_firing(ut, now->t[best], &ev[n], &picks[n].skipped,
+				 &picks[n].next);
 	}
-	spin_unlock_irq(&c->wqh.lock);
 	return n;
 }
 
-/*
- * Take the @n events copied off the list, as long as each is still the
- * version copied: a firing folded into one meanwhile ends the prefix taken
- * here, and the caller copies its new version next.
- *
- * Return: how many were taken, the first ones of @uts.
- */
-static unsigned int dwq_client_consume(struct dwq_client *c,
-				       struct dwq_utask **uts, const u64 *gens,
-				       unsigned int n)
+/* The copy of @picks faulted: put their tasks back as they were. */
+static void dwq_read_undo(struct dwq_client *c, const struct dwq_pick *picks,
+			  unsigned int n)
 {
-	unsigned int i, taken;
-
-	struct dwq_sched at = { .flags = DWQ_SCHED_ABS };
 	struct dwq_utask *ut;
+	struct dwq_heap *heap;
+	unsigned int i;
+	int err;
 
-	spin_lock_irq(&c->wqh.lock);
-	for (taken = 0; taken < n; taken++) {
-		ut = uts[taken];
-		if (ut->gen != gens[taken])
-			break;
-		list_del_init(&ut->link);
-		c->nr_events--;
-		if (!ut->parked)
+	for (i = 0; i < n; i++) {
+		ut = picks[i].ut;
+		if (!ut)
 			continue;
-		/*
-		 * Queue it again at the deadline the reader was told of,
-		 * keeping its clock: dwq_reschedule() moves it in the heap,
-		 * where it kept its slot. -ENOENT: cancelled meanwhile.
-		 */
-		ut->parked = false;
-		ut->skipped += ut->peek_skipped;
-		at.time_ns = ut->peek_next;
-		at.flags = DWQ_SCHED_ABS |
-			   (ut->park_boottime ? DWQ_SCHED_BOOTTIME : 0);
-		(void)dwq_reschedule(&ut->task, &at);
+		/* Its deadline and seq are as they were: the same order. */
+		heap = &c->clk[ut->clock].heap;
+		heap->next_seq = ut->node.seq;
+		err = dwq_heap_insert(heap, &ut->node, ut->node.deadline);
+		WARN_ON_ONCE(err);
 	}
-	spin_unlock_irq(&c->wqh.lock);
-	for (i = 0; i < taken; i++)
-		dwq_task_put(&uts[i]->task);
-	return taken;
+}
+
+/* The events of @picks were copied to the reader: they are read. */
+static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
+			    const struct dwq_event *ev, unsigned int n)
+{
+	struct dwq_utask *ut;
+	unsigned int i;
+	bool folded;
+
+	for (i = 0; i < n; i++) {
+		ut = picks[i].ut;
+		if (!ut) {
+			dwq_uevent_done(c, picks[i].uev);
+			continue;
+		}
+		folded = !!ut->ev;
+		if (folded) {
+			c->coalesced++;
+			ut->folded++;
+			dwq_uevent_done(c, ut->ev);
+		}
+		ut->runs++;
+		ut->skipped += picks[i].skipped;
+		c->fired++;
+		trace_dwq_dev_event(c->tgid, &ev[i], folded);
+		if (ut->mode == DWQ_MODE_ONESHOT)
+			dwq_utask_destroy(c, ut);
+		else
+			dwq_utask_insert(c, ut, picks[i].next);
+	}
+}
+
+/*
+ * Fire what is due and copy the events to @buf, @count bytes at most;
+ * the file's mutex held. Return the bytes copied, or -EFAULT if the first
+ * copy failed; 0 if nothing is due.
+ */
+static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
+			       size_t count)
+{
+	struct dwq_event ev[DWQ_READ_CHUNK];
+	struct dwq_pick picks[DWQ_READ_CHUNK];
+	size_t done = 0, left;
+	unsigned int n, good, i;
+	struct dwq_now now;
+	ssize_t err = 0;
+
+	lockdep_assert_held(&c->mutex);
+	/* One moment for the whole read: a task moved on is not due again. */
+	dwq_now_get(&now);
+	while (count - done >= sizeof(*ev)) {
+		n = dwq_read_collect(c, &now, picks, ev,
+				     min_t(size_t, DWQ_READ_CHUNK,
+					   (count - done) / sizeof(*ev)));
+		if (!n)
+			break;
+		left = copy_to_user(buf + done, ev, n * sizeof(*ev));
+		if (left) {
+			/* The events copied whole before the fault are read. */
+			good = n - DIV_ROUND_UP(left, sizeof(*ev));
+			dwq_read_undo(c, picks + good, n - good);
+			dwq_read_commit(c, picks, ev, good);
+			done += good * sizeof(*ev);
+			err = -EFAULT;
+			break;
+		}
+		dwq_read_commit(c, picks, ev, n);
+		done += n * sizeof(*ev);
+	}
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		dwq_client_arm(c, i);
+		dwq_client_shrink(c, i);
+	}
+	return done ? done : err;
+}
+
+/* Is anything to read? Lockless: the alarms' wakeups pair with it. */
+static bool dwq_client_due(struct dwq_client *c)
+{
+	return READ_ONCE(c->nr_ready) ||
+	       READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].next) <= ktime_get_ns() ||
+	       READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].next) <=
+		       ktime_get_boottime_ns();
 }
 
 /**
- * dwq_dev_read() - read() of /dev/dwq: whole events, oldest first
+ * dwq_dev_read() - read() of /dev/dwq: fire the due tasks, whole events
  * @file: the file
  * @buf: where to
  * @count: room in @buf; at least one event
@@ -332,48 +450,33 @@ ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 		     loff_t *ppos)
 {
 	struct dwq_client *c = file->private_data;
-	struct dwq_utask *uts[DWQ_READ_CHUNK];
-	struct dwq_event ev[DWQ_READ_CHUNK];
-	u64 gens[DWQ_READ_CHUNK];
-	size_t done = 0, max, left;
-	int err = 0, n;
+	ssize_t ret;
 
-	if (count < sizeof(*ev))
+	if (count < sizeof(struct dwq_event))
 		return -EINVAL;
-	if (mutex_lock_interruptible(&c->read_mutex))
-		return -ERESTARTSYS;
-	while (count - done >= sizeof(*ev)) {
-		max = min_t(size_t, DWQ_READ_CHUNK,
-			    (count - done) / sizeof(*ev));
-		/* Block only for the first event. */
-		n = dwq_client_peek(c, !done && !(file->f_flags & O_NONBLOCK),
-				    max, uts, ev, gens);
-		if (n < 0) {
-			err = n;
-			break;
-		}
+	for (;;) {
+		if (mutex_lock_interruptible(&c->mutex))
+			return -ERESTARTSYS;
+		ret = dwq_read_locked(c, buf, count);
+		mutex_unlock(&c->mutex);
+		if (ret)
+			return ret;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
 		/*
-		 * The events stay on the list, and so their tasks alive, while
-		 * we copy: only readers take events off, and we hold
-		 * read_mutex.
+		 * Another reader may have taken what woke us: then wait
+		 * again. A deadline passing wakes us by the alarm, armed at
+		 * each heap's earliest deadline by whoever changed it; the
+		 * condition is checked after we are on the wait queue, so
+		 * an alarm that fired before is seen by the clock.
 		 */
-		left = copy_to_user(buf + done, ev, n * sizeof(*ev));
-		if (left) {
-			/* The events copied whole before the fault are read. */
-			n -= DIV_ROUND_UP(left, sizeof(*ev));
-			done += dwq_client_consume(c, uts, gens, n) *
-				sizeof(*ev);
-			err = -EFAULT;
-			break;
-		}
-		done += dwq_client_consume(c, uts, gens, n) * sizeof(*ev);
+		if (wait_event_interruptible(c->wqh, dwq_client_due(c)))
+			return -ERESTARTSYS;
 	}
-	mutex_unlock(&c->read_mutex);
-	return done ? done : err;
 }
 
 /**
- * dwq_dev_poll() - poll() of /dev/dwq: EPOLLIN while an event is unread
+ * dwq_dev_poll() - poll() of /dev/dwq: EPOLLIN while something is due
  * @file: the file
  * @wait: the poll table
  *
@@ -383,213 +486,104 @@ ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 __poll_t dwq_dev_poll(struct file *file, poll_table *wait)
 {
 	struct dwq_client *c = file->private_data;
-	__poll_t events = 0;
 
 	poll_wait(file, &c->wqh, wait);
 	/*
-	 * Events are added under wqh.lock, which poll_wait() takes (through
-	 * add_wait_queue) when the caller is going to sleep: the same
-	 * argument as in eventfd_poll() shows that a firing either sees us
-	 * on the wait queue and wakes us, or happened before this check.
+	 * As in dwq_dev_read(): an alarm that fires after poll_wait() put
+	 * us on the wait queue wakes us; one that fired before left a
+	 * deadline the clock has passed, which this check sees.
 	 */
-	spin_lock_irq(&c->wqh.lock);
-	if (!list_empty(&c->events))
-		events |= EPOLLIN | EPOLLRDNORM;
-	spin_unlock_irq(&c->wqh.lock);
-	return events;
+	return dwq_client_due(c) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
-/**
- * dwq_events_close() - the file is being released: queue no more events
- * @c: the file
- *
- * Context: process context.
- */
-void dwq_events_close(struct dwq_client *c)
-{
-	spin_lock_irq(&c->wqh.lock);
-	c->closed = true;
-	spin_unlock_irq(&c->wqh.lock);
-}
+/* Depth of a 4-ary heap of DWQ_HEAP_MAX_CAPACITY nodes, rounded up. */
+#define DWQ_HEAP_DEPTH 16
 
-/**
- * dwq_events_drain() - drop the events nobody will read
- * @c: the file, closed by dwq_events_close(), its tasks cancelled
- *
- * Context: process context.
+/*
+ * Walk @heap's nodes due at @now (their subtrees' roots are due too),
+ * counting the tasks without a kept event; and find the earliest node not
+ * due, @*later, if @later. Each pop pushes at most 4 children, so the
+ * stack grows by 3 per level.
  */
-void dwq_events_drain(struct dwq_client *c)
+static u64 dwq_heap_walk(const struct dwq_heap *heap, u64 now,
+			 struct dwq_heap_node **later)
 {
-	struct dwq_utask *ut, *tmp;
-	LIST_HEAD(events);
-
-	spin_lock_irq(&c->wqh.lock);
-	list_splice_init(&c->events, &events);
-	c->nr_events = 0;
-	spin_unlock_irq(&c->wqh.lock);
-	list_for_each_entry_safe(ut, tmp, &events, link) {
-		list_del_init(&ut->link);
-		dwq_task_put(&ut->task);
-	}
-}
-
-/**
- * dwq_events_cancelled() - tasks were cancelled: count them, unpark them
- * @c: their file
- * @tasks: @n tasks of @c, or NULL entries
- * @ret: what dwq_cancel_batch() said for each
- * @n: how many
- *
- * Counts those %DWQ_RESULT_REMOVED before they fired (again). A parked
- * one cancelled stays out of the queue for good: its unread event gets
- * the periods it skipped until now, and read() will not queue it again.
- *
- * Context: any context that may take a spinlock_t (on PREEMPT_RT, not
- *	hard interrupt context).
- */
-void dwq_events_cancelled(struct dwq_client *c, struct dwq_task *const *tasks,
-			  const int *ret, unsigned int n)
-{
+	unsigned int stack[3 * DWQ_HEAP_DEPTH + 4], sp = 0, i, ch, end;
 	struct dwq_utask *ut;
-	unsigned long flags;
+	u64 due = 0;
+
+	if (later)
+		*later = NULL;
+	if (heap->nr)
+		stack[sp++] = 0;
+	while (sp) {
+		i = stack[--sp];
+		if (heap->slots[i].deadline > now) {
+			if (later && (!*later || heap->slots[i].deadline <
+							 (*later)->deadline))
+				*later = heap->slots[i].node;
+			continue;
+		}
+		ut = container_of(heap->slots[i].node, struct dwq_utask, node);
+		if (!ut->ev)
+			due++;
+		ch = DWQ_HEAP_ARITY * i + 1;
+		end = min(ch + DWQ_HEAP_ARITY, heap->nr);
+		for (; ch < end; ch++)
+			stack[sp++] = ch;
+	}
+	return due;
+}
+
+/**
+ * dwq_events_count() - the events a read() would return now
+ * @c: the file, its mutex held
+ *
+ * The kept events and the due tasks without one: O(due).
+ *
+ * Context: process context, @c->mutex held.
+ * Return: how many.
+ */
+u64 dwq_events_count(struct dwq_client *c)
+{
+	u64 n = c->nr_ready;
 	unsigned int i;
 
-	spin_lock_irqsave(&c->wqh.lock, flags);
-	for (i = 0; i < n; i++) {
-		if (ret[i] != DWQ_RESULT_REMOVED &&
-		    ret[i] != DWQ_RESULT_RUNNING)
+	lockdep_assert_held(&c->mutex);
+	for (i = 0; i < DWQ_NR_CLOCKS; i++)
+		n += dwq_heap_walk(&c->clk[i].heap, dwq_clock_now(i), NULL);
+	return n;
+}
+
+/**
+ * dwq_events_next() - the file's next task: the earliest not due yet
+ * @c: the file, its mutex held
+ * @next: out: the task, or NULL if every task is due (or none is left)
+ * @remaining: out: ns until its deadline
+ *
+ * Over both clocks, by the time left. O(due) per clock.
+ *
+ * Context: process context, @c->mutex held.
+ */
+void dwq_events_next(struct dwq_client *c, struct dwq_utask **next,
+		     u64 *remaining)
+{
+	struct dwq_heap_node *node;
+	unsigned int i;
+	u64 now, left;
+
+	lockdep_assert_held(&c->mutex);
+	*next = NULL;
+	*remaining = 0;
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		now = dwq_clock_now(i);
+		dwq_heap_walk(&c->clk[i].heap, now, &node);
+		if (!node)
 			continue;
-		if (ret[i] == DWQ_RESULT_REMOVED)
-			c->cancelled++;
-		ut = container_of(tasks[i], struct dwq_utask, task);
-		if (ut->parked)
-			dwq_utask_settle(ut);
+		left = node->deadline - now;
+		if (!*next || left < *remaining) {
+			*next = container_of(node, struct dwq_utask, node);
+			*remaining = left;
+		}
 	}
-	spin_unlock_irqrestore(&c->wqh.lock, flags);
-}
-
-/**
- * dwq_events_reschedule() - DWQ_IOC_RESCHEDULE, checked, on a task
- * @c: the file
- * @ut: its task, with a reference
- * @ur: the request, its flags and reserved fields checked
- *
- * Under the events' lock, so that it is ordered with the task's callback
- * parking it and with read() queueing it again: a parked task is queued
- * at the new deadline (its event stays unread), and a reschedule during a
- * periodic run keeps that run from parking. The task keeps its clock
- * unless @ur says %DWQ_SCHED_BOOTTIME or %DWQ_RESCHED_MONOTONIC. A new
- * period's firing rate is charged to the user first; nothing changes on
- * failure.
- *
- * Context: process context.
- * Return: 0, -EINVAL (timing out of range), -ENOENT (not queued, parked or
- * a running periodic task), -ENOSPC (over the user's rate budget).
- */
-int dwq_events_reschedule(struct dwq_client *c, struct dwq_utask *ut,
-			  const struct dwq_ioc_reschedule *ur)
-{
-	u32 flags = ur->flags & (DWQ_SCHED_ABS | DWQ_RESCHED_PERIOD);
-	/* Without DWQ_RESCHED_PERIOD, mode and period stay as they are. */
-	u32 mode = ur->flags & DWQ_RESCHED_PERIOD ? ur->mode : DWQ_MODE_ONESHOT;
-	struct dwq_task_info info;
-	u64 old_rate = 0, rate;
-	struct dwq_sched ds;
-	int err;
-
-	spin_lock_irq(&c->wqh.lock);
-	dwq_query(&ut->task, &info);
-	if (ur->flags & DWQ_SCHED_BOOTTIME ||
-	    (!(ur->flags & DWQ_RESCHED_MONOTONIC) &&
-	     info.flags & DWQ_SCHED_BOOTTIME))
-		flags |= DWQ_SCHED_BOOTTIME;
-	err = dwq_limits_sched(&ds, ur->time_ns, ur->period_ns, mode, flags);
-	if (err)
-		goto unlock;
-	if (ur->flags & DWQ_RESCHED_PERIOD) {
-		/*
-		 * Only a reschedule (which holds our lock) or the id going
-		 * (then setting it fails) changes the rate.
-		 */
-		old_rate = READ_ONCE(ut->rate);
-		rate = dwq_limits_rate(ur->mode, ur->period_ns);
-		err = dwq_client_set_rate(c, ut, rate, true);
-		if (err)
-			goto unlock;
-	}
-	err = dwq_reschedule(&ut->task, &ds);
-	if (err) {
-		if (ur->flags & DWQ_RESCHED_PERIOD)
-			dwq_client_set_rate(c, ut, old_rate, false);
-		goto unlock;
-	}
-	if (ut->parked) {
-		/*
-		 * Queued again by the user: its event stays unread, with the
-		 * periods skipped until now.
-		 */
-		dwq_utask_settle(ut);
-	} else {
-		dwq_query(&ut->task, &info);
-		/* A run whose callback has not posted yet: it must not park. */
-		if (info.state == DWQ_STATE_RUNNING &&
-		    ut->done_run != info.runs)
-			ut->resched_run = info.runs;
-	}
-unlock:
-	spin_unlock_irq(&c->wqh.lock);
-	return err;
-}
-
-/**
- * dwq_events_query() - what DWQ_IOC_QUERY says of a task's events
- * @c: the file
- * @ut: its task, with a reference
- * @uq: filled in from dwq_query() and the task's event counts
- *
- * Context: process context.
- */
-void dwq_events_query(struct dwq_client *c, struct dwq_utask *ut,
-		      struct dwq_ioc_query *uq)
-{
-	struct dwq_task_info info;
-
-	spin_lock_irq(&c->wqh.lock);
-	dwq_query(&ut->task, &info);
-	uq->skipped = ut->skipped;
-	uq->folded = ut->folded;
-	if (ut->parked) {
-		info.state = DWQ_STATE_PARKED;
-		info.deadline_ns = ut->ev.deadline_ns;
-		info.remaining_ns = 0;
-	}
-	spin_unlock_irq(&c->wqh.lock);
-
-	uq->remaining_ns = info.remaining_ns;
-	uq->deadline_ns = info.deadline_ns;
-	uq->period_ns = info.period_ns;
-	uq->runs = info.runs;
-	uq->overruns = info.overruns;
-	/* Cancelled by another thread since the lookup: its id is going. */
-	uq->state = info.state == DWQ_STATE_CANCELLED ? DWQ_STATE_IDLE :
-							info.state;
-	uq->mode = info.mode;
-	uq->flags = info.flags;
-}
-
-/**
- * dwq_events_stats() - the file's event counters, for DWQ_IOC_STATS
- * @c: the file
- * @st: @fired, @cancelled, @coalesced and @events filled in
- *
- * Context: process context.
- */
-void dwq_events_stats(struct dwq_client *c, struct dwq_ioc_stats *st)
-{
-	spin_lock_irq(&c->wqh.lock);
-	st->fired = c->fired;
-	st->cancelled = c->cancelled;
-	st->coalesced = c->coalesced;
-	st->events = c->nr_events;
-	spin_unlock_irq(&c->wqh.lock);
 }

@@ -214,12 +214,15 @@ TRACE_EVENT(dwq_dev_cancel,
 				       { DWQ_RESULT_RUNNING, "running" })));
 
 /*
- * A firing of a task posted its event, or was folded into the unread one
- * (coalesced); the fields are the event's as read() will return it.
+ * A firing of a task made its event, or was folded into the unread one
+ * (coalesced): in read(), or in the cancel or reschedule of a due
+ * periodic task, which keeps its event. The fields are the event's as
+ * read() returns it; lateness is the time from the deadline to the
+ * firing.
  */
 TRACE_EVENT(dwq_dev_event,
-	    TP_PROTO(const struct dwq_utask *ut, bool coalesced),
-	    TP_ARGS(ut, coalesced),
+	    TP_PROTO(pid_t tgid, const struct dwq_event *ev, bool coalesced),
+	    TP_ARGS(tgid, ev, coalesced),
 	    TP_STRUCT__entry(__field(pid_t, tgid)
 			     __field(u64, id)
 			     __field(u64, cookie)
@@ -228,13 +231,13 @@ TRACE_EVENT(dwq_dev_event,
 			     __field(u64, overruns)
 			     __field(u32, flags)
 			     __field(bool, coalesced)),
-	    TP_fast_assign(__entry->tgid = ut->client->tgid;
-			   __entry->id = ut->id;
-			   __entry->cookie = ut->cookie;
-			   __entry->deadline = ut->ev.deadline_ns;
-			   __entry->fired = ut->ev.fired_ns;
-			   __entry->overruns = ut->ev.overruns;
-			   __entry->flags = ut->ev.flags;
+	    TP_fast_assign(__entry->tgid = tgid;
+			   __entry->id = ev->id;
+			   __entry->cookie = ev->cookie;
+			   __entry->deadline = ev->deadline_ns;
+			   __entry->fired = ev->fired_ns;
+			   __entry->overruns = ev->overruns;
+			   __entry->flags = ev->flags;
 			   __entry->coalesced = coalesced;),
 	    TP_printk("tgid=%d id=%llu cookie=%llu deadline=%llu lateness=%llu overruns=%llu%s%s",
 		      __entry->tgid, __entry->id, __entry->cookie,

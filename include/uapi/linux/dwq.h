@@ -5,9 +5,13 @@
  * Each open file of /dev/dwq is one client that owns any number of timed
  * tasks. ioctl()s schedule, cancel, reschedule and query them by a 64-bit
  * id that is unique within the file and never reused while it is open.
- * When a task fires, an event (&struct dwq_event) becomes readable with
- * read(), and poll()/epoll report EPOLLIN. close() of the last reference
- * to the file cancels every task it still owns.
+ * When a task comes due, poll()/epoll report EPOLLIN, and read() fires
+ * it: read() makes the event (&struct dwq_event) of every task due by
+ * then and moves each task on (a one-shot is done, a periodic task gets
+ * its next deadline). Nothing runs for a task before it is read: the
+ * firing is read()'s, in the reading thread, charged to it as its CPU
+ * time (as a timerfd counts its expirations when it is read). close() of
+ * the last reference to the file cancels every task it still owns.
  *
  * Every struct here has a fixed size, explicit padding and reserved
  * fields that must be zero (-EINVAL otherwise), so it can grow compatibly.
@@ -21,12 +25,15 @@
  * call can make it fail with -EFAULT after acting (each struct says what
  * then happened).
  *
- * An unread periodic task costs nothing: once a periodic task's event is
- * waiting unread, the task is parked (%DWQ_STATE_PARKED): none of its
- * further periods runs. read() of the event puts it back in the queue at
- * its first deadline after that moment, and the periods that passed
- * meanwhile are counted then, in the event read (&struct dwq_event.skipped),
- * as a timerfd counts expirations when it is read.
+ * An unread periodic task costs nothing: a periodic task that is due and
+ * not read is parked (%DWQ_STATE_PARKED): none of its periods runs. read()
+ * fires it once, at its first deadline after that moment the task is
+ * queued again, and the periods that passed meanwhile are counted then, in
+ * the event read (&struct dwq_event.skipped). A task's firing is atomic
+ * inside read() (or inside the cancel or reschedule of a due periodic
+ * task, which keeps that firing's event for read()): no task is ever
+ * seen firing, so %DWQ_STATE_RUNNING and %DWQ_RESULT_RUNNING are never
+ * reported.
  *
  * Limits (module parameters, see modinfo dwq): tasks per file, per user
  * and in all; and a per-user firing-rate budget, max_rate_per_user, in
@@ -53,19 +60,17 @@
 /*
  * Fires at deadline + k * period. Periods that pass without a firing are
  * not replayed, but counted, and the next firing is the first deadline
- * of the series still in the future. A /dev/dwq task parks after each
- * firing until its event is read, so the periods after a firing (a late
- * one's too) are counted when the event is read, in its
- * &struct dwq_event.skipped. Only a task that stays queued after a firing
- * (DWQ_IOC_RESCHEDULE during the firing) can miss periods while queued:
- * those are in the next firing's &struct dwq_event.overruns.
+ * of the series still in the future. A /dev/dwq task fires when read()
+ * finds it due: the deadlines that passed between the one that fired and
+ * that read() are counted in its &struct dwq_event.skipped, and the next
+ * deadline is the first after them. (&struct dwq_event.overruns, periods
+ * missed while queued, is then always 0 for /dev/dwq tasks.)
  */
 #define DWQ_MODE_FIXED_RATE 1
 /*
- * Fires one period after the last firing ends. Parked (its event unread),
- * it fires again one period after its last firing or, if that has passed
- * when the event is read, at once; it never counts overruns or skipped
- * periods.
+ * Fires one period after the last firing ends. A /dev/dwq task fires when
+ * read() finds it due, so its next deadline is one period after that
+ * read(); it never counts overruns or skipped periods.
  */
 #define DWQ_MODE_FIXED_DELAY 2
 
@@ -135,12 +140,15 @@ struct dwq_ioc_schedule_batch {
 /**
  * struct dwq_ioc_cancel - DWQ_IOC_CANCEL: cancel a task by id
  * @id: the task
- * @result: out: %DWQ_RESULT_REMOVED or %DWQ_RESULT_RUNNING; in a
- *	&struct dwq_ioc_cancel_batch also %DWQ_RESULT_NOENT
+ * @result: out: %DWQ_RESULT_REMOVED; in a &struct dwq_ioc_cancel_batch
+ *	also %DWQ_RESULT_NOENT
  * @reserved: must be zero
  *
- * An id the file does not own, or owned by a one-shot task whose event
- * has been queued already, is -ENOENT.
+ * An id the file does not own, or owned by a one-shot task that is due
+ * (its event waits to be read), is -ENOENT. A due periodic task (parked)
+ * keeps its event: the cancel fires it first, so that its unread event
+ * waits with the periods skipped until the cancel; that takes memory
+ * (-ENOMEM, with nothing cancelled, if there is none).
  */
 struct dwq_ioc_cancel {
 	__u64 id;
@@ -151,16 +159,14 @@ struct dwq_ioc_cancel {
 /*
  * The task was queued (or parked) and is removed: it will not fire
  * (again). A parked task's unread event stays, to be read, with its
- * @skipped counted up to the cancel.
+ * @skipped counted up to the cancel, and so does the unread event it kept
+ * when DWQ_IOC_RESCHEDULE moved it while parked.
  */
 #define DWQ_RESULT_REMOVED 1
 /*
- * The task is firing right now: the event of this firing comes (or came
- * already: a firing queues its event before it ends), then no more. It
- * carries %DWQ_EVENT_LAST if this firing is a one-shot's, which follows
- * the mode the firing began with: a periodic task made one-shot by
- * DWQ_IOC_RESCHEDULE during a firing, and cancelled before that firing
- * ended, ends with the periodic firing's event, without LAST.
+ * Kernel API only (a task whose callback is running). A /dev/dwq task
+ * fires inside read(), atomically, so a cancel never sees it firing and
+ * never returns this.
  */
 #define DWQ_RESULT_RUNNING 2
 /*
@@ -213,12 +219,13 @@ struct dwq_ioc_cancel_batch {
  *
  * The task keeps its id and cookie, and its clock unless @flags has
  * %DWQ_SCHED_BOOTTIME or %DWQ_RESCHED_MONOTONIC: @time_ns is on the
- * clock the task has after the call. On a periodic task that is firing
- * right now, the new deadline, mode and period apply to its next firing;
- * the event of the firing in progress keeps the mode it began with. A
- * parked task (%DWQ_STATE_PARKED) is queued again at the new deadline;
- * its unread event stays, and a firing before it is read is folded into
- * it (&struct dwq_event.folded). Nothing is written back.
+ * clock the task has after the call. A parked task (%DWQ_STATE_PARKED:
+ * periodic and due) fires first, keeping that firing's event unread (the
+ * periods skipped until now counted in it; this takes memory: -ENOMEM,
+ * with nothing changed, if there is none); then it is queued at the new
+ * deadline, and a firing before its event is read is folded into it
+ * (&struct dwq_event.folded). A due one-shot's id is gone: -ENOENT.
+ * Nothing is written back.
  */
 struct dwq_ioc_reschedule {
 	__u64 id;
@@ -236,11 +243,12 @@ struct dwq_ioc_reschedule {
  */
 #define DWQ_STATE_IDLE 0 /* neither queued nor firing */
 #define DWQ_STATE_QUEUED 1 /* waiting for its deadline */
-#define DWQ_STATE_RUNNING 2 /* firing now */
+/* firing now; kernel API only: a /dev/dwq task fires inside read() */
+#define DWQ_STATE_RUNNING 2
 #define DWQ_STATE_CANCELLED 3 /* cancelled, or its queue went away */
 /*
- * /dev/dwq only: a periodic task whose event is unread, out of the queue
- * until read() takes that event (see the top of this file).
+ * /dev/dwq only: a periodic task that is due and not read yet: none of its
+ * periods runs until read() fires it (see the top of this file).
  */
 #define DWQ_STATE_PARKED 4
 
@@ -251,22 +259,21 @@ struct dwq_ioc_reschedule {
  * @deadline_ns: its next deadline, or the last one if it is not queued
  * @period_ns: its period (0 for one-shot)
  * @cookie: its cookie
- * @runs: times it fired
- * @overruns: fixed-rate periods it missed while queued, the sum of its
- *	events' @overruns
- * @skipped: periods that passed while it was parked, counted when each
- *	event was read (or the task cancelled or rescheduled): the sum of
- *	its events' @skipped
+ * @runs: times it fired: read() fired it, or a cancel or reschedule of it
+ *	while parked (0 while its first firing is due and not read)
+ * @overruns: the sum of its events' @overruns: always 0 for /dev/dwq
+ * @skipped: periods that passed while it was parked, counted when it
+ *	fired (in read(), or the cancel or reschedule of it parked): the sum
+ *	of its events' @skipped
  * @folded: firings folded into an unread event, the sum of its events'
  *	@folded
- * @state: %DWQ_STATE_QUEUED, %DWQ_STATE_RUNNING, %DWQ_STATE_PARKED or
- *	%DWQ_STATE_IDLE
+ * @state: %DWQ_STATE_QUEUED or %DWQ_STATE_PARKED
  * @mode: its mode
  * @flags: %DWQ_SCHED_BOOTTIME if its clock is CLOCK_BOOTTIME
  * @reserved: must be zero
  *
- * A parked task's @deadline_ns is that of its unread event's firing, and
- * its @remaining_ns 0.
+ * A parked task's @deadline_ns is the deadline that is due (its next
+ * event's), and its @remaining_ns 0.
  */
 struct dwq_ioc_query {
 	__u64 id;
@@ -286,13 +293,17 @@ struct dwq_ioc_query {
 
 /**
  * struct dwq_ioc_stats - DWQ_IOC_STATS: this file's counters and the queue's
- * @pending: tasks this file owns (queued, firing or parked): what
- *	@max_tasks_per_file bounds
+ * @pending: tasks this file holds: queued, parked, and due one-shots whose
+ *	event is not read yet (their id is gone, their memory not); what
+ *	@max_tasks_per_file bounds. Only this file's calls change it.
  * @fired: firings of this file's tasks
  * @cancelled: tasks this file cancelled before they fired (again)
  * @coalesced: firings folded into an earlier unread event of their task
- * @events: events waiting to be read
- * @queue_size: tasks in the queue, all files and kernel users together
+ * @events: events a read() would return now: the due tasks (one each)
+ *	and the events kept by a cancel or reschedule of parked tasks
+ * @queue_size: tasks in the queue, all files and kernel users together.
+ *	A file's tasks are not the queue's: each file has one task in the
+ *	queue per clock it uses (its alarm, at its earliest deadline)
  * @queue_capacity: slots in the queue's heap array
  * @workers: worker threads
  * @leader: the worker sleeping with a timeout, or -1. The timeout is the
@@ -301,16 +312,17 @@ struct dwq_ioc_query {
  *	Java's DelayedWorkQueue).
  * @timed_waits: the workers' sleeps as leader
  * @untimed_waits: the workers' sleeps as followers
- * @wakeups: the workers' wakeups (a firing the queue's timer posts
- *	itself, see &dwq_event.worker, costs none)
+ * @wakeups: the workers' wakeups (an alarm the queue's timer runs
+ *	itself costs none)
  * @spurious_wakeups: wakeups that found nothing to do
- * @tasks_run: callbacks the workers ran, or their timer while they led
+ * @tasks_run: callbacks the workers ran, or their timer while they led:
+ *	for /dev/dwq, the files' alarms (at most one per due head of a
+ *	file's clock, however many of its tasks are due), not their tasks
  * @leader_changes: times a worker became leader
  * @user_tasks: tasks charged to the user who opened this file, over all
- *	the user's files: those owned, and fired one-shots whose event is
- *	unread (not in @pending: their id is gone, their memory not), or
- *	read while the firing that posted it is still ending; what
- *	@max_tasks_per_user bounds
+ *	the user's files: their @pending, and the cancelled periodic tasks
+ *	whose kept event is unread (not in @pending: their id is gone, their
+ *	event's memory not); what @max_tasks_per_user bounds
  * @all_tasks: the same over all users: what @max_tasks bounds
  * @user_rate_mhz: the firing rate of the user's periodic tasks, in
  *	millifirings per second (each DIV_ROUND_UP(10^12, period_ns)); what
@@ -369,33 +381,31 @@ struct dwq_ioc_stats {
  * @cookie: its cookie
  * @deadline_ns: the deadline of this firing; of a coalesced event, that
  *	of the latest firing folded into it
- * @fired_ns: when it fired (its event was posted), same clock (of a
- *	coalesced event, the latest firing's)
- * @overruns: fixed-rate periods missed while the task stayed queued: the
- *	deadlines between the previous firing's and this one's (or a folded
- *	one's), which did not run (see %DWQ_MODE_FIXED_RATE)
- * @skipped: fixed-rate periods that passed while this event was unread
- *	and the task parked: the deadlines @deadline_ns + k * period, k = 1
- *	.. @skipped, up to the moment read() took the event (or the task was
- *	cancelled or rescheduled). The task's next deadline is the one after
- *	them.
+ * @fired_ns: when it fired, same clock: the moment the read() that
+ *	returns it began (or the cancel or reschedule that kept it); of a
+ *	coalesced event, the latest firing's
+ * @overruns: always 0 for /dev/dwq: the periods a fixed-rate task misses
+ *	are all in @skipped (kernel tasks count those missed while queued)
+ * @skipped: fixed-rate periods that passed while the task was parked: the
+ *	deadlines @deadline_ns + k * period, k = 1 .. @skipped, up to the
+ *	moment it fired. The task's next deadline is the one after them. Of
+ *	a coalesced event, the sum over its firings.
  * @folded: firings folded into this event while it was unread (only a
- *	task queued again by DWQ_IOC_RESCHEDULE while parked fires then)
- * @worker: the worker it fired for, 0 .. @workers - 1 of DWQ_IOC_STATS.
- *	Usually the queue's timer posts the event itself, in softirq
- *	context, and wakes only the reader: then it is the worker that led
- *	the queue, whose timer that is, and which was not woken (its
- *	@tasks_run counts the firing, its @wakeups do not). A worker that
- *	ran it itself (a burst of more than 16 due at once) is named alike.
+ *	task that kept its event, see DWQ_IOC_RESCHEDULE, fires then)
+ * @worker: always 0: no worker fires a /dev/dwq task (read() does); the
+ *	field stays for the layout
  * @flags: %DWQ_EVENT_LAST, %DWQ_EVENT_COALESCED
  *
  * read() returns whole events only; a buffer smaller than one is -EINVAL.
- * It blocks until at least one event is ready, unless the file is
- * O_NONBLOCK (-EAGAIN). A task has at most one unread event: a periodic
- * task is parked while it is, and a firing before it is read is folded
- * into it, so the events waiting never outnumber the tasks and none is
- * ever dropped. Events waiting together come out in deadline order, equal
- * deadlines in the order their tasks were scheduled.
+ * It blocks until at least one task is due, unless the file is
+ * O_NONBLOCK (-EAGAIN). It fires the tasks due when it begins, at most as
+ * many as fit in the buffer; the rest stay due for the next read(). A
+ * buffer that faults is -EFAULT, and the events copied whole before the
+ * fault are read; the others, and their tasks, stay exactly as they were.
+ * A task has at most one unread event, so the events waiting never
+ * outnumber the tasks and none is ever dropped. Events come out in
+ * deadline order (of both clocks, as CLOCK_MONOTONIC times), equal
+ * deadlines in the order their tasks were scheduled (or rescheduled).
  */
 struct dwq_event {
 	__u64 id;

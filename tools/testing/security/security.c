@@ -650,14 +650,15 @@ static void user_release(void)
 	fill(c, PER_FILE - 1);
 	EXPECT_ERR(sched(c, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
 	/*
-	 * A one-shot that fired keeps its charge while its event is unread
-	 * (the event is memory the user holds), though its id is gone.
+	 * A one-shot that is due keeps its charge while its event is unread
+	 * (its file holds it until read() fires it: in pending too), though
+	 * its id is gone.
 	 */
 	EXPECT_ERR(cancel(b, extra), 0);
 	now_id = sched_ok(b, 0);
 	wait_readable(b);
 	EXPECT_ERR(cancel(b, now_id), ENOENT);
-	expect_pending(b, PER_USER - PER_FILE);
+	expect_pending(b, PER_USER - PER_FILE + 1);
 	EXPECT_ERR(sched(b, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
 	CHECK(read(b, &ev, sizeof(ev)) == sizeof(ev) && ev.id == now_id,
 	      "read: %s", strerror(errno));

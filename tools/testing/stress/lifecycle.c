@@ -15,9 +15,9 @@
  *	counters checked against what was done; then close.
  * failnth: with failslab/fail_page_alloc set up by the caller (filtered to
  *	dwq.ko's text), fails the 1st, 2nd, ... allocation of batch schedules
- *	bigger than the heap's free room, which must grow it then and there,
- *	through /proc/thread-self/fail-nth, until a batch needs fewer
- *	allocations than that. Every failed call must be
+ *	bigger than the file's heap has room for, which must grow it then
+ *	and there, through /proc/thread-self/fail-nth, until a batch needs
+ *	fewer allocations than that. Every failed call must be
  *	ENOMEM and leave STATS, the queue and every earlier task as they
  *	were; at the end all tasks fire, each exactly once.
  * load: finit_module(MODULE, PARAMS), once (busybox insmod loads a module
@@ -297,11 +297,13 @@ static bool check_intact(int fd, const struct dwq_ioc_stats *before,
 
 	if (st.pending != before->pending ||
 	    st.queue_size != before->queue_size ||
-	    st.queue_capacity != before->queue_capacity) {
-		printf("dwq-lifecycle: FAIL: nth %u: pending %llu size %u cap %u not %llu %u %u\n",
-		       nth, (unsigned long long)st.pending, st.queue_size,
-		       st.queue_capacity, (unsigned long long)before->pending,
-		       before->queue_size, before->queue_capacity);
+	    st.all_tasks != before->all_tasks) {
+		/* Now/before: */
+		printf("dwq-lifecycle: FAIL: nth %u: pending %llu/%llu size %u/%u all %llu/%llu\n",
+		       nth, (unsigned long long)st.pending,
+		       (unsigned long long)before->pending, st.queue_size,
+		       before->queue_size, (unsigned long long)st.all_tasks,
+		       (unsigned long long)before->all_tasks);
 		ok = false;
 	}
 	for (i = 0; i < nids; i++) {
@@ -336,27 +338,15 @@ static void remember(const struct dwq_ioc_schedule *s, unsigned int k)
 }
 
 /*
- * The base: a file whose 16 tasks an hour away fill an empty queue's heap
- * (16 slots) to its capacity; reopening the base after a burst worked
- * lets the heap shrink back first. The queue then grows the heap in the
- * background until a quarter of it is free again; that growth is not the
- * calling thread's, so none of it is injected: the base waits for it.
+ * The base: a file whose 16 tasks an hour away fill its own heap (16
+ * slots) to its capacity, so that any more must grow it.
  */
 static int base_open(__u64 *cookie)
 {
 	struct dwq_ioc_schedule s[16] = {};
-	__u64 deadline = now_ns() + 10000 * MS;
 	unsigned int i;
 	int fd = open_dev();
 
-	while (stats(fd).queue_capacity != 16 || stats(fd).queue_size) {
-		if (now_ns() > deadline) {
-			printf("dwq-lifecycle: the heap does not shrink to 16: size %u cap %u\n",
-			       stats(fd).queue_size, stats(fd).queue_capacity);
-			exit(2);
-		}
-		usleep(1000);
-	}
 	for (i = 0; i < 16; i++) {
 		s[i].cookie = (*cookie)++;
 		s[i].time_ns = HOUR;
@@ -367,51 +357,35 @@ static int base_open(__u64 *cookie)
 	}
 	nids = 0;
 	remember(s, 16);
-	deadline = now_ns() + 10000 * MS;
-	for (;;) {
-		struct dwq_ioc_stats st = stats(fd);
-
-		if (st.queue_size == 16 &&
-		    st.queue_capacity - st.queue_size >= st.queue_capacity / 4)
-			break;
-		if (now_ns() > deadline) {
-			printf("dwq-lifecycle: no growth in the background: size %u cap %u\n",
-			       st.queue_size, st.queue_capacity);
-			exit(2);
-		}
-		usleep(1000);
-	}
 	return fd;
 }
 
 /*
- * Bursts of @k one-shots more than the heap has room for, on a second
- * file, into the heap of the base, so that each must grow it, failing the 1st, 2nd, ... allocation
+ * Bursts of @k one-shots into the base, whose heap is full, so that each
+ * must grow it (and make its tasks), failing the 1st, 2nd, ... allocation
  * made on dwq's behalf until a burst needs fewer than that. An injected
  * failure either fails the call, which must then be ENOMEM and change
  * nothing, or is one the kernel recovers from (kmemleak's and KASAN's own
- * metadata, the xarray's atomic first try, kvmalloc's kmalloc before
- * vmalloc): then the call works, and both files are closed and the base
- * made again on an empty heap for the next one.
+ * metadata, kvmalloc's kmalloc before vmalloc): then the call works, and
+ * the base is made again, full, for the next one.
  */
-static void grow_bursts(int *base, int fd, unsigned int k, __u64 *cookie,
+static void grow_bursts(int *base, unsigned int k, __u64 *cookie,
 			unsigned int *injected, unsigned int *recovered)
 {
 	static struct dwq_ioc_schedule s[DWQ_SCHEDULE_BATCH_MAX];
-	unsigned int nth, i, left, extra = k;
 	struct dwq_ioc_stats before;
+	unsigned int nth, i, left;
 	long err;
 
 	for (nth = 1; nth < 100000; nth++) {
 		before = stats(*base);
-		k = before.queue_capacity - before.queue_size + extra;
 		memset(s, 0, sizeof(s[0]) * k);
 		for (i = 0; i < k; i++) {
 			s[i].cookie = *cookie + i;
 			s[i].time_ns = HOUR;
 		}
 		set_fail_nth(nth);
-		err = batch(fd, s, k);
+		err = batch(*base, s, k);
 		left = fail_nth_left();
 		set_fail_nth(0);
 		if (err) {
@@ -423,36 +397,25 @@ static void grow_bursts(int *base, int fd, unsigned int k, __u64 *cookie,
 			}
 			if (!check_intact(*base, &before, nth))
 				return;
-			if (stats(fd).pending) {
-				printf("dwq-lifecycle: FAIL: nth %u: the burst left tasks\n",
-				       nth);
-				failures++;
-				return;
-			}
 			continue;
 		}
 		*cookie += k;
-		if (stats(fd).queue_size != before.queue_size + k ||
-		    stats(fd).queue_capacity <= before.queue_capacity) {
-			printf("dwq-lifecycle: FAIL: nth %u: size %u cap %u after a burst of %u\n",
-			       nth, stats(fd).queue_size,
-			       stats(fd).queue_capacity, k);
+		if (stats(*base).pending != before.pending + k ||
+		    stats(*base).all_tasks != before.all_tasks + k) {
+			printf("dwq-lifecycle: FAIL: nth %u: pending %llu after a burst of %u\n",
+			       nth, (unsigned long long)stats(*base).pending,
+			       k);
 			failures++;
 		}
+		/* Start again from a full heap of 16. */
+		close(*base);
+		*base = base_open(cookie);
 		if (left)
 			break; /* Nothing left to fail. */
 		(*recovered)++;
-		/* Start again from a full heap of 16. */
-		close(fd);
-		close(*base);
-		*base = base_open(cookie);
-		fd = open_dev();
 	}
 	printf("dwq-lifecycle: bursts of %u over the room: first %u allocations failed\n",
-	       extra, nth - 1);
-	close(fd);
-	close(*base);
-	*base = base_open(cookie);
+	       k, nth - 1);
 }
 
 /*
@@ -546,8 +509,7 @@ static int cmd_failnth(void)
 	}
 	fd = base_open(&cookie);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		grow_bursts(&fd, open_dev(), sizes[i], &cookie, &injected,
-			    &recovered);
+		grow_bursts(&fd, sizes[i], &cookie, &injected, &recovered);
 	cancel_batch_failnth(&injected);
 	p.fd = fd;
 	/* Every task fires once, with its cookie. */

@@ -772,22 +772,17 @@ static void op_query(__u64 *rs, struct file *f)
 		     (unsigned long long)e->id, q.mode,
 		     (unsigned long long)q.remaining_ns);
 	/*
-	 * A fixed-rate task never moved stays on its grid. Queued, its next
-	 * deadline follows every period run, missed or skipped so far;
-	 * parked, its deadline is the one that fired last, whose skipped
-	 * periods are not counted until its event is read. Running, it is
-	 * the deadline of the run, and its event may have been read already
-	 * (the callback posts it before the run ends), with its skipped
-	 * periods: anywhere from the runs and misses before it to all those
-	 * counted.
+	 * A fixed-rate task never moved stays on its grid: queued or parked
+	 * (due, not fired until read), its deadline follows every period
+	 * fired or skipped so far. A /dev/dwq task fires inside read(), so
+	 * QUERY never sees it running.
 	 */
+	if (q.state == DWQ_STATE_RUNNING)
+		fail("query id %llu: running", (unsigned long long)e->id);
 	if (e->mode == DWQ_MODE_FIXED_RATE && !e->moved &&
 	    q.state != DWQ_STATE_IDLE && q.state != DWQ_STATE_CANCELLED) {
-		k = q.runs + q.overruns + q.skipped -
-		    (q.state == DWQ_STATE_RUNNING ||
-		     q.state == DWQ_STATE_PARKED);
-		kmin = q.state == DWQ_STATE_RUNNING ? q.runs - 1 + q.overruns :
-						      k;
+		k = q.runs + q.overruns + q.skipped;
+		kmin = k;
 		j = q.deadline_ns >= e->d0 ?
 			    (q.deadline_ns - e->d0) / e->period :
 			    kmin + k + 1;

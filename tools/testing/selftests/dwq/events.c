@@ -487,18 +487,25 @@ static struct dwq_ioc_stats settled_stats(int fd)
 }
 
 /*
- * A blocked reader gets its event from the queue's timer, with no worker
- * woken (timerfd's path): the event names the worker that leads, which
- * sleeps on, its firing counted in tasks_run, not in wakeups.
+ * A blocked reader is woken by the file's alarm, which the queue's timer
+ * runs with no worker woken (timerfd's path): the leader sleeps on, the
+ * alarm counted in tasks_run, not in wakeups; the reader fires the task
+ * (its event's worker is 0: no worker fired it).
  */
 TEST_F(read, blocking_from_timer)
 {
 	struct reader r = { .fd = self->f.fd };
+	int other = dwqt_open(0);
 	struct dwq_ioc_stats st0, st;
 	uint64_t id;
 	pthread_t th;
 
-	dwqt_sched_ok(r.fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	/*
+	 * The far task that makes a worker lead is another file's: then the
+	 * reader's file has nothing left when its task is read, and its
+	 * alarm is not armed again.
+	 */
+	dwqt_sched_ok(other, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
 	start_reader(&th, &r);
 	st0 = settled_stats(r.fd);
 	id = dwqt_sched_ok(r.fd, 50 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 2);
@@ -507,7 +514,7 @@ TEST_F(read, blocking_from_timer)
 	dwqt_check_event(&r.ev);
 	T_EQ(r.ev.id, id);
 	T_EQ(r.ev.flags, DWQ_EVENT_LAST);
-	T_EQ(r.ev.worker, (uint32_t)st0.leader);
+	T_EQ(r.ev.worker, 0);
 	st = settled_stats(r.fd);
 	T_EQ(st.leader, st0.leader);
 	T_EQ(st.wakeups, st0.wakeups);
@@ -588,8 +595,8 @@ TEST_F(order, deadline_past)
 /*
  * A coalesced event takes the deadline of its latest firing: it still
  * comes out in deadline order with the events waiting with it. (A task
- * fires with its event unread only when RESCHEDULE queues it again while
- * it is parked.)
+ * fires with its event unread only when RESCHEDULE fires it parked,
+ * keeping its event, and queues it again.)
  */
 TEST_F(order, coalesced_event)
 {
@@ -611,16 +618,17 @@ TEST_F(order, coalesced_event)
 		dwqt_sleep_ms(10);
 	}
 	T_EQ(q.state, DWQ_STATE_PARKED);
-	/* ...and, queued again after the one-shot, folds into it. */
+	/* ...and, fired and queued again after the one-shot, folds into it. */
 	T_OK(dwqt_resched(fd, periodic, base + 120 * NSEC_PER_MSEC, 0, 0,
 			  DWQ_SCHED_ABS));
 	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
 		q = dwqt_query_ok(fd, periodic);
-		if (q.state == DWQ_STATE_PARKED && q.runs == 2)
+		if (q.state == DWQ_STATE_PARKED && q.runs == 1)
 			break;
 		dwqt_sleep_ms(10);
 	}
-	T_EQ(q.runs, 2);
+	T_EQ(q.state, DWQ_STATE_PARKED);
+	T_EQ(q.runs, 1);
 	wait_events(fd, 2);
 	n = read(fd, ev, sizeof(ev));
 	T_EXPECT(n == 2 * sizeof(ev[0]),
@@ -871,9 +879,9 @@ TEST_F(epoll, edge_triggered)
 }
 
 /*
- * Unread, a periodic task runs once and parks: every firing is an event
- * of its own, none folded, and the periods that passed are counted when
- * it is read (park.c checks the count exactly).
+ * Unread, a periodic task parks unfired: every firing is an event of its
+ * own, made by read(), none folded, and the periods that passed are
+ * counted when it is read (park.c checks the count exactly).
  */
 static void parks_unread(uint32_t mode)
 {
@@ -890,16 +898,12 @@ static void parks_unread(uint32_t mode)
 	dwqt_sleep_ms(300);
 	q = dwqt_query_ok(fd, id);
 	T_EQ(q.state, DWQ_STATE_PARKED);
-	T_EQ(q.runs, 1);
+	T_EQ(q.runs, 0);
 	st = dwqt_stats_ok(fd);
 	T_EQ(st.events, 1);
-	T_EQ(st.fired, 1);
+	T_EQ(st.fired, 0);
 	T_EQ(st.coalesced, 0);
-	/*
-	 * One event: the only one waiting (events 1 above). Read alone: the
-	 * read queues the task again, and a fixed-delay one is due at once,
-	 * its next event posted by the timer maybe before read() returns.
-	 */
+	/* One event: the only one waiting (events 1 above). */
 	n = read(fd, ev, sizeof(ev[0]));
 	T_EXPECT(n == sizeof(ev[0]), "read %d bytes (%s), expected 1 event", n,
 		 n < 0 ? t_errname(errno) : "bytes");
@@ -913,17 +917,19 @@ static void parks_unread(uint32_t mode)
 	else
 		T_EXPECT(ev[0].skipped >= 20, "skipped %llu",
 			 (unsigned long long)ev[0].skipped);
-	/* Read, it runs again, and again once that is read, then parks. */
+	T_EQ(dwqt_query_ok(fd, id).runs, 1);
+	/* Read, it is due again; read again, it is due once more, parks. */
 	ev[0] = dwqt_read_one(fd);
 	T_EQ(ev[0].id, id);
 	for (n = 0; n < DWQT_WAIT_MS / 10; n++) {
 		q = dwqt_query_ok(fd, id);
-		if (q.state == DWQ_STATE_PARKED && q.runs == 3)
+		if (q.state == DWQ_STATE_PARKED)
 			break;
 		dwqt_sleep_ms(10);
 	}
-	T_EQ(q.runs, 3);
+	T_EQ(q.runs, 2);
 	T_EQ(q.state, DWQ_STATE_PARKED);
+	T_EQ(dwqt_stats_ok(fd).fired, 2);
 }
 
 TEST_F(periodic, parks_unread_fixed_delay)

@@ -49,7 +49,7 @@ TEST_F(close, cancels_everything)
 {
 	static struct dwq_ioc_schedule e[1000];
 	int a = self->f.fd, b = dwqt_open(0);
-	unsigned int base = dwqt_stats_ok(a).queue_size;
+	unsigned int base = dwqt_stats_ok(a).all_tasks;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(e); i++)
@@ -57,16 +57,16 @@ TEST_F(close, cancels_everything)
 				      i % 2 ? NSEC_PER_SEC : 0, i % 2, 0, i);
 	T_OK(dwqt_batch(b, e, ARRAY_SIZE(e), NULL));
 	T_EQ(dwqt_stats_ok(b).pending, ARRAY_SIZE(e));
-	T_EQ(dwqt_stats_ok(a).queue_size, base + ARRAY_SIZE(e));
+	T_EQ(dwqt_stats_ok(a).all_tasks, base + ARRAY_SIZE(e));
 	T_EXPECT(!close(b), "close: %s", t_errname(errno));
-	T_EQ(dwqt_stats_ok(a).queue_size, base);
+	T_EQ(dwqt_stats_ok(a).all_tasks, base);
 }
 
 /* close() while periodic tasks fire and events wait unread. */
 TEST_F(close, while_firing)
 {
 	int a = self->f.fd, b, round, i;
-	unsigned int base = dwqt_stats_ok(a).queue_size;
+	unsigned int base = dwqt_stats_ok(a).all_tasks;
 
 	for (round = 0; round < 4; round++) {
 		b = dwqt_open(0);
@@ -82,7 +82,7 @@ TEST_F(close, while_firing)
 		/* Round 0 closes at once, the others after some firings. */
 		dwqt_sleep_ms(round * 50);
 		T_EXPECT(!close(b), "close: %s", t_errname(errno));
-		T_EQ(dwqt_stats_ok(a).queue_size, base);
+		T_EQ(dwqt_stats_ok(a).all_tasks, base);
 	}
 }
 
@@ -130,7 +130,7 @@ TEST_F(file, isolation)
 TEST_F(file, dup_shares)
 {
 	int fd = self->f.fd, fd2 = dup(fd), o = dwqt_open(0);
-	unsigned int base = dwqt_stats_ok(o).queue_size;
+	unsigned int base = dwqt_stats_ok(o).all_tasks;
 	uint64_t far, soon, kept;
 	uint32_t result;
 	struct dwq_ioc_query q;
@@ -147,12 +147,12 @@ TEST_F(file, dup_shares)
 	kept = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 3);
 	soon = dwqt_sched_ok(fd, NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT, 0, 4);
 	T_EXPECT(!close(fd), "close: %s", t_errname(errno));
-	T_EQ(dwqt_stats_ok(o).queue_size, base + 2);
+	T_EQ(dwqt_stats_ok(o).all_tasks, base + 2);
 	T_EQ(dwqt_query_ok(fd2, kept).state, DWQ_STATE_QUEUED);
 	T_EQ(dwqt_read_one(fd2).id, soon);
 	T_EQ(dwqt_stats_ok(fd2).pending, 1);
 	T_EXPECT(!close(fd2), "close: %s", t_errname(errno));
-	T_EQ(dwqt_stats_ok(o).queue_size, base);
+	T_EQ(dwqt_stats_ok(o).all_tasks, base);
 }
 
 /*
@@ -162,7 +162,7 @@ TEST_F(file, dup_shares)
 TEST_F(file, fork_child_reads)
 {
 	int fd = self->f.fd, o = dwqt_open(0), p[2], status;
-	unsigned int base = dwqt_stats_ok(o).queue_size;
+	unsigned int base = dwqt_stats_ok(o).all_tasks;
 	struct pollfd pfd;
 	struct dwq_event ev;
 	uint64_t id;
@@ -183,7 +183,7 @@ TEST_F(file, fork_child_reads)
 	close(p[1]);
 	T_EXPECT(!close(fd), "close: %s", t_errname(errno));
 	/* The child's reference keeps the task. */
-	T_EQ(dwqt_stats_ok(o).queue_size, base + 1);
+	T_EQ(dwqt_stats_ok(o).all_tasks, base + 1);
 	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
 	T_EQ(poll(&pfd, 1, DWQT_WAIT_MS + 1000), 1);
 	T_EXPECT(read(p[0], &ev, sizeof(ev)) == sizeof(ev),
@@ -194,7 +194,7 @@ TEST_F(file, fork_child_reads)
 	T_EQ(waitpid(pid, &status, 0), pid);
 	T_EXPECT(WIFEXITED(status) && !WEXITSTATUS(status), "child status %#x",
 		 status);
-	T_EQ(dwqt_stats_ok(o).queue_size, base);
+	T_EQ(dwqt_stats_ok(o).all_tasks, base);
 }
 
 /* The tasks of a file shared with a child go when the child closes last. */
@@ -202,7 +202,7 @@ TEST_F(file, fork_last_close)
 {
 	static struct dwq_ioc_schedule e[100];
 	int fd = self->f.fd, o = dwqt_open(0), p[2], status;
-	unsigned int base = dwqt_stats_ok(o).queue_size;
+	unsigned int base = dwqt_stats_ok(o).all_tasks;
 	pid_t pid;
 	size_t i;
 	char c;
@@ -225,12 +225,12 @@ TEST_F(file, fork_last_close)
 	}
 	close(p[0]);
 	T_EXPECT(!close(fd), "close: %s", t_errname(errno));
-	T_EQ(dwqt_stats_ok(o).queue_size, base + ARRAY_SIZE(e));
+	T_EQ(dwqt_stats_ok(o).all_tasks, base + ARRAY_SIZE(e));
 	T_EQ(write(p[1], "x", 1), 1);
 	T_EQ(waitpid(pid, &status, 0), pid);
 	T_EXPECT(WIFEXITED(status) && !WEXITSTATUS(status), "child status %#x",
 		 status);
-	T_EQ(dwqt_stats_ok(o).queue_size, base);
+	T_EQ(dwqt_stats_ok(o).all_tasks, base);
 }
 
 static uint64_t fdinfo_u64(int fd, const char *key)

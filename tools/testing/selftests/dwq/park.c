@@ -108,9 +108,11 @@ static void expect_skipped(uint64_t d, uint64_t p, uint64_t skipped,
 }
 
 /*
- * A fixed-rate task whose event is not read runs once, then waits
- * parked: its run count stays at one. Read, it has skipped exactly the
- * periods that passed, and is queued at the one after them.
+ * A fixed-rate task due and not read waits parked: it does not fire
+ * (its run count stays at zero, the file fired nothing) and the queue
+ * runs nothing for it (tasks_run stays: the file's alarm ran once, when
+ * the task came due). Read, it fires in the read(), has skipped exactly
+ * the periods that passed, and is queued at the one after them.
  */
 static void unread_runs_once(bool boot)
 {
@@ -118,7 +120,7 @@ static void unread_runs_once(bool boot)
 	uint32_t clk = boot ? DWQ_SCHED_BOOTTIME : 0;
 	int fd = dwqt_open(O_NONBLOCK);
 	uint64_t first, id, before, after;
-	struct dwq_ioc_stats st;
+	struct dwq_ioc_stats st, st0;
 	struct dwq_ioc_query q;
 	struct dwq_event ev;
 
@@ -126,20 +128,24 @@ static void unread_runs_once(bool boot)
 	id = dwqt_sched_ok(fd, first, p, DWQ_MODE_FIXED_RATE,
 			   DWQ_SCHED_ABS | clk, 3);
 	q = wait_state(fd, id, DWQ_STATE_PARKED);
-	T_EQ(q.runs, 1);
+	T_EQ(q.runs, 0);
 	T_EQ(q.deadline_ns, first);
 	T_EQ(q.remaining_ns, 0);
 	T_EQ(q.mode, DWQ_MODE_FIXED_RATE);
 	T_EQ(q.flags, clk);
-	/* Ten periods and more: none runs. */
+	/* Let the alarm's run end, then ten periods and more: none runs. */
+	dwqt_sleep_ms(50);
+	st0 = dwqt_stats_ok(fd);
 	dwqt_sleep_ms(300);
 	q = dwqt_query_ok(fd, id);
 	T_EQ(q.state, DWQ_STATE_PARKED);
-	T_EQ(q.runs, 1);
+	T_EQ(q.runs, 0);
+	T_EQ(q.skipped, 0);
 	st = dwqt_stats_ok(fd);
-	T_EQ(st.fired, 1);
+	T_EQ(st.fired, 0);
 	T_EQ(st.events, 1);
 	T_EQ(st.pending, 1);
+	T_EQ(st.tasks_run, st0.tasks_run);
 
 	ev = read_between(fd, boot, &before, &after);
 	T_EQ(ev.id, id);
@@ -148,20 +154,27 @@ static void unread_runs_once(bool boot)
 	T_EQ(ev.folded, 0);
 	T_EQ(ev.overruns, 0);
 	expect_skipped(first, p, ev.skipped, before, after);
+	/* Fired by the read(), at the moment it began. */
+	T_EXPECT(ev.fired_ns >= before && ev.fired_ns <= after,
+		 "fired %llu, read between %llu and %llu",
+		 (unsigned long long)ev.fired_ns, (unsigned long long)before,
+		 (unsigned long long)after);
+	expect_skipped(first, p, ev.skipped, ev.fired_ns, ev.fired_ns);
 	t_note("%llu periods skipped while unread",
 	       (unsigned long long)ev.skipped);
 	/* Queued again at the period after those skipped, its clock kept. */
 	q = dwqt_query_ok(fd, id);
-	T_EXPECT((q.state == DWQ_STATE_QUEUED || q.state == DWQ_STATE_RUNNING ||
-		  q.state == DWQ_STATE_PARKED),
+	T_EXPECT(q.state == DWQ_STATE_QUEUED || q.state == DWQ_STATE_PARKED,
 		 "state %u", q.state);
+	T_EQ(q.runs, 1);
 	T_EQ(q.skipped, ev.skipped);
 	T_EQ(q.flags, clk);
+	T_EQ(dwqt_stats_ok(fd).fired, 1);
 	if (q.state == DWQ_STATE_QUEUED)
 		T_EQ(q.deadline_ns, first + (ev.skipped + 1) * p);
-	/* It fires there (or a whole number of periods later), once more. */
+	/* It is due there (or a whole number of periods later), unfired. */
 	q = wait_state(fd, id, DWQ_STATE_PARKED);
-	T_EQ(q.runs, 2);
+	T_EQ(q.runs, 1);
 	T_EXPECT((q.deadline_ns >= first + (ev.skipped + 1) * p &&
 		  (q.deadline_ns - first) % p == 0),
 		 "deadline %llu, first %llu, period %llu, %llu skipped",
@@ -206,40 +219,45 @@ TEST_F(park, past_deadline_skipped)
 }
 
 /*
- * Fixed delay, parked: it skips nothing, and read long after its firing
- * it fires again at once (its period after the last firing has passed).
+ * Fixed delay, parked: it skips nothing, does not fire until read, and
+ * fired by a read() it is due again exactly one period after that read()
+ * began (the event's fired_ns).
  */
 TEST_F(park, fixed_delay)
 {
 	const uint64_t p = 50 * NSEC_PER_MSEC;
 	int fd = self->f.fd, n;
-	uint64_t id, before, after;
+	uint64_t id, before, after, fired;
 	struct dwq_ioc_query q;
 	struct dwq_event ev;
 
 	id = dwqt_sched_ok(fd, 0, p, DWQ_MODE_FIXED_DELAY, 0, 5);
 	wait_state(fd, id, DWQ_STATE_PARKED);
 	dwqt_sleep_ms(300);
-	T_EQ(dwqt_query_ok(fd, id).runs, 1);
+	T_EQ(dwqt_query_ok(fd, id).runs, 0);
 	ev = read_between(fd, false, &before, &after);
 	T_EQ(ev.skipped, 0);
 	T_EQ(ev.folded, 0);
 	T_EQ(ev.overruns, 0);
+	T_EXPECT(ev.fired_ns >= before && ev.fired_ns <= after,
+		 "fired %llu, read between %llu and %llu",
+		 (unsigned long long)ev.fired_ns, (unsigned long long)before,
+		 (unsigned long long)after);
+	fired = ev.fired_ns;
 	ev = dwqt_read_one(fd);
 	T_EQ(ev.id, id);
-	/* Queued at the read (not before it), and taken from there. */
-	T_EXPECT(ev.deadline_ns >= before && ev.deadline_ns <= ev.fired_ns,
-		 "deadline %llu, read at %llu, fired %llu",
-		 (unsigned long long)ev.deadline_ns, (unsigned long long)before,
-		 (unsigned long long)ev.fired_ns);
-	/* That event read too, it fires once more and parks: three runs. */
+	/* Queued one period after that read's firing, exactly. */
+	T_EQ(ev.deadline_ns, fired + p);
+	/* That event read too, it is due once more and parks: two runs. */
 	for (n = 0; n < DWQT_WAIT_MS / 10; n++) {
 		q = dwqt_query_ok(fd, id);
-		if (q.state == DWQ_STATE_PARKED && q.runs == 3)
+		if (q.state == DWQ_STATE_PARKED)
 			break;
 		dwqt_sleep_ms(10);
 	}
-	T_EQ(q.runs, 3);
+	T_EQ(q.state, DWQ_STATE_PARKED);
+	T_EQ(q.runs, 2);
+	T_EQ(q.deadline_ns, ev.fired_ns + p);
 }
 
 /*
@@ -280,10 +298,11 @@ TEST_F(park, cancel_parked)
 }
 
 /*
- * RESCHEDULE of a parked task queues it at the new deadline; firing
- * there with its event still unread, it is folded into it: the event
- * carries the latest firing's deadline, one folded firing, and comes out
- * after an earlier event that waited with it. Then it parks again.
+ * RESCHEDULE of a parked task fires it, keeping that event unread, and
+ * queues it at the new deadline; due there with its event still unread,
+ * it parks, and read() folds that firing into the event: it carries the
+ * latest firing's deadline, one folded firing, and comes out after an
+ * earlier event that waited with it.
  */
 TEST_F(park, reschedule_parked_folds)
 {
@@ -299,15 +318,19 @@ TEST_F(park, reschedule_parked_folds)
 	oneshot = dwqt_sched_ok(fd, first + 100 * NSEC_PER_MSEC, 0,
 				DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 8);
 	again = first + 200 * NSEC_PER_MSEC;
+	T_EQ(dwqt_query_ok(fd, id).runs, 0);
 	T_OK(dwqt_resched(fd, id, again, 0, 0, DWQ_SCHED_ABS));
 	q = dwqt_query_ok(fd, id);
-	T_EXPECT((q.state == DWQ_STATE_QUEUED || q.state == DWQ_STATE_RUNNING ||
-		  q.state == DWQ_STATE_PARKED),
+	T_EXPECT(q.state == DWQ_STATE_QUEUED || q.state == DWQ_STATE_PARKED,
 		 "state %u", q.state);
+	T_EQ(q.runs, 1);
+	T_EQ(dwqt_stats_ok(fd).events, 1);
 	q = wait_state(fd, id, DWQ_STATE_PARKED);
-	T_EQ(q.runs, 2);
+	T_EQ(q.runs, 1);
 	T_EQ(q.deadline_ns, again);
-	T_EQ(q.folded, 1);
+	T_EQ(q.folded, 0);
+	/* The kept event and the due task are one event. */
+	T_EQ(dwqt_stats_ok(fd).events, 2);
 	/* The one-shot (a LAST event) has fired too by now. */
 	T_ERR(query_err(fd, oneshot), ENOENT);
 	n = read(fd, ev, sizeof(ev));
@@ -322,6 +345,9 @@ TEST_F(park, reschedule_parked_folds)
 	T_EQ(ev[1].flags, DWQ_EVENT_COALESCED);
 	T_EQ(ev[1].overruns, 0);
 	T_EQ(dwqt_stats_ok(fd).coalesced, 1);
+	q = dwqt_query_ok(fd, id);
+	T_EQ(q.runs, 2);
+	T_EQ(q.folded, 1);
 	close(fd);
 }
 
@@ -497,9 +523,10 @@ TEST_F(budget, default_fits_min_period)
 static unsigned long long user_base;
 
 /*
- * With max_tasks_per_user = user_base + 3: three one-shots fire and are
- * not read. pending says 0, but user_tasks says the user is full, and
- * the next schedule is ENOSPC, as STATS predicts; reading frees them.
+ * With max_tasks_per_user = user_base + 3: three one-shots come due and
+ * are not read. Their ids are gone, but they are held: pending says 3,
+ * user_tasks says the user is full, and the next schedule is ENOSPC, as
+ * STATS predicts; reading frees them.
  */
 static void stats_predict(void)
 {
@@ -516,7 +543,9 @@ static void stats_predict(void)
 		dwqt_sleep_ms(10);
 	}
 	T_EQ(st.events, 3);
-	T_EQ(st.pending, 0);
+	T_EQ(st.pending, 3);
+	for (i = 0; i < 3; i++)
+		T_ERR(query_err(fd, i + 1), ENOENT);
 	T_EQ(st.max_tasks_per_user, user_base + 3);
 	T_EQ(st.user_tasks, user_base + 3);
 	T_EXPECT(st.all_tasks >= st.user_tasks && st.all_tasks < st.max_tasks,
@@ -539,6 +568,7 @@ static void stats_predict(void)
 		dwqt_sleep_ms(10);
 	}
 	T_EQ(st.user_tasks, user_base);
+	T_EQ(st.pending, 0);
 	dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 10);
 	close(fd);
 }

@@ -291,7 +291,7 @@ TEST_F(schedule, overflow_no_task)
 		{ 0, (uint64_t)S64_MAX + 1, DWQ_MODE_FIXED_DELAY, 0,
 		  "fixed-delay period S64_MAX + 1" },
 	};
-	unsigned int before = dwqt_stats_ok(other).queue_size;
+	unsigned int before = dwqt_stats_ok(other).all_tasks;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
@@ -300,7 +300,7 @@ TEST_F(schedule, overflow_no_task)
 						bad[i].mode, bad[i].flags, 0),
 				 EINVAL, ERANGE, bad[i].what);
 	expect_none(fd);
-	T_EQ(dwqt_stats_ok(other).queue_size, before);
+	T_EQ(dwqt_stats_ok(other).all_tasks, before);
 }
 
 /* A relative delay: QUERY shows now + delay, counting down. */
@@ -436,14 +436,14 @@ TEST_F(batch, max_entries)
 
 	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
 		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
-	before = dwqt_stats_ok(other).queue_size;
+	before = dwqt_stats_ok(other).all_tasks;
 	T_OK(dwqt_batch(fd, e, DWQ_SCHEDULE_BATCH_MAX, &idx));
 	T_EQ(idx, DWQ_SCHEDULE_BATCH_MAX);
 	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
 		ids[i] = e[i].id;
 	dwqt_check_ids(ids, DWQ_SCHEDULE_BATCH_MAX);
 	T_EQ(dwqt_stats_ok(fd).pending, DWQ_SCHEDULE_BATCH_MAX);
-	T_EQ(dwqt_stats_ok(other).queue_size, before + DWQ_SCHEDULE_BATCH_MAX);
+	T_EQ(dwqt_stats_ok(other).all_tasks, before + DWQ_SCHEDULE_BATCH_MAX);
 }
 
 /* count 0 and count > DWQ_SCHEDULE_BATCH_MAX are -EINVAL. */
@@ -584,7 +584,7 @@ static void per_file_limit(unsigned long long max)
 	unsigned int base;
 	uint32_t i, c;
 
-	base = dwqt_stats_ok(other).queue_size;
+	base = dwqt_stats_ok(other).all_tasks;
 	fd = dwqt_open(0);
 	t0 = dwqt_now();
 	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
@@ -606,7 +606,7 @@ static void per_file_limit(unsigned long long max)
 	t_note("%llu tasks in %llu ms", max,
 	       (unsigned long long)((dwqt_now() - t0) / NSEC_PER_MSEC));
 	T_EQ(dwqt_stats_ok(fd).pending, max);
-	T_EQ(dwqt_stats_ok(other).queue_size, base + max);
+	T_EQ(dwqt_stats_ok(other).all_tasks, base + max);
 	T_ERR(dwqt_sched(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0, NULL),
 	      ENOSPC);
 	T_ERR(dwqt_batch(fd, e, 1, NULL), ENOSPC);
@@ -622,7 +622,7 @@ static void per_file_limit(unsigned long long max)
 	close(fd);
 	t_note("closed in %llu ms",
 	       (unsigned long long)((dwqt_now() - t0) / NSEC_PER_MSEC));
-	T_EQ(dwqt_stats_ok(other).queue_size, base + 1);
+	T_EQ(dwqt_stats_ok(other).all_tasks, base + 1);
 }
 
 /* Whether @n tasks can be scheduled and closed within @budget_ms. */
@@ -665,7 +665,7 @@ TEST_F_TIMEOUT(limits, per_file_enospc, 400)
 	if (dwqt_param("max_tasks_per_file", &max))
 		t_skip("no /sys/module/dwq/parameters/max_tasks_per_file");
 	t_note("max_tasks_per_file = %llu", max);
-	base = dwqt_stats_ok(other).queue_size;
+	base = dwqt_stats_ok(other).all_tasks;
 	if (!dwqt_param("max_tasks", &global) && global < base + max + 1)
 		t_skip("max_tasks = %llu is below the per-file limit", global);
 	if (max <= LOWERED_LIMIT || cheap_enough(max, 15000)) {
@@ -696,7 +696,7 @@ static void global_limit(void)
 	f[0] = dwqt_open(0);
 	if (dwqt_param("max_tasks", &global))
 		t_fail("no max_tasks");
-	base = dwqt_stats_ok(f[0]).queue_size;
+	base = dwqt_stats_ok(f[0]).all_tasks;
 	T_EQ(global, base + GLOBAL_ROOM);
 	for (i = 0; i < GLOBAL_ROOM; i++)
 		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
@@ -708,7 +708,7 @@ static void global_limit(void)
 	T_ERR(dwqt_batch(f[2], e, GLOBAL_ROOM - 2000 + 1, &idx), ENOSPC);
 	T_EQ(dwqt_stats_ok(f[2]).pending, 0);
 	T_OK(dwqt_batch(f[2], e, GLOBAL_ROOM - 2000, NULL));
-	T_EQ(dwqt_stats_ok(f[2]).queue_size, global);
+	T_EQ(dwqt_stats_ok(f[2]).all_tasks, global);
 	fresh = dwqt_open(0);
 	for (i = 0; i < 3; i++)
 		T_ERR(dwqt_sched(f[i], DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0,
@@ -719,7 +719,7 @@ static void global_limit(void)
 	/* Room again once one file is closed. */
 	close(f[1]);
 	dwqt_sched_ok(fresh, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
-	T_EQ(dwqt_stats_ok(fresh).queue_size, global - 1000 + 1);
+	T_EQ(dwqt_stats_ok(fresh).all_tasks, global - 1000 + 1);
 }
 
 /* The global limit, lowered for the case through its parameter. */

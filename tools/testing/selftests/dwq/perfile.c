@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A file's tasks are the file's: they wait in its own heaps, nothing runs
+ * for them when they come due but the file's alarm (one engine task per
+ * clock), and read() fires them. So one file's backlog costs the queue
+ * one callback and cannot delay another file; a failed copy in read()
+ * loses nothing; and close() with due tasks and a racing alarm leaves no
+ * charge (and, in the debug guest, no kmemleak report) behind.
+ *
+ * Every assertion is structural: counters and orders, never timings.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "dwq_test.h"
+
+FIXTURE(perfile)
+{
+	struct dwq_fixture f;
+};
+
+FIXTURE_SETUP(perfile)
+{
+	dwq_setup(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN_PARENT(perfile)
+{
+	dwq_teardown(_metadata, &self->f);
+}
+
+#define BACKLOG 65536U
+#define BATCH DWQ_SCHEDULE_BATCH_MAX
+
+/* A permutation of 0 .. n - 1 (n a power of two): i * 40503 mod n. */
+static uint32_t scatter(uint32_t i, uint32_t n)
+{
+	return (uint32_t)(((uint64_t)i * 40503U) & (n - 1));
+}
+
+/*
+ * File A holds 65536 overdue one-shots it does not read; file B's 1 ms
+ * one-shot comes and is read. The queue ran a handful of callbacks for
+ * both files together (A's alarm, B's alarm), not one per task; none of
+ * A's tasks fired before A read. Then A's 65536 events all come out, in
+ * deadline order.
+ */
+TEST_F_TIMEOUT(perfile, fairness, 300)
+{
+	static struct dwq_ioc_schedule e[BATCH];
+	static struct dwq_event ev[BATCH];
+	int a = dwqt_open(O_NONBLOCK), b = self->f.fd;
+	unsigned long long max = BACKLOG;
+	struct dwq_ioc_stats st0, st, sa;
+	uint64_t base, last = 0, id, got = 0;
+	uint32_t i, k, n;
+	int r, j;
+
+	if (!dwqt_param("max_tasks_per_file", &max) && max < BACKLOG)
+		t_skip("max_tasks_per_file = %llu < %u", max, BACKLOG);
+	st0 = dwqt_stats_ok(b);
+	/*
+	 * All overdue (within 100 ms); batch k after batch k - 1, scattered within
+	 * each: the earliest deadline is in the first batch, so A's alarm is
+	 * armed once.
+	 */
+	base = dwqt_now() - 100 * NSEC_PER_MSEC;
+	for (k = 0; k < BACKLOG / BATCH; k++) {
+		for (i = 0; i < BATCH; i++)
+			e[i] = dwqt_sched_arg(base + (uint64_t)k * BATCH * 1000 +
+						      scatter(i, BATCH) *
+							      1000ULL,
+					      0, DWQ_MODE_ONESHOT,
+					      DWQ_SCHED_ABS, k * BATCH + i);
+		T_OK(dwqt_batch(a, e, BATCH, NULL));
+	}
+	sa = dwqt_stats_ok(a);
+	T_EQ(sa.pending, BACKLOG);
+	T_EQ(sa.events, BACKLOG);
+	T_EQ(sa.fired, 0);
+
+	id = dwqt_sched_ok(b, NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 7);
+	ev[0] = dwqt_read_one(b);
+	T_EQ(ev[0].id, id);
+	T_EQ(ev[0].cookie, 7);
+	st = dwqt_stats_ok(b);
+	T_EQ(st.fired, st0.fired + 1);
+	/* A's alarm and B's: one run each, a little room for re-arming. */
+	T_EXPECT(st.tasks_run - st0.tasks_run <= 4,
+		 "the queue ran %llu callbacks for %u tasks of A and 1 of B",
+		 (unsigned long long)(st.tasks_run - st0.tasks_run), BACKLOG);
+	sa = dwqt_stats_ok(a);
+	T_EQ(sa.fired, 0);
+	T_EQ(sa.events, BACKLOG);
+
+	/* All of A's, in deadline order, each once. */
+	for (j = 0; got < BACKLOG && j < 1000; j++) {
+		r = read(a, ev, sizeof(ev));
+		T_EXPECT(r > 0 && r % sizeof(ev[0]) == 0, "read: %d (%s)", r,
+			 r < 0 ? t_errname(errno) : "bytes");
+		n = r / sizeof(ev[0]);
+		for (i = 0; i < n; i++) {
+			/* Distinct deadlines: strictly later, each once. */
+			T_EXPECT(!(got + i) || ev[i].deadline_ns > last,
+				 "event %llu: deadline %llu not after %llu",
+				 (unsigned long long)(got + i),
+				 (unsigned long long)ev[i].deadline_ns,
+				 (unsigned long long)last);
+			T_EQ(ev[i].deadline_ns,
+			     base + ev[i].cookie / BATCH * BATCH * 1000 +
+				     scatter(ev[i].cookie % BATCH, BATCH) *
+					     1000ULL);
+			T_EQ(ev[i].flags, DWQ_EVENT_LAST);
+			last = ev[i].deadline_ns;
+		}
+		got += n;
+	}
+	T_EQ(got, BACKLOG);
+	T_EQ(last, base + (BACKLOG - 1) * 1000ULL);
+	sa = dwqt_stats_ok(a);
+	T_EQ(sa.pending, 0);
+	T_EQ(sa.events, 0);
+	T_EQ(sa.fired, BACKLOG);
+	close(a);
+}
+
+/*
+ * read() into a read-only buffer is -EFAULT and fires nothing: the due
+ * tasks (one-shots and a periodic one) are as they were, and a good read
+ * then gets every event, in order.
+ */
+TEST_F(perfile, efault_loses_nothing)
+{
+	int fd = dwqt_open(O_NONBLOCK), i, n;
+	struct dwq_event ev[8], *ro;
+	uint64_t base = dwqt_now() - NSEC_PER_SEC, rate_id;
+	struct dwq_ioc_stats st;
+	struct dwq_ioc_query q;
+
+	for (i = 0; i < 5; i++)
+		dwqt_sched_ok(fd, base + i, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS,
+			      i);
+	rate_id = dwqt_sched_ok(fd, base + 5, 10 * NSEC_PER_SEC,
+				DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 5);
+	memset(ev, 0, sizeof(ev));
+	ro = dwqt_ro_copy(ev, sizeof(ev));
+	for (i = 0; i < 3; i++) {
+		n = read(fd, ro, sizeof(ev));
+		T_EXPECT(n < 0 && errno == EFAULT, "read: %d (%s)", n,
+			 n < 0 ? t_errname(errno) : "bytes");
+	}
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.events, 6);
+	T_EQ(st.pending, 6);
+	T_EQ(st.fired, 0);
+	q = dwqt_query_ok(fd, rate_id);
+	T_EQ(q.state, DWQ_STATE_PARKED);
+	T_EQ(q.runs, 0);
+	T_EQ(q.deadline_ns, base + 5);
+	n = read(fd, ev, sizeof(ev));
+	T_EQ(n, 6 * (int)sizeof(ev[0]));
+	for (i = 0; i < 6; i++) {
+		T_EQ(ev[i].cookie, (uint64_t)i);
+		T_EQ(ev[i].deadline_ns, base + i);
+	}
+	T_EQ(ev[5].id, rate_id);
+	T_EQ(ev[5].flags, 0);
+	T_EQ(dwqt_query_ok(fd, rate_id).runs, 1);
+	T_EQ(dwqt_stats_ok(fd).fired, 6);
+	munmap(ro, sysconf(_SC_PAGESIZE));
+	close(fd);
+}
+
+/*
+ * close() of files with due unread tasks, kept events (a parked task
+ * cancelled, another rescheduled) and alarms firing right then: every
+ * charge is returned (all_tasks and the user's rate back where they
+ * were). The debug guest's kmemleak scan after the run finds what was not
+ * freed.
+ */
+TEST_F_TIMEOUT(perfile, close_racing_alarm, 120)
+{
+	int other = self->f.fd, fd, round, i;
+	struct dwq_ioc_stats st0 = dwqt_stats_ok(other), st;
+	uint64_t p1, p2, now;
+
+	for (round = 0; round < 100; round++) {
+		fd = dwqt_open(O_NONBLOCK);
+		now = dwqt_now();
+		/* Due before close, due about then, and later. */
+		for (i = 0; i < 16; i++)
+			dwqt_sched_ok(fd, now + i * 100000ULL, 0,
+				      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, i);
+		p1 = dwqt_sched_ok(fd, now, NSEC_PER_SEC, DWQ_MODE_FIXED_RATE,
+				   DWQ_SCHED_ABS, 100);
+		p2 = dwqt_sched_ok(fd, 0, NSEC_PER_SEC, DWQ_MODE_FIXED_DELAY,
+				   DWQ_SCHED_BOOTTIME, 101);
+		dwqt_sched_ok(fd, (round % 4) * 500000ULL, 0, DWQ_MODE_ONESHOT,
+			      DWQ_SCHED_BOOTTIME, 102);
+		/* Both periodic ones due: keep their events. */
+		T_OK(dwqt_cancel(fd, p1, NULL));
+		T_OK(dwqt_resched(fd, p2, NSEC_PER_MSEC, 0, 0, 0));
+		if (round % 2)
+			dwqt_sleep_ms(round % 3);
+		close(fd);
+		st = dwqt_stats_ok(other);
+		T_EQ(st.all_tasks, st0.all_tasks);
+		T_EQ(st.user_tasks, st0.user_tasks);
+		T_EQ(st.user_rate_mhz, st0.user_rate_mhz);
+	}
+	/* The alarms of the closed files are all gone from the queue. */
+	T_EQ(dwqt_stats_ok(other).queue_size, st0.queue_size);
+}
+
+TEST_HARNESS_MAIN
