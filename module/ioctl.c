@@ -157,17 +157,26 @@ err_uncharge:
 	return err;
 }
 
+/*
+ * Where DWQ_IOC_SCHEDULE writes its id back: @write_ids is handed a
+ * kernel pointer, this, not the user's.
+ */
+struct dwq_one_out {
+	struct dwq_ioc_schedule __user *arg;
+};
+
 static int dwq_write_id(void *arg, struct dwq_utask **uts, unsigned int n)
 {
-	struct dwq_ioc_schedule __user *u = arg;
+	struct dwq_one_out *out = arg;
 
-	return put_user(uts[0]->id, &u->id) ? -EFAULT : 0;
+	return put_user(uts[0]->id, &out->arg->id) ? -EFAULT : 0;
 }
 
 static long dwq_ioctl_schedule(struct dwq_client *c,
 			       struct dwq_ioc_schedule __user *arg,
 			       bool nonblock)
 {
+	struct dwq_one_out out = { .arg = arg };
 	struct dwq_sched_req req;
 	struct dwq_ioc_schedule us;
 	struct dwq_utask *ut;
@@ -195,7 +204,7 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 		.n = 1,
 		.rate = dwq_limits_rate(us.mode, us.period_ns),
 		.write_ids = dwq_write_id,
-		.arg = arg,
+		.arg = &out,
 	};
 	err = dwq_schedule_locked(c, &req);
 	mutex_unlock(&c->mutex);
