@@ -1696,6 +1696,7 @@ EXPORT_SYMBOL_GPL(dwq_query);
  */
 static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
 			    struct dwq_task *task, unsigned long *flags)
+	__must_hold(&q->lock)
 {
 #ifdef CONFIG_LOCKDEP
 	struct lockdep_map task_map;
