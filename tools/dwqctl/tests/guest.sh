@@ -17,8 +17,8 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=89 ;;
-timers) PLAN=48 ;;
+all) PLAN=90 ;;
+timers) PLAN=49 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
 out=${DWQ_OUT:-/tmp}/dwqctl
