@@ -393,8 +393,9 @@ err_free:
 static int dwq_dev_release(struct inode *inode, struct file *file)
 {
 	struct dwq_client *c = file->private_data;
-	struct dwq_utask *ut, *tmp;
-	unsigned int i;
+	struct dwq_heap *heap;
+	struct dwq_utask *ut;
+	unsigned int i, j;
 
 	/*
 	 * No other file operation runs any more, so nothing arms the alarms
@@ -405,17 +406,26 @@ static int dwq_dev_release(struct inode *inode, struct file *file)
 		dwq_cancel_sync(&c->clk[i].alarm);
 
 	mutex_lock(&c->mutex);
-	rbtree_postorder_for_each_entry_safe(ut, tmp, &c->tasks, idnode) {
-		atomic_dec(&c->nr_tasks);
-		dwq_limits_rate_release(c->user,
-					dwq_limits_rate(ut->mode, ut->period));
-		dwq_limits_release(c->user);
-		dwq_utask_free(ut);
+	/* Every task is in a heap, a cancelled one kept as its event too. */
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		heap = &c->clk[i].heap;
+		for (j = 0; j < heap->nr; j++) {
+			ut = container_of(heap->slots[j].node, struct dwq_utask,
+					  node);
+			if (!ut->last) {
+				atomic_dec(&c->nr_tasks);
+				dwq_limits_rate_release(c->user,
+							dwq_limits_rate(ut->mode,
+									ut->period));
+			}
+			dwq_limits_release(c->user);
+			dwq_utask_free(ut);
+		}
+		kvfree(heap->slots);
+		dwq_heap_init(heap, NULL, 0);
 	}
 	c->tasks = RB_ROOT;
 	dwq_events_free(c);
-	for (i = 0; i < DWQ_NR_CLOCKS; i++)
-		kvfree(c->clk[i].heap.slots);
 	mutex_unlock(&c->mutex);
 
 	WARN_ON(atomic_read(&c->nr_tasks));

@@ -24,10 +24,12 @@
  * is one alarm in the shared queue, and the CPU time of firing is its
  * owner's.
  *
- * An event is made only where it must outlive its task's due moment: a
- * periodic task due and unread that is cancelled or rescheduled keeps
- * that firing's event (&struct dwq_uevent, on the file's ready list); a
- * later due moment before it is read folds into it.
+ * An event is kept only where it must outlive its task's due moment. A
+ * periodic task due and unread that is cancelled becomes that firing's
+ * event itself (&dwq_utask.last): it stays in its heap, out of the id
+ * map, so a cancel never allocates. One that is rescheduled keeps that
+ * firing's event (&struct dwq_uevent, on the file's ready list); a later
+ * due moment before it is read folds into it.
  *
  * Lifetimes: the file (&struct file.private_data) owns the client, the
  * client its utasks and events. release() cancels the alarms with
@@ -161,11 +163,19 @@ struct dwq_uevent {
  * @period: its period, 0 for a one-shot
  * @runs: its firings so far (made by read(), or kept by a cancel or
  *	reschedule of the task due)
- * @skipped: the sum of its events' @skipped so far
+ * @fired_ns: once @last: when its last firing was (the cancel's moment)
+ * @skipped: the sum of its events' @skipped so far; once @last, that of
+ *	the last firing's event
  * @folded: the sum of its events' @folded so far
  * @ev: its kept event, unread, or NULL
  * @mode: its DWQ_MODE_* value
  * @clock: its &enum dwq_clock
+ * @last: the task was cancelled while due, with no kept event: it is its
+ *	last firing's event now, unread. It left the id map and gave its
+ *	file's charge and firing rate back, but stays in its heap at the
+ *	deadline that fired, and holds its charge to its user and to all
+ *	files until read() returns the event and frees it. So a cancel
+ *	allocates nothing.
  *
  * All fields are guarded by @client->mutex.
  */
@@ -176,12 +186,16 @@ struct dwq_utask {
 	u64 id;
 	u64 cookie;
 	u64 period;
-	u64 runs;
+	union {
+		u64 runs;
+		u64 fired_ns;
+	};
 	u64 skipped;
 	u64 folded;
 	struct dwq_uevent *ev;
 	u8 mode;
 	u8 clock;
+	bool last;
 };
 
 /* dev.c: a file's tasks, its id map and its alarms */
@@ -216,6 +230,7 @@ void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
 		    struct list_head *spares);
 int dwq_uevents_alloc(struct list_head *spares, unsigned int n);
 void dwq_uevents_free(struct list_head *spares);
+void dwq_utask_cancel_due(struct dwq_client *c, struct dwq_utask *ut, u64 now);
 void dwq_events_free(struct dwq_client *c);
 u64 dwq_events_count(struct dwq_client *c);
 void dwq_events_next(struct dwq_client *c, struct dwq_utask **next,

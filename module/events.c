@@ -76,6 +76,19 @@ static void dwq_utask_firing(const struct dwq_utask *ut, u64 now,
 {
 	u64 d = ut->node.deadline, p = ut->period, k = 0;
 
+	if (ut->last) {
+		/* Cancelled while due: its last firing, made then. */
+		*ev = (struct dwq_event){
+			.id = ut->id,
+			.cookie = ut->cookie,
+			.deadline_ns = d,
+			.fired_ns = ut->fired_ns,
+			.skipped = ut->skipped,
+		};
+		*skipped = 0;
+		*next = 0;
+		return;
+	}
 	if (ut->ev) {
 		*ev = ut->ev->ev;
 		ev->folded++;
@@ -170,7 +183,8 @@ void dwq_uevents_free(struct list_head *spares)
  * @ut: its task, due, periodic (a due one-shot's id is gone)
  * @now: the time on its clock
  * @spares: events from dwq_uevents_alloc(); one is taken unless @ut has
- *	a kept event already, which this firing folds into
+ *	a kept event already, which this firing folds into (then @spares
+ *	may be NULL)
  *
  * The firing's event is kept on the file's ready list, unread, with the
  * periods it skipped until @now. The caller then removes or moves the
@@ -194,7 +208,7 @@ void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
 		c->coalesced++;
 		ut->folded++;
 	} else {
-		if (WARN_ON_ONCE(list_empty(spares)))
+		if (WARN_ON_ONCE(!spares || list_empty(spares)))
 			return;
 		uev = list_first_entry(spares, struct dwq_uevent, link);
 		list_del(&uev->link);
@@ -211,6 +225,39 @@ void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
 	ut->skipped += skipped;
 	c->fired++;
 	trace_dwq_dev_event(c->tgid, &uev->ev, folded);
+	wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
+}
+
+/**
+ * dwq_utask_cancel_due() - cancel a due periodic task that has no kept event
+ * @c: the file, its mutex held
+ * @ut: its task, due, periodic, @ut->ev NULL
+ * @now: the time on its clock
+ *
+ * The task fires (the periods it skipped until @now counted) and becomes
+ * that firing's event (&dwq_utask.last): out of the id map, its file's
+ * charge and firing rate given back, but in its heap at the deadline that
+ * fired until read() returns the event. Nothing is allocated, so nothing
+ * fails.
+ *
+ * Context: process context, @c->mutex held.
+ */
+void dwq_utask_cancel_due(struct dwq_client *c, struct dwq_utask *ut, u64 now)
+{
+	struct dwq_event ev;
+	u64 skipped, next;
+
+	lockdep_assert_held(&c->mutex);
+	dwq_utask_firing(ut, now, &ev, &skipped, &next);
+	rb_erase(&ut->idnode, &c->tasks);
+	RB_CLEAR_NODE(&ut->idnode);
+	atomic_dec(&c->nr_tasks);
+	dwq_limits_rate_release(c->user, dwq_limits_rate(ut->mode, ut->period));
+	ut->last = true;
+	ut->fired_ns = now;
+	ut->skipped = skipped;
+	c->fired++;
+	trace_dwq_dev_event(c->tgid, &ev, false);
 	wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 }
 
@@ -363,6 +410,12 @@ static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 		ut = picks[i].ut;
 		if (!ut) {
 			dwq_uevent_done(c, picks[i].uev);
+			continue;
+		}
+		if (ut->last) {
+			/* Counted and traced when it was cancelled. */
+			dwq_limits_release(c->user);
+			dwq_utask_free(ut);
 			continue;
 		}
 		folded = !!ut->ev;

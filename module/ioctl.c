@@ -337,18 +337,16 @@ out_report:
  * Cancel @n tasks by id, in turn, at one moment; the file's mutex held.
  * Each entry's result: %DWQ_RESULT_REMOVED, or %DWQ_RESULT_NOENT for an id
  * the file does not own (any more: a due one-shot's, or one an earlier
- * entry cancelled). A due periodic task keeps its event, unread, which
- * takes memory: it is allocated first, so that failing (-ENOMEM) changes
- * nothing.
+ * entry cancelled). A due periodic task keeps its event, unread: folded
+ * into the one it kept already, or the task itself becomes it
+ * (dwq_utask_cancel_due()). Nothing is allocated: it cannot fail.
  */
-static int dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
-			     unsigned int n)
+static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
+			      unsigned int n)
 {
-	unsigned int i, need = 0, touched = 0;
+	unsigned int i, touched = 0;
 	u64 now[DWQ_NR_CLOCKS];
 	struct dwq_utask *ut;
-	LIST_HEAD(spares);
-	int err;
 
 	lockdep_assert_held(&c->mutex);
 	/* One moment for the whole batch: what is due stays so. */
@@ -356,36 +354,31 @@ static int dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 		now[i] = dwq_clock_now(i);
 	for (i = 0; i < n; i++) {
 		ut = dwq_client_find(c, uc[i].id);
-		if (ut && !ut->ev && ut->mode != DWQ_MODE_ONESHOT &&
-		    dwq_utask_due(ut, now[ut->clock]))
-			need++;
-	}
-	err = dwq_uevents_alloc(&spares, need);
-	if (err)
-		return err;
-	for (i = 0; i < n; i++) {
-		ut = dwq_client_find(c, uc[i].id);
 		if (!ut || (ut->mode == DWQ_MODE_ONESHOT &&
 			    dwq_utask_due(ut, now[ut->clock]))) {
 			uc[i].result = DWQ_RESULT_NOENT;
 			continue;
 		}
-		if (dwq_utask_due(ut, now[ut->clock]))
-			dwq_utask_keep(c, ut, now[ut->clock], &spares);
 		uc[i].result = DWQ_RESULT_REMOVED;
 		c->cancelled++;
 		trace_dwq_dev_cancel(ut, DWQ_RESULT_REMOVED);
 		touched |= BIT(ut->clock);
-		dwq_utask_destroy(c, ut);
+		if (!dwq_utask_due(ut, now[ut->clock])) {
+			dwq_utask_destroy(c, ut);
+		} else if (ut->ev) {
+			/* Folds into the event it kept: no memory taken. */
+			dwq_utask_keep(c, ut, now[ut->clock], NULL);
+			dwq_utask_destroy(c, ut);
+		} else {
+			dwq_utask_cancel_due(c, ut, now[ut->clock]);
+		}
 	}
-	dwq_uevents_free(&spares);
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		if (touched & BIT(i)) {
 			dwq_client_arm(c, i);
 			dwq_client_shrink(c, i);
 		}
 	}
-	return 0;
 }
 
 static long dwq_ioctl_cancel(struct dwq_client *c,
@@ -409,8 +402,8 @@ static long dwq_ioctl_cancel(struct dwq_client *c,
 	if (err)
 		return err;
 	/* A batch of one: the same path as DWQ_IOC_CANCEL_BATCH. */
-	err = dwq_cancel_locked(c, &uc, 1);
-	if (!err && uc.result == DWQ_RESULT_NOENT)
+	dwq_cancel_locked(c, &uc, 1);
+	if (uc.result == DWQ_RESULT_NOENT)
 		err = -ENOENT;
 	/* Only fails if another thread unmapped the argument meanwhile. */
 	if (!err && put_user(uc.result, &arg->result))
@@ -470,9 +463,9 @@ static long dwq_ioctl_cancel_batch(struct dwq_client *c,
 	if (err)
 		goto out_free;
 	/* An id not the file's (any more) is an answer, not a failure. */
-	err = dwq_cancel_locked(c, uc, b.count);
+	dwq_cancel_locked(c, uc, b.count);
 	/* Only fails if another thread unmapped the array meanwhile. */
-	if (!err && copy_to_user(entries, uc, size))
+	if (copy_to_user(entries, uc, size))
 		err = -EFAULT;
 	mutex_unlock(&c->mutex);
 	kvfree(uc);

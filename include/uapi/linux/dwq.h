@@ -147,8 +147,10 @@ struct dwq_ioc_schedule_batch {
  * An id the file does not own, or owned by a one-shot task that is due
  * (its event waits to be read), is -ENOENT. A due periodic task (parked)
  * keeps its event: the cancel fires it first, so that its unread event
- * waits with the periods skipped until the cancel; that takes memory
- * (-ENOMEM, with nothing cancelled, if there is none).
+ * waits with the periods skipped until the cancel. A cancel takes no
+ * memory (the task itself is kept as that event until it is read), so
+ * it never fails with -ENOMEM; DWQ_IOC_CANCEL_BATCH can, before it
+ * cancels anything, for its copy of the array.
  */
 struct dwq_ioc_cancel {
 	__u64 id;

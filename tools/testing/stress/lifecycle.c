@@ -486,6 +486,94 @@ static void cancel_batch_failnth(unsigned int *injected)
 	close(fd);
 }
 
+/*
+ * DWQ_IOC_CANCEL of a due periodic task (parked) takes no memory: with
+ * the 1st, 2nd, ... allocation armed to fail, each cancel works, tries no
+ * allocation at all, and its outcome is exact: the id is gone, STATS
+ * counts one firing and one cancel, and read() returns that firing's
+ * event once (its deadline, the cancel's moment, the periods skipped
+ * until then, no LAST flag).
+ */
+static void cancel_parked_failnth(void)
+{
+	struct dwq_ioc_schedule s = { .mode = DWQ_MODE_FIXED_RATE,
+				      .period_ns = MS,
+				      .time_ns = MS };
+	struct dwq_ioc_cancel c;
+	struct dwq_ioc_query q;
+	struct dwq_ioc_stats st;
+	struct dwq_event ev[2];
+	unsigned int nth, left;
+	__u64 t0, t1;
+	ssize_t len;
+	int fd, err;
+
+	for (nth = 1; nth <= 8; nth++) {
+		fd = open("/dev/dwq", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0) {
+			perror("dwq-lifecycle: /dev/dwq");
+			exit(2);
+		}
+		s.cookie = 7000 + nth;
+		if (ioctl(fd, DWQ_IOC_SCHEDULE, &s)) {
+			perror("dwq-lifecycle: cancel parked: schedule");
+			exit(2);
+		}
+		do {
+			usleep(2000);
+			q = (struct dwq_ioc_query){ .id = s.id };
+			if (ioctl(fd, DWQ_IOC_QUERY, &q)) {
+				perror("dwq-lifecycle: cancel parked: query");
+				exit(2);
+			}
+		} while (q.state != DWQ_STATE_PARKED);
+		c = (struct dwq_ioc_cancel){ .id = s.id };
+		t0 = now_ns();
+		set_fail_nth(nth);
+		err = ioctl(fd, DWQ_IOC_CANCEL, &c) ? errno : 0;
+		left = fail_nth_left();
+		set_fail_nth(0);
+		t1 = now_ns();
+		if (err || c.result != DWQ_RESULT_REMOVED)
+			fail("cancel parked, nth %u: %s, result %u, want 0, removed",
+			     nth, strerror(err), c.result);
+		if (left != nth)
+			fail("cancel parked, nth %u: it tried %u allocations, want none",
+			     nth, nth - left);
+		q = (struct dwq_ioc_query){ .id = s.id };
+		if (!ioctl(fd, DWQ_IOC_QUERY, &q) || errno != ENOENT)
+			fail("cancel parked, nth %u: the id is still there",
+			     nth);
+		st = stats(fd);
+		if (st.pending || st.cancelled != 1 || st.fired != 1 ||
+		    st.events != 1)
+			fail("parked cancel %u: STATS pending %llu cancelled %llu fired %llu ev %llu",
+			     nth, (unsigned long long)st.pending,
+			     (unsigned long long)st.cancelled,
+			     (unsigned long long)st.fired,
+			     (unsigned long long)st.events);
+		len = read(fd, ev, sizeof(ev));
+		if (len != sizeof(ev[0]) || ev[0].id != s.id ||
+		    ev[0].cookie != s.cookie || ev[0].flags ||
+		    ev[0].fired_ns < t0 || ev[0].fired_ns > t1 ||
+		    ev[0].deadline_ns > ev[0].fired_ns ||
+		    ev[0].skipped !=
+			    (ev[0].fired_ns - ev[0].deadline_ns) / MS ||
+		    ev[0].folded)
+			fail("cancel parked, nth %u: read %zd bytes, want its one event exact",
+			     nth, len);
+		if (read(fd, ev, sizeof(ev)) >= 0 || errno != EAGAIN)
+			fail("cancel parked, nth %u: a second event", nth);
+		st = stats(fd);
+		if (st.events || st.pending)
+			fail("cancel parked, nth %u: %llu events, %llu pending after the read",
+			     nth, (unsigned long long)st.events,
+			     (unsigned long long)st.pending);
+		close(fd);
+	}
+	printf("dwq-lifecycle: parked cancel, 1st..8th allocation failing: none tried\n");
+}
+
 static int cmd_failnth(void)
 {
 	/*
@@ -511,6 +599,7 @@ static int cmd_failnth(void)
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
 		grow_bursts(&fd, sizes[i], &cookie, &injected, &recovered);
 	cancel_batch_failnth(&injected);
+	cancel_parked_failnth();
 	p.fd = fd;
 	/* Every task fires once, with its cookie. */
 	seen = calloc(cookie, sizeof(*seen));

@@ -225,7 +225,7 @@ echo "# fault injection: require-start 0x$start require-end 0x$end"
 
 inject 0
 dwq-lifecycle failnth >"$tmp/failnth" 2>&1
-result $? "every allocation of heap-growing bursts and of a batch cancel failed in turn: ENOMEM, heap and ledger intact" "$tmp/failnth"
+result $? "every allocation of heap-growing bursts and of a batch cancel failed in turn: ENOMEM, heap and ledger intact; a parked task's cancel allocates nothing, its event exact" "$tmp/failnth"
 grep '^dwq-lifecycle:' "$tmp/failnth" | sed 's/^/# /'
 took "fail-nth bursts"
 
