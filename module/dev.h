@@ -2,11 +2,13 @@
 /*
  * /dev/dwq: what its files share. Private to dwq.ko.
  *
- *   dev.c     the file: open, release, fdinfo; a file's tasks, its id map
- *             and its alarms
- *   ioctl.c   the ioctls: copy in, check, act, copy out
+ *   dev.c     the device and its file operations
+ *   client.c  a file's tasks, its id map, heaps and alarms, and all that
+ *             is done under its mutex, which it owns: read() fires the
+ *             due tasks and returns their events; poll(); the ioctls'
+ *             actions. Its exported functions take the mutex themselves.
+ *   ioctl.c   the ioctls: copy in, check, act (client.c), copy out
  *   uring.c   the same ioctls as io_uring commands (IORING_OP_URING_CMD)
- *   events.c  read() fires the due tasks and returns their events; poll()
  *   limits.c  the limit parameters and the per-file, per-user and global
  *             charges they bound
  *
@@ -53,6 +55,9 @@
 
 struct cred;
 struct file;
+struct seq_file;
+struct dwq_queue;
+struct dwq_sched;
 struct dwq_user;
 struct dwq_client;
 
@@ -198,19 +203,64 @@ struct dwq_utask {
 	bool last;
 };
 
-/* dev.c: a file's tasks, its id map and its alarms */
-int dwq_client_lock(struct dwq_client *c, bool nonblock);
-struct dwq_utask *dwq_client_find(struct dwq_client *c, u64 id);
-int dwq_client_grow(struct dwq_client *c, unsigned int clock, unsigned int n);
-void dwq_client_shrink(struct dwq_client *c, unsigned int clock);
-bool dwq_client_arm(struct dwq_client *c, unsigned int clock);
+/**
+ * struct dwq_sched_req - tasks to schedule, all or none
+ * @us: the requests, checked
+ * @ds: their timing, absolute deadlines (dwq_dev_check_schedule())
+ * @uts: as many tasks from dwq_utask_alloc(); the caller frees them on
+ *	failure (those left: NULL entries were freed already)
+ * @n: how many
+ * @rate: their firing rate together, mHz
+ * @write_ids: writes the ids back to user space: 0 or -EFAULT
+ * @arg: for @write_ids
+ */
+struct dwq_sched_req {
+	const struct dwq_ioc_schedule *us;
+	const struct dwq_sched *ds;
+	struct dwq_utask **uts;
+	unsigned int n;
+	u64 rate;
+	int (*write_ids)(void *arg, struct dwq_utask **uts, unsigned int n);
+	void *arg;
+};
+
+/* Which clock a schedule's timing is on. */
+static inline unsigned int dwq_sched_clock(const struct dwq_sched *ds)
+{
+	return ds->flags & DWQ_SCHED_BOOTTIME ? DWQ_CLOCK_BOOTTIME :
+						DWQ_CLOCK_MONOTONIC;
+}
+
+/*
+ * client.c: a file's tasks and all that needs its mutex. Each of these
+ * takes the mutex itself, or needs none.
+ */
+struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred);
+void dwq_client_free(struct dwq_client *c);
+void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c);
+void dwq_client_set_describe(struct dwq_queue *q);
+int dwq_client_init(void);
+void dwq_client_exit(void);
+u64 dwq_clock_now(unsigned int clock);
+int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period);
 struct dwq_utask *dwq_utask_alloc(void);
 void dwq_utask_free(struct dwq_utask *ut);
-int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts,
-		   unsigned int n);
-void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut, u64 deadline);
-void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut);
-u64 dwq_clock_now(unsigned int clock);
+int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
+			bool nonblock);
+int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
+		      unsigned int n, bool nonblock,
+		      int (*write)(void *arg, const struct dwq_ioc_cancel *uc,
+				   unsigned int n),
+		      void *arg);
+int dwq_client_reschedule(struct dwq_client *c,
+			  const struct dwq_ioc_reschedule *ur, bool nonblock);
+int dwq_client_query(struct dwq_client *c, struct dwq_ioc_query *uq,
+		     bool nonblock);
+int dwq_client_stats(struct dwq_client *c, struct dwq_ioc_stats *st,
+		     bool nonblock);
+ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
+		     loff_t *ppos);
+__poll_t dwq_dev_poll(struct file *file, poll_table *wait);
 
 /* ioctl.c */
 long dwq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
@@ -220,21 +270,6 @@ long dwq_dev_ioctl_flags(struct file *file, unsigned int cmd, unsigned long arg,
 /* uring.c */
 struct io_uring_cmd;
 int dwq_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
-
-/* events.c */
-ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
-		     loff_t *ppos);
-__poll_t dwq_dev_poll(struct file *file, poll_table *wait);
-bool dwq_utask_due(const struct dwq_utask *ut, u64 now);
-void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
-		    struct list_head *spares);
-int dwq_uevents_alloc(struct list_head *spares, unsigned int n);
-void dwq_uevents_free(struct list_head *spares);
-void dwq_utask_cancel_due(struct dwq_client *c, struct dwq_utask *ut, u64 now);
-void dwq_events_free(struct dwq_client *c);
-u64 dwq_events_count(struct dwq_client *c);
-void dwq_events_next(struct dwq_client *c, struct dwq_utask **next,
-		     u64 *remaining);
 
 /* limits.c */
 struct dwq_user *dwq_user_get(const struct cred *cred);

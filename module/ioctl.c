@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/dwq ioctls: copy the argument in, check all of it, then act under
- * the file's mutex. Every result is proven writable (written once with
- * what is there) before anything changes: a result that cannot be written
- * back fails the call with nothing done. The results are written back
+ * the file's mutex (client.c's functions, which take it). Every result is
+ * proven writable (written once with what is there) before anything
+ * changes: a result that cannot be written back fails the call with
+ * nothing done. The results are written back
  * with the mutex still held, so that a fault then (another thread
  * unmapping the argument during the call) can still undo a schedule;
  * only a cancel, which cannot be undone, can fail with -EFAULT after
@@ -21,34 +22,6 @@
 #include "dwq_internal.h"
 #include "trace.h"
 
-/*
- * Make @ds's time the absolute deadline on @clock it asks for, now: -EINVAL
- * if it is past KTIME_MAX, or the one a @period later is (so that moving
- * a periodic task on never wraps), as for the engine's tasks.
- */
-static int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period)
-{
-	u64 now, d = ds->time_ns;
-
-	if (!(ds->flags & DWQ_SCHED_ABS)) {
-		now = dwq_clock_now(clock);
-		if (d > KTIME_MAX - now)
-			return -EINVAL;
-		d += now;
-	}
-	if (period > KTIME_MAX - d)
-		return -EINVAL;
-	ds->time_ns = d;
-	ds->flags |= DWQ_SCHED_ABS;
-	return 0;
-}
-
-static unsigned int dwq_sched_clock(const struct dwq_sched *ds)
-{
-	return ds->flags & DWQ_SCHED_BOOTTIME ? DWQ_CLOCK_BOOTTIME :
-						DWQ_CLOCK_MONOTONIC;
-}
-
 /* Check a request, and make @ds its absolute deadline (as of now). */
 static int dwq_dev_check_schedule(const struct dwq_ioc_schedule *us,
 				  struct dwq_sched *ds)
@@ -64,97 +37,6 @@ static int dwq_dev_check_schedule(const struct dwq_ioc_schedule *us,
 	if (err)
 		return err;
 	return dwq_sched_abs(ds, dwq_sched_clock(ds), us->period_ns);
-}
-
-/**
- * struct dwq_sched_req - tasks to schedule, all or none
- * @us: the requests, checked
- * @ds: their timing, absolute deadlines (dwq_dev_check_schedule())
- * @uts: as many tasks from dwq_utask_alloc(); the caller frees them on
- *	failure (those left: NULL entries were freed already)
- * @n: how many
- * @rate: their firing rate together, mHz
- * @write_ids: writes the ids back to user space: 0 or -EFAULT
- * @arg: for @write_ids
- */
-struct dwq_sched_req {
-	const struct dwq_ioc_schedule *us;
-	const struct dwq_sched *ds;
-	struct dwq_utask **uts;
-	unsigned int n;
-	u64 rate;
-	int (*write_ids)(void *arg, struct dwq_utask **uts, unsigned int n);
-	void *arg;
-};
-
-/*
- * Schedule @r's tasks: charge them, give them ids, put them in their
- * heaps, write the ids back (the mutex held: no task can be read before
- * its id is out), and arm the alarms.
- */
-static int dwq_schedule_locked(struct dwq_client *c,
-			       const struct dwq_sched_req *r)
-{
-	unsigned int i, per[DWQ_NR_CLOCKS] = {}, due = 0, n = r->n;
-	struct dwq_utask *ut;
-	int err;
-
-	lockdep_assert_held(&c->mutex);
-	err = dwq_limits_charge(c, n, r->rate);
-	if (err)
-		return err;
-	for (i = 0; i < n; i++)
-		per[dwq_sched_clock(&r->ds[i])]++;
-	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
-		err = per[i] ? dwq_client_grow(c, i, per[i]) : 0;
-		if (err)
-			goto err_uncharge;
-	}
-	err = dwq_utasks_add(c, r->uts, n);
-	if (err)
-		goto err_uncharge;
-	for (i = 0; i < n; i++) {
-		ut = r->uts[i];
-		ut->cookie = r->us[i].cookie;
-		ut->mode = r->us[i].mode;
-		ut->period = r->us[i].period_ns;
-		ut->clock = dwq_sched_clock(&r->ds[i]);
-		dwq_utask_insert(c, ut, r->ds[i].time_ns);
-		if (dwq_utask_due(ut, dwq_clock_now(ut->clock)))
-			due |= BIT(ut->clock);
-	}
-	err = r->write_ids(r->arg, r->uts, n);
-	if (err) {
-		/*
-		 * Never seen by anyone: undone whole (the ids stay used).
-		 * Freed here: the caller's pointers are cleared.
-		 */
-		for (i = 0; i < n; i++) {
-			dwq_utask_destroy(c, r->uts[i]);
-			r->uts[i] = NULL;
-		}
-		for (i = 0; i < DWQ_NR_CLOCKS; i++)
-			dwq_client_shrink(c, i);
-		return err;
-	}
-	for (i = 0; trace_dwq_dev_schedule_enabled() && i < n; i++)
-		trace_dwq_dev_schedule(r->uts[i], r->us[i].time_ns,
-				       r->us[i].period_ns, r->us[i].mode,
-				       r->us[i].flags);
-	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
-		/*
-		 * A task due at once behind an earlier one waiting unread:
-		 * the alarm fires only for a new earliest deadline, so wake
-		 * the readers here (an edge for epoll's EPOLLET).
-		 */
-		if (per[i] && !dwq_client_arm(c, i) && (due & BIT(i)))
-			wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
-	}
-	return 0;
-
-err_uncharge:
-	dwq_limits_uncharge(c, n, r->rate);
-	return err;
 }
 
 /*
@@ -194,9 +76,6 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 	ut = dwq_utask_alloc();
 	if (!ut)
 		return -ENOMEM;
-	err = dwq_client_lock(c, nonblock);
-	if (err)
-		goto out_free;
 	req = (struct dwq_sched_req){
 		.us = &us,
 		.ds = &ds,
@@ -206,12 +85,9 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 		.write_ids = dwq_write_id,
 		.arg = &out,
 	};
-	err = dwq_schedule_locked(c, &req);
-	mutex_unlock(&c->mutex);
-	if (!err)
-		return 0;
-out_free:
-	dwq_utask_free(ut);
+	err = dwq_client_schedule(c, &req, nonblock);
+	if (err)
+		dwq_utask_free(ut);
 	return err;
 }
 
@@ -296,9 +172,6 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 			goto out_free;
 		}
 	}
-	err = dwq_client_lock(c, nonblock);
-	if (err)
-		goto out_free;
 	out = (struct dwq_batch_out){
 		.arg = arg,
 		.us = us,
@@ -314,8 +187,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 		.write_ids = dwq_write_ids,
 		.arg = &out,
 	};
-	err = dwq_schedule_locked(c, &req);
-	mutex_unlock(&c->mutex);
+	err = dwq_client_schedule(c, &req, nonblock);
 	if (!err)
 		made = 0; /* the file's now */
 
@@ -334,58 +206,43 @@ out_report:
 }
 
 /*
- * Cancel @n tasks by id, in turn, at one moment; the file's mutex held.
- * Each entry's result: %DWQ_RESULT_REMOVED, or %DWQ_RESULT_NOENT for an id
- * the file does not own (any more: a due one-shot's, or one an earlier
- * entry cancelled). A due periodic task keeps its event, unread: folded
- * into the one it kept already, or the task itself becomes it
- * (dwq_utask_cancel_due()). Nothing is allocated: it cannot fail.
+ * Where a cancel writes its results back, with the file's mutex held: the
+ * write-back is handed this kernel struct, not the user pointer.
  */
-static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
-			      unsigned int n)
-{
-	unsigned int i, touched = 0;
-	u64 now[DWQ_NR_CLOCKS];
-	struct dwq_utask *ut;
+struct dwq_cancel_out {
+	struct dwq_ioc_cancel __user *arg;
+	void __user *entries;
+};
 
-	lockdep_assert_held(&c->mutex);
-	/* One moment for the whole batch: what is due stays so. */
-	for (i = 0; i < DWQ_NR_CLOCKS; i++)
-		now[i] = dwq_clock_now(i);
-	for (i = 0; i < n; i++) {
-		ut = dwq_client_find(c, uc[i].id);
-		if (!ut || (ut->mode == DWQ_MODE_ONESHOT &&
-			    dwq_utask_due(ut, now[ut->clock]))) {
-			uc[i].result = DWQ_RESULT_NOENT;
-			continue;
-		}
-		uc[i].result = DWQ_RESULT_REMOVED;
-		c->cancelled++;
-		trace_dwq_dev_cancel(ut, DWQ_RESULT_REMOVED);
-		touched |= BIT(ut->clock);
-		if (!dwq_utask_due(ut, now[ut->clock])) {
-			dwq_utask_destroy(c, ut);
-		} else if (ut->ev) {
-			/* Folds into the event it kept: no memory taken. */
-			dwq_utask_keep(c, ut, now[ut->clock], NULL);
-			dwq_utask_destroy(c, ut);
-		} else {
-			dwq_utask_cancel_due(c, ut, now[ut->clock]);
-		}
-	}
-	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
-		if (touched & BIT(i)) {
-			dwq_client_arm(c, i);
-			dwq_client_shrink(c, i);
-		}
-	}
+/* DWQ_IOC_CANCEL's result: -ENOENT for an id not the file's. */
+static int dwq_write_result(void *arg, const struct dwq_ioc_cancel *uc,
+			    unsigned int n)
+{
+	struct dwq_cancel_out *out = arg;
+
+	if (uc->result == DWQ_RESULT_NOENT)
+		return -ENOENT;
+	/* Only fails if another thread unmapped the argument meanwhile. */
+	return put_user(uc->result, &out->arg->result) ? -EFAULT : 0;
+}
+
+/* DWQ_IOC_CANCEL_BATCH's results, an entry's NOENT among them. */
+static int dwq_write_results(void *arg, const struct dwq_ioc_cancel *uc,
+			     unsigned int n)
+{
+	struct dwq_cancel_out *out = arg;
+
+	/* Only fails if another thread unmapped the array meanwhile. */
+	if (copy_to_user(out->entries, uc, array_size(n, sizeof(*uc))))
+		return -EFAULT;
+	return 0;
 }
 
 static long dwq_ioctl_cancel(struct dwq_client *c,
 			     struct dwq_ioc_cancel __user *arg, bool nonblock)
 {
+	struct dwq_cancel_out out = { .arg = arg };
 	struct dwq_ioc_cancel uc;
-	int err;
 
 	if (copy_from_user(&uc, arg, sizeof(uc)))
 		return -EFAULT;
@@ -398,18 +255,8 @@ static long dwq_ioctl_cancel(struct dwq_client *c,
 	 */
 	if (put_user(uc.result, &arg->result))
 		return -EFAULT;
-	err = dwq_client_lock(c, nonblock);
-	if (err)
-		return err;
 	/* A batch of one: the same path as DWQ_IOC_CANCEL_BATCH. */
-	dwq_cancel_locked(c, &uc, 1);
-	if (uc.result == DWQ_RESULT_NOENT)
-		err = -ENOENT;
-	/* Only fails if another thread unmapped the argument meanwhile. */
-	if (!err && put_user(uc.result, &arg->result))
-		err = -EFAULT;
-	mutex_unlock(&c->mutex);
-	return err;
+	return dwq_client_cancel(c, &uc, 1, nonblock, dwq_write_result, &out);
 }
 
 static long dwq_ioctl_cancel_batch(struct dwq_client *c,
@@ -418,6 +265,7 @@ static long dwq_ioctl_cancel_batch(struct dwq_client *c,
 {
 	struct dwq_ioc_cancel_batch b;
 	struct dwq_ioc_cancel *uc = NULL;
+	struct dwq_cancel_out out = {};
 	void __user *entries;
 	unsigned int i;
 	size_t size;
@@ -459,15 +307,10 @@ static long dwq_ioctl_cancel_batch(struct dwq_client *c,
 		err = -EFAULT;
 		goto out_free;
 	}
-	err = dwq_client_lock(c, nonblock);
-	if (err)
-		goto out_free;
 	/* An id not the file's (any more) is an answer, not a failure. */
-	dwq_cancel_locked(c, uc, b.count);
-	/* Only fails if another thread unmapped the array meanwhile. */
-	if (copy_to_user(entries, uc, size))
-		err = -EFAULT;
-	mutex_unlock(&c->mutex);
+	out.entries = entries;
+	err = dwq_client_cancel(c, uc, b.count, nonblock, dwq_write_results,
+				&out);
 	kvfree(uc);
 	return err;
 
@@ -479,108 +322,11 @@ out_report:
 	return err;
 }
 
-/*
- * DWQ_IOC_RESCHEDULE, checked, on @ut, its mutex held, @now the call's
- * moment on @ut's clock (@ut is no due one-shot then). The task keeps its
- * clock unless @ur says %DWQ_SCHED_BOOTTIME or %DWQ_RESCHED_MONOTONIC. A
- * due periodic task keeps the event of that firing first (unread, with
- * the periods skipped until now); a later due moment before it is read
- * folds into it. A new period's firing rate is charged to the user first,
- * and what can fail does before anything changes.
- */
-static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
-				 const struct dwq_ioc_reschedule *ur, u64 now)
-{
-	u32 flags = ur->flags & (DWQ_SCHED_ABS | DWQ_RESCHED_PERIOD);
-	/* Without DWQ_RESCHED_PERIOD, mode and period stay as they are. */
-	u32 mode = ur->flags & DWQ_RESCHED_PERIOD ? ur->mode : DWQ_MODE_ONESHOT;
-	unsigned int clock = ut->clock, old_clock = ut->clock;
-	u64 old_rate, rate;
-	struct dwq_heap *heap;
-	struct dwq_sched ds;
-	LIST_HEAD(spares);
-	bool due;
-	int err;
-
-	lockdep_assert_held(&c->mutex);
-	if (ur->flags & DWQ_SCHED_BOOTTIME)
-		clock = DWQ_CLOCK_BOOTTIME;
-	else if (ur->flags & DWQ_RESCHED_MONOTONIC)
-		clock = DWQ_CLOCK_MONOTONIC;
-	if (clock == DWQ_CLOCK_BOOTTIME)
-		flags |= DWQ_SCHED_BOOTTIME;
-	err = dwq_limits_sched(&ds, ur->time_ns, ur->period_ns, mode, flags);
-	if (err)
-		return err;
-	err = dwq_sched_abs(&ds, clock,
-			    ur->flags & DWQ_RESCHED_PERIOD ? ur->period_ns :
-							     ut->period);
-	if (err)
-		return err;
-	old_rate = dwq_limits_rate(ut->mode, ut->period);
-	rate = old_rate;
-	if (ur->flags & DWQ_RESCHED_PERIOD) {
-		rate = dwq_limits_rate(ur->mode, ur->period_ns);
-		if (rate > old_rate) {
-			err = dwq_limits_rate_charge(c->user, rate - old_rate);
-			if (err)
-				return err;
-		}
-	}
-	if (clock != old_clock) {
-		err = dwq_client_grow(c, clock, 1);
-		if (err)
-			goto err_rate;
-	}
-	due = dwq_utask_due(ut, now);
-	if (due && !ut->ev) {
-		err = dwq_uevents_alloc(&spares, 1);
-		if (err)
-			goto err_rate;
-	}
-
-	/* Nothing fails from here on. */
-	if (due)
-		dwq_utask_keep(c, ut, now, &spares);
-	dwq_uevents_free(&spares);
-	if (rate < old_rate)
-		dwq_limits_rate_release(c->user, old_rate - rate);
-	if (ur->flags & DWQ_RESCHED_PERIOD) {
-		ut->mode = ur->mode;
-		ut->period = ur->period_ns;
-	}
-	if (clock != old_clock) {
-		dwq_heap_remove(&c->clk[old_clock].heap, &ut->node);
-		ut->clock = clock;
-		dwq_utask_insert(c, ut, ds.time_ns);
-		dwq_client_arm(c, old_clock);
-		dwq_client_shrink(c, old_clock);
-	} else {
-		/* After the tasks already due then: a fresh seq. */
-		heap = &c->clk[clock].heap;
-		heap->next_seq = c->seq++;
-		dwq_heap_update(heap, &ut->node, ds.time_ns);
-	}
-	/* As in dwq_schedule_locked(): due at once is an edge. */
-	if (!dwq_client_arm(c, clock) &&
-	    dwq_utask_due(ut, dwq_clock_now(clock)))
-		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
-	return 0;
-
-err_rate:
-	if (rate > old_rate)
-		dwq_limits_rate_release(c->user, rate - old_rate);
-	return err;
-}
-
 static long dwq_ioctl_reschedule(struct dwq_client *c,
 				 struct dwq_ioc_reschedule __user *arg,
 				 bool nonblock)
 {
 	struct dwq_ioc_reschedule ur;
-	struct dwq_utask *ut;
-	u64 now = 0;
-	int err;
 
 	/* Nothing is written back: a read-only argument is fine. */
 	if (copy_from_user(&ur, arg, sizeof(ur)))
@@ -595,34 +341,13 @@ static long dwq_ioctl_reschedule(struct dwq_client *c,
 		return -EINVAL;
 	if (!(ur.flags & DWQ_RESCHED_PERIOD) && (ur.mode || ur.period_ns))
 		return -EINVAL;
-	err = dwq_client_lock(c, nonblock);
-	if (err)
-		return err;
-	ut = dwq_client_find(c, ur.id);
-	/*
-	 * One moment for the whole call: a one-shot not due (not gone) here
-	 * is not due below either, so only a periodic task keeps an event.
-	 */
-	if (ut)
-		now = dwq_clock_now(ut->clock);
-	if (!ut || (ut->mode == DWQ_MODE_ONESHOT && dwq_utask_due(ut, now))) {
-		err = -ENOENT;
-	} else {
-		err = dwq_reschedule_locked(c, ut, &ur, now);
-		if (!err)
-			trace_dwq_dev_reschedule(ut, ur.time_ns, ur.period_ns,
-						 ur.mode, ur.flags);
-	}
-	mutex_unlock(&c->mutex);
-	return err;
+	return dwq_client_reschedule(c, &ur, nonblock);
 }
 
 static long dwq_ioctl_query(struct dwq_client *c,
 			    struct dwq_ioc_query __user *arg, bool nonblock)
 {
 	struct dwq_ioc_query uq;
-	struct dwq_utask *ut;
-	u64 now = 0;
 	int err;
 
 	/* No side effect: a result that cannot be written is just -EFAULT. */
@@ -630,37 +355,9 @@ static long dwq_ioctl_query(struct dwq_client *c,
 		return -EFAULT;
 	if (uq.reserved)
 		return -EINVAL;
-	err = dwq_client_lock(c, nonblock);
+	err = dwq_client_query(c, &uq, nonblock);
 	if (err)
 		return err;
-	ut = dwq_client_find(c, uq.id);
-	if (ut) {
-		now = dwq_clock_now(ut->clock);
-		if (ut->mode == DWQ_MODE_ONESHOT && dwq_utask_due(ut, now))
-			ut = NULL;
-	}
-	if (!ut) {
-		mutex_unlock(&c->mutex);
-		return -ENOENT;
-	}
-	/* Due and periodic: it waits for read(), which fires it. */
-	if (dwq_utask_due(ut, now)) {
-		uq.state = DWQ_STATE_PARKED;
-		uq.remaining_ns = 0;
-	} else {
-		uq.state = DWQ_STATE_QUEUED;
-		uq.remaining_ns = ut->node.deadline - now;
-	}
-	uq.deadline_ns = ut->node.deadline;
-	uq.period_ns = ut->period;
-	uq.cookie = ut->cookie;
-	uq.runs = ut->runs;
-	uq.overruns = 0;
-	uq.skipped = ut->skipped;
-	uq.folded = ut->folded;
-	uq.mode = ut->mode;
-	uq.flags = ut->clock == DWQ_CLOCK_BOOTTIME ? DWQ_SCHED_BOOTTIME : 0;
-	mutex_unlock(&c->mutex);
 	return copy_to_user(arg, &uq, sizeof(uq)) ? -EFAULT : 0;
 }
 
@@ -674,16 +371,9 @@ static long dwq_ioctl_stats(struct dwq_client *c,
 	/* No side effect: a result that cannot be written is just -EFAULT. */
 	if (c->q)
 		dwq_queue_get_stats(c->q, &qs);
-	err = dwq_client_lock(c, nonblock);
+	err = dwq_client_stats(c, &st, nonblock);
 	if (err)
 		return err;
-	st.pending = atomic_read(&c->nr_tasks);
-	st.fired = c->fired;
-	st.cancelled = c->cancelled;
-	st.coalesced = c->coalesced;
-	st.events = dwq_events_count(c);
-	dwq_limits_stats(c->user, &st);
-	mutex_unlock(&c->mutex);
 	st.queue_size = qs.size;
 	st.queue_capacity = qs.capacity;
 	st.workers = qs.workers;

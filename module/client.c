@@ -1,0 +1,1595 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/dwq clients: an open file's tasks, and everything done to them
+ * under the file's mutex, which this file owns. A file keeps its tasks in
+ * heaps of its own, one per clock, and an id map; its alarm, one engine
+ * task per clock on the shared queue, only wakes its readers. read() fires
+ * the due tasks and returns their events; poll() says whether any is due;
+ * the ioctls' actions (schedule, cancel, reschedule, query, stats) are
+ * here too. Every function exported from here takes the mutex itself (or
+ * needs none): a helper that needs it held is static, so that no other
+ * file can call it with the lock not held. dev.h says which file does the
+ * rest.
+ *
+ * The firing is the reader's work, in its own context, as timerfd's
+ * read() counts its expirations. read() holds the file's mutex while it
+ * takes the due tasks out of the heaps in deadline order, makes their
+ * events, copies them to user space and only then commits them (one-shots
+ * are done, periodic tasks move on): a copy that faults puts the tasks
+ * back as they were, and nothing is lost. Readers wait outside the mutex,
+ * on the file's wait queue, for a lockless condition: a kept event, or a
+ * heap's earliest deadline passed.
+ */
+#include <linux/bitops.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/rbtree.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+
+#include <dwq.h>
+#include <uapi/linux/dwq.h>
+
+#include "dev.h"
+#include "dwq_internal.h"
+#include "trace.h"
+
+static struct kmem_cache *dwq_utask_cache;
+
+static const char *const dwq_clock_names[DWQ_NR_CLOCKS] = {
+	[DWQ_CLOCK_MONOTONIC] = "monotonic",
+	[DWQ_CLOCK_BOOTTIME] = "boottime",
+};
+
+/**
+ * dwq_clock_now() - a file clock's time
+ * @clock: an &enum dwq_clock
+ *
+ * Context: any context.
+ * Return: ns on that clock.
+ */
+u64 dwq_clock_now(unsigned int clock)
+{
+	return clock == DWQ_CLOCK_BOOTTIME ? ktime_get_boottime_ns() :
+					     ktime_get_ns();
+}
+
+/**
+ * dwq_client_lock() - take a file's mutex
+ * @c: the file
+ * @nonblock: do not wait for it (an io_uring inline issue): -EAGAIN if
+ *	another thread holds it, and io_uring retries from its worker
+ *
+ * Context: process context; may sleep unless @nonblock.
+ * Return: 0 with the mutex held; -EAGAIN, or -ERESTARTSYS for a signal.
+ */
+static int dwq_client_lock(struct dwq_client *c, bool nonblock)
+{
+	if (nonblock)
+		return mutex_trylock(&c->mutex) ? 0 : -EAGAIN;
+	return mutex_lock_interruptible(&c->mutex) ? -ERESTARTSYS : 0;
+}
+
+static int dwq_utask_cmp(const void *key, const struct rb_node *node)
+{
+	const struct dwq_utask *ut = rb_entry(node, struct dwq_utask, idnode);
+	u64 id = *(const u64 *)key;
+
+	return id < ut->id ? -1 : id > ut->id;
+}
+
+static bool dwq_utask_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct dwq_utask, idnode)->id <
+	       rb_entry(b, struct dwq_utask, idnode)->id;
+}
+
+/**
+ * dwq_client_find() - look a task up by id
+ * @c: the file, its mutex held
+ * @id: the id
+ *
+ * A due one-shot is still found: the caller decides, at one moment for
+ * the whole call, that the user no longer sees its id (a due one-shot
+ * has fired as far as the user can tell: its event waits).
+ *
+ * Context: process context, @c->mutex held.
+ * Return: the task, or NULL.
+ */
+static struct dwq_utask *dwq_client_find(struct dwq_client *c, u64 id)
+{
+	struct rb_node *node;
+
+	lockdep_assert_held(&c->mutex);
+	node = rb_find(&id, &c->tasks, dwq_utask_cmp);
+	return node ? rb_entry(node, struct dwq_utask, idnode) : NULL;
+}
+
+/**
+ * dwq_client_grow() - make room in a file's heap for more tasks
+ * @c: the file, its mutex held
+ * @clock: which heap
+ * @n: tasks about to be added
+ *
+ * Context: process context, @c->mutex held; sleeps.
+ * Return: 0; -ENOMEM, or -ENOSPC past the heap's largest size. Nothing
+ * changed on failure.
+ */
+static int dwq_client_grow(struct dwq_client *c, unsigned int clock,
+			   unsigned int n)
+{
+	struct dwq_heap *heap = &c->clk[clock].heap;
+	struct dwq_heap_slot *slots;
+	unsigned int want;
+
+	lockdep_assert_held(&c->mutex);
+	want = dwq_heap_want_capacity(heap, n);
+	if (!want)
+		return -ENOSPC;
+	if (want <= heap->cap)
+		return 0;
+	/*
+	 * The slots are the tasks' too: charged to the file's owner. Past
+	 * its memory cgroup's limit the schedule fails with -ENOMEM: no
+	 * warning for the log.
+	 */
+	slots = kvmalloc_array(want, sizeof(*slots),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!slots)
+		return -ENOMEM;
+	kvfree(dwq_heap_adopt(heap, slots, want));
+	return 0;
+}
+
+/**
+ * dwq_client_shrink() - give back heap room a file no longer uses
+ * @c: the file, its mutex held
+ * @clock: which heap
+ *
+ * The heap halves when a quarter of it is used (dwq_heap_want_capacity()),
+ * and an empty heap frees its array. A failed allocation keeps the old.
+ *
+ * Context: process context, @c->mutex held; sleeps.
+ */
+static void dwq_client_shrink(struct dwq_client *c, unsigned int clock)
+{
+	struct dwq_heap *heap = &c->clk[clock].heap;
+	struct dwq_heap_slot *slots;
+	unsigned int want;
+
+	lockdep_assert_held(&c->mutex);
+	if (!heap->nr) {
+		kvfree(heap->slots);
+		dwq_heap_init(heap, NULL, 0);
+		return;
+	}
+	want = dwq_heap_want_capacity(heap, 0);
+	if (!want || want >= heap->cap)
+		return;
+	slots = kvmalloc_array(want, sizeof(*slots),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (slots)
+		kvfree(dwq_heap_adopt(heap, slots, want));
+}
+
+/*
+ * The alarm's callback: the earliest task of one clock of the file is
+ * due. It only wakes the readers and pollers, who fire the task; it never
+ * touches the heap, whose mutex it cannot take. If the head was cancelled
+ * meanwhile (the alarm moves later then, but may be running already), the
+ * reader finds nothing due and sleeps again.
+ *
+ * Context: the queue's timer (softirq) or a worker with softirqs off.
+ */
+static void dwq_client_alarm(struct dwq_task *task)
+{
+	struct dwq_client_clock *clk =
+		container_of(task, struct dwq_client_clock, alarm);
+
+	wake_up_poll(&clk->client->wqh, EPOLLIN | EPOLLRDNORM);
+}
+
+/**
+ * dwq_client_arm() - arm a file's alarm at its heap's earliest deadline
+ * @c: the file, its mutex held
+ * @clock: which heap changed
+ *
+ * Called after every change of the heap: an earlier head moves the alarm
+ * earlier, a later one moves it later, an empty heap cancels it. The
+ * alarm is one engine task: dwq_mod() moves it in O(log n) of the shared
+ * queue. A head already due arms it in the past: it fires at once and
+ * wakes the readers. A head that stays as it was is not armed again, so
+ * a due task nobody reads costs one firing of the alarm.
+ *
+ * Context: process context, @c->mutex held; may sleep (to make room in
+ * the queue, which the file reserved at open, so it does not fail).
+ * Return: true if the alarm was armed anew (at a new earliest deadline:
+ * it fires there, and wakes the readers), false if it stays as it was.
+ */
+static bool dwq_client_arm(struct dwq_client *c, unsigned int clock)
+{
+	struct dwq_client_clock *clk = &c->clk[clock];
+	struct dwq_heap_node *head = dwq_heap_peek(&clk->heap);
+	struct dwq_sched at = { .flags = DWQ_SCHED_ABS };
+	u64 next = head ? head->deadline : U64_MAX;
+	int err;
+
+	lockdep_assert_held(&c->mutex);
+	WRITE_ONCE(clk->next, next);
+	if (next == clk->armed || !c->q)
+		return false;
+	clk->armed = next;
+	if (next == U64_MAX) {
+		/* Nothing left: a callback running now only wakes in vain. */
+		dwq_cancel(&clk->alarm);
+		return false;
+	}
+	at.time_ns = next;
+	if (clock == DWQ_CLOCK_BOOTTIME)
+		at.flags |= DWQ_SCHED_BOOTTIME;
+	err = dwq_mod(c->q, &clk->alarm, &at);
+	/* Kernel users of the queue took the room: make more. */
+	while (err == -ENOSPC) {
+		err = dwq_queue_reserve(c->q, 1);
+		if (err)
+			break;
+		err = dwq_mod(c->q, &clk->alarm, &at);
+		dwq_queue_unreserve(c->q, 1);
+	}
+	if (err < 0) {
+		/*
+		 * Out of memory for the queue's heap: wake the readers now,
+		 * and arm again at the next change of the heap (or read).
+		 */
+		clk->armed = U64_MAX;
+		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
+	}
+	return true;
+}
+
+/**
+ * dwq_utask_alloc() - a new task, not yet the file's
+ *
+ * Context: process context; may sleep.
+ * Return: the task, zeroed, or NULL.
+ */
+struct dwq_utask *dwq_utask_alloc(void)
+{
+	struct dwq_utask *ut;
+
+	ut = kmem_cache_zalloc(dwq_utask_cache, GFP_KERNEL_ACCOUNT);
+	if (ut) {
+		dwq_heap_node_init(&ut->node);
+		RB_CLEAR_NODE(&ut->idnode);
+	}
+	return ut;
+}
+
+/**
+ * dwq_utask_free() - free a task from dwq_utask_alloc() that is no file's
+ * @ut: the task, or NULL
+ *
+ * Context: any context.
+ */
+void dwq_utask_free(struct dwq_utask *ut)
+{
+	if (ut)
+		kmem_cache_free(dwq_utask_cache, ut);
+}
+
+/**
+ * dwq_utasks_add() - give new tasks their ids
+ * @c: the file, its mutex held
+ * @uts: @n tasks from dwq_utask_alloc()
+ * @n: how many
+ *
+ * Context: process context, @c->mutex held.
+ * Return: 0; -ENOSPC, with no id given, if the file has fewer than @n
+ * ids left.
+ */
+static int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts,
+			  unsigned int n)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&c->mutex);
+	if (U64_MAX - c->next_id < n)
+		return -ENOSPC;
+	for (i = 0; i < n; i++) {
+		uts[i]->id = ++c->next_id;
+		uts[i]->client = c;
+		rb_add(&uts[i]->idnode, &c->tasks, dwq_utask_less);
+	}
+	return 0;
+}
+
+/**
+ * dwq_utask_insert() - put a task in its clock's heap
+ * @c: the file, its mutex held
+ * @ut: the task, not in a heap; its clock set
+ * @deadline: on that clock
+ *
+ * The caller made room with dwq_client_grow(). Equal deadlines leave in
+ * the order of the file's inserts and moves, over both clocks.
+ *
+ * Context: process context, @c->mutex held.
+ */
+static void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut,
+			     u64 deadline)
+{
+	struct dwq_heap *heap = &c->clk[ut->clock].heap;
+
+	lockdep_assert_held(&c->mutex);
+	heap->next_seq = c->seq++;
+	WARN_ON_ONCE(dwq_heap_insert(heap, &ut->node, deadline));
+}
+
+/**
+ * dwq_utask_destroy() - a task is done: drop it and its charges
+ * @c: the file, its mutex held
+ * @ut: its task
+ *
+ * Out of the heap and the id map, its file's charge and firing rate
+ * returned. An unread event it kept stays, and holds the task's charge to
+ * its user and to all files until it is read; otherwise those go too.
+ *
+ * Context: process context, @c->mutex held.
+ */
+static void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut)
+{
+	lockdep_assert_held(&c->mutex);
+	if (dwq_heap_node_queued(&ut->node))
+		dwq_heap_remove(&c->clk[ut->clock].heap, &ut->node);
+	rb_erase(&ut->idnode, &c->tasks);
+	atomic_dec(&c->nr_tasks);
+	dwq_limits_rate_release(c->user, dwq_limits_rate(ut->mode, ut->period));
+	if (ut->ev)
+		ut->ev->ut = NULL;
+	else
+		dwq_limits_release(c->user);
+	dwq_utask_free(ut);
+}
+
+/**
+ * dwq_utask_due() - has a task's deadline passed?
+ * @ut: the task
+ * @now: the time on its clock
+ *
+ * Context: @ut's file's mutex held.
+ * Return: true if it is due: read() would fire it.
+ */
+static bool dwq_utask_due(const struct dwq_utask *ut, u64 now)
+{
+	return ut->node.deadline <= now;
+}
+
+/* The times of one read (or ioctl), both clocks taken once. */
+struct dwq_now {
+	u64 t[DWQ_NR_CLOCKS];
+};
+
+static void dwq_now_get(struct dwq_now *now)
+{
+	now->t[DWQ_CLOCK_MONOTONIC] = ktime_get_ns();
+	now->t[DWQ_CLOCK_BOOTTIME] = ktime_get_boottime_ns();
+}
+
+/*
+ * A deadline of @clock as CLOCK_MONOTONIC time, for ordering the events
+ * of both clocks; the offset between the clocks is @now's.
+ */
+static u64 dwq_now_key(const struct dwq_now *now, unsigned int clock, u64 d)
+{
+	u64 off;
+
+	if (clock == DWQ_CLOCK_MONOTONIC)
+		return d;
+	off = now->t[DWQ_CLOCK_BOOTTIME] - now->t[DWQ_CLOCK_MONOTONIC];
+	return d > off ? d - off : 0;
+}
+
+/*
+ * The firing of the due task @ut at @now (on its clock): its event in
+ * @ev (folded into its kept event, if it has one), the periods it skipped
+ * in @skipped, its next deadline in @next. Changes nothing.
+ */
+static void dwq_utask_firing(const struct dwq_utask *ut, u64 now,
+			     struct dwq_event *ev, u64 *skipped, u64 *next)
+{
+	u64 d = ut->node.deadline, p = ut->period, k = 0;
+
+	if (ut->last) {
+		/* Cancelled while due: its last firing, made then. */
+		*ev = (struct dwq_event){
+			.id = ut->id,
+			.cookie = ut->cookie,
+			.deadline_ns = d,
+			.fired_ns = ut->fired_ns,
+			.skipped = ut->skipped,
+		};
+		*skipped = 0;
+		*next = 0;
+		return;
+	}
+	if (ut->ev) {
+		*ev = ut->ev->ev;
+		ev->folded++;
+		ev->flags |= DWQ_EVENT_COALESCED;
+	} else {
+		*ev = (struct dwq_event){ .id = ut->id, .cookie = ut->cookie };
+	}
+	ev->deadline_ns = d;
+	ev->fired_ns = now;
+	ev->worker = 0;
+	*next = 0;
+	switch (ut->mode) {
+	case DWQ_MODE_ONESHOT:
+		ev->flags |= DWQ_EVENT_LAST;
+		break;
+	case DWQ_MODE_FIXED_RATE:
+		/* The periods after @d that passed by @now: not replayed. */
+		if (now - d >= p)
+			k = div64_u64(now - d, p);
+		/* It cannot overflow: deadlines and periods stay below 2^63. */
+		*next = d + (k + 1) * p;
+		break;
+	default:
+		/* Fixed delay: one period after this firing. */
+		*next = min_t(u64, now + p, KTIME_MAX);
+		break;
+	}
+	ev->skipped += k;
+	*skipped = k;
+}
+
+/* Keep @c->ready in (key, seq) order; kept events are few, and appended. */
+static void dwq_uevent_add(struct dwq_client *c, struct dwq_uevent *uev)
+{
+	struct list_head *pos = c->ready.prev;
+	struct dwq_uevent *prev;
+
+	lockdep_assert_held(&c->mutex);
+	while (pos != &c->ready) {
+		prev = list_entry(pos, struct dwq_uevent, link);
+		if (prev->key < uev->key ||
+		    (prev->key == uev->key && prev->seq < uev->seq))
+			break;
+		pos = pos->prev;
+	}
+	list_add(&uev->link, pos);
+}
+
+/**
+ * dwq_uevents_free() - free what dwq_uevents_alloc() made and was not used
+ * @spares: the list
+ *
+ * Context: any context.
+ */
+static void dwq_uevents_free(struct list_head *spares)
+{
+	struct dwq_uevent *uev, *tmp;
+
+	list_for_each_entry_safe(uev, tmp, spares, link)
+		kfree(uev);
+	INIT_LIST_HEAD(spares);
+}
+
+/**
+ * dwq_uevents_alloc() - make room for events to keep
+ * @spares: a list to add them to
+ * @n: how many
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -ENOMEM with none added.
+ */
+static int dwq_uevents_alloc(struct list_head *spares, unsigned int n)
+{
+	struct dwq_uevent *uev;
+	LIST_HEAD(made);
+
+	while (n--) {
+		uev = kzalloc(sizeof(*uev), GFP_KERNEL_ACCOUNT);
+		if (!uev) {
+			dwq_uevents_free(&made);
+			return -ENOMEM;
+		}
+		list_add(&uev->link, &made);
+	}
+	list_splice(&made, spares);
+	return 0;
+}
+
+/**
+ * dwq_utask_keep() - fire a due task for a cancel or reschedule of it
+ * @c: the file, its mutex held
+ * @ut: its task, due, periodic (a due one-shot's id is gone)
+ * @now: the time on its clock
+ * @spares: events from dwq_uevents_alloc(); one is taken unless @ut has
+ *	a kept event already, which this firing folds into (then @spares
+ *	may be NULL)
+ *
+ * The firing's event is kept on the file's ready list, unread, with the
+ * periods it skipped until @now. The caller then removes or moves the
+ * task: it stays in its heap at the deadline that fired until then.
+ *
+ * Context: process context, @c->mutex held.
+ */
+static void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
+			   struct list_head *spares)
+{
+	struct dwq_uevent *uev = ut->ev;
+	bool folded = !!uev;
+	struct dwq_now at;
+	u64 skipped, next;
+	struct dwq_event ev;
+
+	lockdep_assert_held(&c->mutex);
+	dwq_utask_firing(ut, now, &ev, &skipped, &next);
+	if (folded) {
+		list_del(&uev->link);
+		c->coalesced++;
+		ut->folded++;
+	} else {
+		if (WARN_ON_ONCE(!spares || list_empty(spares)))
+			return;
+		uev = list_first_entry(spares, struct dwq_uevent, link);
+		list_del(&uev->link);
+		uev->ut = ut;
+		ut->ev = uev;
+		WRITE_ONCE(c->nr_ready, c->nr_ready + 1);
+	}
+	uev->ev = ev;
+	dwq_now_get(&at);
+	uev->key = dwq_now_key(&at, ut->clock, ut->node.deadline);
+	uev->seq = ut->node.seq;
+	dwq_uevent_add(c, uev);
+	ut->runs++;
+	ut->skipped += skipped;
+	c->fired++;
+	trace_dwq_dev_event(c->tgid, &uev->ev, folded);
+	wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
+}
+
+/**
+ * dwq_utask_cancel_due() - cancel a due periodic task that has no kept event
+ * @c: the file, its mutex held
+ * @ut: its task, due, periodic, @ut->ev NULL
+ * @now: the time on its clock
+ *
+ * The task fires (the periods it skipped until @now counted) and becomes
+ * that firing's event (&dwq_utask.last): out of the id map, its file's
+ * charge and firing rate given back, but in its heap at the deadline that
+ * fired until read() returns the event. Nothing is allocated, so nothing
+ * fails.
+ *
+ * Context: process context, @c->mutex held.
+ */
+static void dwq_utask_cancel_due(struct dwq_client *c, struct dwq_utask *ut,
+				 u64 now)
+{
+	struct dwq_event ev;
+	u64 skipped, next;
+
+	lockdep_assert_held(&c->mutex);
+	dwq_utask_firing(ut, now, &ev, &skipped, &next);
+	rb_erase(&ut->idnode, &c->tasks);
+	RB_CLEAR_NODE(&ut->idnode);
+	atomic_dec(&c->nr_tasks);
+	dwq_limits_rate_release(c->user, dwq_limits_rate(ut->mode, ut->period));
+	ut->last = true;
+	ut->fired_ns = now;
+	ut->skipped = skipped;
+	c->fired++;
+	trace_dwq_dev_event(c->tgid, &ev, false);
+	wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
+}
+
+/* Take a kept event off the list, and free it. */
+static void dwq_uevent_done(struct dwq_client *c, struct dwq_uevent *uev)
+{
+	list_del(&uev->link);
+	WRITE_ONCE(c->nr_ready, c->nr_ready - 1);
+	if (uev->ut)
+		uev->ut->ev = NULL;
+	else
+		/* Its task was cancelled: the event held its charge. */
+		dwq_limits_release(c->user);
+	kfree(uev);
+}
+
+/**
+ * dwq_events_free() - drop the kept events nobody will read
+ * @c: the file, being released, its tasks freed (the events' @ut
+ *	pointers dangle: only whether they are NULL counts)
+ *
+ * Context: process context, @c->mutex held.
+ */
+static void dwq_events_free(struct dwq_client *c)
+{
+	struct dwq_uevent *uev, *tmp;
+
+	lockdep_assert_held(&c->mutex);
+	list_for_each_entry_safe(uev, tmp, &c->ready, link) {
+		/* Its task's charge went with the task, if it had one. */
+		if (!uev->ut)
+			dwq_limits_release(c->user);
+		kfree(uev);
+	}
+	INIT_LIST_HEAD(&c->ready);
+	c->nr_ready = 0;
+}
+
+/* Events read() makes per round (on its stack), between copies. */
+#define DWQ_READ_CHUNK 8
+
+/* One event of a round: a task's firing, or a kept event. */
+struct dwq_pick {
+	struct dwq_utask *ut;
+	struct dwq_uevent *uev;
+	u64 skipped;
+	u64 next;
+};
+
+/* The next kept event read() may take from @pos on, or NULL. */
+static struct dwq_uevent *dwq_ready_next(struct dwq_client *c,
+					 struct list_head *pos,
+					 const struct dwq_now *now)
+{
+	struct dwq_uevent *uev;
+
+	for (; pos != &c->ready; pos = pos->next) {
+		uev = list_entry(pos, struct dwq_uevent, link);
+		/* A task due again comes with its event: at its deadline. */
+		if (uev->ut && dwq_utask_due(uev->ut, now->t[uev->ut->clock]))
+			continue;
+		return uev;
+	}
+	return NULL;
+}
+
+/*
+ * Take up to @max events, in deadline order, into @ev and @picks: the
+ * due tasks leave their heaps (dwq_read_undo() puts them back), the kept
+ * events stay on the list until dwq_read_commit().
+ */
+static unsigned int dwq_read_collect(struct dwq_client *c,
+				     const struct dwq_now *now,
+				     struct dwq_pick *picks,
+				     struct dwq_event *ev, unsigned int max)
+{
+	struct list_head *pos = c->ready.next;
+	struct dwq_heap_node *head;
+	struct dwq_uevent *uev;
+	struct dwq_utask *ut;
+	unsigned int n, i;
+	int best;
+	u64 key, best_key, best_seq;
+
+	for (n = 0; n < max; n++) {
+		best = -1;
+		best_key = U64_MAX;
+		best_seq = U64_MAX;
+		for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+			head = dwq_heap_peek(&c->clk[i].heap);
+			if (!head || head->deadline > now->t[i])
+				continue;
+			key = dwq_now_key(now, i, head->deadline);
+			if (best < 0 || key < best_key ||
+			    (key == best_key && head->seq < best_seq)) {
+				best = i;
+				best_key = key;
+				best_seq = head->seq;
+			}
+		}
+		uev = dwq_ready_next(c, pos, now);
+		if (uev && (best < 0 || uev->key < best_key ||
+			    (uev->key == best_key && uev->seq < best_seq))) {
+			picks[n] = (struct dwq_pick){ .uev = uev };
+			ev[n] = uev->ev;
+			pos = uev->link.next;
+			continue;
+		}
+		if (best < 0)
+			break;
+		head = dwq_heap_pop(&c->clk[best].heap);
+		ut = container_of(head, struct dwq_utask, node);
+		picks[n] = (struct dwq_pick){ .ut = ut };
+		dwq_utask_firing(ut, now->t[best], &ev[n], &picks[n].skipped,
+				 &picks[n].next);
+	}
+	return n;
+}
+
+/* The copy of @picks faulted: put their tasks back as they were. */
+static void dwq_read_undo(struct dwq_client *c, const struct dwq_pick *picks,
+			  unsigned int n)
+{
+	struct dwq_utask *ut;
+	struct dwq_heap *heap;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		ut = picks[i].ut;
+		if (!ut)
+			continue;
+		/* Its deadline and seq are as they were: the same order. */
+		heap = &c->clk[ut->clock].heap;
+		heap->next_seq = ut->node.seq;
+		err = dwq_heap_insert(heap, &ut->node, ut->node.deadline);
+		WARN_ON_ONCE(err);
+	}
+}
+
+/* The events of @picks were copied to the reader: they are read. */
+static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
+			    const struct dwq_event *ev, unsigned int n)
+{
+	struct dwq_utask *ut;
+	unsigned int i;
+	bool folded;
+
+	for (i = 0; i < n; i++) {
+		ut = picks[i].ut;
+		if (!ut) {
+			dwq_uevent_done(c, picks[i].uev);
+			continue;
+		}
+		if (ut->last) {
+			/* Counted and traced when it was cancelled. */
+			dwq_limits_release(c->user);
+			dwq_utask_free(ut);
+			continue;
+		}
+		folded = !!ut->ev;
+		if (folded) {
+			c->coalesced++;
+			ut->folded++;
+			dwq_uevent_done(c, ut->ev);
+		}
+		ut->runs++;
+		ut->skipped += picks[i].skipped;
+		c->fired++;
+		trace_dwq_dev_event(c->tgid, &ev[i], folded);
+		if (ut->mode == DWQ_MODE_ONESHOT)
+			dwq_utask_destroy(c, ut);
+		else
+			dwq_utask_insert(c, ut, picks[i].next);
+	}
+}
+
+/*
+ * Fire what is due and copy the events to @buf, @count bytes at most;
+ * the file's mutex held. Return the bytes copied, or -EFAULT if the first
+ * copy failed; 0 if nothing is due.
+ */
+static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
+			       size_t count)
+{
+	struct dwq_event ev[DWQ_READ_CHUNK];
+	struct dwq_pick picks[DWQ_READ_CHUNK];
+	size_t done = 0, left;
+	unsigned int n, good, i;
+	struct dwq_now now;
+	ssize_t err = 0;
+
+	lockdep_assert_held(&c->mutex);
+	/* One moment for the whole read: a task moved on is not due again. */
+	dwq_now_get(&now);
+	while (count - done >= sizeof(*ev)) {
+		n = dwq_read_collect(c, &now, picks, ev,
+				     min_t(size_t, DWQ_READ_CHUNK,
+					   (count - done) / sizeof(*ev)));
+		if (!n)
+			break;
+		left = copy_to_user(buf + done, ev, n * sizeof(*ev));
+		if (left) {
+			/* The events copied whole before the fault are read. */
+			good = n - DIV_ROUND_UP(left, sizeof(*ev));
+			dwq_read_undo(c, picks + good, n - good);
+			dwq_read_commit(c, picks, ev, good);
+			done += good * sizeof(*ev);
+			err = -EFAULT;
+			break;
+		}
+		dwq_read_commit(c, picks, ev, n);
+		done += n * sizeof(*ev);
+	}
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		dwq_client_arm(c, i);
+		dwq_client_shrink(c, i);
+	}
+	return done ? done : err;
+}
+
+/* Is anything to read? Lockless: the alarms' wakeups pair with it. */
+static bool dwq_client_due(struct dwq_client *c)
+{
+	return READ_ONCE(c->nr_ready) ||
+	       READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].next) <= ktime_get_ns() ||
+	       READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].next) <=
+		       ktime_get_boottime_ns();
+}
+
+/**
+ * dwq_dev_read() - read() of /dev/dwq: fire the due tasks, whole events
+ * @file: the file
+ * @buf: where to
+ * @count: room in @buf; at least one event
+ * @ppos: unused (a stream)
+ *
+ * Context: process context; may sleep.
+ * Return: bytes read, a multiple of the event size; or -EINVAL (@count too
+ * small), -EAGAIN, -ERESTARTSYS, -EFAULT.
+ */
+ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
+		     loff_t *ppos)
+{
+	struct dwq_client *c = file->private_data;
+	ssize_t ret;
+
+	if (count < sizeof(struct dwq_event))
+		return -EINVAL;
+	for (;;) {
+		if (mutex_lock_interruptible(&c->mutex))
+			return -ERESTARTSYS;
+		ret = dwq_read_locked(c, buf, count);
+		mutex_unlock(&c->mutex);
+		if (ret)
+			return ret;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		/*
+		 * Another reader may have taken what woke us: then wait
+		 * again. A deadline passing wakes us by the alarm, armed at
+		 * each heap's earliest deadline by whoever changed it; the
+		 * condition is checked after we are on the wait queue, so
+		 * an alarm that fired before is seen by the clock.
+		 */
+		if (wait_event_interruptible(c->wqh, dwq_client_due(c)))
+			return -ERESTARTSYS;
+	}
+}
+
+/**
+ * dwq_dev_poll() - poll() of /dev/dwq: EPOLLIN while something is due
+ * @file: the file
+ * @wait: the poll table
+ *
+ * Context: process context.
+ * Return: the events ready.
+ */
+__poll_t dwq_dev_poll(struct file *file, poll_table *wait)
+{
+	struct dwq_client *c = file->private_data;
+
+	poll_wait(file, &c->wqh, wait);
+	/*
+	 * As in dwq_dev_read(): an alarm that fires after poll_wait() put
+	 * us on the wait queue wakes us; one that fired before left a
+	 * deadline the clock has passed, which this check sees.
+	 */
+	return dwq_client_due(c) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/* Depth of a 4-ary heap of DWQ_HEAP_MAX_CAPACITY nodes, rounded up. */
+#define DWQ_HEAP_DEPTH 16
+
+/*
+ * Walk @heap's nodes due at @now (their subtrees' roots are due too),
+ * counting the tasks without a kept event; and find the earliest node not
+ * due, @*later, if @later. Each pop pushes at most 4 children, so the
+ * stack grows by 3 per level.
+ */
+static u64 dwq_heap_walk(const struct dwq_heap *heap, u64 now,
+			 struct dwq_heap_node **later)
+{
+	unsigned int stack[3 * DWQ_HEAP_DEPTH + 4], sp = 0, i, ch, end;
+	struct dwq_utask *ut;
+	u64 due = 0;
+
+	if (later)
+		*later = NULL;
+	if (heap->nr)
+		stack[sp++] = 0;
+	while (sp) {
+		i = stack[--sp];
+		if (heap->slots[i].deadline > now) {
+			if (later && (!*later || heap->slots[i].deadline <
+							 (*later)->deadline))
+				*later = heap->slots[i].node;
+			continue;
+		}
+		ut = container_of(heap->slots[i].node, struct dwq_utask, node);
+		if (!ut->ev)
+			due++;
+		ch = DWQ_HEAP_ARITY * i + 1;
+		end = min(ch + DWQ_HEAP_ARITY, heap->nr);
+		for (; ch < end; ch++)
+			stack[sp++] = ch;
+	}
+	return due;
+}
+
+/**
+ * dwq_events_count() - the events a read() would return now
+ * @c: the file, its mutex held
+ *
+ * The kept events and the due tasks without one: O(due).
+ *
+ * Context: process context, @c->mutex held.
+ * Return: how many.
+ */
+static u64 dwq_events_count(struct dwq_client *c)
+{
+	u64 n = c->nr_ready;
+	unsigned int i;
+
+	lockdep_assert_held(&c->mutex);
+	for (i = 0; i < DWQ_NR_CLOCKS; i++)
+		n += dwq_heap_walk(&c->clk[i].heap, dwq_clock_now(i), NULL);
+	return n;
+}
+
+/**
+ * dwq_events_next() - the file's next task: the earliest not due yet
+ * @c: the file, its mutex held
+ * @next: out: the task, or NULL if every task is due (or none is left)
+ * @remaining: out: ns until its deadline
+ *
+ * Over both clocks, by the time left. O(due) per clock.
+ *
+ * Context: process context, @c->mutex held.
+ */
+static void dwq_events_next(struct dwq_client *c, struct dwq_utask **next,
+			    u64 *remaining)
+{
+	struct dwq_heap_node *node;
+	unsigned int i;
+	u64 now, left;
+
+	lockdep_assert_held(&c->mutex);
+	*next = NULL;
+	*remaining = 0;
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		now = dwq_clock_now(i);
+		dwq_heap_walk(&c->clk[i].heap, now, &node);
+		if (!node)
+			continue;
+		left = node->deadline - now;
+		if (!*next || left < *remaining) {
+			*next = container_of(node, struct dwq_utask, node);
+			*remaining = left;
+		}
+	}
+}
+
+/**
+ * dwq_sched_abs() - make a schedule's time an absolute deadline, now
+ * @ds: the timing, from dwq_limits_sched(); made absolute
+ * @clock: its &enum dwq_clock
+ * @period: the task's period, 0 for a one-shot
+ *
+ * Context: any context.
+ * Return: 0; -EINVAL if the deadline is past KTIME_MAX, or the one a
+ * @period later is (so that moving a periodic task on never wraps), as
+ * for the engine's tasks.
+ */
+int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period)
+{
+	u64 now, d = ds->time_ns;
+
+	if (!(ds->flags & DWQ_SCHED_ABS)) {
+		now = dwq_clock_now(clock);
+		if (d > KTIME_MAX - now)
+			return -EINVAL;
+		d += now;
+	}
+	if (period > KTIME_MAX - d)
+		return -EINVAL;
+	ds->time_ns = d;
+	ds->flags |= DWQ_SCHED_ABS;
+	return 0;
+}
+
+/*
+ * Schedule @r's tasks: charge them, give them ids, put them in their
+ * heaps, write the ids back (the mutex held: no task can be read before
+ * its id is out), and arm the alarms.
+ */
+static int dwq_schedule_locked(struct dwq_client *c,
+			       const struct dwq_sched_req *r)
+{
+	unsigned int i, per[DWQ_NR_CLOCKS] = {}, due = 0, n = r->n;
+	struct dwq_utask *ut;
+	int err;
+
+	lockdep_assert_held(&c->mutex);
+	err = dwq_limits_charge(c, n, r->rate);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		per[dwq_sched_clock(&r->ds[i])]++;
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		err = per[i] ? dwq_client_grow(c, i, per[i]) : 0;
+		if (err)
+			goto err_uncharge;
+	}
+	err = dwq_utasks_add(c, r->uts, n);
+	if (err)
+		goto err_uncharge;
+	for (i = 0; i < n; i++) {
+		ut = r->uts[i];
+		ut->cookie = r->us[i].cookie;
+		ut->mode = r->us[i].mode;
+		ut->period = r->us[i].period_ns;
+		ut->clock = dwq_sched_clock(&r->ds[i]);
+		dwq_utask_insert(c, ut, r->ds[i].time_ns);
+		if (dwq_utask_due(ut, dwq_clock_now(ut->clock)))
+			due |= BIT(ut->clock);
+	}
+	err = r->write_ids(r->arg, r->uts, n);
+	if (err) {
+		/*
+		 * Never seen by anyone: undone whole (the ids stay used).
+		 * Freed here: the caller's pointers are cleared.
+		 */
+		for (i = 0; i < n; i++) {
+			dwq_utask_destroy(c, r->uts[i]);
+			r->uts[i] = NULL;
+		}
+		for (i = 0; i < DWQ_NR_CLOCKS; i++)
+			dwq_client_shrink(c, i);
+		return err;
+	}
+	for (i = 0; trace_dwq_dev_schedule_enabled() && i < n; i++)
+		trace_dwq_dev_schedule(r->uts[i], r->us[i].time_ns,
+				       r->us[i].period_ns, r->us[i].mode,
+				       r->us[i].flags);
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		/*
+		 * A task due at once behind an earlier one waiting unread:
+		 * the alarm fires only for a new earliest deadline, so wake
+		 * the readers here (an edge for epoll's EPOLLET).
+		 */
+		if (per[i] && !dwq_client_arm(c, i) && (due & BIT(i)))
+			wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
+	}
+	return 0;
+
+err_uncharge:
+	dwq_limits_uncharge(c, n, r->rate);
+	return err;
+}
+
+/*
+ * Cancel @n tasks by id, in turn, at one moment; the file's mutex held.
+ * Each entry's result: %DWQ_RESULT_REMOVED, or %DWQ_RESULT_NOENT for an id
+ * the file does not own (any more: a due one-shot's, or one an earlier
+ * entry cancelled). A due periodic task keeps its event, unread: folded
+ * into the one it kept already, or the task itself becomes it
+ * (dwq_utask_cancel_due()). Nothing is allocated: it cannot fail.
+ */
+static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
+			      unsigned int n)
+{
+	unsigned int i, touched = 0;
+	u64 now[DWQ_NR_CLOCKS];
+	struct dwq_utask *ut;
+
+	lockdep_assert_held(&c->mutex);
+	/* One moment for the whole batch: what is due stays so. */
+	for (i = 0; i < DWQ_NR_CLOCKS; i++)
+		now[i] = dwq_clock_now(i);
+	for (i = 0; i < n; i++) {
+		ut = dwq_client_find(c, uc[i].id);
+		if (!ut || (ut->mode == DWQ_MODE_ONESHOT &&
+			    dwq_utask_due(ut, now[ut->clock]))) {
+			uc[i].result = DWQ_RESULT_NOENT;
+			continue;
+		}
+		uc[i].result = DWQ_RESULT_REMOVED;
+		c->cancelled++;
+		trace_dwq_dev_cancel(ut, DWQ_RESULT_REMOVED);
+		touched |= BIT(ut->clock);
+		if (!dwq_utask_due(ut, now[ut->clock])) {
+			dwq_utask_destroy(c, ut);
+		} else if (ut->ev) {
+			/* Folds into the event it kept: no memory taken. */
+			dwq_utask_keep(c, ut, now[ut->clock], NULL);
+			dwq_utask_destroy(c, ut);
+		} else {
+			dwq_utask_cancel_due(c, ut, now[ut->clock]);
+		}
+	}
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		if (touched & BIT(i)) {
+			dwq_client_arm(c, i);
+			dwq_client_shrink(c, i);
+		}
+	}
+}
+
+/*
+ * DWQ_IOC_RESCHEDULE, checked, on @ut, its mutex held, @now the call's
+ * moment on @ut's clock (@ut is no due one-shot then). The task keeps its
+ * clock unless @ur says %DWQ_SCHED_BOOTTIME or %DWQ_RESCHED_MONOTONIC. A
+ * due periodic task keeps the event of that firing first (unread, with
+ * the periods skipped until now); a later due moment before it is read
+ * folds into it. A new period's firing rate is charged to the user first,
+ * and what can fail does before anything changes.
+ */
+static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
+				 const struct dwq_ioc_reschedule *ur, u64 now)
+{
+	u32 flags = ur->flags & (DWQ_SCHED_ABS | DWQ_RESCHED_PERIOD);
+	/* Without DWQ_RESCHED_PERIOD, mode and period stay as they are. */
+	u32 mode = ur->flags & DWQ_RESCHED_PERIOD ? ur->mode : DWQ_MODE_ONESHOT;
+	unsigned int clock = ut->clock, old_clock = ut->clock;
+	u64 old_rate, rate;
+	struct dwq_heap *heap;
+	struct dwq_sched ds;
+	LIST_HEAD(spares);
+	bool due;
+	int err;
+
+	lockdep_assert_held(&c->mutex);
+	if (ur->flags & DWQ_SCHED_BOOTTIME)
+		clock = DWQ_CLOCK_BOOTTIME;
+	else if (ur->flags & DWQ_RESCHED_MONOTONIC)
+		clock = DWQ_CLOCK_MONOTONIC;
+	if (clock == DWQ_CLOCK_BOOTTIME)
+		flags |= DWQ_SCHED_BOOTTIME;
+	err = dwq_limits_sched(&ds, ur->time_ns, ur->period_ns, mode, flags);
+	if (err)
+		return err;
+	err = dwq_sched_abs(&ds, clock,
+			    ur->flags & DWQ_RESCHED_PERIOD ? ur->period_ns :
+							     ut->period);
+	if (err)
+		return err;
+	old_rate = dwq_limits_rate(ut->mode, ut->period);
+	rate = old_rate;
+	if (ur->flags & DWQ_RESCHED_PERIOD) {
+		rate = dwq_limits_rate(ur->mode, ur->period_ns);
+		if (rate > old_rate) {
+			err = dwq_limits_rate_charge(c->user, rate - old_rate);
+			if (err)
+				return err;
+		}
+	}
+	if (clock != old_clock) {
+		err = dwq_client_grow(c, clock, 1);
+		if (err)
+			goto err_rate;
+	}
+	due = dwq_utask_due(ut, now);
+	if (due && !ut->ev) {
+		err = dwq_uevents_alloc(&spares, 1);
+		if (err)
+			goto err_rate;
+	}
+
+	/* Nothing fails from here on. */
+	if (due)
+		dwq_utask_keep(c, ut, now, &spares);
+	dwq_uevents_free(&spares);
+	if (rate < old_rate)
+		dwq_limits_rate_release(c->user, old_rate - rate);
+	if (ur->flags & DWQ_RESCHED_PERIOD) {
+		ut->mode = ur->mode;
+		ut->period = ur->period_ns;
+	}
+	if (clock != old_clock) {
+		dwq_heap_remove(&c->clk[old_clock].heap, &ut->node);
+		ut->clock = clock;
+		dwq_utask_insert(c, ut, ds.time_ns);
+		dwq_client_arm(c, old_clock);
+		dwq_client_shrink(c, old_clock);
+	} else {
+		/* After the tasks already due then: a fresh seq. */
+		heap = &c->clk[clock].heap;
+		heap->next_seq = c->seq++;
+		dwq_heap_update(heap, &ut->node, ds.time_ns);
+	}
+	/* As in dwq_schedule_locked(): due at once is an edge. */
+	if (!dwq_client_arm(c, clock) &&
+	    dwq_utask_due(ut, dwq_clock_now(clock)))
+		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
+	return 0;
+
+err_rate:
+	if (rate > old_rate)
+		dwq_limits_rate_release(c->user, rate - old_rate);
+	return err;
+}
+
+/**
+ * dwq_client_schedule() - schedule tasks on a file, all or none
+ * @c: the file
+ * @r: the tasks and how to write their ids back
+ * @nonblock: -EAGAIN rather than wait for the file's mutex
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EAGAIN, -ERESTARTSYS, a limit's -ENOSPC, -ENOMEM, or what
+ * @r->write_ids returned. Nothing changed on failure.
+ */
+int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
+			bool nonblock)
+{
+	int err;
+
+	err = dwq_client_lock(c, nonblock);
+	if (err)
+		return err;
+	err = dwq_schedule_locked(c, r);
+	mutex_unlock(&c->mutex);
+	return err;
+}
+
+/**
+ * dwq_client_cancel() - cancel tasks of a file by id
+ * @c: the file
+ * @uc: @n entries; each one's result is set
+ * @n: how many
+ * @nonblock: -EAGAIN rather than wait for the file's mutex
+ * @write: writes the results back, called with the mutex still held (so
+ *	that no event of a cancelled task can be read before): 0 or an
+ *	errno, which this returns
+ * @arg: for @write
+ *
+ * An id the file does not own (any more) is an entry's
+ * %DWQ_RESULT_NOENT, not a failure. Nothing is allocated.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EAGAIN, -ERESTARTSYS, or what @write returned.
+ */
+int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
+		      unsigned int n, bool nonblock,
+		      int (*write)(void *arg, const struct dwq_ioc_cancel *uc,
+				   unsigned int n),
+		      void *arg)
+{
+	int err;
+
+	err = dwq_client_lock(c, nonblock);
+	if (err)
+		return err;
+	dwq_cancel_locked(c, uc, n);
+	err = write(arg, uc, n);
+	mutex_unlock(&c->mutex);
+	return err;
+}
+
+/**
+ * dwq_client_reschedule() - DWQ_IOC_RESCHEDULE on a file, checked
+ * @c: the file
+ * @ur: the request
+ * @nonblock: -EAGAIN rather than wait for the file's mutex
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENOENT for an id the file does not own (or a due
+ * one-shot's), -EAGAIN, -ERESTARTSYS, -EINVAL, -ENOSPC, -ENOMEM.
+ */
+int dwq_client_reschedule(struct dwq_client *c,
+			  const struct dwq_ioc_reschedule *ur, bool nonblock)
+{
+	struct dwq_utask *ut;
+	u64 now = 0;
+	int err;
+
+	err = dwq_client_lock(c, nonblock);
+	if (err)
+		return err;
+	ut = dwq_client_find(c, ur->id);
+	/*
+	 * One moment for the whole call: a one-shot not due (not gone) here
+	 * is not due below either, so only a periodic task keeps an event.
+	 */
+	if (ut)
+		now = dwq_clock_now(ut->clock);
+	if (!ut || (ut->mode == DWQ_MODE_ONESHOT && dwq_utask_due(ut, now))) {
+		err = -ENOENT;
+	} else {
+		err = dwq_reschedule_locked(c, ut, ur, now);
+		if (!err)
+			trace_dwq_dev_reschedule(ut, ur->time_ns, ur->period_ns,
+						 ur->mode, ur->flags);
+	}
+	mutex_unlock(&c->mutex);
+	return err;
+}
+
+/**
+ * dwq_client_query() - DWQ_IOC_QUERY's answer
+ * @c: the file
+ * @uq: its @id read; the rest filled in
+ * @nonblock: -EAGAIN rather than wait for the file's mutex
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENOENT for an id the file does not own (or a due
+ * one-shot's), -EAGAIN, -ERESTARTSYS.
+ */
+int dwq_client_query(struct dwq_client *c, struct dwq_ioc_query *uq,
+		     bool nonblock)
+{
+	struct dwq_utask *ut;
+	u64 now = 0;
+	int err;
+
+	err = dwq_client_lock(c, nonblock);
+	if (err)
+		return err;
+	ut = dwq_client_find(c, uq->id);
+	if (ut) {
+		now = dwq_clock_now(ut->clock);
+		if (ut->mode == DWQ_MODE_ONESHOT && dwq_utask_due(ut, now))
+			ut = NULL;
+	}
+	if (!ut) {
+		mutex_unlock(&c->mutex);
+		return -ENOENT;
+	}
+	/* Due and periodic: it waits for read(), which fires it. */
+	if (dwq_utask_due(ut, now)) {
+		uq->state = DWQ_STATE_PARKED;
+		uq->remaining_ns = 0;
+	} else {
+		uq->state = DWQ_STATE_QUEUED;
+		uq->remaining_ns = ut->node.deadline - now;
+	}
+	uq->deadline_ns = ut->node.deadline;
+	uq->period_ns = ut->period;
+	uq->cookie = ut->cookie;
+	uq->runs = ut->runs;
+	uq->overruns = 0;
+	uq->skipped = ut->skipped;
+	uq->folded = ut->folded;
+	uq->mode = ut->mode;
+	uq->flags = ut->clock == DWQ_CLOCK_BOOTTIME ? DWQ_SCHED_BOOTTIME : 0;
+	mutex_unlock(&c->mutex);
+	return 0;
+}
+
+/**
+ * dwq_client_stats() - a file's part of DWQ_IOC_STATS
+ * @c: the file
+ * @st: its pending, fired, cancelled, coalesced, events and limit fields
+ *	are filled in
+ * @nonblock: -EAGAIN rather than wait for the file's mutex
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EAGAIN or -ERESTARTSYS.
+ */
+int dwq_client_stats(struct dwq_client *c, struct dwq_ioc_stats *st,
+		     bool nonblock)
+{
+	int err;
+
+	err = dwq_client_lock(c, nonblock);
+	if (err)
+		return err;
+	st->pending = atomic_read(&c->nr_tasks);
+	st->fired = c->fired;
+	st->cancelled = c->cancelled;
+	st->coalesced = c->coalesced;
+	st->events = dwq_events_count(c);
+	dwq_limits_stats(c->user, st);
+	mutex_unlock(&c->mutex);
+	return 0;
+}
+
+/**
+ * dwq_client_new() - a new file's client
+ * @q: the queue its alarms run on, or NULL (a test's device)
+ * @cred: the opener's credentials: the user its tasks are charged to
+ *
+ * Context: process context; may sleep.
+ * Return: the client, or an ERR_PTR(): -ENOMEM, or what dwq_user_get()
+ * or dwq_queue_reserve() returned.
+ */
+struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred)
+{
+	struct dwq_client_clock *clk;
+	struct dwq_client *c;
+	unsigned int i;
+	int err;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	c->user = dwq_user_get(cred);
+	if (IS_ERR(c->user)) {
+		err = PTR_ERR(c->user);
+		goto err_free;
+	}
+	/* The alarms' slots in the queue: arming them never fails. */
+	if (q) {
+		err = dwq_queue_reserve(q, DWQ_NR_CLOCKS);
+		if (err)
+			goto err_user;
+		c->reserved = DWQ_NR_CLOCKS;
+	}
+	c->q = q;
+	c->tgid = task_tgid_nr(current);
+	mutex_init(&c->mutex);
+	c->tasks = RB_ROOT;
+	atomic_set(&c->nr_tasks, 0);
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		clk = &c->clk[i];
+		dwq_heap_init(&clk->heap, NULL, 0);
+		dwq_task_init(&clk->alarm, dwq_client_alarm, NULL);
+		/* It wakes a wait queue: microseconds, no worker needed. */
+		dwq_task_set_quick(&clk->alarm, true);
+		clk->client = c;
+		clk->next = U64_MAX;
+		clk->armed = U64_MAX;
+		clk->clock = i;
+	}
+	init_waitqueue_head(&c->wqh);
+	INIT_LIST_HEAD(&c->ready);
+	return c;
+
+err_user:
+	dwq_user_put(c->user);
+err_free:
+	kfree(c);
+	return ERR_PTR(err);
+}
+
+/**
+ * dwq_client_free() - a file's release: cancel its tasks, free the client
+ * @c: the client, from dwq_client_new(); no other file operation runs
+ *
+ * Context: process context; sleeps (for a running alarm).
+ */
+void dwq_client_free(struct dwq_client *c)
+{
+	struct dwq_heap *heap;
+	struct dwq_utask *ut;
+	unsigned int i, j;
+
+	/*
+	 * No other file operation runs any more, so nothing arms the alarms
+	 * again; one may be running in the queue's timer, which cancel_sync
+	 * waits for. After it, nothing touches the client.
+	 */
+	for (i = 0; c->q && i < DWQ_NR_CLOCKS; i++)
+		dwq_cancel_sync(&c->clk[i].alarm);
+
+	mutex_lock(&c->mutex);
+	/* Every task is in a heap, a cancelled one kept as its event too. */
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		heap = &c->clk[i].heap;
+		for (j = 0; j < heap->nr; j++) {
+			ut = container_of(heap->slots[j].node, struct dwq_utask,
+					  node);
+			if (!ut->last) {
+				atomic_dec(&c->nr_tasks);
+				dwq_limits_rate_release(c->user,
+							dwq_limits_rate(ut->mode,
+									ut->period));
+			}
+			dwq_limits_release(c->user);
+			dwq_utask_free(ut);
+		}
+		kvfree(heap->slots);
+		dwq_heap_init(heap, NULL, 0);
+	}
+	c->tasks = RB_ROOT;
+	dwq_events_free(c);
+	mutex_unlock(&c->mutex);
+
+	WARN_ON(atomic_read(&c->nr_tasks));
+	if (c->reserved)
+		dwq_queue_unreserve(c->q, c->reserved);
+	mutex_destroy(&c->mutex);
+	dwq_user_put(c->user);
+	kfree(c);
+}
+
+/**
+ * dwq_client_show_fdinfo() - a file's fdinfo lines
+ * @m: the seq_file
+ * @c: the client
+ *
+ * Its counts and its next task (the earliest not due yet): its id, the
+ * deadline on the task's clock, that clock, and the time left.
+ *
+ * Context: process context; may sleep.
+ */
+void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c)
+{
+	struct dwq_utask *next;
+	u64 remaining, events;
+
+	mutex_lock(&c->mutex);
+	dwq_events_next(c, &next, &remaining);
+	events = dwq_events_count(c);
+	seq_printf(m, "dwq-tgid: %d\n", c->tgid);
+	seq_printf(m, "dwq-pending: %d\n", atomic_read(&c->nr_tasks));
+	seq_printf(m, "dwq-events: %llu\n", events);
+	seq_printf(m, "dwq-next-id: %llu\n", next ? next->id : 0);
+	seq_printf(m, "dwq-next-deadline-ns: %llu\n",
+		   next ? next->node.deadline : 0);
+	seq_printf(m, "dwq-next-clock: %s\n",
+		   next ? dwq_clock_names[next->clock] : "-");
+	seq_printf(m, "dwq-next-remaining-ns: %llu\n", next ? remaining : 0);
+	mutex_unlock(&c->mutex);
+}
+
+/*
+ * The heap dump's owner of a /dev/dwq alarm: the file's process, the
+ * alarm's clock and the tasks the file holds. Under the queue's lock: a
+ * queued alarm's client is alive (dwq_client_free() cancels it before
+ * freeing).
+ */
+static void dwq_client_describe(struct seq_file *m, const struct dwq_task *task)
+{
+	const struct dwq_client_clock *clk;
+
+	if (task->func != dwq_client_alarm)
+		return;
+	clk = container_of(task, struct dwq_client_clock, alarm);
+	seq_printf(m, " pid=%d alarm=%s tasks=%d", clk->client->tgid,
+		   dwq_clock_names[clk->clock],
+		   atomic_read(&clk->client->nr_tasks));
+}
+
+/**
+ * dwq_client_set_describe() - name the files' alarms in a queue's heap dump
+ * @q: the queue of a device's files
+ *
+ * Context: process context.
+ */
+void dwq_client_set_describe(struct dwq_queue *q)
+{
+	dwq_queue_set_describe(q, dwq_client_describe);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For KUnit: make @id the last id @file has given, to reach U64_MAX. */
+void dwq_dev_kunit_set_last_id(struct file *file, u64 id)
+{
+	struct dwq_client *c = file->private_data;
+
+	mutex_lock(&c->mutex);
+	c->next_id = id;
+	mutex_unlock(&c->mutex);
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_set_last_id);
+#endif
+
+/**
+ * dwq_client_init() - set up what every client shares
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int dwq_client_init(void)
+{
+	/* A pending task costs this object and a 24-byte heap slot. */
+	BUILD_BUG_ON(sizeof(struct dwq_utask) > 128);
+	dwq_utask_cache = KMEM_CACHE(dwq_utask, SLAB_ACCOUNT);
+	return dwq_utask_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * dwq_client_exit() - undo dwq_client_init()
+ *
+ * Context: module exit, after every file is closed.
+ */
+void dwq_client_exit(void)
+{
+	kmem_cache_destroy(dwq_utask_cache);
+}
