@@ -46,7 +46,7 @@
 #define HEAP_TASKS 40
 #define BURST 1000
 #define EVENT_TIMEOUT (10 * NSEC_PER_SEC)
-#define TRACE_MAX (1 << 20)
+#define TRACE_MAX (1024 * 1024)
 
 struct demo {
 	int fd; /* the demo's file: its tasks */
@@ -593,7 +593,7 @@ static int step_heap(struct demo *d, unsigned int *base, __u64 *first)
 		say("   debugfs dwq/heap, the shared queue's slots:\n");
 		if (line)
 			say("   %.*s\n", (int)strcspn(line, "\n"), line);
-		check(d, line != NULL, "debugfs_alarm",
+		check(d, !!line, "debugfs_alarm",
 		      "debugfs shows the alarm in the shared queue, owned by this process, for its %d tasks",
 		      HEAP_TASKS);
 	}

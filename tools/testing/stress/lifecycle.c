@@ -547,7 +547,7 @@ static void cancel_parked_failnth(void)
 		st = stats(fd);
 		if (st.pending || st.cancelled != 1 || st.fired != 1 ||
 		    st.events != 1)
-			fail("parked cancel %u: STATS pending %llu cancelled %llu fired %llu ev %llu",
+			fail("parked cancel %u: pending %llu cancelled %llu fired %llu ev %llu",
 			     nth, (unsigned long long)st.pending,
 			     (unsigned long long)st.cancelled,
 			     (unsigned long long)st.fired,
