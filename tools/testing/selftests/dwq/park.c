@@ -298,6 +298,65 @@ TEST_F(park, cancel_parked)
 }
 
 /*
+ * A cancel takes no memory: with the thread's 1st, 2nd, ... allocation
+ * armed to fail (fail-nth, CONFIG_FAULT_INJECTION), the cancel of a parked
+ * task still works, tries no allocation (fail-nth reads back as armed),
+ * and its outcome is exact: the id is gone, the one kept event says its
+ * deadline, the cancel's moment and the periods skipped until then.
+ */
+TEST_F(park, cancel_parked_fail_nth)
+{
+	const uint64_t p = 5 * NSEC_PER_MSEC;
+	int fd = self->f.fd, nth_fd, nth;
+	uint64_t first, id, before, after;
+	struct dwq_ioc_stats st;
+	struct dwq_event ev;
+	uint32_t result;
+	char buf[16] = "";
+	long err;
+
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (nth_fd < 0)
+		t_skip("no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)");
+	for (nth = 1; nth <= 4; nth++) {
+		first = dwqt_now();
+		id = dwqt_sched_ok(fd, first, p, DWQ_MODE_FIXED_RATE,
+				   DWQ_SCHED_ABS, 20 + nth);
+		wait_state(fd, id, DWQ_STATE_PARKED);
+		dwqt_sleep_ms(20);
+		snprintf(buf, sizeof(buf), "%d", nth);
+		before = dwqt_now();
+		T_EQ(pwrite(nth_fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+		err = dwqt_cancel(fd, id, &result);
+		memset(buf, 0, sizeof(buf));
+		T_EXPECT(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0,
+			 "read fail-nth");
+		T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
+		after = dwqt_now();
+		T_OK(err);
+		T_EQ(result, DWQ_RESULT_REMOVED);
+		T_EQ(strtol(buf, NULL, 10), nth);
+		T_ERR(query_err(fd, id), ENOENT);
+		st = dwqt_stats_ok(fd);
+		T_EQ(st.pending, 0);
+		T_EQ(st.cancelled, nth);
+		T_EQ(st.events, 1);
+		ev = dwqt_read_one(fd);
+		T_EQ(ev.id, id);
+		T_EQ(ev.cookie, 20 + nth);
+		T_EQ(ev.deadline_ns, first);
+		T_EQ(ev.flags, 0);
+		T_EXPECT(ev.fired_ns >= before && ev.fired_ns <= after,
+			 "fired_ns %llu outside the cancel [%llu, %llu]",
+			 (unsigned long long)ev.fired_ns,
+			 (unsigned long long)before, (unsigned long long)after);
+		T_EQ(ev.skipped, (ev.fired_ns - first) / p);
+		dwqt_expect_no_event(fd, 20);
+	}
+	close(nth_fd);
+}
+
+/*
  * RESCHEDULE of a parked task fires it, keeping that event unread, and
  * queues it at the new deadline; due there with its event still unread,
  * it parks, and read() folds that firing into the event: it carries the
