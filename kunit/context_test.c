@@ -953,6 +953,11 @@ static void dwq_context_test_quick_release_in_timer(struct kunit *test)
  * 20 us, racing its firings at varying points, then the object freed at
  * once: the queue holds no reference and never touches it again (KASAN
  * reports a use after the kfree()), and the leader is never woken.
+ *
+ * Fixed-delay, so that each firing's next deadline is 20 us after it ran:
+ * a fixed-rate task falls behind by a period for every 20 us the guest's
+ * vCPU is not run on a loaded host, and one expiry more than
+ * DWQ_TIMER_RUN_MAX periods late rightly wakes the leader for the rest.
  */
 static void dwq_context_test_quick_cancel_sync_free(struct kunit *test)
 {
@@ -979,7 +984,7 @@ static void dwq_context_test_quick_cancel_sync_free(struct kunit *test)
 		o->ran = &ran[0];
 		o->in_timer = &ran[1];
 		s = (struct dwq_sched){ .time_ns = (i % 4) * 10 * NSEC_PER_USEC,
-					.mode = DWQ_MODE_FIXED_RATE,
+					.mode = DWQ_MODE_FIXED_DELAY,
 					.period_ns = 20 * NSEC_PER_USEC };
 		if (dwq_schedule(q, &o->task, &s)) {
 			kfree(o);
