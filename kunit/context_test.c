@@ -632,6 +632,112 @@ static void dwq_context_test_cancel_sync_free(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(ran), 0);
 }
 
+/*
+ * The last reference dropped by another holder at the moment the queue has
+ * dropped its own and not yet let go of the task (a /dev/dwq reader
+ * consuming a fired task's event while the worker finishes it): the
+ * release function must run only once the queue no longer touches the
+ * task, or what it frees is written to after (KASAN reported it).
+ */
+struct ct_window {
+	struct dwq_task task;
+	struct completion in_window;
+	struct completion released;
+	bool hooked;
+	bool bound_at_release;
+};
+
+static struct ct_window *ct_window_of;
+
+/* The moment, made long: from the queue's lock, interrupts off. */
+static void ct_window_hook(struct dwq_task *task)
+{
+	struct ct_window *w = READ_ONCE(ct_window_of);
+
+	if (!w || task != &w->task)
+		return;
+	w->hooked = true;
+	complete(&w->in_window);
+	mdelay(200);
+}
+
+static void ct_window_fn(struct dwq_task *task)
+{
+}
+
+static void ct_window_release(struct dwq_task *task)
+{
+	struct ct_window *w = container_of(task, struct ct_window, task);
+
+	w->bound_at_release = !!READ_ONCE(task->queue);
+	complete(&w->released);
+}
+
+/* On another CPU: drop the last reference inside the moment. */
+static int ct_window_putter(void *arg)
+{
+	struct ct_window *w = arg;
+
+	if (wait_for_completion_timeout(&w->in_window,
+					msecs_to_jiffies(TIMEOUT_MS)))
+		dwq_task_put(&w->task);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+static void ct_window_unhook(void *unused)
+{
+	WRITE_ONCE(dwq_kunit_unbind_hook, NULL);
+	WRITE_ONCE(ct_window_of, NULL);
+}
+
+static void ct_unpin(void *unused)
+{
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
+static void dwq_context_test_last_put_while_unbinding(struct kunit *test)
+{
+	struct ct_window *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched far = { .time_ns = HOUR };
+	struct task_struct *putter;
+	unsigned int here, there;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	here = cpumask_first(cpu_online_mask);
+	there = cpumask_next(here, cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)),
+			0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ct_unpin, NULL),
+			0);
+	dwq_task_init(&w->task, ct_window_fn, ct_window_release);
+	init_completion(&w->in_window);
+	init_completion(&w->released);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &w->task, &far), 0);
+
+	/* Our reference goes to the putter: the queue's is the other one. */
+	putter = kthread_create_on_cpu(ct_window_putter, w, there,
+				       "dwq-kunit-put/%u");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, putter);
+	WRITE_ONCE(ct_window_of, w);
+	WRITE_ONCE(dwq_kunit_unbind_hook, ct_window_hook);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, ct_window_unhook, NULL),
+			0);
+	wake_up_process(putter);
+
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&w->task), DWQ_RESULT_REMOVED);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(
+					&w->released, msecs_to_jiffies(TIMEOUT_MS)));
+	kthread_stop(putter);
+	KUNIT_EXPECT_TRUE(test, w->hooked);
+	KUNIT_EXPECT_FALSE(test, w->bound_at_release);
+}
+
 /* The leader is asleep on its timer, with no wakeup on its way. */
 static bool ct_leading(struct dwq_queue *q)
 {
@@ -847,6 +953,11 @@ static void dwq_context_test_quick_release_in_timer(struct kunit *test)
  * 20 us, racing its firings at varying points, then the object freed at
  * once: the queue holds no reference and never touches it again (KASAN
  * reports a use after the kfree()), and the leader is never woken.
+ *
+ * Fixed-delay, so that each firing's next deadline is 20 us after it ran:
+ * a fixed-rate task falls behind by a period for every 20 us the guest's
+ * vCPU is not run on a loaded host, and one expiry more than
+ * DWQ_TIMER_RUN_MAX periods late rightly wakes the leader for the rest.
  */
 static void dwq_context_test_quick_cancel_sync_free(struct kunit *test)
 {
@@ -873,7 +984,7 @@ static void dwq_context_test_quick_cancel_sync_free(struct kunit *test)
 		o->ran = &ran[0];
 		o->in_timer = &ran[1];
 		s = (struct dwq_sched){ .time_ns = (i % 4) * 10 * NSEC_PER_USEC,
-					.mode = DWQ_MODE_FIXED_RATE,
+					.mode = DWQ_MODE_FIXED_DELAY,
 					.period_ns = 20 * NSEC_PER_USEC };
 		if (dwq_schedule(q, &o->task, &s)) {
 			kfree(o);
@@ -978,6 +1089,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_mod_cancel_order),
 	KUNIT_CASE(dwq_context_test_mod_during_cancel_sync),
 	KUNIT_CASE_SLOW(dwq_context_test_cancel_sync_free),
+	KUNIT_CASE(dwq_context_test_last_put_while_unbinding),
 	{}
 };
 

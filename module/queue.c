@@ -183,6 +183,15 @@ static void dwq_task_release(struct kref *ref)
 {
 	struct dwq_task *task = container_of(ref, struct dwq_task, ref);
 
+	/*
+	 * The count can reach zero here while __dwq_task_unbind(), on another
+	 * CPU, has dropped the queue's reference but not yet cleared
+	 * @task->queue: its last touch of @task, a few instructions later
+	 * under the queue's raw spinlock, with interrupts off. Wait for it, so
+	 * that what the release function frees is no longer used.
+	 */
+	while (smp_load_acquire(&task->queue))
+		cpu_relax();
 	if (task->release)
 		task->release(task);
 }
@@ -190,6 +199,10 @@ static void dwq_task_release(struct kref *ref)
 /**
  * dwq_task_put() - drop a reference to a task
  * @task: the task
+ *
+ * If this was the last reference and the queue is letting go of @task on
+ * another CPU at that moment, the release function runs once it has (a few
+ * instructions later): it may free @task.
  *
  * Context: any context from which the task's release function may be
  * called, if this was the last reference.
@@ -216,6 +229,26 @@ static bool dwq_task_bound(struct dwq_queue *q, struct dwq_task *task)
 {
 	lockdep_assert_held(&q->lock);
 	return likely(task->queue == q);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Called by __dwq_task_unbind() between dropping the queue's reference and
+ * clearing @task->queue, under the queue's lock, when set: KUnit makes that
+ * moment long enough to drop the last reference meanwhile from another CPU.
+ */
+void (*dwq_kunit_unbind_hook)(struct dwq_task *task);
+EXPORT_SYMBOL_IF_KUNIT(dwq_kunit_unbind_hook);
+#endif
+
+static void dwq_kunit_unbinding(struct dwq_task *task)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	void (*hook)(struct dwq_task *task) = READ_ONCE(dwq_kunit_unbind_hook);
+
+	if (unlikely(hook))
+		hook(task);
+#endif
 }
 
 /**
@@ -248,7 +281,12 @@ static bool __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
 	 * holds, and its caller may free it at once.
 	 */
 	last = !refcount_dec_not_one(&task->ref.refcount);
-	/* Pairs with the acquire in dwq_task_queue(). */
+	/*
+	 * From here another holder may drop the last reference: its release
+	 * waits until @task->queue is clear (see dwq_task_release()).
+	 */
+	dwq_kunit_unbinding(task);
+	/* Pairs with the acquire in dwq_task_queue() and dwq_task_release(). */
 	smp_store_release(&task->queue, NULL);
 	return last;
 }

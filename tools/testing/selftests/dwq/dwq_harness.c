@@ -74,6 +74,14 @@ int dwq_reap_case(void)
 			pid = atoi(d->d_name);
 			if (pid <= 0 || pid == self)
 				continue;
+			/*
+			 * getpgid() first: reading /proc/PID/stat is what
+			 * costs, some 25 ms a process under the debug kernel
+			 * in a TCG guest, and nearly every PID is in another
+			 * group.
+			 */
+			if (getpgid(pid) != pgrp)
+				continue;
 			if (!proc_stat(pid, &pg, &state) || pg != pgrp ||
 			    state == 'Z' || state == 'X')
 				continue;
