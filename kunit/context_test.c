@@ -688,7 +688,7 @@ static int ct_window_putter(void *arg)
 
 static void ct_window_unhook(void *unused)
 {
-	WRITE_ONCE(dwq_kunit_unbind_hook, NULL);
+	WRITE_ONCE(dwq_kunit_hooks.unbind, NULL);
 	WRITE_ONCE(ct_window_of, NULL);
 }
 
@@ -704,6 +704,7 @@ static void dwq_context_test_last_put_while_unbinding(struct kunit *test)
 	struct dwq_sched far = { .time_ns = HOUR };
 	struct task_struct *putter;
 	unsigned int here, there;
+	unsigned long left;
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	if (num_online_cpus() < 2)
@@ -724,15 +725,16 @@ static void dwq_context_test_last_put_while_unbinding(struct kunit *test)
 				       "dwq-kunit-put/%u");
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, putter);
 	WRITE_ONCE(ct_window_of, w);
-	WRITE_ONCE(dwq_kunit_unbind_hook, ct_window_hook);
+	WRITE_ONCE(dwq_kunit_hooks.unbind, ct_window_hook);
 	KUNIT_ASSERT_EQ(test,
 			kunit_add_action_or_reset(test, ct_window_unhook, NULL),
 			0);
 	wake_up_process(putter);
 
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&w->task), DWQ_RESULT_REMOVED);
-	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(
-					&w->released, msecs_to_jiffies(TIMEOUT_MS)));
+	left = wait_for_completion_timeout(&w->released,
+					   msecs_to_jiffies(TIMEOUT_MS));
+	KUNIT_EXPECT_NE(test, left, 0UL);
 	kthread_stop(putter);
 	KUNIT_EXPECT_TRUE(test, w->hooked);
 	KUNIT_EXPECT_FALSE(test, w->bound_at_release);

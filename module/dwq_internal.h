@@ -250,7 +250,12 @@ extern struct dwq_queue *dwq_default_queue;
 u64 dwq_queue_now(const struct dwq_queue *q);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct dwq_heap_slot *dwq_slots_alloc(unsigned int n);
-extern void (*dwq_kunit_unbind_hook)(struct dwq_task *task);
+/* Test hooks of the engine, see queue.c. */
+struct dwq_kunit_hooks {
+	void (*unbind)(struct dwq_task *task);
+};
+
+extern struct dwq_kunit_hooks dwq_kunit_hooks;
 #endif
 struct dwq_task *dwq_take(struct dwq_worker *w);
 struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task);

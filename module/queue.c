@@ -233,19 +233,21 @@ static bool dwq_task_bound(struct dwq_queue *q, struct dwq_task *task)
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /*
- * Called by __dwq_task_unbind() between dropping the queue's reference and
- * clearing @task->queue, under the queue's lock, when set: KUnit makes that
- * moment long enough to drop the last reference meanwhile from another CPU.
+ * @unbind is called by __dwq_task_unbind() between dropping the queue's
+ * reference and clearing @task->queue, under the queue's lock, when set:
+ * KUnit makes that moment long enough to drop the last reference meanwhile
+ * from another CPU.
  */
-void (*dwq_kunit_unbind_hook)(struct dwq_task *task);
-EXPORT_SYMBOL_IF_KUNIT(dwq_kunit_unbind_hook);
+struct dwq_kunit_hooks dwq_kunit_hooks;
+EXPORT_SYMBOL_IF_KUNIT(dwq_kunit_hooks);
 #endif
 
 static void dwq_kunit_unbinding(struct dwq_task *task)
 {
 #if IS_ENABLED(CONFIG_KUNIT)
-	void (*hook)(struct dwq_task *task) = READ_ONCE(dwq_kunit_unbind_hook);
+	typeof(dwq_kunit_hooks.unbind) hook;
 
+	hook = READ_ONCE(dwq_kunit_hooks.unbind);
 	if (unlikely(hook))
 		hook(task);
 #endif
