@@ -317,6 +317,24 @@ long t_leftovers(void)
 	return most;
 }
 
+/* Whether @n tasks can be scheduled and closed within @budget_ms. */
+bool dwqt_cheap_enough(unsigned long long n, unsigned int budget_ms)
+{
+	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	int fd = dwqt_open(0), i;
+	uint64_t t0 = dwqt_now(), ms;
+
+	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
+	for (i = 0; i < 2; i++)
+		T_OK(dwqt_batch(fd, e, DWQ_SCHEDULE_BATCH_MAX, NULL));
+	close(fd);
+	ms = (dwqt_now() - t0) / NSEC_PER_MSEC;
+	t_note("%d tasks scheduled and closed in %llu ms",
+	       2 * DWQ_SCHEDULE_BATCH_MAX, (unsigned long long)ms);
+	return ms * n / (2 * DWQ_SCHEDULE_BATCH_MAX) <= budget_ms;
+}
+
 int dwqt_param(const char *name, unsigned long long *val)
 {
 	char path[256], buf[64], *end;

@@ -93,6 +93,12 @@ void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev);
 long t_leftovers(void);
 
 /* A module parameter from /sys/module/dwq/parameters; -errno if none. */
+/*
+ * Whether @n tasks can be scheduled and closed within @budget_ms, judged
+ * from scheduling and closing 2048: a case whose size would take minutes
+ * under the debug kernel runs a smaller one there.
+ */
+bool dwqt_cheap_enough(unsigned long long n, unsigned int budget_ms);
 int dwqt_param(const char *name, unsigned long long *val);
 /* Write a module parameter; 0 or -errno. */
 int dwqt_param_set(const char *name, unsigned long long val);

@@ -625,24 +625,6 @@ static void per_file_limit(unsigned long long max)
 	T_EQ(dwqt_stats_ok(other).all_tasks, base + 1);
 }
 
-/* Whether @n tasks can be scheduled and closed within @budget_ms. */
-static bool cheap_enough(unsigned long long n, unsigned int budget_ms)
-{
-	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
-	int fd = dwqt_open(0), i;
-	uint64_t t0 = dwqt_now(), ms;
-
-	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
-		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i);
-	for (i = 0; i < 2; i++)
-		T_OK(dwqt_batch(fd, e, DWQ_SCHEDULE_BATCH_MAX, NULL));
-	close(fd);
-	ms = (dwqt_now() - t0) / NSEC_PER_MSEC;
-	t_note("%d tasks scheduled and closed in %llu ms",
-	       2 * DWQ_SCHEDULE_BATCH_MAX, (unsigned long long)ms);
-	return ms * n / (2 * DWQ_SCHEDULE_BATCH_MAX) <= budget_ms;
-}
-
 #define LOWERED_LIMIT 4096
 
 static void per_file_limit_lowered(void)
@@ -668,7 +650,7 @@ TEST_F_TIMEOUT(limits, per_file_enospc, 400)
 	base = dwqt_stats_ok(other).all_tasks;
 	if (!dwqt_param("max_tasks", &global) && global < base + max + 1)
 		t_skip("max_tasks = %llu is below the per-file limit", global);
-	if (max <= LOWERED_LIMIT || cheap_enough(max, 15000)) {
+	if (max <= LOWERED_LIMIT || dwqt_cheap_enough(max, 15000)) {
 		per_file_limit(max);
 		return;
 	}
