@@ -1271,6 +1271,26 @@ int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 	return err;
 }
 
+/*
+ * The task of @id as RESCHEDULE and QUERY see it, and the time on its clock
+ * in @now: NULL for an id the file does not own, and for a due one-shot,
+ * whose event is all that is left of it.
+ */
+static struct dwq_utask *dwq_client_find_live(struct dwq_client *c, u64 id,
+					      u64 *now)
+{
+	struct dwq_utask *ut;
+
+	lockdep_assert_held(&c->mutex);
+	ut = dwq_client_find(c, id);
+	if (!ut)
+		return NULL;
+	*now = dwq_clock_now(ut->clock);
+	if (ut->mode == DWQ_MODE_ONESHOT && dwq_utask_due(ut, *now))
+		return NULL;
+	return ut;
+}
+
 /**
  * dwq_client_reschedule() - DWQ_IOC_RESCHEDULE on a file, checked
  * @c: the file
@@ -1291,14 +1311,12 @@ int dwq_client_reschedule(struct dwq_client *c,
 	err = dwq_client_lock(c, nonblock);
 	if (err)
 		return err;
-	ut = dwq_client_find(c, ur->id);
 	/*
 	 * One moment for the whole call: a one-shot not due (not gone) here
 	 * is not due below either, so only a periodic task keeps an event.
 	 */
-	if (ut)
-		now = dwq_clock_now(ut->clock);
-	if (!ut || (ut->mode == DWQ_MODE_ONESHOT && dwq_utask_due(ut, now))) {
+	ut = dwq_client_find_live(c, ur->id, &now);
+	if (!ut) {
 		err = -ENOENT;
 	} else {
 		err = dwq_reschedule_locked(c, ut, ur, now);
@@ -1330,12 +1348,7 @@ int dwq_client_query(struct dwq_client *c, struct dwq_ioc_query *uq,
 	err = dwq_client_lock(c, nonblock);
 	if (err)
 		return err;
-	ut = dwq_client_find(c, uq->id);
-	if (ut) {
-		now = dwq_clock_now(ut->clock);
-		if (ut->mode == DWQ_MODE_ONESHOT && dwq_utask_due(ut, now))
-			ut = NULL;
-	}
+	ut = dwq_client_find_live(c, uq->id, &now);
 	if (!ut) {
 		mutex_unlock(&c->mutex);
 		return -ENOENT;
