@@ -98,6 +98,14 @@ static struct timespec to_ts(__u64 ns)
 	return ts;
 }
 
+/* Sleep until @ns, an absolute CLOCK_MONOTONIC time. */
+static void sleep_until(__u64 ns)
+{
+	struct timespec ts = to_ts(ns);
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
 static void die(const char *what)
 {
 	fprintf(stderr, "dwq-ubench: %s: %s\n", what, strerror(errno));
@@ -2097,16 +2105,10 @@ static void f9_run(const struct f9_variant *v, struct f9_out *o)
 		errno = err;
 		die("pthread_create");
 	}
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
-			&(struct timespec){ .tv_sec = c.start / NSEC_PER_SEC,
-					    .tv_nsec = c.start % NSEC_PER_SEC },
-			NULL);
+	sleep_until(c.start);
 	cpu_sample(&s0, pid);
 	c0 = __atomic_load_n(count, __ATOMIC_RELAXED);
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
-			&(struct timespec){ .tv_sec = c.end / NSEC_PER_SEC,
-					    .tv_nsec = c.end % NSEC_PER_SEC },
-			NULL);
+	sleep_until(c.end);
 	cpu_sample(&s1, pid);
 	c1 = __atomic_load_n(count, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
