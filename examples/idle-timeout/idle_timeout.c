@@ -26,9 +26,12 @@
  * and quiet connection times out exactly once, not before idle_ms after its
  * last packet. The gaps are measured, so a guest that stalls for idle_ms
  * (only the host can make it) excludes the connections it starved instead
- * of failing them. debugfs, dwq_idle_timeout/, holds the counters (stats)
- * and one line per connection (conns); examples/idle-timeout/test.sh
- * asserts the above from them, and rmmod logs what teardown found.
+ * of failing them. Such a stall can also deliver a packet after a quiet
+ * connection's deadline, while its run is due: that run finds the deadline
+ * moved and is stale, and only a packet counted overdue can explain one.
+ * debugfs, dwq_idle_timeout/, holds the counters (stats) and one line per
+ * connection (conns); examples/idle-timeout/test.sh asserts the above from
+ * them, and rmmod logs what teardown found.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -97,6 +100,8 @@ enum conn_state { CONN_OPEN, CONN_CLOSED, CONN_TIMED_OUT };
  * @fired: runs of the idle callback
  * @stale: runs that found the deadline moved by a packet that came while
  *	the run was due, and armed the task again for the rest
+ * @overdue: packets that took effect idle_ms or more after the one before,
+ *	past the deadline it had set: only a stalled packet source sends them
  * @fin: it was closed by a FIN
  * @fin_ret: what the FIN's dwq_cancel() returned
  */
@@ -125,6 +130,7 @@ struct idle_conn {
 	u32 dropped;
 	u32 fired;
 	u32 stale;
+	u32 overdue;
 	bool fin;
 	int fin_ret;
 };
@@ -181,12 +187,15 @@ static void conn_settle(struct idle_conn *c, u8 state)
 
 /*
  * @prev_ns was @c's last packet, and the next one took effect by now.
- * Called with @c->lock held.
+ * Returns that gap. Called with @c->lock held.
  */
-static void conn_gap(struct idle_conn *c, u64 prev_ns)
+static u64 conn_gap(struct idle_conn *c, u64 prev_ns)
 {
+	u64 gap = ktime_get_ns() - prev_ns;
+
 	lockdep_assert_held(&c->lock);
-	c->max_gap_ns = max(c->max_gap_ns, ktime_get_ns() - prev_ns);
+	c->max_gap_ns = max(c->max_gap_ns, gap);
+	return gap;
 }
 
 /* The idle timeout: runs on a dwq worker, in process context. */
@@ -239,7 +248,8 @@ static void conn_rx(struct idle_conn *c)
 		c->moved++;
 	else if (ret == 0)
 		c->requeued++;
-	conn_gap(c, prev);
+	if (conn_gap(c, prev) >= idle_ns)
+		c->overdue++;
 out:
 	spin_unlock(&c->lock);
 }
@@ -445,14 +455,14 @@ static int conns_show(struct seq_file *m, void *v)
 
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(m,
-			 "# id role state packets moved requeued dropped fired stale max_gap_ns late_ns fin\n");
+			 "# id role state packets moved requeued dropped fired stale max_gap_ns late_ns fin overdue\n");
 		return 0;
 	}
 	spin_lock_bh(&c->lock);
-	seq_printf(m, "%u %s %s %u %u %u %u %u %u %llu %llu %s\n", c->id,
+	seq_printf(m, "%u %s %s %u %u %u %u %u %u %llu %llu %s %u\n", c->id,
 		   role_names[c->role], state_names[c->state], c->packets,
 		   c->moved, c->requeued, c->dropped, c->fired, c->stale,
-		   c->max_gap_ns, c->late_ns, fin_name(c));
+		   c->max_gap_ns, c->late_ns, fin_name(c), c->overdue);
 	spin_unlock_bh(&c->lock);
 	return 0;
 }
