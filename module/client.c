@@ -182,6 +182,13 @@ static void dwq_client_shrink(struct dwq_client *c, unsigned int clock)
 		kvfree(dwq_heap_adopt(heap, slots, want));
 }
 
+/* The time on @clock, a DWQ_CLOCK_*. */
+static u64 dwq_client_clock_now(unsigned int clock)
+{
+	return clock == DWQ_CLOCK_BOOTTIME ? ktime_get_boottime_ns() :
+					     ktime_get_ns();
+}
+
 /*
  * The alarm's callback: the earliest task of one clock of the file is
  * due. It only wakes the readers and pollers, who fire the task; it never
@@ -207,14 +214,16 @@ static void dwq_client_alarm(struct dwq_task *task)
  * Called after every change of the heap: an earlier head moves the alarm
  * earlier, a later one moves it later, an empty heap cancels it. The
  * alarm is one engine task: dwq_mod() moves it in O(log n) of the shared
- * queue. A head already due arms it in the past: it fires at once and
- * wakes the readers. A head that stays as it was is not armed again, so
- * a due task nobody reads costs one firing of the alarm.
+ * queue. A head already due is not armed for: the readers are woken here,
+ * at once, as the alarm would wake them, and the alarm is cancelled. A
+ * head that stays as it was is not armed again, so a due task nobody
+ * reads costs one wakeup, and a backlog drained by many read()s none.
  *
  * Context: process context, @c->mutex held; may sleep (to make room in
  * the queue, which the file reserved at open, so it does not fail).
  * Return: true if the alarm was armed anew (at a new earliest deadline:
- * it fires there, and wakes the readers), false if it stays as it was.
+ * it fires there, and wakes the readers) or the readers were woken for a
+ * head already due, false if it stays as it was.
  */
 static bool dwq_client_arm(struct dwq_client *c, unsigned int clock)
 {
@@ -233,6 +242,19 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock)
 		/* Nothing left: a callback running now only wakes in vain. */
 		dwq_cancel(&clk->alarm);
 		return false;
+	}
+	if (next <= dwq_client_clock_now(clock)) {
+		/*
+		 * Due already, as the head a read() leaves while it drains
+		 * a backlog: wake the readers here, as an alarm armed in the
+		 * past would at once, without the queue's timer in between.
+		 * The head is not armed for: a later change of the heap
+		 * arms the alarm again.
+		 */
+		clk->armed = U64_MAX;
+		dwq_cancel(&clk->alarm);
+		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
+		return true;
 	}
 	at.time_ns = next;
 	if (clock == DWQ_CLOCK_BOOTTIME)
@@ -816,9 +838,10 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 static bool dwq_client_due(struct dwq_client *c)
 {
 	return READ_ONCE(c->nr_ready) ||
-	       READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].next) <= ktime_get_ns() ||
+	       READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].next) <=
+		       dwq_client_clock_now(DWQ_CLOCK_MONOTONIC) ||
 	       READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].next) <=
-		       ktime_get_boottime_ns();
+		       dwq_client_clock_now(DWQ_CLOCK_BOOTTIME);
 }
 
 /**

@@ -137,6 +137,49 @@ TEST_F_TIMEOUT(perfile, fairness, 300)
 }
 
 /*
+ * A backlog read 16 events at a time: the head is still due when every
+ * read() but the last returns, which needs no alarm (the readers are woken
+ * at once, as an alarm armed in the past would). The queue runs a handful
+ * of callbacks for the whole drain, not one per read(); every event comes,
+ * once, in order.
+ */
+TEST_F(perfile, drain_without_alarms)
+{
+	static struct dwq_ioc_schedule e[BATCH];
+	int fd = dwqt_open(O_NONBLOCK), r, reads = 0;
+	struct dwq_ioc_stats st0 = dwqt_stats_ok(fd), st;
+	uint64_t base = dwqt_now() - NSEC_PER_SEC, got = 0;
+	struct dwq_event ev[16];
+	uint32_t i, n;
+
+	for (i = 0; i < BATCH; i++)
+		e[i] = dwqt_sched_arg(base + i, 0, DWQ_MODE_ONESHOT,
+				      DWQ_SCHED_ABS, i);
+	T_OK(dwqt_batch(fd, e, BATCH, NULL));
+	while (got < BATCH && reads < (int)BATCH) {
+		r = read(fd, ev, sizeof(ev));
+		T_EXPECT(r > 0 && r % sizeof(ev[0]) == 0, "read: %d (%s)", r,
+			 r < 0 ? t_errname(errno) : "bytes");
+		if (r <= 0)
+			break;
+		n = r / sizeof(ev[0]);
+		for (i = 0; i < n; i++)
+			T_EQ(ev[i].cookie, got + i);
+		got += n;
+		reads++;
+	}
+	T_EQ(got, BATCH);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.fired - st0.fired, BATCH);
+	T_EQ(st.pending, 0);
+	T_EXPECT(st.tasks_run - st0.tasks_run <= 4,
+		 "the queue ran %llu callbacks while %d reads drained %u tasks",
+		 (unsigned long long)(st.tasks_run - st0.tasks_run), reads,
+		 BATCH);
+	close(fd);
+}
+
+/*
  * read() into a read-only buffer is -EFAULT and fires nothing: the due
  * tasks (one-shots and a periodic one) are as they were, and a good read
  * then gets every event, in order.
