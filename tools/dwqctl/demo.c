@@ -424,24 +424,25 @@ static void more(const char *note)
 /*
  * A worker can stay the leader with nothing queued: it sleeps until the
  * deadline of an alarm that was cancelled since, and will wake then for
- * nothing. A new head due now moves its timer to now instead of waking it:
- * the timer runs that alarm, and then, with nothing left to lead, wakes
- * the leader once to follow. Do that, from the observer's file. With
- * @checked, check that its one wakeup, after the event, found nothing to
- * run.
+ * nothing. A new head due in a millisecond moves its timer there instead
+ * of waking it: the timer runs that alarm, and then, with nothing left to
+ * lead, wakes the leader once to follow. Do that, from the observer's
+ * file (a task due at once would not do: it wakes the file's readers
+ * from the ioctl, with no alarm). With @checked, check that its one
+ * wakeup, after the event, found nothing to run.
  */
 static int void_leader(struct demo *d, struct dwq_ioc_stats *st, int checked)
 {
-	struct dwq_ioc_schedule s = { .cookie = 999 };
+	struct dwq_ioc_schedule s = { .time_ns = NSEC_PER_MSEC, .cookie = 999 };
 	struct dwq_ioc_stats s1;
 	struct dwq_event ev;
 	int old = st->leader, n, err;
 
 	say("   Worker %d is the leader, yet nothing is queued: it sleeps until\n"
 	    "   the deadline of an alarm that was cancelled, and would wake then\n"
-	    "   for nothing. A task due now (from another file) moves its timer\n"
-	    "   to now: the timer runs that file's alarm, then wakes the leader\n"
-	    "   once, as there is nothing left to lead:\n",
+	    "   for nothing. A task due in 1 ms (from another file) moves its\n"
+	    "   timer there: the timer runs that file's alarm, then wakes the\n"
+	    "   leader once, as there is nothing left to lead:\n",
 	    old);
 	err = dev_schedule(d->obs, &s);
 	if (err) {
