@@ -797,6 +797,84 @@ static void dwq_context_test_quick_in_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
 }
 
+/* A worker waits as a follower. */
+static bool ct_following(struct dwq_queue *q)
+{
+	bool following;
+
+	raw_spin_lock_irq(&q->lock);
+	following = !list_empty(&q->followers);
+	raw_spin_unlock_irq(&q->lock);
+	return following;
+}
+
+/*
+ * The leader is asleep with nothing queued and its timer unarmed: the
+ * next task queued arms it.
+ */
+static bool ct_asleep(struct dwq_queue *q)
+{
+	struct task_struct *t;
+	bool asleep;
+
+	raw_spin_lock_irq(&q->lock);
+	t = q->leader ? q->leader->thread : NULL;
+	asleep = t && !q->leader_fired && !task_is_running(t) &&
+		 q->leader_deadline == KTIME_MAX && !dwq_heap_peek(&q->heap);
+	raw_spin_unlock_irq(&q->lock);
+	return asleep;
+}
+
+/*
+ * A quick task alone in the queue: the timer runs it and, with nothing
+ * left, the leader sleeps on, untimed, instead of being woken to follow.
+ * The next quick task arms its timer again; a task cancelled before it is
+ * due leaves the timer to find nothing, which wakes nobody either. Only
+ * the first task woke a worker (a follower, to lead). An ordinary task
+ * still wakes the leader, once, and runs on it.
+ */
+static void dwq_context_test_quick_alone(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 4);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched soon = { .time_ns = 20 * MS };
+	struct dwq_queue_stats before, after;
+
+	dwq_task_set_quick(&p[0].task, true);
+	dwq_task_set_quick(&p[1].task, true);
+	dwq_task_set_quick(&p[2].task, true);
+	dwq_kunit_wait_until(test, ct_following(q));
+	before = ct_stats(q);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &soon), 0);
+	dwq_kunit_wait_until(test, ct_unbound(&p[0]) && ct_asleep(q));
+	after = ct_stats(q);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].softirq_runs), 1);
+
+	before = after;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &soon), 0);
+	dwq_kunit_wait_until(test, ct_unbound(&p[1]) && ct_asleep(q));
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[2].task, &soon), 0);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[2].task), DWQ_RESULT_REMOVED);
+	/* The timer, armed for it, fires and finds nothing. */
+	msleep(40);
+	dwq_kunit_wait_until(test, ct_asleep(q));
+	after = ct_stats(q);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
+	KUNIT_EXPECT_EQ(test, after.total.tasks_run,
+			before.total.tasks_run + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].softirq_runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[2].runs), 0);
+
+	before = after;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[3].task, &soon), 0);
+	dwq_kunit_wait_until(test, ct_unbound(&p[3]));
+	after = ct_stats(q);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups + 1);
+	KUNIT_EXPECT_PTR_EQ(test, p[3].thread, q->workers[0].thread);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[3].softirq_runs), 0);
+}
+
 /*
  * An ordinary task due while a worker leads still wakes it and runs on
  * it, in process context with softirqs on.
@@ -1073,6 +1151,7 @@ static void dwq_context_test_quick_destroy(struct kunit *test)
 
 static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_quick_in_timer),
+	KUNIT_CASE(dwq_context_test_quick_alone),
 	KUNIT_CASE(dwq_context_test_not_quick_on_worker),
 	KUNIT_CASE(dwq_context_test_quick_burst),
 	KUNIT_CASE(dwq_context_test_quick_no_cancel_sync),

@@ -162,9 +162,10 @@ struct dwq_worker {
  * @heap: the tasks waiting for their deadlines, keyed on @clockid
  * @leader: the worker sleeping until the head's deadline, or NULL
  * @leader_deadline: the earliest @timer fires (the earliest deadline it
- *	was armed or moved for); meaningless without a @leader
+ *	was armed or moved for), or KTIME_MAX while the leader sleeps with
+ *	nothing queued and @timer unarmed; meaningless without a @leader
  * @leader_hard: the latest @timer fires (the earliest deadline plus slack
- *	it was armed or moved for)
+ *	it was armed or moved for), KTIME_MAX with @leader_deadline
  * @leader_fired: @leader was woken, by @timer or because a task queued
  *	meanwhile was due: it will re-read the head
  * @timer: the leader's timer: armed when a worker begins to lead, moved in

@@ -54,14 +54,18 @@
  *
  * Who wakes whom:
  *
- * - A schedule that makes a task the new head voids the leader, whose
- *   timer is now too late, and wakes exactly one thread: the voided leader
- *   itself if there was one (it sleeps on its hrtimer, not on @followers, so it
- *   is woken with wake_up_process(); it re-reads the head and leads again),
- *   else the first follower. The JDK signals @available instead, which may
- *   wake a follower and leave the old leader to time out for nothing. A
- *   new head due no earlier than the leader's timer (the head before it
- *   was cancelled) wakes nobody: the leader's timer comes first anyway.
+ * - A schedule that makes a task the new head moves the sleeping leader's
+ *   timer in place (hrtimer_start() on it, __dwq_queue_kick()): no thread
+ *   wakes, and there is still one timed waiter. Only a new head that is due
+ *   already (and not quick) wakes the leader, with wake_up_process(), since
+ *   it sleeps on its hrtimer, not on @followers; without a leader the first
+ *   follower is woken. The JDK signals @available instead, which may wake
+ *   a follower and leave the old leader to time out for nothing.
+ *
+ * - A leader whose timer finds nothing queued (its task was cancelled, or
+ *   the timer ran the quick ones) is not woken either: it sleeps on as the
+ *   leader with the timer unarmed, and the next schedule arms it. A timeout
+ *   armed and cancelled, or a lone quick timer, wakes no thread at all.
  *
  * - A worker leaving take() with no leader in place and tasks in the heap
  *   must make sure someone wakes for the new head (the JDK's finally
@@ -98,9 +102,9 @@
  *   along (dwq_queue_timer()). Such a task is RUNNING with no runner, and
  *   out of the heap, so no worker takes it meanwhile. A quick task due at
  *   once when scheduled moves the timer to now instead of waking the
- *   leader. Only a due task that is not quick, a burst past the bound or
- *   an emptied heap wakes the leader, which runs the rest as a worker
- *   (with softirqs off for a quick one).
+ *   leader. Only a due task that is not quick or a burst past the bound
+ *   wakes the leader, which runs the rest as a worker (with softirqs off
+ *   for a quick one).
  *
  * Capacity: the heap array never grows or shrinks under the lock, and
  * nothing that schedules allocates: a schedule that finds no room fails
@@ -380,6 +384,9 @@ static void __dwq_queue_kick(struct dwq_queue *q, struct dwq_task *task,
 		wake_up_process(leader->thread);
 		return;
 	}
+	/* For tracers: a leader asleep with nothing queued leads anew. */
+	if (q->leader_deadline == KTIME_MAX)
+		trace_dwq_leader(q, leader->id, soft);
 	__dwq_leader_arm(q, soft, hard);
 }
 
@@ -1788,8 +1795,9 @@ static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
  * without waking anyone (at most %DWQ_TIMER_RUN_MAX, so that a burst cannot
  * hold the timer softirq), and moves the timer on to the next head. Wakes
  * the leader for anything else: a due task that is not quick, more than
- * %DWQ_TIMER_RUN_MAX, an empty heap (it goes back to follow), a follower
- * on its way by hand-off, or a queue being destroyed. A timer that fired
+ * %DWQ_TIMER_RUN_MAX, a follower on its way by hand-off, or a queue being
+ * destroyed. With nothing queued, nobody is woken: the leader sleeps on
+ * with the timer unarmed, until the next task is queued. A timer that fired
  * just as it was moved later (its callback waited for the lock meanwhile)
  * does neither: it is armed again.
  *
@@ -1831,6 +1839,18 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 			__dwq_leader_arm(q, head->deadline,
 					 dwq_task_latest(task));
 			trace_dwq_leader(q, w->id, head->deadline);
+			break;
+		}
+		/*
+		 * Nothing queued (the task this was armed for was cancelled,
+		 * or the quick ones ran): the leader sleeps on, untimed, and
+		 * whoever queues the next task arms the timer for it
+		 * (__dwq_queue_kick()). Waking it would only send it back to
+		 * follow, and wake a follower to lead for the next task.
+		 */
+		if (!task && !q->stopping) {
+			q->leader_deadline = KTIME_MAX;
+			q->leader_hard = KTIME_MAX;
 			break;
 		}
 		if (!task || !READ_ONCE(task->quick) || q->stopping ||
