@@ -3,7 +3,8 @@
  * dwqctl demo: how /dev/dwq keeps and fires a file's tasks, explained for
  * a newcomer and checked step by step:
  *
- *   1. idle workers (any number from 2), no leader
+ *   1. idle workers (any number from 2): none awake, at most one the
+ *      leader; a lone alarm runs in the timer and wakes no worker
  *   2. the file keeps its tasks in its own heap: the shared queue holds
  *      one alarm per clock for it, not its tasks
  *   3. a task comes due: the alarm (quick, in the timer softirq; on
@@ -14,7 +15,8 @@
  *   5. cancel and query: a queued task is removed; a periodic task due
  *      and unread is parked, and a cancel keeps that firing's event; a
  *      due one-shot's id is gone (its event waits)
- *   6. close cancels the rest, and takes the alarm out of the queue
+ *   6. close cancels the rest, and takes the alarm out of the queue,
+ *      waking no worker
  *
  * Every claim printed is checked; the exit status is 1 if one fails, so a
  * test can rely on the demo. What it checks comes from STATS (the file's
@@ -158,21 +160,25 @@ static int preempt_rt(void)
 }
 
 /*
- * Wait until no worker leads, up to EVENT_TIMEOUT, and leave the last
- * STATS in @st. A leader woken for an empty queue gives the role up and
- * counts its wakeup in the same hold of the queue's lock, so once STATS
- * shows no leader, that wakeup is counted.
+ * Wait until the workers are quiet, up to EVENT_TIMEOUT: two STATS 20 ms
+ * apart count the same wakeups and callback runs. Leave the last in @st.
  */
 static int settle(struct demo *d, struct dwq_ioc_stats *st)
 {
 	__u64 t0 = clock_now(0);
+	struct dwq_ioc_stats prev;
 
+	if (demo_stats(d, d->obs, &prev))
+		return -1;
 	for (;;) {
+		sleep_ms(20);
 		if (demo_stats(d, d->obs, st))
 			return -1;
-		if (st->leader < 0 || clock_now(0) - t0 > EVENT_TIMEOUT)
+		if ((st->wakeups == prev.wakeups &&
+		     st->tasks_run == prev.tasks_run) ||
+		    clock_now(0) - t0 > EVENT_TIMEOUT)
 			return 0;
-		sleep_ms(10);
+		prev = *st;
 	}
 }
 
@@ -422,28 +428,21 @@ static void more(const char *note)
 }
 
 /*
- * A worker can stay the leader with nothing queued: it sleeps until the
- * deadline of an alarm that was cancelled since, and will wake then for
- * nothing. A new head due in a millisecond moves its timer there instead
- * of waking it: the timer runs that alarm, and then, with nothing left to
- * lead, wakes the leader once to follow. Do that, from the observer's
- * file (a task due at once would not do: it wakes the file's readers
- * from the ioctl, with no alarm). With @checked, check that its one
- * wakeup, after the event, found nothing to run.
+ * A task due in 10 ms, alone, from the observer's file: the leader's timer
+ * runs its alarm (a task due at once would not do: it wakes the file's
+ * readers from the ioctl, with no alarm), and with nothing left queued the
+ * leader sleeps on, untimed. Without a leader, one follower wakes to lead.
+ * Leaves the STATS after it in @st and the wakeups it cost in @woke.
  */
-static int void_leader(struct demo *d, struct dwq_ioc_stats *st, int checked)
+static int lone_alarm(struct demo *d, struct dwq_ioc_stats *st,
+		      unsigned long long *woke)
 {
-	struct dwq_ioc_schedule s = { .time_ns = NSEC_PER_MSEC, .cookie = 999 };
+	struct dwq_ioc_schedule s = { .time_ns = 10 * NSEC_PER_MSEC,
+				      .cookie = 999 };
 	struct dwq_ioc_stats s1;
 	struct dwq_event ev;
-	int old = st->leader, n, err;
+	int n, err;
 
-	say("   Worker %d is the leader, yet nothing is queued: it sleeps until\n"
-	    "   the deadline of an alarm that was cancelled, and would wake then\n"
-	    "   for nothing. A task due in 1 ms (from another file) moves its\n"
-	    "   timer there: the timer runs that file's alarm, then wakes the\n"
-	    "   leader once, as there is nothing left to lead:\n",
-	    old);
 	err = dev_schedule(d->obs, &s);
 	if (err) {
 		errorf(-err, err_cause(OP_SCHEDULE, -err),
@@ -451,59 +450,60 @@ static int void_leader(struct demo *d, struct dwq_ioc_stats *st, int checked)
 		return -1;
 	}
 	n = dev_wait_events(d->obs, &ev, 1, EVENT_TIMEOUT);
-	if (n <= 0) {
-		errorf(n ? -n : ETIMEDOUT,
-		       n ? err_cause(OP_READ, -n) : "no event within 10s",
+	if (n <= 0 || ev.cookie != 999) {
+		errorf(n < 0 ? -n : ETIMEDOUT,
+		       n < 0 ? err_cause(OP_READ, -n) : "no event within 10s",
 		       "demo: step %d: read", d->step);
 		return -1;
 	}
 	if (settle(d, &s1))
 		return -1;
-	row("wakeups", "one: the leader's, after it", "%llu -> %llu",
-	    st->wakeups, s1.wakeups);
-	row("spurious wakeups", "it found nothing to run", "%llu -> %llu",
-	    st->spurious_wakeups, s1.spurious_wakeups);
-	if (s1.leader < 0)
-		row("leader", NULL, "none");
-	else
-		row("leader", NULL, "worker %d", s1.leader);
-	if (checked)
-		check(d,
-		      ev.cookie == 999 && s1.wakeups - st->wakeups == 1 &&
-			      s1.spurious_wakeups - st->spurious_wakeups == 1 &&
-			      s1.leader < 0,
-		      "new_head_voids_leader",
-		      "the timer ran the alarm, then woke that leader once, for nothing, and left no leader");
+	*woke = s1.wakeups - st->wakeups;
 	*st = s1;
 	return 0;
 }
 
-/* 1. N idle workers, no leader. */
+/* "none", or "worker N". */
+static const char *leader_name(char *buf, size_t len, int leader)
+{
+	if (leader < 0)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "worker %d", leader);
+	return buf;
+}
+
+/* 1. N idle workers: none awake, at most one the leader. */
 static int step_idle(struct demo *d, struct dwq_ioc_stats *st)
 {
-	char title[64];
+	unsigned long long first, second;
+	struct dwq_ioc_stats st0;
+	char title[64], who[32];
+	int before;
 
-	snprintf(title, sizeof(title), "%u idle workers, no leader",
+	snprintf(title, sizeof(title), "%u idle workers, none awake",
 		 st->workers);
 	step(d, title);
 	/* Like QueueProbe's sleep(200): let the workers reach their wait. */
 	sleep_ms(200);
+	if (demo_stats(d, d->obs, &st0))
+		return -1;
+	sleep_ms(200);
 	if (demo_stats(d, d->obs, st))
 		return -1;
-	/* Left over from an earlier run: see void_leader(). */
-	if (st->leader >= 0 && !st->queue_size && void_leader(d, st, 0))
-		return -1;
+	say("   At most one worker leads: with nothing queued it sleeps with\n"
+	    "   no timeout, like the others, and the next task arms its timer.\n");
 	row("workers", NULL, "%u", st->workers);
-	if (st->leader < 0)
-		row("leader", "STATS.leader is -1", "none");
-	else
-		row("leader", NULL, "worker %d", st->leader);
+	row("leader", st->leader < 0 ? "STATS.leader is -1" : "asleep, untimed",
+	    "%s", leader_name(who, sizeof(who), st->leader));
 	row("tasks queued", NULL, "%u", st->queue_size);
 	row("wakeups so far", "all workers together: STATS has", "%llu",
 	    st->wakeups);
 	more("totals, not a count per worker");
-	check(d, st->leader < 0, "idle_no_leader",
-	      "%u workers wait for work and none is the leader", st->workers);
+	row("in 200 ms", "none woke", "+%llu", st->wakeups - st0.wakeups);
+	check(d, st->wakeups == st0.wakeups, "idle_quiet",
+	      "%u workers wait for work, and none woke in 200 ms",
+	      st->workers);
 	if (st->queue_size)
 		check(d, 0, "idle_queue_empty",
 		      "the queue is not idle: %u tasks of someone else, and the counts below assume nobody else uses dwq",
@@ -511,6 +511,25 @@ static int step_idle(struct demo *d, struct dwq_ioc_stats *st)
 	else
 		check(d, 1, "idle_queue_empty",
 		      "nothing is queued, so the counts below are ours alone");
+
+	say("\n   A task due in 10 ms, alone, twice (from another file). Its\n"
+	    "   alarm moves the leader's timer, which runs it in the timer\n"
+	    "   softirq; then nothing is left and the leader sleeps on. Only\n"
+	    "   without a leader does one worker wake, once, to lead:\n");
+	before = st->leader;
+	if (lone_alarm(d, st, &first) || lone_alarm(d, st, &second))
+		return -1;
+	row("1st: wakeups", before < 0 ? "a follower, to lead" : "none",
+	    "+%llu", first);
+	row("2nd: wakeups", "none", "+%llu", second);
+	row("leader now", "asleep, untimed", "%s",
+	    leader_name(who, sizeof(who), st->leader));
+	check(d,
+	      first == (before < 0 ? 1ULL : 0ULL) && !second && st->leader >= 0 &&
+		      !st->queue_size,
+	      "lone_alarm_no_wakeup",
+	      "a lone alarm ran in the timer and woke no worker (%llu, then %llu wakeups), and the leader stays",
+	      first, second);
 	return 0;
 }
 
@@ -939,9 +958,10 @@ static int step_cancel(struct demo *d)
 static int step_close(struct demo *d, unsigned int base)
 {
 	struct dwq_ioc_stats s0, s1;
+	char who[32];
 
 	step(d, "Cleanup by close");
-	if (demo_stats(d, d->fd, &s0))
+	if (settle(d, &s0) || demo_stats(d, d->fd, &s0))
 		return -1;
 	close(d->fd);
 	d->fd = -1;
@@ -956,9 +976,11 @@ static int step_close(struct demo *d, unsigned int base)
 	      "the queue is back to %u tasks", base);
 	if (settle(d, &s1))
 		return -1;
-	if (s1.leader >= 0 && !s1.queue_size)
-		return void_leader(d, &s1, 1);
-	row("leader", NULL, "none");
+	row("wakeups", "none", "+%llu", s1.wakeups - s0.wakeups);
+	row("leader", "asleep, nothing queued", "%s",
+	    leader_name(who, sizeof(who), s1.leader));
+	check(d, s1.wakeups == s0.wakeups, "close_no_wakeup",
+	      "closing woke no worker: the leader sleeps on with nothing queued");
 	return 0;
 }
 

@@ -17,8 +17,8 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=100 ;;
-timers) PLAN=59 ;;
+all) PLAN=102 ;;
+timers) PLAN=61 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
 out=${DWQ_OUT:-/tmp}/dwqctl
@@ -79,8 +79,10 @@ check "demo shows no [FAILED] check" "$tmp/demo" \
 	sh -c "! grep -q '^   \\[FAILED\\]' $tmp/demo"
 check "demo: nothing skipped (root, debugfs and tracefs are here)" "$tmp/demo" \
 	sh -c "! grep -q '\\[skipped\\]' $tmp/demo"
-check "demo: $workers idle workers have no leader" "$tmp/demo" \
-	sh -c "grep -q '^1\\. $workers idle workers, no leader$' $tmp/demo && grep -q '^   leader  *none' $tmp/demo"
+check "demo: $workers idle workers, none woke" "$tmp/demo" \
+	sh -c "grep -q '^1\\. $workers idle workers, none awake$' $tmp/demo && grep -q '\\[ok\\] $workers workers wait for work, and none woke in 200 ms' $tmp/demo"
+check "demo: a lone alarm runs in the timer and wakes no worker" "$tmp/demo" \
+	grep -Eq '\[ok\] a lone alarm ran in the timer and woke no worker \([01], then 0 wakeups\), and the leader stays' "$tmp/demo"
 check "demo: 40 tasks in the file's own heap, one alarm in the shared queue" "$tmp/demo" \
 	grep -q "\[ok\] 40 tasks in the file's heap, and one alarm for them in the shared queue" "$tmp/demo"
 check "demo: fdinfo shows the file's tasks and its next" "$tmp/demo" \
@@ -118,13 +120,15 @@ check "demo: a due one-shot's cancel is ENOENT, its event comes" "$tmp/demo" \
 	grep -q '\[ok\] a due one-shot cannot be cancelled (ENOENT): its event is read' "$tmp/demo"
 check "demo: close empties the queue" "$tmp/demo" \
 	grep -q '\[ok\] the queue is back to 0 tasks' "$tmp/demo"
+check "demo: close wakes no worker" "$tmp/demo" \
+	grep -q '\[ok\] closing woke no worker' "$tmp/demo"
 
 dwqctl demo --json >"$out/demo-$workers.json" 2>&1
 rc=$?
 cp "$out/demo-$workers.json" "$tmp/demoj"
 result $rc "demo --json exits 0" "$tmp/demoj"
 check "demo --json: every check ok, a final ok object" "$tmp/demoj" \
-	sh -c "! grep -q '\"ok\":false' $tmp/demoj && grep -Eq '^\\{\"type\":\"demo\",\"ok\":true,\"checks\":(19|20),\"failed\":0,\"skipped\":0\\}$' $tmp/demoj"
+	sh -c "! grep -q '\"ok\":false' $tmp/demoj && grep -Eq '^\\{\"type\":\"demo\",\"ok\":true,\"checks\":21,\"failed\":0,\"skipped\":0\\}$' $tmp/demoj"
 
 # --- stats and watch ----------------------------------------------------
 
