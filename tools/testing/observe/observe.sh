@@ -123,6 +123,26 @@ SCRIPT
 	pid=$!
 	wait $pid
 	rc=$?
+	# 32 files whose alarms are due at one instant (an absolute time on
+	# CLOCK_MONOTONIC, which /proc/uptime gives in the guest): the timer
+	# runs DWQ_TIMER_RUN_MAX (16) of them and wakes the leader for the
+	# rest, so a wakeup is recorded whoever led before.
+	up=$(cut -d' ' -f1 /proc/uptime)
+	# (Two decimals; "1" in front so that "08" is not read as octal.)
+	at=$(( (${up%.*} * 100 + 1${up#*.} - 100) * 10000000 + 10000000000 ))
+	printf 'schedule %s at\necho ready\nwait 1 events timeout 30s\n' "$at" >"$tmp/due"
+	pids=
+	i=0
+	while [ $i -lt 32 ]; do
+		dwqctl run "$tmp/due" >"$tmp/due.$i" 2>&1 &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	burst=0
+	# shellcheck disable=SC2086 # one pid a word
+	for p in $pids; do
+		wait "$p" && burst=$((burst + 1))
+	done
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/dwq/enable
 	cat $tr/trace >"$tmp/trace"
@@ -146,9 +166,12 @@ SCRIPT
 	result $? "trace: the file's schedules and its cancel stay in the file (no engine cancel)" "$tmp/trace"
 	grep -q 'dwq_fire:.* worker=[0-9]* deadline=[0-9]* lateness=[0-9]*$' "$tmp/trace"
 	result $? "trace: fire shows the worker and the lateness" "$tmp/trace"
+	echo "# burst: $burst of 32 due at $at read their event"
 	grep -q 'dwq_leader:.* worker=[0-9]* until=[0-9]*' "$tmp/trace" &&
-		grep -q 'dwq_wakeup:.* reason=' "$tmp/trace"
-	result $? "trace: leader changes and wakeups are recorded" "$tmp/trace"
+		[ $burst = 32 ] &&
+		grep -q "dwq_fire:.* deadline=$at " "$tmp/trace" &&
+		grep -q 'dwq_wakeup:.* worker=[0-9]* reason=leader-timer' "$tmp/trace"
+	result $? "trace: the leader's deadlines, and its wakeup by the timer for 32 alarms due at once" "$tmp/trace"
 	# The /dev/dwq events name the task as the program knows it.
 	grep -q "dwq_dev_schedule: tgid=$pid id=1 cookie=1 time=200000000 period=0 mode=oneshot$" "$tmp/trace" &&
 		grep -q "dwq_dev_schedule: tgid=$pid id=3 cookie=3 time=5000000000 period=0 mode=oneshot$" "$tmp/trace" &&
