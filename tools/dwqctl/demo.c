@@ -428,7 +428,7 @@ static void more(const char *note)
 }
 
 /*
- * A task due in 10 ms, alone, from the observer's file: the leader's timer
+ * A task due in 50 ms, alone, from the observer's file: the leader's timer
  * runs its alarm (a task due at once would not do: it wakes the file's
  * readers from the ioctl, with no alarm), and with nothing left queued the
  * leader sleeps on, untimed. Without a leader, one follower wakes to lead.
@@ -437,7 +437,7 @@ static void more(const char *note)
 static int lone_alarm(struct demo *d, struct dwq_ioc_stats *st,
 		      unsigned long long *woke)
 {
-	struct dwq_ioc_schedule s = { .time_ns = 10 * NSEC_PER_MSEC,
+	struct dwq_ioc_schedule s = { .time_ns = 50 * NSEC_PER_MSEC,
 				      .cookie = 999 };
 	struct dwq_ioc_stats s1;
 	struct dwq_event ev;
@@ -512,7 +512,7 @@ static int step_idle(struct demo *d, struct dwq_ioc_stats *st)
 		check(d, 1, "idle_queue_empty",
 		      "nothing is queued, so the counts below are ours alone");
 
-	say("\n   A task due in 10 ms, alone, twice (from another file). Its\n"
+	say("\n   A task due in 50 ms, alone, twice (from another file). Its\n"
 	    "   alarm moves the leader's timer, which runs it in the timer\n"
 	    "   softirq; then nothing is left and the leader sleeps on. Only\n"
 	    "   without a leader does one worker wake, once, to lead:\n");
