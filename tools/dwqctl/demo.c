@@ -502,8 +502,7 @@ static int step_idle(struct demo *d, struct dwq_ioc_stats *st)
 	more("totals, not a count per worker");
 	row("in 200 ms", "none woke", "+%llu", st->wakeups - st0.wakeups);
 	check(d, st->wakeups == st0.wakeups, "idle_quiet",
-	      "%u workers wait for work, and none woke in 200 ms",
-	      st->workers);
+	      "%u workers wait for work, and none woke in 200 ms", st->workers);
 	if (st->queue_size)
 		check(d, 0, "idle_queue_empty",
 		      "the queue is not idle: %u tasks of someone else, and the counts below assume nobody else uses dwq",
@@ -525,8 +524,8 @@ static int step_idle(struct demo *d, struct dwq_ioc_stats *st)
 	row("leader now", "asleep, untimed", "%s",
 	    leader_name(who, sizeof(who), st->leader));
 	check(d,
-	      first == (before < 0 ? 1ULL : 0ULL) && !second && st->leader >= 0 &&
-		      !st->queue_size,
+	      first == (before < 0 ? 1ULL : 0ULL) && !second &&
+		      st->leader >= 0 && !st->queue_size,
 	      "lone_alarm_no_wakeup",
 	      "a lone alarm ran in the timer and woke no worker (%llu, then %llu wakeups), and the leader stays",
 	      first, second);

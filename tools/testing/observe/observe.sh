@@ -123,6 +123,14 @@ SCRIPT
 	pid=$!
 	wait $pid
 	rc=$?
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/dwq/enable
+	cat $tr/trace >"$tmp/trace"
+	cat "$tmp/work.out" >>"$tmp/trace"
+	# Traced apart, so that the workload's trace holds its events only.
+	echo >$tr/trace
+	echo 1 >$tr/events/dwq/enable
+	echo 1 >$tr/tracing_on
 	# 32 files whose alarms are due at one instant (an absolute time on
 	# CLOCK_MONOTONIC, which /proc/uptime gives in the guest): the timer
 	# runs DWQ_TIMER_RUN_MAX (16) of them and wakes the leader for the
@@ -130,7 +138,7 @@ SCRIPT
 	up=$(cut -d' ' -f1 /proc/uptime)
 	# (Two decimals; "1" in front so that "08" is not read as octal.)
 	at=$(( (${up%.*} * 100 + 1${up#*.} - 100) * 10000000 + 10000000000 ))
-	printf 'schedule %s at\necho ready\nwait 1 events timeout 30s\n' "$at" >"$tmp/due"
+	printf 'schedule %sns at\necho ready\nwait 1 events timeout 30s\n' "$at" >"$tmp/due"
 	pids=
 	i=0
 	while [ $i -lt 32 ]; do
@@ -145,8 +153,7 @@ SCRIPT
 	done
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/dwq/enable
-	cat $tr/trace >"$tmp/trace"
-	cat "$tmp/work.out" >>"$tmp/trace"
+	cat $tr/trace >"$tmp/burst"
 	[ $rc = 0 ]
 	result $? "the traced workload ran" "$tmp/trace"
 	# The engine's events of the workload, in the order they happened:
@@ -166,11 +173,14 @@ SCRIPT
 	result $? "trace: the file's schedules and its cancel stay in the file (no engine cancel)" "$tmp/trace"
 	grep -q 'dwq_fire:.* worker=[0-9]* deadline=[0-9]* lateness=[0-9]*$' "$tmp/trace"
 	result $? "trace: fire shows the worker and the lateness" "$tmp/trace"
-	echo "# burst: $burst of 32 due at $at read their event"
+	{
+		echo "# burst: $burst of 32 due at $at read their event"
+		cat "$tmp/burst"
+	} >>"$tmp/trace"
 	grep -q 'dwq_leader:.* worker=[0-9]* until=[0-9]*' "$tmp/trace" &&
 		[ $burst = 32 ] &&
-		grep -q "dwq_fire:.* deadline=$at " "$tmp/trace" &&
-		grep -q 'dwq_wakeup:.* worker=[0-9]* reason=leader-timer' "$tmp/trace"
+		[ "$(grep -c "dwq_fire:.* deadline=$at " "$tmp/burst")" = 32 ] &&
+		grep -q 'dwq_wakeup:.* worker=[0-9]* reason=leader-timer' "$tmp/burst"
 	result $? "trace: the leader's deadlines, and its wakeup by the timer for 32 alarms due at once" "$tmp/trace"
 	# The /dev/dwq events name the task as the program knows it.
 	grep -q "dwq_dev_schedule: tgid=$pid id=1 cookie=1 time=200000000 period=0 mode=oneshot$" "$tmp/trace" &&
