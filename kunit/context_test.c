@@ -856,8 +856,7 @@ static void dwq_context_test_quick_alone(struct kunit *test)
 	dwq_kunit_wait_until(test, ct_unbound(&p[1]) && ct_asleep(q));
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[2].task, &soon), 0);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[2].task), DWQ_RESULT_REMOVED);
-	/* The timer, armed for it, fires and finds nothing. */
-	msleep(40);
+	/* Armed for it, the timer must fire and find nothing to be asleep. */
 	dwq_kunit_wait_until(test, ct_asleep(q));
 	after = ct_stats(q);
 	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
