@@ -450,10 +450,16 @@ static int lone_alarm(struct demo *d, struct dwq_ioc_stats *st,
 		return -1;
 	}
 	n = dev_wait_events(d->obs, &ev, 1, EVENT_TIMEOUT);
-	if (n <= 0 || ev.cookie != 999) {
-		errorf(n < 0 ? -n : ETIMEDOUT,
-		       n < 0 ? err_cause(OP_READ, -n) : "no event within 10s",
+	if (n <= 0) {
+		errorf(n ? -n : ETIMEDOUT,
+		       n ? err_cause(OP_READ, -n) : "no event within 10s",
 		       "demo: step %d: read", d->step);
+		return -1;
+	}
+	if (ev.cookie != 999) {
+		errorf(0, NULL,
+		       "demo: step %d: read an event of cookie %llu, not 999: is another program using this file?",
+		       d->step, (unsigned long long)ev.cookie);
 		return -1;
 	}
 	if (settle(d, &s1))
@@ -976,7 +982,7 @@ static int step_close(struct demo *d, unsigned int base)
 	if (settle(d, &s1))
 		return -1;
 	row("wakeups", "none", "+%llu", s1.wakeups - s0.wakeups);
-	row("leader", "asleep, nothing queued", "%s",
+	row("leader", s1.leader < 0 ? NULL : "asleep, nothing queued", "%s",
 	    leader_name(who, sizeof(who), s1.leader));
 	check(d, s1.wakeups == s0.wakeups, "close_no_wakeup",
 	      "closing woke no worker: the leader sleeps on with nothing queued");
