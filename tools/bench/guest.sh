@@ -66,13 +66,18 @@ hz=
 # or goes, the kernel patches the scheduler's cfs_bandwidth_used() static
 # key in place, and under TCG a vCPU has been seen to run a stale int3 of
 # that patching (an "Oops: int3" in the scheduler). With a quota always
-# set, F9's caps only count the key up and down, and nothing is patched.
+# set, F9's caps only count the key up and down, and nothing is patched
+# while a figure runs.
 # Every figure runs with the same key, so the comparisons stay fair.
+# The guest may run other tests after this script (make check's stock
+# guest does): the cgroup, and the mount if this made it, are undone at
+# the end, when nothing is measured any more.
 pin=
+mounted=
 cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 if [ -z "$cg" ]; then
 	cg=/sys/fs/cgroup
-	mkdir -p $cg && mount -t cgroup2 none $cg
+	mkdir -p $cg && mount -t cgroup2 none $cg && mounted=1
 fi
 if [ -n "$cg" ] && echo +cpu >"$cg/cgroup.subtree_control" 2>/dev/null &&
 	mkdir -p "$cg/dwq-bench-pin" &&
@@ -140,4 +145,7 @@ echo "ubench=$ubrc" >>"$out/status.txt"
 [ $ubrc = 0 ] || rc=1
 echo "bench: dwq-ubench figures: exit $ubrc, $(wc -l <"$out/ubench.jsonl") lines"
 cat "$out/ubench.stderr"
+
+[ -n "$pin" ] && rmdir "$pin"
+[ -n "$mounted" ] && umount "$cg"
 exit $rc
