@@ -829,33 +829,50 @@ static bool ct_asleep(struct dwq_queue *q)
  * A quick task alone in the queue: the timer runs it and, with nothing
  * left, the leader sleeps on, untimed, instead of being woken to follow.
  * The next quick task arms its timer again; a task cancelled before it is
- * due leaves the timer to find nothing, which wakes nobody either. Only
- * the first task woke a worker (a follower, to lead). An ordinary task
- * still wakes the leader, once, and runs on it.
+ * due leaves the timer to find nothing, which wakes nobody either. An
+ * ordinary task still wakes the leader, once, and runs on it.
+ *
+ * Each step holds whatever the scheduling thread's delays: the leader is
+ * in place, timed for an hour, before the first quick task, and a quick
+ * task due when queued is run by the timer too. Only the task cancelled
+ * before it is due needs its cancel to come first: it is due in 200 ms,
+ * and nothing on this CPU runs between its schedule and its cancel.
  */
 static void dwq_context_test_quick_alone(struct kunit *test)
 {
-	struct ct_probe *p = ct_probes(test, 4);
+	struct ct_probe *p = ct_probes(test, 5);
 	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched far = { .time_ns = HOUR };
 	struct dwq_sched soon = { .time_ns = 20 * MS };
+	struct dwq_sched later = { .time_ns = 200 * MS };
 	struct dwq_queue_stats before, after;
+	int queued, cancelled;
 
 	dwq_task_set_quick(&p[0].task, true);
 	dwq_task_set_quick(&p[1].task, true);
 	dwq_task_set_quick(&p[2].task, true);
-	dwq_kunit_wait_until(test, ct_following(q));
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[4].task, &far), 0);
+	dwq_kunit_wait_until(test, ct_leading(q));
 	before = ct_stats(q);
+	/* The timer stays armed for the hour: nothing to find, no wakeup. */
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[4].task), DWQ_RESULT_REMOVED);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &soon), 0);
 	dwq_kunit_wait_until(test, ct_unbound(&p[0]) && ct_asleep(q));
 	after = ct_stats(q);
-	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups + 1);
+	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
+	KUNIT_EXPECT_EQ(test, after.total.tasks_run,
+			before.total.tasks_run + 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].softirq_runs), 1);
 
 	before = after;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &soon), 0);
 	dwq_kunit_wait_until(test, ct_unbound(&p[1]) && ct_asleep(q));
-	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[2].task, &soon), 0);
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[2].task), DWQ_RESULT_REMOVED);
+	local_bh_disable();
+	queued = dwq_schedule(q, &p[2].task, &later);
+	cancelled = dwq_cancel(&p[2].task);
+	local_bh_enable();
+	KUNIT_ASSERT_EQ(test, queued, 0);
+	KUNIT_EXPECT_EQ(test, cancelled, DWQ_RESULT_REMOVED);
 	/* Armed for it, the timer must fire and find nothing to be asleep. */
 	dwq_kunit_wait_until(test, ct_asleep(q));
 	after = ct_stats(q);
@@ -872,6 +889,7 @@ static void dwq_context_test_quick_alone(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups + 1);
 	KUNIT_EXPECT_PTR_EQ(test, p[3].thread, q->workers[0].thread);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[3].softirq_runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[4].runs), 0);
 }
 
 /*
