@@ -797,17 +797,6 @@ static void dwq_context_test_quick_in_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
 }
 
-/* A worker waits as a follower. */
-static bool ct_following(struct dwq_queue *q)
-{
-	bool following;
-
-	raw_spin_lock_irq(&q->lock);
-	following = !list_empty(&q->followers);
-	raw_spin_unlock_irq(&q->lock);
-	return following;
-}
-
 /*
  * The leader is asleep with nothing queued and its timer unarmed: the
  * next task queued arms it.
