@@ -715,12 +715,21 @@ static void dwq_queue_test_wakeups_per_task(struct kunit *test)
 static void dwq_queue_test_deadline_order(struct kunit *test)
 {
 	const unsigned int n = 32;
-	struct qt_probe *p = qt_probes(test, n);
+	struct qt_probe *p = qt_probes(test, n + 1), *hold = &p[n];
+	struct completion *gate = qt_gate(test);
 	struct dwq_queue *q = qt_queue(test, 1, 0);
 	unsigned int i, j;
 	atomic_t seq;
 	u64 base;
 
+	/*
+	 * The only worker waits at the gate meanwhile, so the order holds
+	 * even if scheduling takes longer than the first deadlines (a loaded
+	 * guest): the tasks due by then run in deadline order once it opens.
+	 */
+	hold->gate = gate;
+	KUNIT_ASSERT_EQ(test, qt_after(q, hold, 0), 0);
+	qt_wait_for(test, &hold->started, TIMEOUT_MS);
 	atomic_set(&seq, 0);
 	base = ktime_get_ns() + 100 * MS;
 	/* Distinct deadlines 3 ms apart, scheduled in a scrambled order. */
@@ -729,6 +738,8 @@ static void dwq_queue_test_deadline_order(struct kunit *test)
 		p[j].seq = &seq;
 		KUNIT_ASSERT_EQ(test, qt_at(q, &p[j], base + j * 3 * MS), 0);
 	}
+	complete_all(gate);
+	qt_wait_ran(test, hold);
 	for (i = 0; i < n; i++)
 		qt_wait_ran(test, &p[i]);
 	for (i = 0; i < n; i++) {
