@@ -16,6 +16,11 @@
  * measuring this heap against 2-ary and node-pointer-only variants of its
  * own.
  *
+ * The operations on queued nodes (insert, pop, remove, update) are inline
+ * here, as lib/min_heap.h's are: the queue calls them under its lock on
+ * every schedule and cancel, and a call across translation units cost more
+ * than the sift itself. heap.c has the rest.
+ *
  * Nothing here locks, sleeps or allocates. The caller serialises all
  * access and owns the slot array: it allocates a bigger (or smaller) array
  * outside its lock when dwq_heap_want_capacity() asks for one, and hands it
@@ -25,7 +30,10 @@
 #ifndef _DWQ_HEAP_H
 #define _DWQ_HEAP_H
 
+#include <linux/bug.h>
+#include <linux/errno.h>
 #include <linux/limits.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 
 /* struct dwq_heap_node is embedded in every task, so dwq.h defines it. */
@@ -91,12 +99,268 @@ static inline struct dwq_heap_node *dwq_heap_peek(const struct dwq_heap *heap)
 	return heap->nr ? heap->slots[0].node : NULL;
 }
 
-int dwq_heap_insert(struct dwq_heap *heap, struct dwq_heap_node *node,
-		    u64 deadline);
-struct dwq_heap_node *dwq_heap_pop(struct dwq_heap *heap);
-void dwq_heap_remove(struct dwq_heap *heap, struct dwq_heap_node *node);
-void dwq_heap_update(struct dwq_heap *heap, struct dwq_heap_node *node,
-		     u64 deadline);
+/*
+ * Sifting moves a hole rather than swapping: the moving entry is held in a
+ * local, the entries it passes are shifted one level, and it is written
+ * once where it stops. Every write of a slot also writes that node's
+ * @index; keys are compared only on the slot copies, never through the
+ * node pointer.
+ */
+
+/* Copy the key of the node in slot @s into the slot. */
+static inline void dwq_heap_slot_rekey(struct dwq_heap_slot *s)
+{
+	s->deadline = s->node->deadline;
+	s->seq = s->node->seq;
+}
+
+/* Is @a's key (deadline, seq) before @b's? */
+static inline bool dwq_heap_less(const struct dwq_heap_slot *a,
+				 const struct dwq_heap_slot *b)
+{
+	if (a->deadline != b->deadline)
+		return a->deadline < b->deadline;
+	return a->seq < b->seq;
+}
+
+/* Write @s into slot @i of @slots and tell its node where it now lives. */
+static inline void dwq_heap_set(struct dwq_heap_slot *slots, unsigned int i,
+				const struct dwq_heap_slot *s)
+{
+	slots[i] = *s;
+	s->node->index = i;
+}
+
+/* Move the entry at slot @i towards the root; return where it stops. */
+static __always_inline unsigned int dwq_heap_sift_up(struct dwq_heap *heap,
+						     unsigned int i)
+{
+	struct dwq_heap_slot *slots = heap->slots;
+	struct dwq_heap_slot s = slots[i];
+	unsigned int start = i, parent;
+
+	while (i > 0) {
+		parent = (i - 1) / DWQ_HEAP_ARITY;
+		if (!dwq_heap_less(&s, &slots[parent]))
+			break;
+		dwq_heap_set(slots, i, &slots[parent]);
+		i = parent;
+	}
+	if (i != start)
+		dwq_heap_set(slots, i, &s);
+	return i;
+}
+
+/*
+ * Move the entry at slot @i towards the leaves; return where it stops.
+ * Each level costs 4 comparisons: 3 to find the least child and one to
+ * compare it with the moving entry.
+ */
+static inline unsigned int dwq_heap_sift_down(struct dwq_heap *heap,
+					      unsigned int i)
+{
+	struct dwq_heap_slot *slots = heap->slots;
+	struct dwq_heap_slot s = slots[i];
+	unsigned int nr = heap->nr, start = i;
+	unsigned int first, end, c, least;
+
+	/*
+	 * Slot i has a child iff ARITY * i + 1 < nr. Written as a division
+	 * so that ARITY * i cannot overflow; nr <= DWQ_HEAP_MAX_CAPACITY
+	 * then bounds first + ARITY as well.
+	 */
+	while (nr > 1 && i <= (nr - 2) / DWQ_HEAP_ARITY) {
+		first = DWQ_HEAP_ARITY * i + 1;
+		end = min(first + DWQ_HEAP_ARITY, nr);
+		least = first;
+		for (c = first + 1; c < end; c++)
+			if (dwq_heap_less(&slots[c], &slots[least]))
+				least = c;
+		if (!dwq_heap_less(&slots[least], &s))
+			break;
+		dwq_heap_set(slots, i, &slots[least]);
+		i = least;
+	}
+	if (i != start)
+		dwq_heap_set(slots, i, &s);
+	return i;
+}
+
+/*
+ * Take the entry at slot @i out of the heap and restore heap order.
+ *
+ * Entries other than the last stay; the last must find a new slot. The
+ * hole at @i moves down to a leaf, the least child moving up into it at
+ * each level (3 comparisons), then the last entry fills it and
+ * sifts up. The last entry comes from the bottom level and nearly always
+ * belongs near it, so this saves its own comparison at every level on the
+ * way down (Floyd's bottom-up removal); when it belongs above @i (it was
+ * a leaf of another branch), sifting up takes it there.
+ */
+static __always_inline struct dwq_heap_node *
+dwq_heap_remove_at(struct dwq_heap *heap, unsigned int i)
+{
+	struct dwq_heap_slot *slots = heap->slots;
+	struct dwq_heap_node *node = slots[i].node;
+	unsigned int last = --heap->nr;
+	unsigned int first, end, c, least;
+
+	node->index = -1;
+	if (i == last)
+		return node;
+	/* Slot i has a child among 0 .. last - 1 iff ARITY * i + 1 < last. */
+	while (last > 1 && i <= (last - 2) / DWQ_HEAP_ARITY) {
+		first = DWQ_HEAP_ARITY * i + 1;
+		end = min(first + DWQ_HEAP_ARITY, last);
+		least = first;
+		for (c = first + 1; c < end; c++)
+			if (dwq_heap_less(&slots[c], &slots[least]))
+				least = c;
+		dwq_heap_set(slots, i, &slots[least]);
+		i = least;
+	}
+	dwq_heap_set(slots, i, &slots[last]);
+	dwq_heap_sift_up(heap, i);
+	return node;
+}
+
+/*
+ * Put @node, whose key was just set with a fresh seq, in the hole at slot
+ * @i, moving it up as far as it goes. A fresh seq is above every other, so
+ * only an earlier deadline is before it: one compare a level. The entry is
+ * written once, where it stops.
+ */
+static __always_inline void dwq_heap_sift_up_fresh(struct dwq_heap *heap,
+						   unsigned int i,
+						   struct dwq_heap_node *node)
+{
+	struct dwq_heap_slot *slots = heap->slots;
+	struct dwq_heap_slot s = { node->deadline, node->seq, node };
+	unsigned int parent;
+
+	while (i > 0) {
+		parent = (i - 1) / DWQ_HEAP_ARITY;
+		if (slots[parent].deadline <= s.deadline)
+			break;
+		dwq_heap_set(slots, i, &slots[parent]);
+		i = parent;
+	}
+	dwq_heap_set(slots, i, &s);
+}
+
+/* Is @node queued in @heap? A caller bug (warned once) if not. */
+static __always_inline bool dwq_heap_owns(const struct dwq_heap *heap,
+					  const struct dwq_heap_node *node)
+{
+	unsigned int i = node->index;
+
+	/* A negative index becomes a huge unsigned one: out of range too. */
+	return !WARN_ON_ONCE(i >= heap->nr || heap->slots[i].node != node);
+}
+
+/**
+ * dwq_heap_insert() - queue a node with a deadline
+ * @heap: the heap
+ * @node: a node that is not queued in any heap
+ * @deadline: its key; equal deadlines leave in insertion order
+ *
+ * Sets @node's deadline, a fresh sequence number and its slot. O(log n).
+ * The heap never grows by itself: when it is full, the caller allocates
+ * the array dwq_heap_want_capacity() asks for, hands it over with
+ * dwq_heap_adopt() and tries again.
+ *
+ * Context: any context; the caller serialises access to @heap.
+ * Return: 0 on success; -ENOSPC if the heap is full (nothing changed);
+ * -EBUSY, with a warning, if @node is already queued (a caller bug).
+ */
+static __always_inline int
+dwq_heap_insert(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
+{
+	if (WARN_ON_ONCE(dwq_heap_node_queued(node)))
+		return -EBUSY;
+	if (heap->nr >= heap->cap)
+		return -ENOSPC;
+
+	node->deadline = deadline;
+	node->seq = heap->next_seq++;
+	dwq_heap_sift_up_fresh(heap, heap->nr++, node);
+	return 0;
+}
+
+/**
+ * dwq_heap_pop() - dequeue the node with the earliest key
+ * @heap: the heap
+ *
+ * The node leaves with index -1; its deadline and seq stay readable.
+ * O(log n).
+ *
+ * Context: any context; the caller serialises access to @heap.
+ * Return: the node that was at the root, or NULL if the heap is empty.
+ */
+static inline struct dwq_heap_node *dwq_heap_pop(struct dwq_heap *heap)
+{
+	if (!heap->nr)
+		return NULL;
+	return dwq_heap_remove_at(heap, 0);
+}
+
+/**
+ * dwq_heap_remove() - dequeue any node
+ * @heap: the heap
+ * @node: a node queued in @heap
+ *
+ * The hole moves down to a leaf, then the last entry fills it and is
+ * sifted up (see dwq_heap_remove_at()). The node leaves with index -1.
+ * O(log n), no search.
+ *
+ * Context: any context; the caller serialises access to @heap.
+ * If @node is not queued in @heap this warns once and does nothing.
+ */
+static __always_inline void dwq_heap_remove(struct dwq_heap *heap,
+					    struct dwq_heap_node *node)
+{
+	if (dwq_heap_owns(heap, node))
+		dwq_heap_remove_at(heap, node->index);
+}
+
+/**
+ * dwq_heap_update() - change the deadline of a queued node
+ * @heap: the heap
+ * @node: a node queued in @heap
+ * @deadline: its new deadline
+ *
+ * The node also gets a fresh sequence number, so it goes after the nodes
+ * already queued with the same deadline, exactly as if it had been removed
+ * and inserted again; it keeps its identity and needs no capacity. O(log n).
+ *
+ * Context: any context; the caller serialises access to @heap.
+ * If @node is not queued in @heap this warns once and does nothing.
+ */
+static __always_inline void
+dwq_heap_update(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
+{
+	unsigned int i;
+	bool earlier;
+
+	if (!dwq_heap_owns(heap, node))
+		return;
+
+	/*
+	 * The fresh seq is above every other, so the new key is before the
+	 * old one iff the deadline is: only then can the node have to move
+	 * up, and otherwise only down.
+	 */
+	earlier = deadline < node->deadline;
+	i = node->index;
+	node->deadline = deadline;
+	node->seq = heap->next_seq++;
+	if (earlier) {
+		dwq_heap_sift_up_fresh(heap, i, node);
+		return;
+	}
+	dwq_heap_slot_rekey(&heap->slots[i]);
+	dwq_heap_sift_down(heap, i);
+}
 
 unsigned int dwq_heap_want_capacity(const struct dwq_heap *heap,
 				    unsigned int extra);

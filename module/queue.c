@@ -273,8 +273,9 @@ static void dwq_kunit_unbinding(struct dwq_task *task)
  * Context: @q->lock held.
  * Return: true if the caller must drop the last reference after unlocking.
  */
-static bool __dwq_task_unbind(struct dwq_queue *q, struct dwq_task *task,
-			      unsigned int state)
+static __always_inline bool __dwq_task_unbind(struct dwq_queue *q,
+					      struct dwq_task *task,
+					      unsigned int state)
 {
 	bool last;
 
@@ -357,8 +358,9 @@ static void __dwq_leader_arm(struct dwq_queue *q, u64 soft, u64 hard)
  *
  * Context: @q->lock held.
  */
-static void __dwq_queue_kick(struct dwq_queue *q, struct dwq_task *task,
-			     bool new_head, u64 now)
+static __always_inline void __dwq_queue_kick(struct dwq_queue *q,
+					     struct dwq_task *task,
+					     bool new_head, u64 now)
 {
 	struct dwq_worker *leader = q->leader;
 	u64 soft, hard;
@@ -412,6 +414,14 @@ static unsigned int __dwq_queue_want(const struct dwq_queue *q)
 	return want < cap ? want : 0;
 }
 
+/* __dwq_queue_maybe_resize() past its common case. */
+static noinline void __dwq_queue_resize_check(struct dwq_queue *q)
+{
+	lockdep_assert_held(&q->lock);
+	if (__dwq_queue_want(q))
+		queue_work(system_unbound_wq, &q->resize_work);
+}
+
 /**
  * __dwq_queue_maybe_resize() - start a resize if the heap wants one
  * @q: the queue
@@ -421,18 +431,21 @@ static unsigned int __dwq_queue_want(const struct dwq_queue *q)
  *
  * Context: @q->lock held.
  */
-static void __dwq_queue_maybe_resize(struct dwq_queue *q)
+static __always_inline void __dwq_queue_maybe_resize(struct dwq_queue *q)
 {
 	unsigned int cap = q->heap.cap;
 	u64 used = (u64)q->heap.nr + q->reserved;
 
 	lockdep_assert_held(&q->lock);
-	/* The common case in two compares: neither too full nor too empty. */
-	if (used + max(cap / 4, 1U) <= cap &&
-	    (used > cap / 4 || cap <= max(DWQ_HEAP_MIN_CAPACITY, q->room)))
+	/*
+	 * The common case in two compares, inline on every schedule and
+	 * cancel: neither too full nor too empty.
+	 */
+	if (likely(used + max(cap / 4, 1U) <= cap &&
+		   (used > cap / 4 ||
+		    cap <= max(DWQ_HEAP_MIN_CAPACITY, q->room))))
 		return;
-	if (__dwq_queue_want(q))
-		queue_work(system_unbound_wq, &q->resize_work);
+	__dwq_queue_resize_check(q);
 }
 
 /* Is there room in @q's heap for @n more tasks, without allocating? */
@@ -1047,8 +1060,8 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 }
 
 /* Check @s: only @flags may be set; @mode and @period_ns too if @timing. */
-static int dwq_sched_check(const struct dwq_sched *s, unsigned int flags,
-			   bool timing)
+static __always_inline int dwq_sched_check(const struct dwq_sched *s,
+					   unsigned int flags, bool timing)
 {
 	if (s->flags & ~flags || s->time_ns > KTIME_MAX ||
 	    s->slack_ns > KTIME_MAX)
@@ -1071,8 +1084,9 @@ static int dwq_sched_check(const struct dwq_sched *s, unsigned int flags,
  *
  * Return: 0, or -EINVAL if the deadline overflows KTIME_MAX.
  */
-static int dwq_sched_key(const struct dwq_queue *q, const struct dwq_sched *s,
-			 u64 period, u64 now, u64 *key, s64 *offset)
+static __always_inline int dwq_sched_key(const struct dwq_queue *q,
+					 const struct dwq_sched *s, u64 period,
+					 u64 now, u64 *key, s64 *offset)
 {
 	bool boot = s->flags & DWQ_SCHED_BOOTTIME;
 	bool qboot = q->clockid == CLOCK_BOOTTIME;
@@ -1139,8 +1153,9 @@ static void __dwq_unbind_batch(struct dwq_task *const *tasks, unsigned int n)
 }
 
 /* Queue @task, bound to @q with its key in its node, under @s. */
-static void __dwq_task_queue(struct dwq_queue *q, struct dwq_task *task,
-			     const struct dwq_sched *s)
+static __always_inline void __dwq_task_queue(struct dwq_queue *q,
+					     struct dwq_task *task,
+					     const struct dwq_sched *s)
 {
 	u64 key = task->node.deadline;
 
@@ -1213,6 +1228,41 @@ static int __dwq_schedule(struct dwq_queue *q, struct dwq_task *const *tasks,
 	return 0;
 }
 
+/*
+ * dwq_schedule() under @q->lock, @s checked: __dwq_schedule() for one
+ * task, with the same checks in the same order and the same result, and
+ * nothing of the batch's loops. It is the path of every timeout armed.
+ */
+static __always_inline int __dwq_schedule_one(struct dwq_queue *q,
+					      struct dwq_task *task,
+					      const struct dwq_sched *s)
+{
+	u64 now, key;
+	s64 offset;
+	int err;
+
+	lockdep_assert_held(&q->lock);
+	if (unlikely(q->stopping))
+		return -ESHUTDOWN;
+	if (READ_ONCE(task->queue) || READ_ONCE(task->canceling))
+		return -EBUSY;
+	now = dwq_queue_now(q);
+	err = dwq_sched_key(q, s, s->period_ns, now, &key, &offset);
+	if (err)
+		return err;
+	/* Keep the slots held back for running tasks. */
+	if (unlikely(!__dwq_queue_room(q, 1)))
+		return -ENOSPC;
+	task->node.deadline = key;
+	task->clock_offset = offset;
+	WRITE_ONCE(task->queue, q);
+	__dwq_task_queue(q, task, s);
+	/* The leader's timer if it must fire earlier, or a follower. */
+	__dwq_queue_kick(q, task, dwq_heap_peek(&q->heap) == &task->node, now);
+	__dwq_queue_maybe_resize(q);
+	return 0;
+}
+
 /**
  * dwq_schedule_batch() - schedule several tasks at once, all or nothing
  * @q: the queue
@@ -1274,7 +1324,17 @@ EXPORT_SYMBOL_GPL(dwq_schedule_batch);
 int dwq_schedule(struct dwq_queue *q, struct dwq_task *task,
 		 const struct dwq_sched *s)
 {
-	return dwq_schedule_batch(q, &task, s, 1);
+	unsigned long flags;
+	int err;
+
+	err = dwq_sched_check(s, DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME, true);
+	if (err)
+		return err;
+
+	raw_spin_lock_irqsave(&q->lock, flags);
+	err = __dwq_schedule_one(q, task, s);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
+	return err;
 }
 EXPORT_SYMBOL_GPL(dwq_schedule);
 
@@ -1282,8 +1342,10 @@ EXPORT_SYMBOL_GPL(dwq_schedule);
  * Move queued @task to @key, with @s's slack: the heap update of
  * dwq_reschedule() and dwq_mod().
  */
-static void __dwq_task_move(struct dwq_queue *q, struct dwq_task *task,
-			    const struct dwq_sched *s, u64 key, u64 now)
+static __always_inline void __dwq_task_move(struct dwq_queue *q,
+					    struct dwq_task *task,
+					    const struct dwq_sched *s, u64 key,
+					    u64 now)
 {
 	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
 	u64 old = task->node.deadline;
@@ -1355,7 +1417,7 @@ int dwq_mod(struct dwq_queue *q, struct dwq_task *task,
 		 * Idle: schedule it (-EBUSY if it is bound elsewhere). Only
 		 * our lock binds a task to @q, so it stays unbound from @q.
 		 */
-		err = __dwq_schedule(q, &task, s, 1);
+		err = __dwq_schedule_one(q, task, s);
 		goto unlock;
 	}
 	now = dwq_queue_now(q);
@@ -1398,7 +1460,8 @@ EXPORT_SYMBOL_GPL(dwq_mod);
  * running task not to be queued again. *@put is set when the queue's
  * reference, the last one, must be dropped after unlocking.
  */
-static int __dwq_cancel(struct dwq_queue *q, struct dwq_task *task, bool *put)
+static __always_inline int __dwq_cancel(struct dwq_queue *q,
+					struct dwq_task *task, bool *put)
 {
 	lockdep_assert_held(&q->lock);
 	switch (task->state) {

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dwq.ko's own heap in the benchmark: module/heap.c compiled once more,
- * unchanged, with its names turned into h4i_*() (struct dwq_heap into
- * struct h4i_heap, and so on), so that F1's "dwq-4ary-inline" and F3's
- * wake-all queue measure the very code dwq.ko runs. The other variants
- * are the benchmark's own (heap_param.h).
+ * dwq.ko's own heap in the benchmark: module/heap.c and the inline
+ * operations of module/heap.h compiled once more, unchanged, with their
+ * names turned into h4i_*() (struct dwq_heap into struct h4i_heap, and so
+ * on), so that F1's "dwq-4ary-inline" and F3's wake-all queue measure the
+ * very code dwq.ko runs. The other variants are the benchmark's own
+ * (heap_param.h).
  *
  * A copy rather than a call into dwq.ko: dwq.ko exports its heap only to
  * KUnit (EXPORT_SYMBOL_IF_KUNIT), and the stock kernels the figures are
  * taken on have no KUnit. The copy is never exported, so no object is
- * linked into two modules; and the benchmark's loops (f1_dwq.c) call it
- * across a translation unit, as dwq.ko's queue calls heap.c.
+ * linked into two modules. The benchmark's loops (f1_dwq.c) call each
+ * operation across a translation unit, through the wrappers below, as
+ * they call every other variant; dwq.ko's queue inlines them.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -26,10 +28,10 @@
 #define dwq_heap h4i_heap
 #define dwq_heap_slot h4i_slot
 #define dwq_heap_init h4i_init
-#define dwq_heap_insert h4i_insert
-#define dwq_heap_pop h4i_pop
-#define dwq_heap_remove h4i_remove
-#define dwq_heap_update h4i_update
+#define dwq_heap_insert h4i_insert_inline
+#define dwq_heap_pop h4i_pop_inline
+#define dwq_heap_remove h4i_remove_inline
+#define dwq_heap_update h4i_update_inline
 #define dwq_heap_want_capacity h4i_want_capacity
 #define dwq_heap_adopt h4i_adopt
 
@@ -63,4 +65,19 @@ void h4i_destroy(struct h4i_heap *heap)
 struct dwq_heap_node *h4i_peek(struct h4i_heap *heap)
 {
 	return dwq_heap_peek(heap);
+}
+
+int h4i_insert(struct h4i_heap *heap, struct dwq_heap_node *node, u64 deadline)
+{
+	return h4i_insert_inline(heap, node, deadline);
+}
+
+struct dwq_heap_node *h4i_pop(struct h4i_heap *heap)
+{
+	return h4i_pop_inline(heap);
+}
+
+void h4i_remove(struct h4i_heap *heap, struct dwq_heap_node *node)
+{
+	h4i_remove_inline(heap, node);
 }
