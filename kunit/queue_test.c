@@ -847,7 +847,9 @@ static void dwq_queue_test_batch(struct kunit *test)
 
 	/*
 	 * 101 tasks do not fit in 16 slots: -ENOSPC, nothing changed. Room
-	 * made ahead: one growth, 16 -> 121, not five.
+	 * made ahead, with the quarter the queue keeps free: one growth,
+	 * 16 -> 181 (101 + 101 / 3 slots at least), not six, and none once
+	 * the tasks are queued.
 	 */
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 1U);
@@ -856,11 +858,11 @@ static void dwq_queue_test_batch(struct kunit *test)
 		KUNIT_EXPECT_NULL(test, p[i].task.queue);
 	}
 	KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, n), 0);
-	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 121U);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 181U);
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), 0);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, n + 1);
 	flush_work(&q->resize_work);
-	KUNIT_EXPECT_GE(test, qt_stats(q).capacity, 121U);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).capacity, 181U);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, p[i].task.state, (u8)DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, 0), 0);

@@ -179,6 +179,10 @@ struct dwq_worker {
  *	again (periodic, or re-armed by dwq_mod()), so that this cannot fail
  * @room: the sum of dwq_queue_reserve() reservations: the heap's capacity
  *	never goes below it
+ * @resize_lo: with @resize_hi, the slots used (tasks queued plus slots
+ *	held back) between which the heap wants no resize; set from the
+ *	capacity and @room whenever either changes
+ * @resize_hi: see @resize_lo
  * @stopping: dwq_queue_destroy() has begun: no more scheduling
  * @run_due: %DWQ_DESTROY_RUN_DUE: while stopping, workers still take the
  *	tasks due by @run_due_before
@@ -219,6 +223,8 @@ struct dwq_queue {
 	unsigned int handoffs;
 	unsigned int reserved;
 	unsigned int room;
+	unsigned int resize_lo;
+	unsigned int resize_hi;
 	bool stopping;
 	bool run_due;
 	u64 run_due_before;

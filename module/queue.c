@@ -375,6 +375,13 @@ static __always_inline void __dwq_queue_kick(struct dwq_queue *q,
 	}
 	if (q->leader_fired)
 		return;
+	/*
+	 * The common case, a timeout due after the head's: the timer fires
+	 * by @q->leader_hard (never before @q->leader_deadline), and @task
+	 * neither needs it sooner nor can make it later.
+	 */
+	if (task->node.deadline >= q->leader_hard)
+		return;
 	soft = min(q->leader_deadline, task->node.deadline);
 	hard = min(q->leader_hard, dwq_task_latest(task));
 	if (soft == q->leader_deadline && hard == q->leader_hard)
@@ -414,6 +421,23 @@ static unsigned int __dwq_queue_want(const struct dwq_queue *q)
 	return want < cap ? want : 0;
 }
 
+/*
+ * Set @q->resize_lo and @q->resize_hi from the heap's capacity (never
+ * below DWQ_HEAP_MIN_CAPACITY) and @q->room, after either changed: with
+ * u slots used, __dwq_queue_want() can only ask for a change when a
+ * quarter of the capacity or less would be free after u (u > resize_hi),
+ * or when a quarter or less is used (u < resize_lo) and the heap is above
+ * its floor. Called with @q->lock held, or before @q is shared.
+ */
+static void __dwq_queue_set_bounds(struct dwq_queue *q)
+{
+	unsigned int cap = q->heap.cap;
+
+	q->resize_hi = cap - max(cap / 4, 1U);
+	q->resize_lo = cap <= max(DWQ_HEAP_MIN_CAPACITY, q->room) ? 0 :
+								    cap / 4 + 1;
+}
+
 /* __dwq_queue_maybe_resize() past its common case. */
 static noinline void __dwq_queue_resize_check(struct dwq_queue *q)
 {
@@ -433,7 +457,6 @@ static noinline void __dwq_queue_resize_check(struct dwq_queue *q)
  */
 static __always_inline void __dwq_queue_maybe_resize(struct dwq_queue *q)
 {
-	unsigned int cap = q->heap.cap;
 	u64 used = (u64)q->heap.nr + q->reserved;
 
 	lockdep_assert_held(&q->lock);
@@ -441,9 +464,7 @@ static __always_inline void __dwq_queue_maybe_resize(struct dwq_queue *q)
 	 * The common case in two compares, inline on every schedule and
 	 * cancel: neither too full nor too empty.
 	 */
-	if (likely(used + max(cap / 4, 1U) <= cap &&
-		   (used > cap / 4 ||
-		    cap <= max(DWQ_HEAP_MIN_CAPACITY, q->room))))
+	if (likely(used <= q->resize_hi && used >= q->resize_lo))
 		return;
 	__dwq_queue_resize_check(q);
 }
@@ -505,10 +526,12 @@ static void dwq_queue_resize_work(struct work_struct *work)
 
 		/* The lock was dropped: the heap may have changed. */
 		raw_spin_lock_irq(&q->lock);
-		if (__dwq_queue_want(q) == want)
+		if (__dwq_queue_want(q) == want) {
 			old = dwq_heap_adopt(&q->heap, slots, want);
-		else
+			__dwq_queue_set_bounds(q);
+		} else {
 			old = slots;
+		}
 		raw_spin_unlock_irq(&q->lock);
 		kvfree(old);
 	}
@@ -527,9 +550,10 @@ static void dwq_queue_resize_work(struct work_struct *work)
  * dwq_queue_unreserve() takes them back. So right after this returns, @n
  * schedules succeed if nobody else schedules meanwhile; and as long as the
  * queue holds no more tasks (queued, or running to be queued again) than
- * its reservations add up to, no schedule fails for lack of room. A module
- * that owns a queue reserves once, at load, for the most tasks it will
- * have.
+ * its reservations add up to, no schedule fails for lack of room. The room
+ * made includes the quarter the queue keeps free, so those @n schedules
+ * start no resize either. A module that owns a queue reserves once, at
+ * load, for the most tasks it will have.
  *
  * Context: process context; sleeps.
  * Return: 0; -ENOMEM, with nothing changed, if the heap could not grow;
@@ -538,7 +562,7 @@ static void dwq_queue_resize_work(struct work_struct *work)
 int dwq_queue_reserve(struct dwq_queue *q, unsigned int n)
 {
 	struct dwq_heap_slot *spare = NULL, *old = NULL;
-	unsigned int spare_cap = 0, want, room;
+	unsigned int spare_cap = 0, want, extra, room;
 	u64 need;
 	int err;
 
@@ -556,14 +580,26 @@ int dwq_queue_reserve(struct dwq_queue *q, unsigned int n)
 		if (need > DWQ_HEAP_MAX_CAPACITY)
 			break;
 		want = dwq_heap_want_capacity(&q->heap, need - q->heap.nr);
+		/*
+		 * With the quarter free that the queue keeps (see
+		 * __dwq_queue_want()), so that scheduling the tasks reserved
+		 * for starts no resize (an array copied under this lock);
+		 * the exact size if that much can never be.
+		 */
+		extra = dwq_heap_want_capacity(&q->heap,
+					       need - q->heap.nr +
+						       DIV_ROUND_UP(need, 3));
+		want = max(want, extra);
 		if (want <= q->heap.cap) {
 			q->room = room;
+			__dwq_queue_set_bounds(q);
 			err = 0;
 			break;
 		}
 		if (spare && spare_cap == want) {
 			/* Allocated last time round, and still the right size. */
 			old = dwq_heap_adopt(&q->heap, spare, want);
+			__dwq_queue_set_bounds(q);
 			spare = NULL;
 			continue;
 		}
@@ -600,6 +636,7 @@ void dwq_queue_unreserve(struct dwq_queue *q, unsigned int n)
 	if (WARN_ON_ONCE(n > q->room))
 		n = q->room;
 	q->room -= n;
+	__dwq_queue_set_bounds(q);
 	__dwq_queue_maybe_resize(q);
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 }
@@ -1965,6 +2002,7 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	}
 	raw_spin_lock_init(&q->lock);
 	dwq_heap_init(&q->heap, slots, DWQ_HEAP_MIN_CAPACITY);
+	__dwq_queue_set_bounds(q);
 	q->clockid = flags & DWQ_QUEUE_BOOTTIME ? CLOCK_BOOTTIME :
 						  CLOCK_MONOTONIC;
 	INIT_LIST_HEAD(&q->followers);
