@@ -131,24 +131,58 @@ static inline void dwq_heap_set(struct dwq_heap_slot *slots, unsigned int i,
 	s->node->index = i;
 }
 
+/*
+ * The hole at slot @i moves towards the root while the entry @s goes
+ * before the hole's parent; return where the hole stops, for @s. With
+ * @fresh, @s has a fresh seq, above every other: only an earlier deadline
+ * is before it, one compare a level.
+ */
+static __always_inline unsigned int
+dwq_heap_hole_up(struct dwq_heap_slot *slots, unsigned int i,
+		 const struct dwq_heap_slot *s, bool fresh)
+{
+	unsigned int parent;
+
+	while (i > 0) {
+		parent = (i - 1) / DWQ_HEAP_ARITY;
+		if (fresh ? slots[parent].deadline <= s->deadline :
+			    !dwq_heap_less(s, &slots[parent]))
+			break;
+		dwq_heap_set(slots, i, &slots[parent]);
+		i = parent;
+	}
+	return i;
+}
+
 /* Move the entry at slot @i towards the root; return where it stops. */
 static __always_inline unsigned int dwq_heap_sift_up(struct dwq_heap *heap,
 						     unsigned int i)
 {
 	struct dwq_heap_slot *slots = heap->slots;
 	struct dwq_heap_slot s = slots[i];
-	unsigned int start = i, parent;
+	unsigned int start = i;
 
-	while (i > 0) {
-		parent = (i - 1) / DWQ_HEAP_ARITY;
-		if (!dwq_heap_less(&s, &slots[parent]))
-			break;
-		dwq_heap_set(slots, i, &slots[parent]);
-		i = parent;
-	}
+	i = dwq_heap_hole_up(slots, i, &s, false);
 	if (i != start)
 		dwq_heap_set(slots, i, &s);
 	return i;
+}
+
+/*
+ * The least of the children of slot @i among the first @nr slots; the
+ * caller has checked that there is one (ARITY * i + 1 < nr).
+ */
+static __always_inline unsigned int
+dwq_heap_least_child(const struct dwq_heap_slot *slots, unsigned int i,
+		     unsigned int nr)
+{
+	unsigned int first = DWQ_HEAP_ARITY * i + 1;
+	unsigned int end = min(first + DWQ_HEAP_ARITY, nr), c, least = first;
+
+	for (c = first + 1; c < end; c++)
+		if (dwq_heap_less(&slots[c], &slots[least]))
+			least = c;
+	return least;
 }
 
 /*
@@ -161,8 +195,7 @@ static inline unsigned int dwq_heap_sift_down(struct dwq_heap *heap,
 {
 	struct dwq_heap_slot *slots = heap->slots;
 	struct dwq_heap_slot s = slots[i];
-	unsigned int nr = heap->nr, start = i;
-	unsigned int first, end, c, least;
+	unsigned int nr = heap->nr, start = i, least;
 
 	/*
 	 * Slot i has a child iff ARITY * i + 1 < nr. Written as a division
@@ -170,12 +203,7 @@ static inline unsigned int dwq_heap_sift_down(struct dwq_heap *heap,
 	 * then bounds first + ARITY as well.
 	 */
 	while (nr > 1 && i <= (nr - 2) / DWQ_HEAP_ARITY) {
-		first = DWQ_HEAP_ARITY * i + 1;
-		end = min(first + DWQ_HEAP_ARITY, nr);
-		least = first;
-		for (c = first + 1; c < end; c++)
-			if (dwq_heap_less(&slots[c], &slots[least]))
-				least = c;
+		least = dwq_heap_least_child(slots, i, nr);
 		if (!dwq_heap_less(&slots[least], &s))
 			break;
 		dwq_heap_set(slots, i, &slots[least]);
@@ -202,20 +230,14 @@ dwq_heap_remove_at(struct dwq_heap *heap, unsigned int i)
 {
 	struct dwq_heap_slot *slots = heap->slots;
 	struct dwq_heap_node *node = slots[i].node;
-	unsigned int last = --heap->nr;
-	unsigned int first, end, c, least;
+	unsigned int last = --heap->nr, least;
 
 	node->index = -1;
 	if (i == last)
 		return node;
 	/* Slot i has a child among 0 .. last - 1 iff ARITY * i + 1 < last. */
 	while (last > 1 && i <= (last - 2) / DWQ_HEAP_ARITY) {
-		first = DWQ_HEAP_ARITY * i + 1;
-		end = min(first + DWQ_HEAP_ARITY, last);
-		least = first;
-		for (c = first + 1; c < end; c++)
-			if (dwq_heap_less(&slots[c], &slots[least]))
-				least = c;
+		least = dwq_heap_least_child(slots, i, last);
 		dwq_heap_set(slots, i, &slots[least]);
 		i = least;
 	}
@@ -226,26 +248,17 @@ dwq_heap_remove_at(struct dwq_heap *heap, unsigned int i)
 
 /*
  * Put @node, whose key was just set with a fresh seq, in the hole at slot
- * @i, moving it up as far as it goes. A fresh seq is above every other, so
- * only an earlier deadline is before it: one compare a level. The entry is
- * written once, where it stops.
+ * @i, moving it up as far as it goes. The entry is written once, where it
+ * stops.
  */
 static __always_inline void dwq_heap_sift_up_fresh(struct dwq_heap *heap,
 						   unsigned int i,
 						   struct dwq_heap_node *node)
 {
-	struct dwq_heap_slot *slots = heap->slots;
 	struct dwq_heap_slot s = { node->deadline, node->seq, node };
-	unsigned int parent;
 
-	while (i > 0) {
-		parent = (i - 1) / DWQ_HEAP_ARITY;
-		if (slots[parent].deadline <= s.deadline)
-			break;
-		dwq_heap_set(slots, i, &slots[parent]);
-		i = parent;
-	}
-	dwq_heap_set(slots, i, &s);
+	dwq_heap_set(heap->slots, dwq_heap_hole_up(heap->slots, i, &s, true),
+		     &s);
 }
 
 /* Is @node queued in @heap? A caller bug (warned once) if not. */
