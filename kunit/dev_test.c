@@ -10,7 +10,9 @@
 #include <kunit/test.h>
 #include <uapi/linux/dwq.h>
 
+#include "dev.h"
 #include "dwq_internal.h"
+#include "heap.h"
 
 #define TEST_NAME "dwq-kunit"
 #define TEST_PATH "/dev/" TEST_NAME
@@ -135,6 +137,38 @@ static void dt_file_close(void *f)
 }
 
 /*
+ * A file of a device of its own, on a queue of its own, and @size bytes
+ * of user memory at *@addr for the ioctls' arguments; all undone when the
+ * test ends.
+ */
+static struct file *dt_open(struct kunit *test, size_t size,
+			    unsigned long *addr)
+{
+	struct dwq_queue *q;
+	struct dwq_dev *dev;
+	struct file *f;
+
+	*addr = kunit_vm_mmap(test, NULL, 0, size, PROT_READ | PROT_WRITE,
+			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, *addr, 0UL, "no user memory");
+	q = dwq_queue_create("kunit", 1, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, dt_queue_destroy, q),
+			0);
+	dev = dwq_dev_create(TEST_NAME, 0600, q);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, dt_dev_destroy, dev),
+			0);
+	f = open_node(TEST_PATH);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dt_file_close, f),
+			0);
+	return f;
+}
+
+/*
  * A file's ids end at U64_MAX: that one is still given, then scheduling
  * fails with -ENOSPC, alone or in a batch (which gets no id at all if it
  * does not fit whole), and leaves no task, id or charge behind, the
@@ -152,30 +186,12 @@ static void dwq_dev_test_ids_run_out(struct kunit *test)
 	struct dwq_ioc_schedule two[2];
 	int all, user, all0, user0;
 	struct dwq_ioc_stats st;
-	struct dwq_queue *q;
-	struct dwq_dev *dev;
 	unsigned long addr;
 	u64 rate0;
 	struct file *f;
 
-	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
-			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE_MSG(test, addr, 0UL, "no user memory");
+	f = dt_open(test, PAGE_SIZE, &addr);
 	u = (struct dwq_ioc_schedule __user *)addr;
-	q = dwq_queue_create("kunit", 1, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
-	KUNIT_ASSERT_EQ(test,
-			kunit_add_action_or_reset(test, dt_queue_destroy, q),
-			0);
-	dev = dwq_dev_create(TEST_NAME, 0600, q);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
-	KUNIT_ASSERT_EQ(test,
-			kunit_add_action_or_reset(test, dt_dev_destroy, dev),
-			0);
-	f = open_node(TEST_PATH);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dt_file_close, f),
-			0);
 	dwq_dev_kunit_charged(f, &all0, &user0);
 	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_STATS, u), 0L);
 	KUNIT_EXPECT_EQ(test, copy_from_user(&st, u, sizeof(st)), 0UL);
@@ -216,12 +232,112 @@ static void dwq_dev_test_ids_run_out(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, user, user0);
 }
 
+/*
+ * A task that is done stays with its file as a spare, up to
+ * DWQ_CLIENT_SPARES of them, and the next schedule takes it back as new:
+ * nothing of the task it was (its firings, cookie, period) shows. An
+ * emptied heap keeps its smallest array. The spares are freed at close
+ * (kmemleak, which the guest scans after the tests, would find one lost).
+ */
+static void dwq_dev_test_spares(struct kunit *test)
+{
+	const unsigned int n = DWQ_CLIENT_SPARES + 8;
+	struct dwq_ioc_schedule s = {
+		.time_ns = 0,
+		.period_ns = 3600ULL * NSEC_PER_SEC,
+		.cookie = 1,
+		.mode = DWQ_MODE_FIXED_RATE,
+	};
+	struct dwq_ioc_schedule_batch sb = { .count = n };
+	struct dwq_ioc_cancel_batch cb = { .count = n };
+	struct dwq_ioc_schedule __user *us;
+	struct dwq_ioc_cancel __user *uc;
+	struct dwq_ioc_cancel c = {};
+	unsigned int spares, slots, i;
+	struct dwq_ioc_query qr;
+	struct dwq_event ev;
+	unsigned long addr;
+	char __user *buf;
+	struct file *f;
+	loff_t pos = 0;
+	u64 id;
+
+	f = dt_open(test, 4 * PAGE_SIZE, &addr);
+	buf = (char __user *)addr;
+	/* Argument structs at the start; the batches' arrays past a page. */
+	us = (struct dwq_ioc_schedule __user *)(addr + PAGE_SIZE);
+	uc = (struct dwq_ioc_cancel __user *)(addr + PAGE_SIZE);
+
+	/* A periodic task, due at once, fired by a read, then cancelled. */
+	KUNIT_ASSERT_EQ(test, copy_to_user(buf, &s, sizeof(s)), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_SCHEDULE, buf), 0L);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&s, buf, sizeof(s)), 0UL);
+	KUNIT_ASSERT_EQ(test, f->f_op->read(f, buf, sizeof(ev), &pos),
+			(ssize_t)sizeof(ev));
+	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, buf, sizeof(ev)), 0UL);
+	KUNIT_EXPECT_EQ(test, ev.id, s.id);
+	dwq_dev_kunit_spares(f, &spares, &slots);
+	KUNIT_EXPECT_EQ(test, spares, 0U);
+	c.id = s.id;
+	KUNIT_ASSERT_EQ(test, copy_to_user(buf, &c, sizeof(c)), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_CANCEL, buf), 0L);
+	dwq_dev_kunit_spares(f, &spares, &slots);
+	KUNIT_EXPECT_EQ(test, spares, 1U);
+	KUNIT_EXPECT_EQ(test, slots, DWQ_HEAP_MIN_CAPACITY);
+
+	/* The next task is that spare, and new in every way. */
+	s = (struct dwq_ioc_schedule){ .time_ns = 10ULL * NSEC_PER_SEC,
+				       .cookie = 2 };
+	KUNIT_ASSERT_EQ(test, copy_to_user(buf, &s, sizeof(s)), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_SCHEDULE, buf), 0L);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&s, buf, sizeof(s)), 0UL);
+	id = s.id;
+	KUNIT_EXPECT_GT(test, id, c.id);
+	dwq_dev_kunit_spares(f, &spares, &slots);
+	KUNIT_EXPECT_EQ(test, spares, 0U);
+	qr = (struct dwq_ioc_query){ .id = id };
+	KUNIT_ASSERT_EQ(test, copy_to_user(buf, &qr, sizeof(qr)), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_QUERY, buf), 0L);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&qr, buf, sizeof(qr)), 0UL);
+	KUNIT_EXPECT_EQ(test, qr.cookie, 2ULL);
+	KUNIT_EXPECT_EQ(test, qr.runs, 0ULL);
+	KUNIT_EXPECT_EQ(test, qr.skipped, 0ULL);
+	KUNIT_EXPECT_EQ(test, qr.folded, 0ULL);
+	KUNIT_EXPECT_EQ(test, qr.period_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, qr.mode, (u32)DWQ_MODE_ONESHOT);
+	KUNIT_EXPECT_EQ(test, qr.state, (u32)DWQ_STATE_QUEUED);
+
+	/* Past DWQ_CLIENT_SPARES, the tasks done are freed. */
+	s.id = 0;
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, copy_to_user(us + i, &s, sizeof(s)), 0UL);
+	sb.entries = (u64)(uintptr_t)us;
+	KUNIT_ASSERT_EQ(test, copy_to_user(buf, &sb, sizeof(sb)), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_SCHEDULE_BATCH, buf), 0L);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, get_user(id, &us[i].id), 0);
+		c = (struct dwq_ioc_cancel){ .id = id };
+		KUNIT_ASSERT_EQ(test, copy_to_user(uc + i, &c, sizeof(c)), 0UL);
+	}
+	cb.entries = (u64)(uintptr_t)uc;
+	KUNIT_ASSERT_EQ(test, copy_to_user(buf, &cb, sizeof(cb)), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_CANCEL_BATCH, buf), 0L);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, copy_from_user(&c, uc + i, sizeof(c)),
+				0UL);
+		KUNIT_EXPECT_EQ(test, c.result, (u32)DWQ_RESULT_REMOVED);
+	}
+	dwq_dev_kunit_spares(f, &spares, &slots);
+	KUNIT_EXPECT_EQ(test, spares, DWQ_CLIENT_SPARES);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_mode),
 	KUNIT_CASE(dwq_dev_test_two_devices),
 	KUNIT_CASE(dwq_dev_test_unknown_ioctl),
 	KUNIT_CASE(dwq_dev_test_ids_run_out),
+	KUNIT_CASE(dwq_dev_test_spares),
 	{}
 };
 

@@ -33,6 +33,7 @@
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -133,6 +134,8 @@ static int dwq_client_grow(struct dwq_client *c, unsigned int clock,
 	unsigned int want;
 
 	lockdep_assert_held(&c->mutex);
+	if (n <= heap->cap - heap->nr)
+		return 0;
 	want = dwq_heap_want_capacity(heap, n);
 	if (!want)
 		return -ENOSPC;
@@ -157,7 +160,10 @@ static int dwq_client_grow(struct dwq_client *c, unsigned int clock,
  * @clock: which heap
  *
  * The heap halves when a quarter of it is used (dwq_heap_want_capacity()),
- * and an empty heap frees its array. A failed allocation keeps the old.
+ * never below DWQ_HEAP_MIN_CAPACITY slots: an emptied heap keeps that
+ * many until the file is released, so that a timeout armed
+ * and disarmed over and over allocates no array per arm. A failed
+ * allocation keeps the old.
  *
  * Context: process context, @c->mutex held; sleeps.
  */
@@ -168,11 +174,8 @@ static void dwq_client_shrink(struct dwq_client *c, unsigned int clock)
 	unsigned int want;
 
 	lockdep_assert_held(&c->mutex);
-	if (!heap->nr) {
-		kvfree(heap->slots);
-		dwq_heap_init(heap, NULL, 0);
+	if (!dwq_heap_may_shrink(heap))
 		return;
-	}
 	want = dwq_heap_want_capacity(heap, 0);
 	if (!want || want >= heap->cap)
 		return;
@@ -279,40 +282,88 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock)
 	return true;
 }
 
-/**
- * dwq_utask_alloc() - a new task, not yet the file's
- *
- * Context: process context; may sleep.
- * Return: the task, zeroed, or NULL.
- */
-struct dwq_utask *dwq_utask_alloc(void)
+/* A task made new for a schedule: zeroed, in no heap and no id map. */
+static void dwq_utask_init(struct dwq_utask *ut)
 {
-	struct dwq_utask *ut;
-
-	ut = kmem_cache_zalloc(dwq_utask_cache, GFP_KERNEL_ACCOUNT);
-	if (ut) {
-		dwq_heap_node_init(&ut->node);
-		RB_CLEAR_NODE(&ut->idnode);
-	}
-	return ut;
+	memset(ut, 0, sizeof(*ut));
+	dwq_heap_node_init(&ut->node);
+	RB_CLEAR_NODE(&ut->idnode);
 }
 
 /**
- * dwq_utask_free() - free a task from dwq_utask_alloc() that is no file's
- * @ut: the task, or NULL
+ * dwq_utask_put() - a task is no more: keep it as a spare, or free it
+ * @c: the file, its mutex held
+ * @ut: the task, in no heap, no id map and no event
  *
- * Context: any context.
+ * A spare is not poisoned for KASAN as io_uring's cached objects are: the
+ * kernel does not export KASAN's mempool hooks to modules.
+ *
+ * Context: process context, @c->mutex held.
  */
-void dwq_utask_free(struct dwq_utask *ut)
+static void dwq_utask_put(struct dwq_client *c, struct dwq_utask *ut)
 {
-	if (ut)
+	lockdep_assert_held(&c->mutex);
+	if (c->nr_spare < DWQ_CLIENT_SPARES)
+		c->spare[c->nr_spare++] = ut;
+	else
 		kmem_cache_free(dwq_utask_cache, ut);
+}
+
+/*
+ * Give @n tasks of dwq_utasks_get() back; the file's mutex held. They
+ * have no id yet.
+ */
+static void dwq_utasks_put(struct dwq_client *c, struct dwq_utask **uts,
+			   unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		dwq_utask_put(c, uts[i]);
+		uts[i] = NULL;
+	}
+}
+
+/**
+ * dwq_utasks_get() - new tasks for a schedule: the file's spares first
+ * @c: the file, its mutex held
+ * @uts: filled with @n tasks, zeroed, not yet the file's
+ * @n: how many
+ *
+ * A new task is charged to the memory cgroup of the caller, the file's
+ * user (its spares were when they were made).
+ *
+ * Context: process context, @c->mutex held; may sleep.
+ * Return: 0; -ENOMEM, with none taken.
+ */
+static int dwq_utasks_get(struct dwq_client *c, struct dwq_utask **uts,
+			  unsigned int n)
+{
+	struct dwq_utask *ut;
+	unsigned int i;
+
+	lockdep_assert_held(&c->mutex);
+	for (i = 0; i < n; i++) {
+		if (c->nr_spare) {
+			ut = c->spare[--c->nr_spare];
+		} else {
+			ut = kmem_cache_alloc(dwq_utask_cache,
+					      GFP_KERNEL_ACCOUNT);
+			if (!ut) {
+				dwq_utasks_put(c, uts, i);
+				return -ENOMEM;
+			}
+		}
+		dwq_utask_init(ut);
+		uts[i] = ut;
+	}
+	return 0;
 }
 
 /**
  * dwq_utasks_add() - give new tasks their ids
  * @c: the file, its mutex held
- * @uts: @n tasks from dwq_utask_alloc()
+ * @uts: @n tasks from dwq_utasks_get()
  * @n: how many
  *
  * Context: process context, @c->mutex held.
@@ -379,7 +430,7 @@ static void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut)
 		ut->ev->ut = NULL;
 	else
 		dwq_limits_release(c->user);
-	dwq_utask_free(ut);
+	dwq_utask_put(c, ut);
 }
 
 /**
@@ -393,6 +444,29 @@ static void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut)
 static bool dwq_utask_due(const struct dwq_utask *ut, u64 now)
 {
 	return ut->node.deadline <= now;
+}
+
+/*
+ * The moment of one ioctl on many tasks: each clock read once, when a
+ * task of that clock first needs it.
+ */
+struct dwq_moment {
+	u64 t[DWQ_NR_CLOCKS];
+	unsigned int have;
+};
+
+static void dwq_moment_init(struct dwq_moment *at)
+{
+	at->have = 0;
+}
+
+static u64 dwq_moment(struct dwq_moment *at, unsigned int clock)
+{
+	if (!(at->have & BIT(clock))) {
+		at->t[clock] = dwq_clock_now(clock);
+		at->have |= BIT(clock);
+	}
+	return at->t[clock];
 }
 
 /* The times of one read (or ioctl), both clocks taken once. */
@@ -770,7 +844,7 @@ static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 		if (ut->last) {
 			/* Counted and traced when it was cancelled. */
 			dwq_limits_release(c->user);
-			dwq_utask_free(ut);
+			dwq_utask_put(c, ut);
 			continue;
 		}
 		folded = !!ut->ev;
@@ -1026,14 +1100,16 @@ int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period)
 }
 
 /*
- * Schedule @r's tasks: charge them, give them ids, put them in their
- * heaps, write the ids back (the mutex held: no task can be read before
- * its id is out), and arm the alarms.
+ * Schedule @r's tasks: charge them, take them (the file's spares
+ * first), give them ids, put them in their heaps, write the ids back
+ * (the mutex held: no task can be read before its id is out), and arm
+ * the alarms.
  */
 static int dwq_schedule_locked(struct dwq_client *c,
 			       const struct dwq_sched_req *r)
 {
 	unsigned int i, per[DWQ_NR_CLOCKS] = {}, due = 0, n = r->n;
+	struct dwq_moment at;
 	struct dwq_utask *ut;
 	int err;
 
@@ -1048,9 +1124,13 @@ static int dwq_schedule_locked(struct dwq_client *c,
 		if (err)
 			goto err_uncharge;
 	}
-	err = dwq_utasks_add(c, r->uts, n);
+	err = dwq_utasks_get(c, r->uts, n);
 	if (err)
 		goto err_uncharge;
+	err = dwq_utasks_add(c, r->uts, n);
+	if (err)
+		goto err_put;
+	dwq_moment_init(&at);
 	for (i = 0; i < n; i++) {
 		ut = r->uts[i];
 		ut->cookie = r->us[i].cookie;
@@ -1058,15 +1138,12 @@ static int dwq_schedule_locked(struct dwq_client *c,
 		ut->period = r->us[i].period_ns;
 		ut->clock = dwq_sched_clock(&r->ds[i]);
 		dwq_utask_insert(c, ut, r->ds[i].time_ns);
-		if (dwq_utask_due(ut, dwq_clock_now(ut->clock)))
+		if (dwq_utask_due(ut, dwq_moment(&at, ut->clock)))
 			due |= BIT(ut->clock);
 	}
 	err = r->write_ids(r->arg, r->uts, n);
 	if (err) {
-		/*
-		 * Never seen by anyone: undone whole (the ids stay used).
-		 * Freed here: the caller's pointers are cleared.
-		 */
+		/* Never seen by anyone: undone whole (the ids stay used). */
 		for (i = 0; i < n; i++) {
 			dwq_utask_destroy(c, r->uts[i]);
 			r->uts[i] = NULL;
@@ -1090,6 +1167,8 @@ static int dwq_schedule_locked(struct dwq_client *c,
 	}
 	return 0;
 
+err_put:
+	dwq_utasks_put(c, r->uts, n);
 err_uncharge:
 	dwq_limits_uncharge(c, n, r->rate);
 	return err;
@@ -1107,17 +1186,21 @@ static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 			      unsigned int n)
 {
 	unsigned int i, touched = 0;
-	u64 now[DWQ_NR_CLOCKS];
 	struct dwq_utask *ut;
+	struct dwq_moment at;
+	u64 now;
 
 	lockdep_assert_held(&c->mutex);
 	/* One moment for the whole batch: what is due stays so. */
-	for (i = 0; i < DWQ_NR_CLOCKS; i++)
-		now[i] = dwq_clock_now(i);
+	dwq_moment_init(&at);
 	for (i = 0; i < n; i++) {
 		ut = dwq_client_find(c, uc[i].id);
-		if (!ut || (ut->mode == DWQ_MODE_ONESHOT &&
-			    dwq_utask_due(ut, now[ut->clock]))) {
+		if (!ut) {
+			uc[i].result = DWQ_RESULT_NOENT;
+			continue;
+		}
+		now = dwq_moment(&at, ut->clock);
+		if (ut->mode == DWQ_MODE_ONESHOT && dwq_utask_due(ut, now)) {
 			uc[i].result = DWQ_RESULT_NOENT;
 			continue;
 		}
@@ -1125,14 +1208,14 @@ static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 		c->cancelled++;
 		trace_dwq_dev_cancel(ut, DWQ_RESULT_REMOVED);
 		touched |= BIT(ut->clock);
-		if (!dwq_utask_due(ut, now[ut->clock])) {
+		if (!dwq_utask_due(ut, now)) {
 			dwq_utask_destroy(c, ut);
 		} else if (ut->ev) {
 			/* Folds into the event it kept: no memory taken. */
-			dwq_utask_keep(c, ut, now[ut->clock], NULL);
+			dwq_utask_keep(c, ut, now, NULL);
 			dwq_utask_destroy(c, ut);
 		} else {
-			dwq_utask_cancel_due(c, ut, now[ut->clock]);
+			dwq_utask_cancel_due(c, ut, now);
 		}
 	}
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
@@ -1517,12 +1600,14 @@ void dwq_client_free(struct dwq_client *c)
 									ut->period));
 			}
 			dwq_limits_release(c->user);
-			dwq_utask_free(ut);
+			kmem_cache_free(dwq_utask_cache, ut);
 		}
 		kvfree(heap->slots);
 		dwq_heap_init(heap, NULL, 0);
 	}
 	c->tasks = RB_ROOT;
+	while (c->nr_spare)
+		kmem_cache_free(dwq_utask_cache, c->spare[--c->nr_spare]);
 	dwq_events_free(c);
 	mutex_unlock(&c->mutex);
 
@@ -1594,7 +1679,10 @@ void dwq_client_set_describe(struct dwq_queue *q)
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/* For KUnit: make @id the last id @file has given, to reach U64_MAX. */
+/*
+ * For KUnit: make @id the last id @file has given, to reach U64_MAX. An
+ * id given after it must still be above every id the file holds.
+ */
 void dwq_dev_kunit_set_last_id(struct file *file, u64 id)
 {
 	struct dwq_client *c = file->private_data;
@@ -1604,6 +1692,19 @@ void dwq_dev_kunit_set_last_id(struct file *file, u64 id)
 	mutex_unlock(&c->mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_set_last_id);
+
+/* For KUnit: the spare tasks @file keeps, and its heap's slots. */
+void dwq_dev_kunit_spares(struct file *file, unsigned int *spares,
+			  unsigned int *slots)
+{
+	struct dwq_client *c = file->private_data;
+
+	mutex_lock(&c->mutex);
+	*spares = c->nr_spare;
+	*slots = c->clk[DWQ_CLOCK_MONOTONIC].heap.cap;
+	mutex_unlock(&c->mutex);
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_spares);
 #endif
 
 /**

@@ -61,6 +61,13 @@ struct dwq_sched;
 struct dwq_user;
 struct dwq_client;
 
+/*
+ * Tasks a file keeps when they are done, for its next schedules: a batch
+ * of up to this many timers disarmed and armed again allocates nothing.
+ * At most 64 utasks (8 KiB) a file, charged to its owner like its tasks.
+ */
+#define DWQ_CLIENT_SPARES 64
+
 /* A file's clocks: the index of its heap and alarm. */
 enum dwq_clock {
 	DWQ_CLOCK_MONOTONIC,
@@ -119,6 +126,11 @@ struct dwq_client_clock {
  * @cancelled: its tasks cancelled before they fired (again)
  * @coalesced: firings folded into an unread event
  * @reserved: the queue slots it reserved for its alarms
+ * @spare: tasks it freed, kept for its next schedules (dwq_utask_get()):
+ *	a timeout armed and disarmed over and over takes no allocation,
+ *	and no memory-cgroup charge, per arm. Still charged to the file's
+ *	owner, freed at release.
+ * @nr_spare: entries of @spare in use
  */
 struct dwq_client {
 	struct dwq_queue *q;
@@ -137,6 +149,8 @@ struct dwq_client {
 	u64 cancelled;
 	u64 coalesced;
 	unsigned int reserved;
+	struct dwq_utask *spare[DWQ_CLIENT_SPARES];
+	unsigned int nr_spare;
 };
 
 /**
@@ -207,8 +221,8 @@ struct dwq_utask {
  * struct dwq_sched_req - tasks to schedule, all or none
  * @us: the requests, checked
  * @ds: their timing, absolute deadlines (dwq_dev_check_schedule())
- * @uts: as many tasks from dwq_utask_alloc(); the caller frees them on
- *	failure (those left: NULL entries were freed already)
+ * @uts: room for @n task pointers, which dwq_client_schedule() fills
+ *	with the new tasks (the file's, on success)
  * @n: how many
  * @rate: their firing rate together, mHz
  * @write_ids: writes the ids back to user space: 0 or -EFAULT
@@ -243,8 +257,6 @@ int dwq_client_init(void);
 void dwq_client_exit(void);
 u64 dwq_clock_now(unsigned int clock);
 int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period);
-struct dwq_utask *dwq_utask_alloc(void);
-void dwq_utask_free(struct dwq_utask *ut);
 int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
 			bool nonblock);
 int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,

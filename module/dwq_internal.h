@@ -42,6 +42,8 @@ void dwq_dev_destroy(struct dwq_dev *dev);
 #if IS_ENABLED(CONFIG_KUNIT)
 void dwq_dev_kunit_set_last_id(struct file *file, u64 id);
 void dwq_dev_kunit_charged(struct file *file, int *all, int *user);
+void dwq_dev_kunit_spares(struct file *file, unsigned int *spares,
+			  unsigned int *slots);
 #endif
 int dwq_dev_init(void);
 void dwq_dev_exit(void);

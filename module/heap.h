@@ -375,6 +375,16 @@ dwq_heap_update(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 	dwq_heap_sift_down(heap, i);
 }
 
+/*
+ * Whether dwq_heap_want_capacity(@heap, 0) may ask for a smaller array:
+ * past the smallest size, with a quarter of it or less used. Lets a
+ * caller skip the call in the common case.
+ */
+static inline bool dwq_heap_may_shrink(const struct dwq_heap *heap)
+{
+	return heap->cap > DWQ_HEAP_MIN_CAPACITY && heap->nr <= heap->cap / 4;
+}
+
 unsigned int dwq_heap_want_capacity(const struct dwq_heap *heap,
 				    unsigned int extra);
 struct dwq_heap_slot *dwq_heap_adopt(struct dwq_heap *heap,

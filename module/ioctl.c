@@ -73,9 +73,6 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 	/* The id can go out: prove it before an id or a charge is taken. */
 	if (put_user(us.id, &arg->id))
 		return -EFAULT;
-	ut = dwq_utask_alloc();
-	if (!ut)
-		return -ENOMEM;
 	req = (struct dwq_sched_req){
 		.us = &us,
 		.ds = &ds,
@@ -85,10 +82,7 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 		.write_ids = dwq_write_id,
 		.arg = &out,
 	};
-	err = dwq_client_schedule(c, &req, nonblock);
-	if (err)
-		dwq_utask_free(ut);
-	return err;
+	return dwq_client_schedule(c, &req, nonblock);
 }
 
 /* A batch's ids and error_index, written back under the mutex. */
@@ -123,7 +117,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 	struct dwq_utask **uts = NULL;
 	struct dwq_batch_out out;
 	struct dwq_sched_req req;
-	unsigned int i, made = 0;
+	unsigned int i;
 	u64 rate = 0;
 	int err;
 
@@ -137,7 +131,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 	}
 	us = kvmalloc_array(b.count, sizeof(*us), GFP_KERNEL);
 	ds = kvmalloc_array(b.count, sizeof(*ds), GFP_KERNEL);
-	uts = kvcalloc(b.count, sizeof(*uts), GFP_KERNEL);
+	uts = kvmalloc_array(b.count, sizeof(*uts), GFP_KERNEL);
 	if (!us || !ds || !uts) {
 		err = -ENOMEM;
 		goto out_free;
@@ -165,13 +159,6 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 		err = -EFAULT;
 		goto out_free;
 	}
-	for (made = 0; made < b.count; made++) {
-		uts[made] = dwq_utask_alloc();
-		if (!uts[made]) {
-			err = -ENOMEM;
-			goto out_free;
-		}
-	}
 	out = (struct dwq_batch_out){
 		.arg = arg,
 		.us = us,
@@ -188,12 +175,8 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 		.arg = &out,
 	};
 	err = dwq_client_schedule(c, &req, nonblock);
-	if (!err)
-		made = 0; /* the file's now */
 
 out_free:
-	for (i = 0; i < made; i++)
-		dwq_utask_free(uts[i]);
 	kvfree(uts);
 	kvfree(ds);
 	kvfree(us);

@@ -17,9 +17,10 @@
  *	dwq.ko's text), fails the 1st, 2nd, ... allocation of batch schedules
  *	bigger than the file's heap has room for, which must grow it then
  *	and there, through /proc/thread-self/fail-nth, until a batch needs
- *	fewer allocations than that. Every failed call must be
- *	ENOMEM and leave STATS, the queue and every earlier task as they
- *	were; at the end all tasks fire, each exactly once.
+ *	fewer allocations than that; then again on a file that keeps spare
+ *	tasks, which a burst takes before it allocates. Every failed call
+ *	must be ENOMEM and leave STATS, the queue and every earlier task as
+ *	they were; at the end all tasks fire, each exactly once.
  * load: finit_module(MODULE, PARAMS), once (busybox insmod loads a module
  *	a second time with init_module() when that fails).
  *
@@ -338,22 +339,48 @@ static void remember(const struct dwq_ioc_schedule *s, unsigned int k)
 }
 
 /*
+ * Tasks the base scheduled and cancelled again, which its file keeps as
+ * spares for the next schedules: a burst then takes them first, and
+ * allocates the rest.
+ */
+#define BASE_SPARES 8
+static unsigned int base_spares;
+
+/*
  * The base: a file whose 16 tasks an hour away fill its own heap (16
- * slots) to its capacity, so that any more must grow it.
+ * slots) to its capacity, so that any more must grow it; with
+ * base_spares, that many more scheduled (the heap grows to 24 slots) and
+ * cancelled, so that a burst of more than that must grow it.
  */
 static int base_open(__u64 *cookie)
 {
-	struct dwq_ioc_schedule s[16] = {};
+	struct dwq_ioc_schedule s[16 + BASE_SPARES] = {};
+	struct dwq_ioc_cancel c[BASE_SPARES] = {};
+	struct dwq_ioc_cancel_batch cb = { .entries = (uintptr_t)c };
 	unsigned int i;
 	int fd = open_dev();
 
-	for (i = 0; i < 16; i++) {
+	for (i = 0; i < 16 + base_spares; i++) {
 		s[i].cookie = (*cookie)++;
 		s[i].time_ns = HOUR;
 	}
 	if (batch(fd, s, 16)) {
 		perror("dwq-lifecycle: the base batch");
 		exit(2);
+	}
+	if (base_spares) {
+		if (batch(fd, s + 16, base_spares)) {
+			perror("dwq-lifecycle: the base's spares");
+			exit(2);
+		}
+		for (i = 0; i < base_spares; i++)
+			c[i].id = s[16 + i].id;
+		cb.count = base_spares;
+		if (ioctl(fd, DWQ_IOC_CANCEL_BATCH, &cb) ||
+		    c[base_spares - 1].result != DWQ_RESULT_REMOVED) {
+			perror("dwq-lifecycle: cancelling the base's spares");
+			exit(2);
+		}
 	}
 	nids = 0;
 	remember(s, 16);
@@ -414,8 +441,8 @@ static void grow_bursts(int *base, unsigned int k, __u64 *cookie,
 			break; /* Nothing left to fail. */
 		(*recovered)++;
 	}
-	printf("dwq-lifecycle: bursts of %u over the room: first %u allocations failed\n",
-	       k, nth - 1);
+	printf("dwq-lifecycle: bursts of %u past the room (base: %u spares): 1..%u failed\n",
+	       k, base_spares, nth - 1);
 }
 
 /*
@@ -597,6 +624,12 @@ static int cmd_failnth(void)
 	}
 	fd = base_open(&cookie);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		grow_bursts(&fd, sizes[i], &cookie, &injected, &recovered);
+	/* Bursts that take the file's spares, then fail to allocate more. */
+	base_spares = BASE_SPARES;
+	close(fd);
+	fd = base_open(&cookie);
+	for (i = 1; i < ARRAY_SIZE(sizes); i++)
 		grow_bursts(&fd, sizes[i], &cookie, &injected, &recovered);
 	cancel_batch_failnth(&injected);
 	cancel_parked_failnth();
