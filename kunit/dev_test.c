@@ -331,6 +331,100 @@ static void dwq_dev_test_spares(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spares, DWQ_CLIENT_SPARES);
 }
 
+/*
+ * A file's id map grows with its tasks and shrinks with them, and finds
+ * each by its id at every size: 3000 tasks, each queried for its cookie;
+ * then all but 3 cancelled, and those 3 still found, the others and an
+ * id never given not (-ENOENT).
+ */
+static void dwq_dev_test_id_map(struct kunit *test)
+{
+	const unsigned int per = 1000, rounds = 3, n = per * rounds;
+	struct dwq_ioc_schedule s = { .time_ns = 3600ULL * NSEC_PER_SEC };
+	struct dwq_ioc_schedule_batch sb = { .count = per };
+	struct dwq_ioc_cancel_batch cb = { .count = per };
+	struct dwq_ioc_schedule __user *us;
+	struct dwq_ioc_cancel __user *uc;
+	unsigned int i, r, nr, buckets;
+	struct dwq_ioc_cancel c = {};
+	struct dwq_ioc_query qr;
+	unsigned long addr;
+	char __user *buf;
+	struct file *f;
+	u64 *ids;
+
+	ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	f = dt_open(test, 24 * PAGE_SIZE, &addr);
+	buf = (char __user *)addr;
+	us = (struct dwq_ioc_schedule __user *)(addr + PAGE_SIZE);
+	uc = (struct dwq_ioc_cancel __user *)(addr + 20 * PAGE_SIZE);
+	dwq_dev_kunit_ids(f, &nr, &buckets);
+	KUNIT_EXPECT_EQ(test, nr, 0U);
+	KUNIT_EXPECT_EQ(test, buckets, 16U);
+
+	sb.entries = (u64)(uintptr_t)us;
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < per; i++) {
+			s.cookie = r * per + i + 1;
+			KUNIT_ASSERT_EQ(test,
+					copy_to_user(us + i, &s, sizeof(s)),
+					0UL);
+		}
+		KUNIT_ASSERT_EQ(test, copy_to_user(buf, &sb, sizeof(sb)), 0UL);
+		KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_SCHEDULE_BATCH, buf), 0L);
+		for (i = 0; i < per; i++)
+			KUNIT_ASSERT_EQ(test,
+					get_user(ids[r * per + i], &us[i].id),
+					0);
+	}
+	dwq_dev_kunit_ids(f, &nr, &buckets);
+	KUNIT_EXPECT_EQ(test, nr, n);
+	KUNIT_EXPECT_GE(test, buckets, n);
+	KUNIT_EXPECT_LE(test, buckets, 2 * n);
+	for (i = 0; i < n; i++) {
+		qr = (struct dwq_ioc_query){ .id = ids[i] };
+		KUNIT_ASSERT_EQ(test, copy_to_user(buf, &qr, sizeof(qr)), 0UL);
+		KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_QUERY, buf), 0L);
+		KUNIT_ASSERT_EQ(test, copy_from_user(&qr, buf, sizeof(qr)),
+				0UL);
+		KUNIT_ASSERT_EQ(test, qr.cookie, (u64)i + 1);
+	}
+	qr = (struct dwq_ioc_query){ .id = ids[n - 1] + 1 };
+	KUNIT_ASSERT_EQ(test, copy_to_user(buf, &qr, sizeof(qr)), 0UL);
+	KUNIT_EXPECT_EQ(test, ioc(f, DWQ_IOC_QUERY, buf), (long)-ENOENT);
+
+	/* All but the last 3, a batch at a time, oldest first. */
+	cb.entries = (u64)(uintptr_t)uc;
+	for (r = 0; r < rounds; r++) {
+		cb.count = r < rounds - 1 ? per : per - 3;
+		for (i = 0; i < cb.count; i++) {
+			c = (struct dwq_ioc_cancel){ .id = ids[r * per + i] };
+			KUNIT_ASSERT_EQ(test,
+					copy_to_user(uc + i, &c, sizeof(c)),
+					0UL);
+		}
+		KUNIT_ASSERT_EQ(test, copy_to_user(buf, &cb, sizeof(cb)), 0UL);
+		KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_CANCEL_BATCH, buf), 0L);
+		for (i = 0; i < cb.count; i++) {
+			KUNIT_ASSERT_EQ(test,
+					copy_from_user(&c, uc + i, sizeof(c)),
+					0UL);
+			KUNIT_ASSERT_EQ(test, c.result,
+					(u32)DWQ_RESULT_REMOVED);
+		}
+	}
+	dwq_dev_kunit_ids(f, &nr, &buckets);
+	KUNIT_EXPECT_EQ(test, nr, 3U);
+	KUNIT_EXPECT_EQ(test, buckets, 16U);
+	for (i = n - 4; i < n; i++) {
+		qr = (struct dwq_ioc_query){ .id = ids[i] };
+		KUNIT_ASSERT_EQ(test, copy_to_user(buf, &qr, sizeof(qr)), 0UL);
+		KUNIT_EXPECT_EQ(test, ioc(f, DWQ_IOC_QUERY, buf),
+				i == n - 4 ? (long)-ENOENT : 0L);
+	}
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_mode),
@@ -338,6 +432,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_unknown_ioctl),
 	KUNIT_CASE(dwq_dev_test_ids_run_out),
 	KUNIT_CASE(dwq_dev_test_spares),
+	KUNIT_CASE(dwq_dev_test_id_map),
 	{}
 };
 

@@ -23,13 +23,14 @@
 #include <linux/bitops.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
-#include <linux/rbtree.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -81,18 +82,82 @@ static int dwq_client_lock(struct dwq_client *c, bool nonblock)
 	return mutex_lock_interruptible(&c->mutex) ? -ERESTARTSYS : 0;
 }
 
-static int dwq_utask_cmp(const void *key, const struct rb_node *node)
-{
-	const struct dwq_utask *ut = rb_entry(node, struct dwq_utask, idnode);
-	u64 id = *(const u64 *)key;
+/* The id map's smallest and largest sizes, as log2 of its buckets. */
+#define DWQ_IDS_MIN_BITS 4
+#define DWQ_IDS_MAX_BITS 20
 
-	return id < ut->id ? -1 : id > ut->id;
+static struct hlist_head *dwq_ids_bucket(struct dwq_client *c, u64 id)
+{
+	return &c->ids[hash_64(id, c->ids_bits)];
 }
 
-static bool dwq_utask_less(struct rb_node *a, const struct rb_node *b)
+/**
+ * dwq_ids_resize() - move the id map to 2^@bits buckets
+ * @c: the file, its mutex held
+ * @bits: log2 of the new size
+ *
+ * A failed allocation keeps the old table: lookups walk longer chains,
+ * nothing fails.
+ *
+ * Context: process context, @c->mutex held; sleeps.
+ */
+static void dwq_ids_resize(struct dwq_client *c, unsigned int bits)
 {
-	return rb_entry(a, struct dwq_utask, idnode)->id <
-	       rb_entry(b, struct dwq_utask, idnode)->id;
+	struct hlist_head *old = c->ids, *ids;
+	unsigned int i, n = 1U << bits, oldn = 1U << c->ids_bits;
+	struct hlist_node *tmp;
+	struct dwq_utask *ut;
+
+	lockdep_assert_held(&c->mutex);
+	ids = kvmalloc_array(n, sizeof(*ids),
+			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!ids)
+		return;
+	for (i = 0; i < n; i++)
+		INIT_HLIST_HEAD(&ids[i]);
+	c->ids = ids;
+	c->ids_bits = bits;
+	for (i = 0; i < oldn; i++) {
+		hlist_for_each_entry_safe(ut, tmp, &old[i], idnode) {
+			hlist_del(&ut->idnode);
+			hlist_add_head(&ut->idnode, dwq_ids_bucket(c, ut->id));
+		}
+	}
+	kvfree(old);
+}
+
+/*
+ * Keep the id map between a quarter full and full (one task a bucket):
+ * doubled as tasks come, halved once a quarter is left, never past its
+ * smallest and largest sizes. The file's mutex held.
+ */
+static void dwq_ids_fit(struct dwq_client *c)
+{
+	unsigned int n = 1U << c->ids_bits, bits;
+
+	if (c->nr_ids > n && c->ids_bits < DWQ_IDS_MAX_BITS) {
+		bits = min_t(unsigned int, order_base_2(c->nr_ids),
+			     DWQ_IDS_MAX_BITS);
+		dwq_ids_resize(c, bits);
+	} else if (c->nr_ids < n / 4 && c->ids_bits > DWQ_IDS_MIN_BITS) {
+		bits = max_t(unsigned int, order_base_2(max(c->nr_ids, 1U)) + 1,
+			     DWQ_IDS_MIN_BITS);
+		dwq_ids_resize(c, bits);
+	}
+}
+
+/* Put a task with its new id in the id map; the file's mutex held. */
+static void dwq_ids_add(struct dwq_client *c, struct dwq_utask *ut)
+{
+	hlist_add_head(&ut->idnode, dwq_ids_bucket(c, ut->id));
+	c->nr_ids++;
+}
+
+/* Take a task out of the id map; the file's mutex held. */
+static void dwq_ids_del(struct dwq_client *c, struct dwq_utask *ut)
+{
+	hlist_del_init(&ut->idnode);
+	c->nr_ids--;
 }
 
 /**
@@ -109,11 +174,14 @@ static bool dwq_utask_less(struct rb_node *a, const struct rb_node *b)
  */
 static struct dwq_utask *dwq_client_find(struct dwq_client *c, u64 id)
 {
-	struct rb_node *node;
+	struct dwq_utask *ut;
 
 	lockdep_assert_held(&c->mutex);
-	node = rb_find(&id, &c->tasks, dwq_utask_cmp);
-	return node ? rb_entry(node, struct dwq_utask, idnode) : NULL;
+	hlist_for_each_entry(ut, dwq_ids_bucket(c, id), idnode) {
+		if (ut->id == id)
+			return ut;
+	}
+	return NULL;
 }
 
 /**
@@ -287,7 +355,7 @@ static void dwq_utask_init(struct dwq_utask *ut)
 {
 	memset(ut, 0, sizeof(*ut));
 	dwq_heap_node_init(&ut->node);
-	RB_CLEAR_NODE(&ut->idnode);
+	INIT_HLIST_NODE(&ut->idnode);
 }
 
 /**
@@ -381,8 +449,9 @@ static int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts,
 	for (i = 0; i < n; i++) {
 		uts[i]->id = ++c->next_id;
 		uts[i]->client = c;
-		rb_add(&uts[i]->idnode, &c->tasks, dwq_utask_less);
+		dwq_ids_add(c, uts[i]);
 	}
+	dwq_ids_fit(c);
 	return 0;
 }
 
@@ -423,7 +492,7 @@ static void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut)
 	lockdep_assert_held(&c->mutex);
 	if (dwq_heap_node_queued(&ut->node))
 		dwq_heap_remove(&c->clk[ut->clock].heap, &ut->node);
-	rb_erase(&ut->idnode, &c->tasks);
+	dwq_ids_del(c, ut);
 	atomic_dec(&c->nr_tasks);
 	dwq_limits_rate_release(c->user, dwq_limits_rate(ut->mode, ut->period));
 	if (ut->ev)
@@ -678,8 +747,7 @@ static void dwq_utask_cancel_due(struct dwq_client *c, struct dwq_utask *ut,
 
 	lockdep_assert_held(&c->mutex);
 	dwq_utask_firing(ut, now, &ev, &skipped, &next);
-	rb_erase(&ut->idnode, &c->tasks);
-	RB_CLEAR_NODE(&ut->idnode);
+	dwq_ids_del(c, ut);
 	atomic_dec(&c->nr_tasks);
 	dwq_limits_rate_release(c->user, dwq_limits_rate(ut->mode, ut->period));
 	ut->last = true;
@@ -905,6 +973,7 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 		dwq_client_arm(c, i);
 		dwq_client_shrink(c, i);
 	}
+	dwq_ids_fit(c);
 	return done ? done : err;
 }
 
@@ -1150,6 +1219,7 @@ static int dwq_schedule_locked(struct dwq_client *c,
 		}
 		for (i = 0; i < DWQ_NR_CLOCKS; i++)
 			dwq_client_shrink(c, i);
+		dwq_ids_fit(c);
 		return err;
 	}
 	for (i = 0; trace_dwq_dev_schedule_enabled() && i < n; i++)
@@ -1224,6 +1294,7 @@ static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 			dwq_client_shrink(c, i);
 		}
 	}
+	dwq_ids_fit(c);
 }
 
 /*
@@ -1527,10 +1598,19 @@ struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred)
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
+	c->ids_bits = DWQ_IDS_MIN_BITS;
+	c->ids = kmalloc_array(1U << c->ids_bits, sizeof(*c->ids),
+			       GFP_KERNEL_ACCOUNT);
+	if (!c->ids) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	for (i = 0; i < 1U << c->ids_bits; i++)
+		INIT_HLIST_HEAD(&c->ids[i]);
 	c->user = dwq_user_get(cred);
 	if (IS_ERR(c->user)) {
 		err = PTR_ERR(c->user);
-		goto err_free;
+		goto err_ids;
 	}
 	/* The alarms' slots in the queue: arming them never fails. */
 	if (q) {
@@ -1542,7 +1622,6 @@ struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred)
 	c->q = q;
 	c->tgid = task_tgid_nr(current);
 	mutex_init(&c->mutex);
-	c->tasks = RB_ROOT;
 	atomic_set(&c->nr_tasks, 0);
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		clk = &c->clk[i];
@@ -1561,6 +1640,8 @@ struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred)
 
 err_user:
 	dwq_user_put(c->user);
+err_ids:
+	kvfree(c->ids);
 err_free:
 	kfree(c);
 	return ERR_PTR(err);
@@ -1605,7 +1686,9 @@ void dwq_client_free(struct dwq_client *c)
 		kvfree(heap->slots);
 		dwq_heap_init(heap, NULL, 0);
 	}
-	c->tasks = RB_ROOT;
+	kvfree(c->ids);
+	c->ids = NULL;
+	c->nr_ids = 0;
 	while (c->nr_spare)
 		kmem_cache_free(dwq_utask_cache, c->spare[--c->nr_spare]);
 	dwq_events_free(c);
@@ -1624,22 +1707,28 @@ void dwq_client_free(struct dwq_client *c)
  * @m: the seq_file
  * @c: the client
  *
- * Its counts and its next task (the earliest not due yet): its id, the
- * deadline on the task's clock, that clock, and the time left.
+ * Its counts, the sizes of its arrays outside the slab (its heaps' slots,
+ * its id map's buckets), and its next task (the earliest not due yet): its
+ * id, the deadline on the task's clock, that clock, and the time left.
  *
  * Context: process context; may sleep.
  */
 void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c)
 {
+	unsigned int i, slots = 0;
 	struct dwq_utask *next;
 	u64 remaining, events;
 
 	mutex_lock(&c->mutex);
+	for (i = 0; i < DWQ_NR_CLOCKS; i++)
+		slots += c->clk[i].heap.cap;
 	dwq_events_next(c, &next, &remaining);
 	events = dwq_events_count(c);
 	seq_printf(m, "dwq-tgid: %d\n", c->tgid);
 	seq_printf(m, "dwq-pending: %d\n", atomic_read(&c->nr_tasks));
 	seq_printf(m, "dwq-events: %llu\n", events);
+	seq_printf(m, "dwq-heap-slots: %u\n", slots);
+	seq_printf(m, "dwq-id-buckets: %u\n", 1U << c->ids_bits);
 	seq_printf(m, "dwq-next-id: %llu\n", next ? next->id : 0);
 	seq_printf(m, "dwq-next-deadline-ns: %llu\n",
 		   next ? next->node.deadline : 0);
@@ -1705,6 +1794,18 @@ void dwq_dev_kunit_spares(struct file *file, unsigned int *spares,
 	mutex_unlock(&c->mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_spares);
+
+void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
+		       unsigned int *buckets)
+{
+	struct dwq_client *c = file->private_data;
+
+	mutex_lock(&c->mutex);
+	*nr = c->nr_ids;
+	*buckets = 1U << c->ids_bits;
+	mutex_unlock(&c->mutex);
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_ids);
 #endif
 
 /**

@@ -46,7 +46,6 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
-#include <linux/rbtree.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <dwq.h>
@@ -104,11 +103,15 @@ struct dwq_client_clock {
  *	utask and event of the file. read() holds it while it fires tasks,
  *	copies their events to user space and only then commits them, so
  *	that a failed copy loses nothing.
- * @tasks: the tasks it owns, by id. An rbtree, not an xarray: ids only
- *	grow, so a file whose tasks come and go one at a time (a timeout
- *	armed and disarmed) would have the xarray allocate a node for each
- *	new window of 64 ids and RCU-free it again when the window empties.
- *	The rbtree node is in the utask.
+ * @ids: the id map: the tasks it owns, in 2^@ids_bits buckets by
+ *	hash_64() of their id, resized to keep one task a bucket or fewer
+ *	(dwq_ids_fit()). A hash rather than an rbtree: ids only grow, so a
+ *	tree built by them has its newest ids, the ones a timeout cancels,
+ *	deepest. Not an xarray: a file whose tasks come and go one at a
+ *	time would have it allocate a node for each new window of 64 ids and
+ *	RCU-free it again when the window empties.
+ * @ids_bits: log2 of @ids' buckets
+ * @nr_ids: tasks in @ids
  * @next_id: the last id handed out
  * @seq: the file's tie-breaker, handed to its heaps so that equal
  *	deadlines leave in the order they were (re)scheduled, across clocks
@@ -135,7 +138,9 @@ struct dwq_client_clock {
 struct dwq_client {
 	struct dwq_queue *q;
 	struct mutex mutex; /* see the kernel-doc above */
-	struct rb_root tasks;
+	struct hlist_head *ids;
+	unsigned int ids_bits;
+	unsigned int nr_ids;
 	u64 next_id;
 	u64 seq;
 	atomic_t nr_tasks;
@@ -175,9 +180,9 @@ struct dwq_uevent {
  * struct dwq_utask - a task owned by a client
  * @node: its place in its clock's heap: deadline and seq. A task is in
  *	its heap for its whole life, due or not.
- * @idnode: in @client->tasks
+ * @idnode: in @client->ids
  * @client: the owner
- * @id: its key in @client->tasks
+ * @id: its key in @client->ids
  * @cookie: the user's value, returned in every event
  * @period: its period, 0 for a one-shot
  * @runs: its firings so far (made by read(), or kept by a cancel or
@@ -200,7 +205,7 @@ struct dwq_uevent {
  */
 struct dwq_utask {
 	struct dwq_heap_node node;
-	struct rb_node idnode;
+	struct hlist_node idnode;
 	struct dwq_client *client;
 	u64 id;
 	u64 cookie;

@@ -44,6 +44,8 @@ void dwq_dev_kunit_set_last_id(struct file *file, u64 id);
 void dwq_dev_kunit_charged(struct file *file, int *all, int *user);
 void dwq_dev_kunit_spares(struct file *file, unsigned int *spares,
 			  unsigned int *slots);
+void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
+		       unsigned int *buckets);
 #endif
 int dwq_dev_init(void);
 void dwq_dev_exit(void);

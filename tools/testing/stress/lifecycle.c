@@ -288,12 +288,29 @@ static unsigned int fail_nth_left(void)
 static __u64 ids[MAX_IDS], cookies[MAX_IDS];
 static unsigned int nids;
 
+/* Every task of the ledger is found by its id, queued, with its cookie. */
+static bool ids_found(int fd, unsigned int nth)
+{
+	struct dwq_ioc_query q;
+	unsigned int i;
+
+	for (i = 0; i < nids; i++) {
+		q = (struct dwq_ioc_query){ .id = ids[i] };
+		if (ioctl(fd, DWQ_IOC_QUERY, &q) || q.cookie != cookies[i] ||
+		    q.state != DWQ_STATE_QUEUED) {
+			printf("dwq-lifecycle: FAIL: nth %u: id %llu lost (cookie %llu state %u)\n",
+			       nth, (unsigned long long)ids[i],
+			       (unsigned long long)q.cookie, q.state);
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool check_intact(int fd, const struct dwq_ioc_stats *before,
 			 unsigned int nth)
 {
 	struct dwq_ioc_stats st = stats(fd);
-	struct dwq_ioc_query q;
-	unsigned int i;
 	bool ok = true;
 
 	if (st.pending != before->pending ||
@@ -307,17 +324,8 @@ static bool check_intact(int fd, const struct dwq_ioc_stats *before,
 		       (unsigned long long)before->all_tasks);
 		ok = false;
 	}
-	for (i = 0; i < nids; i++) {
-		q = (struct dwq_ioc_query){ .id = ids[i] };
-		if (ioctl(fd, DWQ_IOC_QUERY, &q) || q.cookie != cookies[i] ||
-		    q.state != DWQ_STATE_QUEUED) {
-			printf("dwq-lifecycle: FAIL: nth %u: id %llu lost (cookie %llu state %u)\n",
-			       nth, (unsigned long long)ids[i],
-			       (unsigned long long)q.cookie, q.state);
-			ok = false;
-			break;
-		}
-	}
+	if (!ids_found(fd, nth))
+		ok = false;
 	if (!ok)
 		failures++;
 	return ok;
@@ -393,8 +401,9 @@ static int base_open(__u64 *cookie)
  * made on dwq's behalf until a burst needs fewer than that. An injected
  * failure either fails the call, which must then be ENOMEM and change
  * nothing, or is one the kernel recovers from (kmemleak's and KASAN's own
- * metadata, kvmalloc's kmalloc before vmalloc): then the call works, and
- * the base is made again, full, for the next one.
+ * metadata, kvmalloc's kmalloc before vmalloc, the id map's growth):
+ * then the call works, each task is found by its id, and the base is made
+ * again, full, for the next one.
  */
 static void grow_bursts(int *base, unsigned int k, __u64 *cookie,
 			unsigned int *injected, unsigned int *recovered)
@@ -434,6 +443,10 @@ static void grow_bursts(int *base, unsigned int k, __u64 *cookie,
 			       k);
 			failures++;
 		}
+		/* A recovered failure (its id map not grown) finds them all. */
+		remember(s, k);
+		if (!ids_found(*base, nth))
+			failures++;
 		/* Start again from a full heap of 16. */
 		close(*base);
 		*base = base_open(cookie);
