@@ -60,6 +60,8 @@
 #define REMOVE_TAG (~0ULL)
 /* sizeof(struct dwq_heap_slot) in module/heap.h: key, seq, node. */
 #define DWQ_SLOT_BYTES 24
+/* sizeof(struct hlist_head): a bucket of a file's id map. */
+#define DWQ_BUCKET_BYTES 8
 
 struct params {
 	unsigned int reps;
@@ -261,14 +263,24 @@ static void dwq_schedule_many(int fd, const __u64 *d, unsigned int n,
 	}
 }
 
-static unsigned int dwq_capacity(int fd)
+/* A file's arrays outside the slab, from its fdinfo: heap slots, id buckets. */
+static void dwq_arrays(int fd, unsigned int *slots, unsigned int *buckets)
 {
-	struct dwq_ioc_stats st;
+	char path[64], line[128];
+	FILE *f;
+	int got = 0;
 
-	memset(&st, 0, sizeof(st));
-	if (ioctl(fd, DWQ_IOC_STATS, &st))
-		die("DWQ_IOC_STATS");
-	return st.queue_capacity;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		die("fdinfo");
+	while (fgets(line, sizeof(line), f)) {
+		got += sscanf(line, "dwq-heap-slots: %u", slots) == 1;
+		got += sscanf(line, "dwq-id-buckets: %u", buckets) == 1;
+	}
+	fclose(f);
+	if (got != 2)
+		die("fdinfo: no dwq-heap-slots or dwq-id-buckets");
 }
 
 /* --- io_uring ----------------------------------------------------------- */
@@ -1504,6 +1516,7 @@ static void bench_f5(void)
 	static struct slabs a, b;
 	struct growth top[K_NKINDS][TOP_CACHES];
 	unsigned int n = P.slab_n, r, k, i, j, cap0 = 0, cap1 = 0;
+	unsigned int ids0 = 0, ids1 = 0;
 	__u64 *d = xcalloc(n, sizeof(*d));
 	struct rlimit rl = { n + 256, n + 256 };
 	char al[256];
@@ -1520,16 +1533,20 @@ static void bench_f5(void)
 			f5_prepare(&h, i, n);
 			slab_settle(&a);
 			if (i == K_DWQ)
-				cap0 = dwq_capacity(h.fd);
+				dwq_arrays(h.fd, &cap0, &ids0);
 			f5_arm(&h, d);
 			slab_read(&b);
 			if (i == K_DWQ)
-				cap1 = dwq_capacity(h.fd);
+				dwq_arrays(h.fd, &cap1, &ids1);
 			slab_delta(&a, &b, n, &total, top[i]);
 			add("F5", f5_names[i], n, "slab", "bytes", total);
-			if (i == K_DWQ)
+			if (i == K_DWQ) {
 				add("F5", "dwq_heap_array", n, "heap", "bytes",
 				    (double)(cap1 - cap0) * DWQ_SLOT_BYTES / n);
+				add("F5", "dwq_id_map", n, "ids", "bytes",
+				    (double)(ids1 - ids0) * DWQ_BUCKET_BYTES /
+					    n);
+			}
 			f5_release(&h);
 		}
 	}

@@ -63,8 +63,10 @@ left=$(awk '$1 == "dwq-next-remaining-ns:" { print $2 }' "$tmp/fdinfo")
 grep -qx "dwq-tgid: $pid" "$tmp/fdinfo" && grep -qx 'dwq-pending: 2' "$tmp/fdinfo" &&
 	grep -qx 'dwq-next-id: 2' "$tmp/fdinfo" &&
 	grep -qx 'dwq-next-clock: monotonic' "$tmp/fdinfo" &&
+	grep -qx 'dwq-heap-slots: 16' "$tmp/fdinfo" &&
+	grep -qx 'dwq-id-buckets: 16' "$tmp/fdinfo" &&
 	[ -n "$left" ] && [ "$left" -gt 0 ] && [ "$left" -le 200000000000 ]
-result $? "fdinfo: the opener, the next task's id, clock and time left" "$tmp/fdinfo"
+result $? "fdinfo: the opener, its arrays' sizes, the next task's id, clock and time left" "$tmp/fdinfo"
 kill $pid
 wait
 cat $dbg/heap >"$tmp/heap"
