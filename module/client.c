@@ -24,6 +24,7 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
@@ -91,6 +92,17 @@ static struct hlist_head *dwq_ids_bucket(struct dwq_client *c, u64 id)
 	return &c->ids[hash_64(id, c->ids_bits)];
 }
 
+/* An empty id map of 2^@bits buckets, or NULL. */
+static struct hlist_head *dwq_ids_alloc(unsigned int bits, gfp_t gfp)
+{
+	struct hlist_head *ids;
+
+	ids = kvmalloc_array(1U << bits, sizeof(*ids), gfp);
+	if (ids)
+		__hash_init(ids, 1U << bits);
+	return ids;
+}
+
 /**
  * dwq_ids_resize() - move the id map to 2^@bits buckets
  * @c: the file, its mutex held
@@ -104,17 +116,14 @@ static struct hlist_head *dwq_ids_bucket(struct dwq_client *c, u64 id)
 static void dwq_ids_resize(struct dwq_client *c, unsigned int bits)
 {
 	struct hlist_head *old = c->ids, *ids;
-	unsigned int i, n = 1U << bits, oldn = 1U << c->ids_bits;
+	unsigned int i, oldn = 1U << c->ids_bits;
 	struct hlist_node *tmp;
 	struct dwq_utask *ut;
 
 	lockdep_assert_held(&c->mutex);
-	ids = kvmalloc_array(n, sizeof(*ids),
-			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	ids = dwq_ids_alloc(bits, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!ids)
 		return;
-	for (i = 0; i < n; i++)
-		INIT_HLIST_HEAD(&ids[i]);
 	c->ids = ids;
 	c->ids_bits = bits;
 	for (i = 0; i < oldn; i++) {
@@ -1599,14 +1608,11 @@ struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred)
 	if (!c)
 		return ERR_PTR(-ENOMEM);
 	c->ids_bits = DWQ_IDS_MIN_BITS;
-	c->ids = kmalloc_array(1U << c->ids_bits, sizeof(*c->ids),
-			       GFP_KERNEL_ACCOUNT);
+	c->ids = dwq_ids_alloc(c->ids_bits, GFP_KERNEL_ACCOUNT);
 	if (!c->ids) {
 		err = -ENOMEM;
 		goto err_free;
 	}
-	for (i = 0; i < 1U << c->ids_bits; i++)
-		INIT_HLIST_HEAD(&c->ids[i]);
 	c->user = dwq_user_get(cred);
 	if (IS_ERR(c->user)) {
 		err = PTR_ERR(c->user);
