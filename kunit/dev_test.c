@@ -4,6 +4,7 @@
  * permissions and teardown.
  */
 #include <linux/err.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mman.h>
 #include <linux/uaccess.h>
@@ -22,6 +23,17 @@ static struct file *open_node(const char *path)
 	return filp_open(path, O_RDWR, 0);
 }
 
+/*
+ * Close @f and run its release now. A kthread's last fput() is deferred
+ * to a work item a jiffy later, which would release the file after the
+ * test has destroyed the device and the queue under it.
+ */
+static void close_node(struct file *f)
+{
+	filp_close(f, NULL);
+	flush_delayed_fput();
+}
+
 /* A registered device appears under /dev and disappears on destroy. */
 static void dwq_dev_test_register_unregister(struct kunit *test)
 {
@@ -38,13 +50,13 @@ static void dwq_dev_test_register_unregister(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, S_ISCHR(file_inode(f)->i_mode));
 	KUNIT_EXPECT_EQ(test, imajor(file_inode(f)), MISC_MAJOR);
 	KUNIT_EXPECT_EQ(test, iminor(file_inode(f)), dev->misc.minor);
-	filp_close(f, NULL);
+	close_node(f);
 
 	dwq_dev_destroy(dev);
 	f = open_node(TEST_PATH);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(f), -ENOENT);
 	if (!IS_ERR(f))
-		filp_close(f, NULL);
+		close_node(f);
 }
 
 /* The mode asked for is the mode the node gets. */
@@ -62,7 +74,7 @@ static void dwq_dev_test_mode(struct kunit *test)
 		return;
 	}
 	KUNIT_EXPECT_EQ(test, file_inode(f)->i_mode & 0777, 0640);
-	filp_close(f, NULL);
+	close_node(f);
 	dwq_dev_destroy(dev);
 }
 
@@ -87,12 +99,12 @@ static void dwq_dev_test_two_devices(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, IS_ERR(f));
 	if (!IS_ERR(f)) {
 		KUNIT_EXPECT_EQ(test, iminor(file_inode(f)), b->misc.minor);
-		filp_close(f, NULL);
+		close_node(f);
 	}
 	f = open_node(TEST_PATH);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(f), -ENOENT);
 	if (!IS_ERR(f))
-		filp_close(f, NULL);
+		close_node(f);
 	dwq_dev_destroy(b);
 }
 
@@ -112,7 +124,7 @@ static void dwq_dev_test_unknown_ioctl(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, f->f_op->unlocked_ioctl(f, 0xdeadbeef, 0),
 			(long)-ENOTTY);
-	filp_close(f, NULL);
+	close_node(f);
 	dwq_dev_destroy(dev);
 }
 
@@ -133,7 +145,7 @@ static void dt_dev_destroy(void *dev)
 
 static void dt_file_close(void *f)
 {
-	filp_close(f, NULL);
+	close_node(f);
 }
 
 /*
@@ -166,6 +178,38 @@ static struct file *dt_open(struct kunit *test, size_t size,
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dt_file_close, f),
 			0);
 	return f;
+}
+
+/*
+ * A file reserves its alarms' slots in the queue at open and gives them
+ * back at release; the queue may go only after that.
+ */
+static void dwq_dev_test_release_unreserves(struct kunit *test)
+{
+	unsigned int room;
+	struct dwq_queue *q;
+	struct dwq_dev *dev;
+	struct file *f;
+
+	q = dwq_queue_create("kunit", 1, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, dt_queue_destroy, q),
+			0);
+	dev = dwq_dev_create(TEST_NAME, 0600, q);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, dt_dev_destroy, dev),
+			0);
+	room = READ_ONCE(q->room);
+	KUNIT_EXPECT_EQ(test, room, 0U);
+	f = open_node(TEST_PATH);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	room = READ_ONCE(q->room);
+	KUNIT_EXPECT_EQ(test, room, (unsigned int)DWQ_NR_CLOCKS);
+	close_node(f);
+	room = READ_ONCE(q->room);
+	KUNIT_EXPECT_EQ(test, room, 0U);
 }
 
 /*
@@ -430,6 +474,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_mode),
 	KUNIT_CASE(dwq_dev_test_two_devices),
 	KUNIT_CASE(dwq_dev_test_unknown_ioctl),
+	KUNIT_CASE(dwq_dev_test_release_unreserves),
 	KUNIT_CASE(dwq_dev_test_ids_run_out),
 	KUNIT_CASE(dwq_dev_test_spares),
 	KUNIT_CASE(dwq_dev_test_id_map),
