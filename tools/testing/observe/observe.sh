@@ -10,7 +10,7 @@
 dbg=/sys/kernel/debug/dwq
 tr=/sys/kernel/tracing
 . /dwq/tap.sh
-tap_plan 20
+tap_plan 21
 
 # --- debugfs ----------------------------------------------------------
 
@@ -209,10 +209,17 @@ SCRIPT
 		echo "trace-cmd is not in the guest" >"$tmp/report"
 		result 1 "trace-cmd record -e dwq, then trace-cmd report, decodes the events" "$tmp/report"
 	fi
+	# vm-run's guests hold tracing's task-name probes in an instance of
+	# their own (see vm-run): none of the tracing above, trace-cmd's
+	# included, may have let go of it.
+	pin=$tr/instances/dwq-pin/events/oom/mark_victim/enable
+	cat $pin >"$tmp/pin" 2>&1
+	grep -qx 1 "$tmp/pin"
+	result $? "tracing left vm-run's dwq-pin instance enabled" "$tmp/pin"
 else
 	ls $tr >"$tmp/tr" 2>&1
 	i=0
-	while [ $i -lt 10 ]; do
+	while [ $i -lt 11 ]; do
 		result 1 "tracefs: no $tr/events/dwq" "$tmp/tr"
 		i=$((i + 1))
 	done
