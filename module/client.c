@@ -831,6 +831,16 @@ static struct dwq_uevent *dwq_ready_next(struct dwq_client *c,
 }
 
 /*
+ * dwq_heap_pop() out of line: inlined into dwq_read_collect()'s loop, whose
+ * many live values leave the sift fewer registers, a burst's drain took
+ * about 1 % more instructions per event.
+ */
+static noinline struct dwq_heap_node *dwq_client_pop(struct dwq_heap *heap)
+{
+	return dwq_heap_pop(heap);
+}
+
+/*
  * Take up to @max events, in deadline order, into @ev and @picks: the
  * due tasks leave their heaps (dwq_read_undo() puts them back), the kept
  * events stay on the list until dwq_read_commit().
@@ -874,7 +884,7 @@ static unsigned int dwq_read_collect(struct dwq_client *c,
 		}
 		if (best < 0)
 			break;
-		head = dwq_heap_pop(&c->clk[best].heap);
+		head = dwq_client_pop(&c->clk[best].heap);
 		ut = container_of(head, struct dwq_utask, node);
 		picks[n] = (struct dwq_pick){ .ut = ut };
 		dwq_utask_firing(ut, now->t[best], &ev[n], &picks[n].skipped,

@@ -114,13 +114,23 @@ static inline void dwq_heap_slot_rekey(struct dwq_heap_slot *s)
 	s->seq = s->node->seq;
 }
 
-/* Is @a's key (deadline, seq) before @b's? */
+/*
+ * Is @a's key (deadline, seq) before @b's? Where the compiler has 128-bit
+ * integers the key is one: a compare and a subtract with borrow, no
+ * branch on equal deadlines, which a burst due at one instant has at
+ * every level of the heap.
+ */
 static inline bool dwq_heap_less(const struct dwq_heap_slot *a,
 				 const struct dwq_heap_slot *b)
 {
+#if defined(CONFIG_ARCH_SUPPORTS_INT128) && defined(__SIZEOF_INT128__)
+	return ((__uint128_t)a->deadline << 64 | a->seq) <
+	       ((__uint128_t)b->deadline << 64 | b->seq);
+#else
 	if (a->deadline != b->deadline)
 		return a->deadline < b->deadline;
 	return a->seq < b->seq;
+#endif
 }
 
 /* Write @s into slot @i of @slots and tell its node where it now lives. */
@@ -178,10 +188,15 @@ dwq_heap_least_child(const struct dwq_heap_slot *slots, unsigned int i,
 {
 	unsigned int first = DWQ_HEAP_ARITY * i + 1;
 	unsigned int end = min(first + DWQ_HEAP_ARITY, nr), c, least = first;
+	const struct dwq_heap_slot *best = &slots[first];
 
-	for (c = first + 1; c < end; c++)
-		if (dwq_heap_less(&slots[c], &slots[least]))
+	/* The least so far is held by pointer: no index to scale per child. */
+	for (c = first + 1; c < end; c++) {
+		if (dwq_heap_less(&slots[c], best)) {
 			least = c;
+			best = &slots[c];
+		}
+	}
 	return least;
 }
 
