@@ -148,21 +148,12 @@ static void dt_file_close(void *f)
 	close_node(f);
 }
 
-/*
- * A file of a device of its own, on a queue of its own, and @size bytes
- * of user memory at *@addr for the ioctls' arguments; all undone when the
- * test ends.
- */
-static struct file *dt_open(struct kunit *test, size_t size,
-			    unsigned long *addr)
+/* A device of its own on a queue of its own, both undone when the test ends. */
+static struct dwq_queue *dt_dev(struct kunit *test)
 {
 	struct dwq_queue *q;
 	struct dwq_dev *dev;
-	struct file *f;
 
-	*addr = kunit_vm_mmap(test, NULL, 0, size, PROT_READ | PROT_WRITE,
-			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE_MSG(test, *addr, 0UL, "no user memory");
 	q = dwq_queue_create("kunit", 1, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
 	KUNIT_ASSERT_EQ(test,
@@ -173,6 +164,23 @@ static struct file *dt_open(struct kunit *test, size_t size,
 	KUNIT_ASSERT_EQ(test,
 			kunit_add_action_or_reset(test, dt_dev_destroy, dev),
 			0);
+	return q;
+}
+
+/*
+ * A file of a device of its own, on a queue of its own, and @size bytes
+ * of user memory at *@addr for the ioctls' arguments; all undone when the
+ * test ends.
+ */
+static struct file *dt_open(struct kunit *test, size_t size,
+			    unsigned long *addr)
+{
+	struct file *f;
+
+	*addr = kunit_vm_mmap(test, NULL, 0, size, PROT_READ | PROT_WRITE,
+			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, *addr, 0UL, "no user memory");
+	dt_dev(test);
 	f = open_node(TEST_PATH);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dt_file_close, f),
@@ -186,21 +194,10 @@ static struct file *dt_open(struct kunit *test, size_t size,
  */
 static void dwq_dev_test_release_unreserves(struct kunit *test)
 {
+	struct dwq_queue *q = dt_dev(test);
 	unsigned int room;
-	struct dwq_queue *q;
-	struct dwq_dev *dev;
 	struct file *f;
 
-	q = dwq_queue_create("kunit", 1, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
-	KUNIT_ASSERT_EQ(test,
-			kunit_add_action_or_reset(test, dt_queue_destroy, q),
-			0);
-	dev = dwq_dev_create(TEST_NAME, 0600, q);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
-	KUNIT_ASSERT_EQ(test,
-			kunit_add_action_or_reset(test, dt_dev_destroy, dev),
-			0);
 	room = READ_ONCE(q->room);
 	KUNIT_EXPECT_EQ(test, room, 0U);
 	f = open_node(TEST_PATH);
