@@ -60,31 +60,22 @@ hz=
 	echo "ubench_params=$ubparams"
 } >"$out/env.txt"
 
-# CFS bandwidth on from the start, and for the whole run: a cgroup whose
-# cpu.max quota nobody can reach. F9 caps its load's cgroup with cpu.max
-# and lifts the cap again; each time the first quota in the system comes
-# or goes, the kernel patches the scheduler's cfs_bandwidth_used() static
-# key in place, and under TCG a vCPU has been seen to run a stale int3 of
-# that patching (an "Oops: int3" in the scheduler). With a quota always
-# set, F9's caps only count the key up and down, and nothing is patched
-# while a figure runs.
-# Every figure runs with the same key, so the comparisons stay fair.
-# The guest may run other tests after this script (make check's stock
-# guest does): the cgroup, and the mount if this made it, are undone at
-# the end, when nothing is measured any more.
-pin=
-mounted=
-cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ -z "$cg" ]; then
-	cg=/sys/fs/cgroup
-	mkdir -p $cg && mount -t cgroup2 none $cg && mounted=1
-fi
-if [ -n "$cg" ] && echo +cpu >"$cg/cgroup.subtree_control" 2>/dev/null &&
-	mkdir -p "$cg/dwq-bench-pin" &&
-	echo "10000000 100000" >"$cg/dwq-bench-pin/cpu.max"; then
-	pin=$cg/dwq-bench-pin
-fi
-echo "cfs_bandwidth_pinned=$([ -n "$pin" ] && echo 1 || echo 0)" >>"$out/env.txt"
+# CFS bandwidth on from the start, and for the whole run: F9 caps its
+# load's cgroup with cpu.max and lifts the cap again, and each time the
+# first quota in the system comes or goes the kernel patches the
+# scheduler's cfs_bandwidth_used() static key in place, which under TCG a
+# vCPU has been seen to trip over (an "Oops: int3" in the scheduler).
+# vm-run --cfs-pin turned the key on at boot, while only one vCPU was
+# online, with a quota nobody reaches; F9's quotas then only count it up
+# and down, and every figure runs with the same key. Without the pin this
+# script does not make one: the patching would then happen here, with
+# every vCPU running.
+pin=0
+q=
+[ -r /sys/fs/cgroup/dwq-pin/cpu.max ] && read -r q _ </sys/fs/cgroup/dwq-pin/cpu.max
+[ -n "$q" ] && [ "$q" != max ] && pin=1
+echo "cfs_bandwidth_pinned=$pin" >>"$out/env.txt"
+[ $pin = 1 ] || echo "bench: no CFS bandwidth pin (vm-run --cfs-pin): F9's first cap patches the scheduler"
 
 : >"$out/status.txt"
 if [ -e $ko ]; then
@@ -146,6 +137,4 @@ echo "ubench=$ubrc" >>"$out/status.txt"
 echo "bench: dwq-ubench figures: exit $ubrc, $(wc -l <"$out/ubench.jsonl") lines"
 cat "$out/ubench.stderr"
 
-[ -n "$pin" ] && rmdir "$pin"
-[ -n "$mounted" ] && umount "$cg"
 exit $rc
