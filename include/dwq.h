@@ -111,7 +111,8 @@ struct dwq_worker;
  * @slack_ns: how late the task may run, so that the tasks due close together
  *	run in one wakeup: the queue's leader sleeps until the earliest
  *	deadline plus that task's slack (an hrtimer range) and then runs every
- *	task already due. 0 keeps the precision of an hrtimer (a few us). A
+ *	task already due. 0: none, the timer is armed for the deadline
+ *	itself, as an hrtimer without a range is. A
  *	task never runs before its deadline; it may run later than its own
  *	deadline plus slack only when a task due before it has more slack,
  *	never later than that task's deadline plus slack.

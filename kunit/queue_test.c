@@ -511,11 +511,12 @@ static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.total.leader_changes,
 			before.total.leader_changes);
 	KUNIT_EXPECT_EQ(test, until, due);
-	KUNIT_EXPECT_EQ(test, hard, due + DWQ_SLACK_NS);
+	/* No slack asked: the timer is armed for the deadline exactly. */
+	KUNIT_EXPECT_EQ(test, hard, due);
 	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_softexpires(&q->timer)),
 			(s64)due);
 	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&q->timer)),
-			(s64)(due + DWQ_SLACK_NS));
+			(s64)due);
 
 	qt_wait_ran(test, &p[1]);
 	KUNIT_EXPECT_EQ(test, p[1].worker, leader);
@@ -568,7 +569,7 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 	hard = q->leader_hard;
 	raw_spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_EQ(test, until, base);
-	KUNIT_EXPECT_EQ(test, hard, base + 100 * MS + DWQ_SLACK_NS);
+	KUNIT_EXPECT_EQ(test, hard, base + 100 * MS);
 
 	/* Bad slack: refused, nothing changed. */
 	s.slack_ns = (u64)KTIME_MAX + 1;

@@ -53,8 +53,8 @@ void dwq_dev_exit(void);
 /* --- the engine: queue.c and worker.c --- */
 
 /*
- * Timer slack of the leader's sleep and of the hand-off timer. Explicit,
- * because kthreads otherwise inherit 50 us from kthreadd.
+ * Timer slack of the hand-off timer, which need not be precise. The
+ * leader's timer has the head's own slack (dwq_task_latest()).
  */
 #define DWQ_SLACK_NS (5 * NSEC_PER_USEC)
 

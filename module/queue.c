@@ -45,7 +45,7 @@
  *   head due            -> pop it and return it
  *   a leader exists     -> untimed exclusive wait on @followers (a follower)
  *   otherwise           -> become the leader and sleep until the head's
- *                          deadline, on an hrtimer with an explicit slack
+ *                          deadline, on an hrtimer with the head's slack
  *
  * so only one worker ever sleeps with a timeout, and a due task wakes one
  * thread, not all of them. Nothing is held while asleep: not the lock, not
@@ -317,12 +317,14 @@ static bool __dwq_wake_follower(struct dwq_queue *q, bool by_handoff)
 }
 
 /*
- * The latest @task may run: its deadline plus its slack, at least
- * DWQ_SLACK_NS (the explicit precision of an hrtimer sleep).
+ * The latest @task may run: its deadline plus its slack. A task without
+ * slack gets none: the timer is armed for its deadline exactly, as an
+ * hrtimer_start() without a range is, where a floor of a few microseconds
+ * would make every such task that much late.
  */
 static u64 dwq_task_latest(const struct dwq_task *task)
 {
-	u64 slack = max_t(u64, task->slack_ns, DWQ_SLACK_NS);
+	u64 slack = task->slack_ns;
 
 	return task->node.deadline < KTIME_MAX - slack ?
 		       task->node.deadline + slack :
