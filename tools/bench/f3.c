@@ -155,7 +155,7 @@ static struct f3_task *f3_wa_take(struct f3_wa_worker *w)
 			q->leader = w;
 			expires = ns_to_ktime(head->deadline);
 			spin_unlock_irq(&q->lock);
-			schedule_hrtimeout_range_clock(&expires, DWQ_SLACK_NS,
+			schedule_hrtimeout_range_clock(&expires, 0,
 						       HRTIMER_MODE_ABS,
 						       CLOCK_MONOTONIC);
 		}

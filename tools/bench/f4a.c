@@ -6,10 +6,11 @@
  * that also holds 100k tasks due an hour later (quick tasks, as /dev/dwq's
  * are, see dwq_task_set_quick()), and for ordinary tasks on an idle queue
  * (a hand-off timer armed for each), against a kthread's bare
- * hrtimer sleep (schedule_hrtimeout_range_clock(), with the slack dwq's
- * leader uses) until the same deadlines, one after the other. A deadline
- * the bare sleeper finds already passed is measured at once, as a timer
- * that fires late would be. Early runs are counted: there must be none.
+ * hrtimer sleep (schedule_hrtimeout_range_clock(), with no slack, as dwq's
+ * leader has none for these tasks) until the same deadlines, one after the
+ * other. A deadline the bare sleeper finds already passed is measured at
+ * once, as a timer that fires late would be. Early runs are counted: there
+ * must be none.
  */
 #include <linux/atomic.h>
 #include <linux/completion.h>
@@ -250,7 +251,7 @@ static int f4_bare_fn(void *arg)
 		if (ktime_get_ns() < deadline) {
 			expires = ns_to_ktime(deadline);
 			set_current_state(TASK_INTERRUPTIBLE);
-			schedule_hrtimeout_range_clock(&expires, DWQ_SLACK_NS,
+			schedule_hrtimeout_range_clock(&expires, 0,
 						       HRTIMER_MODE_ABS,
 						       CLOCK_MONOTONIC);
 		}
