@@ -11,15 +11,15 @@
  * right in the queue's timer, with no worker woken.
  *
  * Scheduling, moving and cancelling (dwq_schedule(), dwq_mod(),
- * dwq_reschedule(), dwq_cancel() and their batches) work in any context:
- * hard and soft interrupt context, under spinlocks and raw spinlocks, with
- * interrupts on or off, on PREEMPT_RT too. They never sleep and never
- * allocate: the queue's lock is a raw spinlock taken with interrupts
- * saved, and the heap's room is made ahead, by dwq_queue_reserve() and by
- * a background growth that keeps a quarter of the heap free. When there
- * is no room they fail with -ENOSPC and change nothing. Only
- * dwq_cancel_sync(), dwq_queue_reserve(), dwq_queue_create() and
- * dwq_queue_destroy() may sleep.
+ * dwq_reduce(), dwq_reschedule(), dwq_cancel() and their batches) work in
+ * any context: hard and soft interrupt context, under spinlocks and raw
+ * spinlocks, with interrupts on or off, on PREEMPT_RT too. They never
+ * sleep and never allocate: the queue's lock is a raw spinlock taken with
+ * interrupts saved, and the heap's room is made ahead, by
+ * dwq_queue_reserve() and by a background growth that keeps a quarter of
+ * the heap free. When there is no room they fail with -ENOSPC and change
+ * nothing. Only dwq_cancel_sync(), dwq_queue_reserve(), dwq_queue_create()
+ * and dwq_queue_destroy() may sleep.
  *
  * Tasks are reference counted. The caller's reference comes from
  * dwq_task_init(); the queue holds one more for as long as the task is
@@ -298,6 +298,8 @@ int dwq_schedule(struct dwq_queue *q, struct dwq_task *task,
 		 const struct dwq_sched *s);
 int dwq_mod(struct dwq_queue *q, struct dwq_task *task,
 	    const struct dwq_sched *s);
+int dwq_reduce(struct dwq_queue *q, struct dwq_task *task,
+	       const struct dwq_sched *s);
 int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 		       const struct dwq_sched *s, unsigned int n);
 int dwq_cancel(struct dwq_task *task);

@@ -4,8 +4,9 @@
  * called: scheduling, moving and cancelling from hard interrupt context,
  * from softirq context and with interrupts off under a raw spinlock; the
  * room made ahead (dwq_queue_reserve(), -ENOSPC with nothing changed, a
- * failed allocation); dwq_mod() in every state; and dwq_cancel_sync()
- * leaving nothing behind, so that the object may be freed at once.
+ * failed allocation); dwq_mod() and dwq_reduce() in every state; and
+ * dwq_cancel_sync() leaving nothing behind, so that the object may be
+ * freed at once.
  *
  * As in queue_test.c, no case sleeps for a guessed time: each waits for
  * the state it needs, with a timeout that only bounds a failure.
@@ -312,6 +313,7 @@ static void dwq_context_test_no_room(struct kunit *test)
 	local_irq_save(flags);
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, &p[cap].task, s), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p[cap].task, s), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p[cap].task, s), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, two, s, 2), -ENOSPC);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, ct_stats(q).size, cap);
@@ -456,6 +458,98 @@ static void dwq_context_test_mod(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ct_stats(other).size, 1U);
 }
 
+/*
+ * dwq_reduce() queues an idle task and moves a queued one earlier, never
+ * later: a later deadline leaves it as it was, mode included. Its errors
+ * are dwq_mod()'s, with nothing changed.
+ */
+static void dwq_context_test_reduce(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_queue *other = ct_queue(test, 1, 0);
+	struct dwq_sched s = { .time_ns = 2 * HOUR }, bad = { .time_ns = MS };
+	struct dwq_sched later = { .time_ns = 3 * HOUR,
+				   .mode = DWQ_MODE_FIXED_RATE,
+				   .period_ns = HOUR };
+	struct dwq_task_info info;
+
+	bad.mode = 9;
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p->task, &bad), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, ct_unbound(p));
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p->task, &s), 0);
+	KUNIT_EXPECT_EQ(test, p->task.state, (u8)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 2U);
+
+	/* Later: left at two hours, a one-shot still. */
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p->task, &later), 1);
+	dwq_query(&p->task, &info);
+	KUNIT_EXPECT_GT(test, info.remaining_ns, HOUR);
+	KUNIT_EXPECT_LE(test, info.remaining_ns, 2 * HOUR);
+	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_MODE_ONESHOT);
+
+	/* Earlier: moved in to one hour, with the new mode. */
+	later.time_ns = HOUR;
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p->task, &later), 1);
+	dwq_query(&p->task, &info);
+	KUNIT_EXPECT_LE(test, info.remaining_ns, HOUR);
+	KUNIT_EXPECT_EQ(test, info.mode, (u32)DWQ_MODE_FIXED_RATE);
+	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 2U);
+
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p->task, &bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dwq_reduce(other, &p->task, &s), -EBUSY);
+	KUNIT_EXPECT_EQ(test, ct_stats(other).size, 0U);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 1U);
+	dwq_query(&p->task, &info);
+	KUNIT_EXPECT_LE(test, info.remaining_ns, HOUR);
+}
+
+/*
+ * A running task: dwq_reduce() re-arms it like dwq_mod(), unless this run
+ * was re-armed for no later already; the earliest re-arm is the one it
+ * comes back with.
+ */
+static void dwq_context_test_reduce_running(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched now = {}, s = { .time_ns = 2 * HOUR };
+	struct dwq_task_info info;
+	struct completion gate;
+
+	init_completion(&gate);
+	p->gate = &gate;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &now), 0);
+	ct_wait(test, &p->started);
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p->task, &s), 0);
+	s.time_ns = 3 * HOUR;
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p->task, &s), 0);
+	complete(&gate);
+	dwq_kunit_wait_until(test,
+			     READ_ONCE(p->task.state) == DWQ_STATE_QUEUED);
+	dwq_query(&p->task, &info);
+	KUNIT_EXPECT_GT(test, info.remaining_ns, HOUR);
+	KUNIT_EXPECT_LE(test, info.remaining_ns, 2 * HOUR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
+
+	/* A later dwq_mod() of the run, then an earlier reduce: it wins. */
+	reinit_completion(&gate);
+	reinit_completion(&p->started);
+	KUNIT_ASSERT_EQ(test, dwq_mod(q, &p->task, &now), 1);
+	ct_wait(test, &p->started);
+	s.time_ns = 3 * HOUR;
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &s), 0);
+	s.time_ns = HOUR;
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p->task, &s), 0);
+	complete(&gate);
+	dwq_kunit_wait_until(test,
+			     READ_ONCE(p->task.state) == DWQ_STATE_QUEUED);
+	dwq_query(&p->task, &info);
+	KUNIT_EXPECT_LE(test, info.remaining_ns, HOUR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 2);
+	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_RESULT_REMOVED);
+}
+
 /* A one-shot re-arms itself from its callback: it runs again, as one-shot. */
 static void dwq_context_test_mod_rearm_self(struct kunit *test)
 {
@@ -550,6 +644,7 @@ static void dwq_context_test_mod_during_cancel_sync(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	dwq_kunit_wait_until(test, READ_ONCE(p->task.canceling) == 1);
 	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &far), -EBUSY);
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p->task, &far), -EBUSY);
 	KUNIT_EXPECT_FALSE(test, p->task.reserved);
 	complete(&gate);
 	ct_wait(test, &c->done);
@@ -1172,6 +1267,8 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_reserve_fails),
 	KUNIT_CASE(dwq_context_test_reserve_floor),
 	KUNIT_CASE(dwq_context_test_mod),
+	KUNIT_CASE(dwq_context_test_reduce),
+	KUNIT_CASE(dwq_context_test_reduce_running),
 	KUNIT_CASE(dwq_context_test_mod_rearm_self),
 	KUNIT_CASE(dwq_context_test_mod_cancel_order),
 	KUNIT_CASE(dwq_context_test_mod_during_cancel_sync),

@@ -1405,35 +1405,14 @@ static __always_inline void __dwq_task_move(struct dwq_queue *q,
 	task->run_overruns = 0;
 }
 
-/**
- * dwq_mod() - queue a task, or move it if it is queued already
- * @q: the queue
- * @task: the task, in any state
- * @s: when and how often, as for dwq_schedule()
- *
- * As mod_delayed_work(): an idle or cancelled task is queued as by
- * dwq_schedule(); a queued one gets @s's deadline, mode and period, as by
- * dwq_reschedule() with %DWQ_RESCHED_PERIOD, and goes after the tasks
- * already queued with the same deadline; a running one (from its own
- * callback or from anywhere else) is queued again under @s when its
- * callback returns, even a one-shot, so a one-shot can re-arm itself. The
- * last of dwq_mod() and dwq_cancel() wins: a cancel after it drops the
- * re-arm, a dwq_mod() after a cancel re-arms. While dwq_cancel_sync() waits
- * for the callback, dwq_mod() fails with -EBUSY, so that the task is idle
- * when cancel_sync returns.
- *
- * Context: any context, hard interrupt context and under raw spinlocks
- *	included, on PREEMPT_RT too; never sleeps or allocates.
- * Return: 0 if @task was not queued (idle or running) and now is, or will
- * be when its callback returns; 1 if it was queued and has been moved;
- * -EINVAL for a bad @s (as dwq_schedule()); -EBUSY while dwq_cancel_sync()
- * waits for it, or if it is queued or running on another queue;
- * -ESHUTDOWN if @q is being destroyed; -ENOSPC if it needs a heap slot
- * and there is no room (see dwq_queue_reserve()). Nothing changed on
- * error.
+/*
+ * The body of dwq_mod() and dwq_reduce(): @earlier leaves a task alone
+ * whose deadline (queued) or re-arm (running) is no later than @s's.
  */
-int dwq_mod(struct dwq_queue *q, struct dwq_task *task,
-	    const struct dwq_sched *s)
+static __always_inline int dwq_mod_common(struct dwq_queue *q,
+					  struct dwq_task *task,
+					  const struct dwq_sched *s,
+					  bool earlier)
 {
 	unsigned long flags;
 	u64 key, now;
@@ -1464,9 +1443,14 @@ int dwq_mod(struct dwq_queue *q, struct dwq_task *task,
 	if (err)
 		goto unlock;
 	if (task->state == DWQ_STATE_QUEUED) {
-		__dwq_task_move(q, task, s, key, now);
 		err = 1;
+		if (earlier && task->node.deadline <= key)
+			goto unlock;
+		__dwq_task_move(q, task, s, key, now);
 	} else {
+		err = 0;
+		if (earlier && task->resched && task->resched_at <= key)
+			goto unlock;
 		/* Running: it needs a slot to come back to. */
 		if (!task->reserved) {
 			err = -ENOSPC;
@@ -1492,7 +1476,69 @@ unlock:
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 	return err;
 }
+
+/**
+ * dwq_mod() - queue a task, or move it if it is queued already
+ * @q: the queue
+ * @task: the task, in any state
+ * @s: when and how often, as for dwq_schedule()
+ *
+ * As mod_delayed_work(): an idle or cancelled task is queued as by
+ * dwq_schedule(); a queued one gets @s's deadline, mode and period, as by
+ * dwq_reschedule() with %DWQ_RESCHED_PERIOD, and goes after the tasks
+ * already queued with the same deadline; a running one (from its own
+ * callback or from anywhere else) is queued again under @s when its
+ * callback returns, even a one-shot, so a one-shot can re-arm itself. The
+ * last of dwq_mod() and dwq_cancel() wins: a cancel after it drops the
+ * re-arm, a dwq_mod() after a cancel re-arms. While dwq_cancel_sync() waits
+ * for the callback, dwq_mod() fails with -EBUSY, so that the task is idle
+ * when cancel_sync returns.
+ *
+ * Context: any context, hard interrupt context and under raw spinlocks
+ *	included, on PREEMPT_RT too; never sleeps or allocates.
+ * Return: 0 if @task was not queued (idle or running) and now is, or will
+ * be when its callback returns; 1 if it was queued and has been moved;
+ * -EINVAL for a bad @s (as dwq_schedule()); -EBUSY while dwq_cancel_sync()
+ * waits for it, or if it is queued or running on another queue;
+ * -ESHUTDOWN if @q is being destroyed; -ENOSPC if it needs a heap slot
+ * and there is no room (see dwq_queue_reserve()). Nothing changed on
+ * error.
+ */
+int dwq_mod(struct dwq_queue *q, struct dwq_task *task,
+	    const struct dwq_sched *s)
+{
+	return dwq_mod_common(q, task, s, false);
+}
 EXPORT_SYMBOL_GPL(dwq_mod);
+
+/**
+ * dwq_reduce() - queue a task, or move it earlier, never later
+ * @q: the queue
+ * @task: the task, in any state
+ * @s: when and how often, as for dwq_schedule()
+ *
+ * As timer_reduce(): dwq_mod(), except that a queued task whose deadline
+ * is no later than @s's stays as it is, mode and period included, and so
+ * does a running one that a dwq_mod() or dwq_reduce() during this run
+ * re-armed for no later than @s's deadline. A timer that must fire by the
+ * earliest of many deadlines, any of which may go away, can be kept by
+ * it lazily: each new deadline only ever brings it in, and a firing that
+ * finds nothing due re-arms it for what is left. Concurrent callers, the
+ * task's own callback among them, leave it at the earliest of their
+ * deadlines.
+ *
+ * Context: any context, as dwq_mod(); never sleeps or allocates.
+ * Return: as dwq_mod(): 0 if @task was not queued and now is (or will be
+ * when its callback returns, or already was to be no later), 1 if it was
+ * queued (moved earlier, or left where it was), or the errors of
+ * dwq_mod(), with nothing changed.
+ */
+int dwq_reduce(struct dwq_queue *q, struct dwq_task *task,
+	       const struct dwq_sched *s)
+{
+	return dwq_mod_common(q, task, s, true);
+}
+EXPORT_SYMBOL_GPL(dwq_reduce);
 
 /*
  * Cancel @task on @q, whose lock we hold: remove it if queued, or mark a
