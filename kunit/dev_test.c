@@ -14,6 +14,7 @@
 #include "dev.h"
 #include "dwq_internal.h"
 #include "heap.h"
+#include "wait.h"
 
 #define TEST_NAME "dwq-kunit"
 #define TEST_PATH "/dev/" TEST_NAME
@@ -466,6 +467,192 @@ static void dwq_dev_test_id_map(struct kunit *test)
 	}
 }
 
+#define HOUR (3600ULL * NSEC_PER_SEC)
+
+/* Schedule a one-shot due @ns from now on @f; its id. */
+static u64 dt_schedule(struct kunit *test, struct file *f, void __user *u,
+		       u64 ns)
+{
+	struct dwq_ioc_schedule s = { .time_ns = ns };
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &s, sizeof(s)), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_SCHEDULE, u), 0L);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&s, u, sizeof(s)), 0UL);
+	return s.id;
+}
+
+static void dt_cancel(struct kunit *test, struct file *f, void __user *u,
+		      u64 id)
+{
+	struct dwq_ioc_cancel c = { .id = id };
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &c, sizeof(c)), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_CANCEL, u), 0L);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&c, u, sizeof(c)), 0UL);
+	KUNIT_EXPECT_EQ(test, c.result, (u32)DWQ_RESULT_REMOVED);
+}
+
+static struct dwq_task_info dt_alarm(struct file *f)
+{
+	struct dwq_task_info info;
+
+	dwq_dev_kunit_alarm(f, DWQ_CLOCK_MONOTONIC, &info);
+	return info;
+}
+
+/* The alarm has run @runs times, and is queued again. */
+static bool dt_alarm_queued_after(struct file *f, u64 runs)
+{
+	struct dwq_task_info info = dt_alarm(f);
+
+	return info.runs == runs && info.state == DWQ_STATE_QUEUED;
+}
+
+/*
+ * The file's alarm fires by its earliest deadline, early rather than
+ * late: an earlier task brings it in; a later task, the earliest one
+ * cancelled and the last one cancelled all leave it where it is, so that
+ * a timeout armed and disarmed moves nothing on the shared queue.
+ */
+static void dwq_dev_test_alarm_lazy(struct kunit *test)
+{
+	struct dwq_task_info info;
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+	u64 a, b, c;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
+
+	a = dt_schedule(test, f, u, 2 * HOUR);
+	info = dt_alarm(f);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_GT(test, info.remaining_ns, HOUR);
+	KUNIT_EXPECT_LE(test, info.remaining_ns, 2 * HOUR);
+
+	/* Later, then the earliest cancelled: left at two hours. */
+	b = dt_schedule(test, f, u, 3 * HOUR);
+	dt_cancel(test, f, u, a);
+	info = dt_alarm(f);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_GT(test, info.remaining_ns, HOUR);
+	KUNIT_EXPECT_LE(test, info.remaining_ns, 2 * HOUR);
+
+	/* Earlier: brought in to one hour. */
+	c = dt_schedule(test, f, u, HOUR);
+	info = dt_alarm(f);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_LE(test, info.remaining_ns, HOUR);
+	KUNIT_EXPECT_GT(test, info.remaining_ns, HOUR / 2);
+
+	/* All cancelled: still there, to fire once for nothing. */
+	dt_cancel(test, f, u, c);
+	dt_cancel(test, f, u, b);
+	info = dt_alarm(f);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_LE(test, info.remaining_ns, HOUR);
+	KUNIT_EXPECT_EQ(test, info.runs, 0ULL);
+}
+
+struct dt_waker {
+	struct wait_queue_entry wqe;
+	wait_queue_head_t *wqh;
+	atomic_t wakeups;
+};
+
+/* Counts the wakeups of a file's readers, and wakes no one. */
+static int dt_waker_fn(struct wait_queue_entry *wqe, unsigned int mode,
+		       int sync, void *key)
+{
+	struct dt_waker *w = container_of(wqe, struct dt_waker, wqe);
+
+	atomic_inc(&w->wakeups);
+	return 0;
+}
+
+static void dt_waker_remove(void *arg)
+{
+	struct dt_waker *w = arg;
+
+	remove_wait_queue(w->wqh, &w->wqe);
+}
+
+/* A reader of @f that only counts its wakeups, gone when the test ends. */
+static struct dt_waker *dt_waker_add(struct kunit *test, struct file *f)
+{
+	struct dt_waker *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct dwq_client *c = f->private_data;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	init_waitqueue_func_entry(&w->wqe, dt_waker_fn);
+	w->wqh = &c->wqh;
+	add_wait_queue(w->wqh, &w->wqe);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, dt_waker_remove, w), 0);
+	return w;
+}
+
+/*
+ * An alarm left early by a cancel fires, finds nothing due, wakes no
+ * reader and re-arms itself for the head; moved in, it wakes the readers
+ * once that head is due, and read() returns it. Left early with nothing
+ * queued, it fires once, wakes no one and stays idle.
+ */
+static void dwq_dev_test_alarm_early(struct kunit *test)
+{
+	struct dwq_ioc_reschedule r = {};
+	struct dwq_task_info info;
+	struct dwq_event ev;
+	struct dt_waker *w;
+	unsigned long addr;
+	loff_t pos = 0;
+	struct file *f;
+	void __user *u;
+	u64 a, b;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	w = dt_waker_add(test, f);
+
+	/*
+	 * Fires at 500 ms for nothing, and waits for the hour. One ioctl
+	 * alone comes between the short task's schedule and its cancel, so
+	 * that it is not due yet at the cancel even in a slow guest.
+	 */
+	b = dt_schedule(test, f, u, HOUR);
+	a = dt_schedule(test, f, u, 500 * MS);
+	dt_cancel(test, f, u, a);
+	dwq_kunit_wait_until(test, dt_alarm_queued_after(f, 1));
+	info = dt_alarm(f);
+	KUNIT_EXPECT_GT(test, info.remaining_ns, HOUR / 2);
+	KUNIT_EXPECT_LE(test, info.remaining_ns, HOUR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 0);
+	KUNIT_EXPECT_EQ(test, f->f_op->poll(f, NULL), (__poll_t)0);
+
+	/* Moved in to 200 ms: the alarm (its second run) wakes the readers. */
+	r = (struct dwq_ioc_reschedule){ .id = b, .time_ns = 200 * MS };
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &r, sizeof(r)), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_RESCHEDULE, u), 0L);
+	dwq_kunit_wait_until(test, atomic_read(&w->wakeups) > 0);
+	KUNIT_EXPECT_EQ(test, dt_alarm(f).runs, 2ULL);
+	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
+			(ssize_t)sizeof(ev));
+	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, u, sizeof(ev)), 0UL);
+	KUNIT_EXPECT_EQ(test, ev.id, b);
+
+	/* Nothing queued: it fires once, for nothing, and stays idle. */
+	atomic_set(&w->wakeups, 0);
+	a = dt_schedule(test, f, u, 500 * MS);
+	dt_cancel(test, f, u, a);
+	KUNIT_EXPECT_EQ(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
+	dwq_kunit_wait_until(test, dt_alarm(f).runs == 3);
+	dwq_kunit_wait_until(test, dt_alarm(f).state != DWQ_STATE_RUNNING);
+	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 0);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_mode),
@@ -475,6 +662,8 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_ids_run_out),
 	KUNIT_CASE(dwq_dev_test_spares),
 	KUNIT_CASE(dwq_dev_test_id_map),
+	KUNIT_CASE(dwq_dev_test_alarm_lazy),
+	KUNIT_CASE(dwq_dev_test_alarm_early),
 	{}
 };
 

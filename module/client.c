@@ -269,12 +269,25 @@ static u64 dwq_client_clock_now(unsigned int clock)
 					     ktime_get_ns();
 }
 
+/* Arm @clk's alarm to fire by @at, unless it fires earlier already. */
+static int dwq_client_alarm_reduce(struct dwq_client_clock *clk, u64 at)
+{
+	struct dwq_sched s = { .time_ns = at, .flags = DWQ_SCHED_ABS };
+
+	if (clk->clock == DWQ_CLOCK_BOOTTIME)
+		s.flags |= DWQ_SCHED_BOOTTIME;
+	return dwq_reduce(clk->client->q, &clk->alarm, &s);
+}
+
 /*
- * The alarm's callback: the earliest task of one clock of the file is
- * due. It only wakes the readers and pollers, who fire the task; it never
- * touches the heap, whose mutex it cannot take. If the head was cancelled
- * meanwhile (the alarm moves later then, but may be running already), the
- * reader finds nothing due and sleeps again.
+ * The alarm's callback: it fires by the earliest deadline of one clock of
+ * the file, maybe early (dwq_client_arm() leaves it early rather than move
+ * it later). If that head is due, it wakes the readers and pollers, who
+ * fire the task; it never touches the heap, whose mutex it cannot take.
+ * If not (the head it was armed for was cancelled, moved later or read),
+ * it re-arms itself for the head, with nobody woken. Should that fail
+ * (the file is being closed, or kernel users of the queue took the
+ * room), it wakes the readers, and the next change of the heap arms it.
  *
  * Context: the queue's timer (softirq) or a worker with softirqs off.
  */
@@ -282,70 +295,93 @@ static void dwq_client_alarm(struct dwq_task *task)
 {
 	struct dwq_client_clock *clk =
 		container_of(task, struct dwq_client_clock, alarm);
+	u64 next;
 
+	WRITE_ONCE(clk->fired, true);
+	/*
+	 * Pairs with the barrier in dwq_client_arm(): either it sees @fired
+	 * and arms the alarm anew, or we see the @next it wrote.
+	 */
+	smp_mb();
+	next = READ_ONCE(clk->next);
+	if (next == U64_MAX)
+		return;
+	if (next > dwq_client_clock_now(clk->clock) &&
+	    dwq_client_alarm_reduce(clk, next) >= 0)
+		return;
 	wake_up_poll(&clk->client->wqh, EPOLLIN | EPOLLRDNORM);
 }
 
 /**
- * dwq_client_arm() - arm a file's alarm at its heap's earliest deadline
+ * dwq_client_arm() - see that a file's alarm fires by its earliest deadline
  * @c: the file, its mutex held
  * @clock: which heap changed
  *
- * Called after every change of the heap: an earlier head moves the alarm
- * earlier, a later one moves it later, an empty heap cancels it. The
- * alarm is one engine task: dwq_mod() moves it in O(log n) of the shared
- * queue. A head already due is not armed for: the readers are woken here,
- * at once, as the alarm would wake them, and the alarm is cancelled. A
- * head that stays as it was is not armed again, so a due task nobody
- * reads costs one wakeup, and a backlog drained by many read()s none.
+ * Called after every change of the heap. The alarm is one engine task on
+ * the shared queue. An earlier head brings it in (dwq_reduce(), O(log n)
+ * of the shared queue); a later head, or none, leaves it where it is, to
+ * fire early and re-arm itself for the head then (dwq_client_alarm()), so
+ * that a timeout armed and disarmed over and over moves the alarm only
+ * when it is the earliest ever, not twice per timeout. A head already due
+ * is not armed for: the readers are woken here, at once, as the alarm
+ * would wake them, and not again while it stays the head, so that a due
+ * task nobody reads costs one wakeup and a backlog drained by many
+ * read()s none.
  *
  * Context: process context, @c->mutex held; may sleep (to make room in
  * the queue, which the file reserved at open, so it does not fail).
- * Return: true if the alarm was armed anew (at a new earliest deadline:
- * it fires there, and wakes the readers) or the readers were woken for a
- * head already due, false if it stays as it was.
+ * Return: true if the alarm was brought in (it fires there, and wakes the
+ * readers) or the readers were woken for a head already due, false if
+ * nothing was done.
  */
 static bool dwq_client_arm(struct dwq_client *c, unsigned int clock)
 {
 	struct dwq_client_clock *clk = &c->clk[clock];
 	struct dwq_heap_node *head = dwq_heap_peek(&clk->heap);
-	struct dwq_sched at = { .flags = DWQ_SCHED_ABS };
 	u64 next = head ? head->deadline : U64_MAX;
 	int err;
 
 	lockdep_assert_held(&c->mutex);
 	WRITE_ONCE(clk->next, next);
-	if (next == clk->armed || !c->q)
+	if (!c->q)
 		return false;
-	clk->armed = next;
-	if (next == U64_MAX) {
-		/* Nothing left: a callback running now only wakes in vain. */
-		dwq_cancel(&clk->alarm);
-		return false;
+	/*
+	 * Pairs with the barrier in dwq_client_alarm(): an alarm firing now
+	 * either reads this @next and sees to it, or is seen to have fired.
+	 * One that fired fires by nothing any more: arm it anew.
+	 */
+	smp_mb();
+	if (READ_ONCE(clk->fired)) {
+		WRITE_ONCE(clk->fired, false);
+		clk->armed = U64_MAX;
 	}
+	/* It fires by then, early or on time: nothing to do. */
+	if (next >= clk->armed)
+		return false;
 	if (next <= dwq_client_clock_now(clock)) {
 		/*
 		 * Due already, as the head a read() leaves while it drains
 		 * a backlog: wake the readers here, as an alarm armed in the
-		 * past would at once, without the queue's timer in between.
-		 * The head is not armed for: a later change of the heap
-		 * arms the alarm again.
+		 * past would at once, without the queue's timer in between;
+		 * an alarm armed for later would only fire in vain.
 		 */
 		clk->armed = U64_MAX;
 		dwq_cancel(&clk->alarm);
+		if (next == clk->woke)
+			return false;
+		clk->woke = next;
 		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 		return true;
 	}
-	at.time_ns = next;
-	if (clock == DWQ_CLOCK_BOOTTIME)
-		at.flags |= DWQ_SCHED_BOOTTIME;
-	err = dwq_mod(c->q, &clk->alarm, &at);
+	clk->woke = U64_MAX;
+	clk->armed = next;
+	err = dwq_client_alarm_reduce(clk, next);
 	/* Kernel users of the queue took the room: make more. */
 	while (err == -ENOSPC) {
 		err = dwq_queue_reserve(c->q, 1);
 		if (err)
 			break;
-		err = dwq_mod(c->q, &clk->alarm, &at);
+		err = dwq_client_alarm_reduce(clk, next);
 		dwq_queue_unreserve(c->q, 1);
 	}
 	if (err < 0) {
@@ -1648,6 +1684,7 @@ struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred)
 		clk->client = c;
 		clk->next = U64_MAX;
 		clk->armed = U64_MAX;
+		clk->woke = U64_MAX;
 		clk->clock = i;
 	}
 	init_waitqueue_head(&c->wqh);
@@ -1810,6 +1847,16 @@ void dwq_dev_kunit_spares(struct file *file, unsigned int *spares,
 	mutex_unlock(&c->mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_spares);
+
+/* What @file's alarm on @clock is doing, as dwq_query() says. */
+void dwq_dev_kunit_alarm(struct file *file, unsigned int clock,
+			 struct dwq_task_info *info)
+{
+	struct dwq_client *c = file->private_data;
+
+	dwq_query(&c->clk[clock].alarm, info);
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_alarm);
 
 void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
 		       unsigned int *buckets)

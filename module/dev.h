@@ -78,13 +78,23 @@ enum dwq_clock {
  * struct dwq_client_clock - a file's tasks on one clock
  * @heap: the tasks, by (deadline, seq); slots allocated with the file's
  *	mutex held (GFP_KERNEL), never under a spinlock
- * @alarm: the engine task (quick) at @heap's earliest deadline; it wakes
- *	the file's readers. Its reference count is not used: it lives in
- *	the client.
+ * @alarm: the engine task (quick) that fires by @heap's earliest deadline,
+ *	early rather than late: an earlier head brings it in, a later or
+ *	empty one leaves it (dwq_client_arm()). When it fires it wakes the
+ *	file's readers if the head is due, or else re-arms itself for the
+ *	head (dwq_client_alarm()). Its reference count is not used: it lives
+ *	in the client.
  * @client: the file, for the alarm's callback
  * @next: @heap's earliest deadline, or U64_MAX when it is empty: written
- *	with the mutex held, read locklessly by readers and pollers
- * @armed: the deadline @alarm was last armed for, or U64_MAX if it is not
+ *	with the mutex held, read locklessly by readers, pollers and @alarm
+ * @armed: with the mutex held: @alarm fires by this deadline unless it
+ *	has @fired since (U64_MAX: it is not armed, or a due head's readers
+ *	were woken instead)
+ * @fired: set locklessly by @alarm's callback each time it runs, cleared
+ *	with the mutex held when @alarm is armed anew
+ * @woke: with the mutex held: the due head the readers were last woken
+ *	for by dwq_client_arm(), so that they are not woken again while it
+ *	stays the head; U64_MAX once a head is armed for
  * @clock: which clock, an &enum dwq_clock
  */
 struct dwq_client_clock {
@@ -93,6 +103,8 @@ struct dwq_client_clock {
 	struct dwq_client *client;
 	u64 next;
 	u64 armed;
+	u64 woke;
+	bool fired;
 	u8 clock;
 };
 

@@ -46,6 +46,8 @@ void dwq_dev_kunit_spares(struct file *file, unsigned int *spares,
 			  unsigned int *slots);
 void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
 		       unsigned int *buckets);
+void dwq_dev_kunit_alarm(struct file *file, unsigned int clock,
+			 struct dwq_task_info *info);
 #endif
 int dwq_dev_init(void);
 void dwq_dev_exit(void);
