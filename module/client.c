@@ -306,7 +306,9 @@ static void dwq_client_alarm(struct dwq_task *task)
 	next = READ_ONCE(clk->next);
 	if (next == U64_MAX)
 		return;
-	if (next > dwq_client_clock_now(clk->clock) &&
+	/* Due by the deadline this run was due at: no clock read needed. */
+	if (next > dwq_task_run_deadline(task) &&
+	    next > dwq_client_clock_now(clk->clock) &&
 	    dwq_client_alarm_reduce(clk, next) >= 0)
 		return;
 	wake_up_poll(&clk->client->wqh, EPOLLIN | EPOLLRDNORM);

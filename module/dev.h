@@ -18,9 +18,10 @@
  * keeps them in heaps of its own, one per clock, ordered by deadline (as a
  * timerfd keeps its one timer, but many per file). Nothing runs for a task
  * when it comes due. The file has one engine task per clock, its alarm,
- * on the shared queue at the earliest deadline of that clock's heap; the
- * alarm only wakes the file's readers and pollers. read() then fires the
- * due tasks in the reader's own context: it makes their events and moves
+ * on the shared queue by the earliest deadline of that clock's heap
+ * (early rather than late: a cancel or a later head does not move it);
+ * the alarm only wakes the file's readers and pollers. read() then fires
+ * the due tasks in the reader's own context: it makes their events and moves
  * each task on (a one-shot is done, a periodic task gets its next
  * deadline). So a task due and unread costs nothing, one file's backlog
  * is one alarm in the shared queue, and the CPU time of firing is its
