@@ -469,15 +469,22 @@ static void dwq_dev_test_id_map(struct kunit *test)
 
 #define HOUR (3600ULL * NSEC_PER_SEC)
 
+/* Ioctl @cmd on @f with @arg (@size bytes), through @u: 0, and @arg back. */
+static void dt_ioc_ok(struct kunit *test, struct file *f, unsigned int cmd,
+		      void __user *u, void *arg, size_t size)
+{
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, arg, size), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, cmd, u), 0L);
+	KUNIT_ASSERT_EQ(test, copy_from_user(arg, u, size), 0UL);
+}
+
 /* Schedule a one-shot due @ns from now on @f; its id. */
 static u64 dt_schedule(struct kunit *test, struct file *f, void __user *u,
 		       u64 ns)
 {
 	struct dwq_ioc_schedule s = { .time_ns = ns };
 
-	KUNIT_ASSERT_EQ(test, copy_to_user(u, &s, sizeof(s)), 0UL);
-	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_SCHEDULE, u), 0L);
-	KUNIT_ASSERT_EQ(test, copy_from_user(&s, u, sizeof(s)), 0UL);
+	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE, u, &s, sizeof(s));
 	return s.id;
 }
 
@@ -486,9 +493,7 @@ static void dt_cancel(struct kunit *test, struct file *f, void __user *u,
 {
 	struct dwq_ioc_cancel c = { .id = id };
 
-	KUNIT_ASSERT_EQ(test, copy_to_user(u, &c, sizeof(c)), 0UL);
-	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_CANCEL, u), 0L);
-	KUNIT_ASSERT_EQ(test, copy_from_user(&c, u, sizeof(c)), 0UL);
+	dt_ioc_ok(test, f, DWQ_IOC_CANCEL, u, &c, sizeof(c));
 	KUNIT_EXPECT_EQ(test, c.result, (u32)DWQ_RESULT_REMOVED);
 }
 
@@ -633,8 +638,7 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 
 	/* Moved in to 200 ms: the alarm (its second run) wakes the readers. */
 	r = (struct dwq_ioc_reschedule){ .id = b, .time_ns = 200 * MS };
-	KUNIT_ASSERT_EQ(test, copy_to_user(u, &r, sizeof(r)), 0UL);
-	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_RESCHEDULE, u), 0L);
+	dt_ioc_ok(test, f, DWQ_IOC_RESCHEDULE, u, &r, sizeof(r));
 	dwq_kunit_wait_until(test, atomic_read(&w->wakeups) > 0);
 	KUNIT_EXPECT_EQ(test, dt_alarm(f).runs, 2ULL);
 	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),

@@ -269,14 +269,20 @@ static u64 dwq_client_clock_now(unsigned int clock)
 					     ktime_get_ns();
 }
 
-/* Arm @clk's alarm to fire by @at, unless it fires earlier already. */
-static int dwq_client_alarm_reduce(struct dwq_client_clock *clk, u64 at)
+/*
+ * Arm @clk's alarm for @at: exactly (dwq_mod()), or to fire by then,
+ * leaving it where it is if it fires earlier already (dwq_reduce()).
+ */
+static int dwq_client_alarm_set(struct dwq_client_clock *clk, u64 at,
+				bool exact)
 {
 	struct dwq_sched s = { .time_ns = at, .flags = DWQ_SCHED_ABS };
+	struct dwq_queue *q = clk->client->q;
 
 	if (clk->clock == DWQ_CLOCK_BOOTTIME)
 		s.flags |= DWQ_SCHED_BOOTTIME;
-	return dwq_reduce(clk->client->q, &clk->alarm, &s);
+	return exact ? dwq_mod(q, &clk->alarm, &s) :
+		       dwq_reduce(q, &clk->alarm, &s);
 }
 
 /*
@@ -284,10 +290,12 @@ static int dwq_client_alarm_reduce(struct dwq_client_clock *clk, u64 at)
  * the file, maybe early (dwq_client_arm() leaves it early rather than move
  * it later). If that head is due, it wakes the readers and pollers, who
  * fire the task; it never touches the heap, whose mutex it cannot take.
- * If not (the head it was armed for was cancelled, moved later or read),
- * it re-arms itself for the head, with nobody woken. Should that fail
- * (the file is being closed, or kernel users of the queue took the
- * room), it wakes the readers, and the next change of the heap arms it.
+ * If not (the head it was armed for was cancelled or moved later), it
+ * re-arms itself for the head, with nobody woken. Should that fail (the
+ * file is being closed, or kernel users of the queue took the room), it
+ * marks the clock @lost, which makes the file readable, and wakes the
+ * readers: the next read() or poll() arms it, where it may sleep to make
+ * room.
  *
  * Context: the queue's timer (softirq) or a worker with softirqs off.
  */
@@ -307,10 +315,13 @@ static void dwq_client_alarm(struct dwq_task *task)
 	if (next == U64_MAX)
 		return;
 	/* Due by the deadline this run was due at: no clock read needed. */
-	if (next > dwq_task_run_deadline(task) &&
-	    next > dwq_client_clock_now(clk->clock) &&
-	    dwq_client_alarm_reduce(clk, next) >= 0)
+	if (next <= dwq_task_run_deadline(task) ||
+	    next <= dwq_client_clock_now(clk->clock))
+		goto wake;
+	if (dwq_client_alarm_set(clk, next, false) >= 0)
 		return;
+	WRITE_ONCE(clk->lost, true);
+wake:
 	wake_up_poll(&clk->client->wqh, EPOLLIN | EPOLLRDNORM);
 }
 
@@ -318,29 +329,42 @@ static void dwq_client_alarm(struct dwq_task *task)
  * dwq_client_arm() - see that a file's alarm fires by its earliest deadline
  * @c: the file, its mutex held
  * @clock: which heap changed
+ * @read: when a read() fired tasks, its moment on @clock; else 0
  *
  * Called after every change of the heap. The alarm is one engine task on
  * the shared queue. An earlier head brings it in (dwq_reduce(), O(log n)
- * of the shared queue); a later head, or none, leaves it where it is, to
- * fire early and re-arm itself for the head then (dwq_client_alarm()), so
- * that a timeout armed and disarmed over and over moves the alarm only
- * when it is the earliest ever, not twice per timeout. A head already due
- * is not armed for: the readers are woken here, at once, as the alarm
- * would wake them, and not again while it stays the head, so that a due
- * task nobody reads costs one wakeup and a backlog drained by many
- * read()s none.
+ * of the shared queue); on CLOCK_MONOTONIC a later head, or none, leaves
+ * it where it is, to fire early and re-arm itself for the head then
+ * (dwq_client_alarm()), so that a timeout armed and disarmed over and over
+ * moves the alarm only when it is the earliest ever, not twice per
+ * timeout. Two cases move it later, or cancel it, instead:
+ *
+ * - a read() took the head the alarm is due for (armed by @read): left,
+ *   it would fire now for nothing, in the timer's softirq, which no
+ *   process pays for, where the reader's move is the reader's own CPU;
+ * - CLOCK_BOOTTIME: the alarm's key on the queue is a CLOCK_MONOTONIC time,
+ *   converted with the time spent in suspend when it was armed, so after
+ *   a suspend it fires later than the deadline it was armed for; moving it
+ *   converts anew, as when it was armed.
+ *
+ * A head already due is not armed for: the readers are woken here, at
+ * once, as the alarm would wake them, and not again while it stays the
+ * head, so that a due task nobody reads costs one wakeup and a backlog
+ * drained by many read()s none. Callers that queue a task already due
+ * behind such a head wake the readers themselves when this returns false.
  *
  * Context: process context, @c->mutex held; may sleep (to make room in
  * the queue, which the file reserved at open, so it does not fail).
- * Return: true if the alarm was brought in (it fires there, and wakes the
- * readers) or the readers were woken for a head already due, false if
- * nothing was done.
+ * Return: true if the alarm was armed anew (it fires at the head, and
+ * wakes the readers) or the readers were woken for a head already due,
+ * false if nothing was done.
  */
-static bool dwq_client_arm(struct dwq_client *c, unsigned int clock)
+static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read)
 {
 	struct dwq_client_clock *clk = &c->clk[clock];
 	struct dwq_heap_node *head = dwq_heap_peek(&clk->heap);
 	u64 next = head ? head->deadline : U64_MAX;
+	bool exact;
 	int err;
 
 	lockdep_assert_held(&c->mutex);
@@ -357,9 +381,17 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock)
 		WRITE_ONCE(clk->fired, false);
 		clk->armed = U64_MAX;
 	}
-	/* It fires by then, early or on time: nothing to do. */
-	if (next >= clk->armed)
+	if (next == clk->armed)
 		return false;
+	exact = clock == DWQ_CLOCK_BOOTTIME || clk->armed <= read;
+	/* It fires by then, early: it re-arms itself then. */
+	if (next > clk->armed && !exact)
+		return false;
+	if (next == U64_MAX) {
+		clk->armed = U64_MAX;
+		dwq_cancel(&clk->alarm);
+		return false;
+	}
 	if (next <= dwq_client_clock_now(clock)) {
 		/*
 		 * Due already, as the head a read() leaves while it drains
@@ -377,13 +409,13 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock)
 	}
 	clk->woke = U64_MAX;
 	clk->armed = next;
-	err = dwq_client_alarm_reduce(clk, next);
+	err = dwq_client_alarm_set(clk, next, exact);
 	/* Kernel users of the queue took the room: make more. */
 	while (err == -ENOSPC) {
 		err = dwq_queue_reserve(c->q, 1);
 		if (err)
 			break;
-		err = dwq_client_alarm_reduce(clk, next);
+		err = dwq_client_alarm_set(clk, next, exact);
 		dwq_queue_unreserve(c->q, 1);
 	}
 	if (err < 0) {
@@ -1068,7 +1100,12 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 		done += n * sizeof(*ev);
 	}
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
-		dwq_client_arm(c, i);
+		/* An alarm that could not re-arm itself: arm it here. */
+		if (READ_ONCE(c->clk[i].lost)) {
+			WRITE_ONCE(c->clk[i].lost, false);
+			c->clk[i].armed = U64_MAX;
+		}
+		dwq_client_arm(c, i, now.t[i]);
 		dwq_client_shrink(c, i);
 	}
 	dwq_ids_fit(c);
@@ -1076,10 +1113,15 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 	return done ? done : err;
 }
 
-/* Is anything to read? Lockless: the alarms' wakeups pair with it. */
+/*
+ * Is anything to read, or an alarm to arm (@lost)? Lockless: the alarms'
+ * wakeups pair with it.
+ */
 static bool dwq_client_due(struct dwq_client *c)
 {
 	return READ_ONCE(c->nr_ready) ||
+	       READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].lost) ||
+	       READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].lost) ||
 	       READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].next) <=
 		       dwq_client_clock_now(DWQ_CLOCK_MONOTONIC) ||
 	       READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].next) <=
@@ -1331,7 +1373,7 @@ static int dwq_schedule_locked(struct dwq_client *c,
 		 * the alarm fires only for a new earliest deadline, so wake
 		 * the readers here (an edge for epoll's EPOLLET).
 		 */
-		if (per[i] && !dwq_client_arm(c, i) && (due & BIT(i)))
+		if (per[i] && !dwq_client_arm(c, i, 0) && (due & BIT(i)))
 			wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 	}
 	return 0;
@@ -1390,7 +1432,7 @@ static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 	}
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		if (touched & BIT(i)) {
-			dwq_client_arm(c, i);
+			dwq_client_arm(c, i, 0);
 			dwq_client_shrink(c, i);
 		}
 	}
@@ -1472,7 +1514,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		dwq_heap_remove(&c->clk[old_clock].heap, &ut->node);
 		ut->clock = clock;
 		dwq_utask_insert(c, ut, ds.time_ns);
-		dwq_client_arm(c, old_clock);
+		dwq_client_arm(c, old_clock, 0);
 		dwq_client_shrink(c, old_clock);
 	} else {
 		/* After the tasks already due then: a fresh seq. */
@@ -1481,7 +1523,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		dwq_heap_update(heap, &ut->node, ds.time_ns);
 	}
 	/* As in dwq_schedule_locked(): due at once is an edge. */
-	if (!dwq_client_arm(c, clock) &&
+	if (!dwq_client_arm(c, clock, 0) &&
 	    dwq_utask_due(ut, dwq_clock_now(clock)))
 		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 	return 0;
@@ -1731,6 +1773,7 @@ struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred)
 		clk->next = U64_MAX;
 		clk->armed = U64_MAX;
 		clk->woke = U64_MAX;
+		clk->lost = false;
 		clk->clock = i;
 	}
 	init_waitqueue_head(&c->wqh);

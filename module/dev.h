@@ -18,14 +18,14 @@
  * keeps them in heaps of its own, one per clock, ordered by deadline (as a
  * timerfd keeps its one timer, but many per file). Nothing runs for a task
  * when it comes due. The file has one engine task per clock, its alarm,
- * on the shared queue by the earliest deadline of that clock's heap
- * (early rather than late: a cancel or a later head does not move it);
- * the alarm only wakes the file's readers and pollers. read() then fires
- * the due tasks in the reader's own context: it makes their events and moves
- * each task on (a one-shot is done, a periodic task gets its next
- * deadline). So a task due and unread costs nothing, one file's backlog
- * is one alarm in the shared queue, and the CPU time of firing is its
- * owner's.
+ * on the shared queue by the earliest deadline of that clock's heap (on
+ * CLOCK_MONOTONIC early rather than late: a cancel or a later head does
+ * not move it); the alarm only wakes the file's readers and pollers.
+ * read() then fires the due tasks in the reader's own context: it makes
+ * their events and moves each task on (a one-shot is done, a periodic
+ * task gets its next deadline). So a task due and unread costs nothing,
+ * one file's backlog is one alarm in the shared queue, and the CPU time
+ * of firing is its owner's.
  *
  * An event is kept only where it must outlive its task's due moment. A
  * periodic task due and unread that is cancelled becomes that firing's
@@ -80,22 +80,25 @@ enum dwq_clock {
  * @heap: the tasks, by (deadline, seq); slots allocated with the file's
  *	mutex held (GFP_KERNEL), never under a spinlock
  * @alarm: the engine task (quick) that fires by @heap's earliest deadline,
- *	early rather than late: an earlier head brings it in, a later or
- *	empty one leaves it (dwq_client_arm()). When it fires it wakes the
- *	file's readers if the head is due, or else re-arms itself for the
- *	head (dwq_client_alarm()). Its reference count is not used: it lives
- *	in the client.
+ *	on CLOCK_MONOTONIC early rather than late: an earlier head brings it
+ *	in, a later or empty one leaves it (dwq_client_arm()). When it fires
+ *	it wakes the file's readers if the head is due, or else re-arms
+ *	itself for the head (dwq_client_alarm()). Its reference count is not
+ *	used: it lives in the client.
  * @client: the file, for the alarm's callback
  * @next: @heap's earliest deadline, or U64_MAX when it is empty: written
  *	with the mutex held, read locklessly by readers, pollers and @alarm
  * @armed: with the mutex held: @alarm fires by this deadline unless it
  *	has @fired since (U64_MAX: it is not armed, or a due head's readers
  *	were woken instead)
- * @fired: set locklessly by @alarm's callback each time it runs, cleared
- *	with the mutex held when @alarm is armed anew
  * @woke: with the mutex held: the due head the readers were last woken
  *	for by dwq_client_arm(), so that they are not woken again while it
  *	stays the head; U64_MAX once a head is armed for
+ * @lost: set locklessly by @alarm's callback when it could not re-arm
+ *	itself: the file reads as readable until a read() arms it, with the
+ *	mutex held
+ * @fired: set locklessly by @alarm's callback each time it runs, cleared
+ *	with the mutex held when @alarm is armed anew
  * @clock: which clock, an &enum dwq_clock
  */
 struct dwq_client_clock {
@@ -105,6 +108,7 @@ struct dwq_client_clock {
 	u64 next;
 	u64 armed;
 	u64 woke;
+	bool lost;
 	bool fired;
 	u8 clock;
 };

@@ -696,7 +696,7 @@ TEST_F(stats, counts)
 
 /*
  * A file's tasks are the file's, not the queue's: queue_size counts one
- * alarm per clock a file has used, all_tasks every task of every file.
+ * alarm per clock a file uses, all_tasks every task of every file.
  */
 TEST_F(stats, queue_size)
 {
@@ -714,14 +714,11 @@ TEST_F(stats, queue_size)
 	T_EQ(st.all_tasks, st0.all_tasks + ARRAY_SIZE(e));
 	T_EXPECT(st.queue_capacity >= st.queue_size, "capacity %u < size %u",
 		 st.queue_capacity, st.queue_size);
-	/*
-	 * The boottime ones gone: that clock's alarm stays where it was,
-	 * to fire once for nothing, rather than move for a cancel.
-	 */
+	/* The boottime ones gone, the file uses one clock: one alarm. */
 	for (i = 0; i < 40; i++)
 		T_OK(dwqt_cancel(b, e[i].id, NULL));
 	st = dwqt_stats_ok(a);
-	T_EQ(st.queue_size, st0.queue_size + 2);
+	T_EQ(st.queue_size, st0.queue_size + 1);
 	T_EQ(st.all_tasks, st0.all_tasks + ARRAY_SIZE(e) - 40);
 	T_EQ(dwqt_stats_ok(b).pending, ARRAY_SIZE(e) - 40);
 	T_EQ(dwqt_stats_ok(b).cancelled, 40);
