@@ -1512,20 +1512,22 @@ int dwq_mod(struct dwq_queue *q, struct dwq_task *task,
 EXPORT_SYMBOL_GPL(dwq_mod);
 
 /**
- * dwq_reduce() - queue a task, or move it earlier, never later
+ * dwq_reduce() - queue a task, or move a queued one earlier
  * @q: the queue
  * @task: the task, in any state
  * @s: when and how often, as for dwq_schedule()
  *
  * As timer_reduce(): dwq_mod(), except that a queued task whose deadline
  * is no later than @s's stays as it is, mode and period included, and so
- * does a running one that a dwq_mod() or dwq_reduce() during this run
- * re-armed for no later than @s's deadline. A timer that must fire by the
- * earliest of many deadlines, any of which may go away, can be kept by
- * it lazily: each new deadline only ever brings it in, and a firing that
- * finds nothing due re-arms it for what is left. Concurrent callers, the
- * task's own callback among them, leave it at the earliest of their
- * deadlines.
+ * does a running one that was re-armed during this run (by dwq_mod(),
+ * dwq_reduce() or dwq_reschedule()) for no later than @s's deadline. A
+ * running task not re-armed yet is re-armed as by dwq_mod(): a periodic
+ * one then comes back at @s's deadline, not at its next period. A timer
+ * that must fire by the earliest of many deadlines, any of which may go
+ * away, can be kept by it lazily: each new deadline only ever brings it
+ * in, and a firing that finds nothing due re-arms it for what is left.
+ * Concurrent callers, the task's own callback among them, leave it at
+ * the earliest of their deadlines.
  *
  * Context: any context, as dwq_mod(); never sleeps or allocates.
  * Return: as dwq_mod(): 0 if @task was not queued and now is (or will be
