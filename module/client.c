@@ -437,7 +437,7 @@ static void dwq_utask_init(struct dwq_utask *ut)
 	INIT_HLIST_NODE(&ut->idnode);
 }
 
-/* Tasks freed at one go (a read's, a cancel batch's): see dwq_utask_put(). */
+/* Tasks a read() frees at one go: see dwq_utask_put(). */
 #define DWQ_BIN_SIZE 32
 
 /**
@@ -445,10 +445,11 @@ static void dwq_utask_init(struct dwq_utask *ut)
  * @p: the tasks
  * @n: entries of @p in use
  *
- * One kmem_cache_free_bulk() frees the tasks a read() fires, or a batch
- * cancels, where a kmem_cache_free() each cost a burst of due one-shots
- * about a fifth of its CPU per event: the slab frees the objects of one
- * slab page with one update of its freelist.
+ * One kmem_cache_free_bulk() frees the tasks a read() fires, where a
+ * kmem_cache_free() each cost a burst of due one-shots about a fifth of
+ * its CPU per event: the slab frees the objects of one slab page with one
+ * update of its freelist. (A cancel frees at once: a bin on its stack
+ * cost every single cancel more than a batch gained.)
  */
 struct dwq_bin {
 	void *p[DWQ_BIN_SIZE];
@@ -1071,13 +1072,14 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 {
 	struct dwq_event ev[DWQ_READ_CHUNK];
 	struct dwq_pick picks[DWQ_READ_CHUNK];
-	struct dwq_bin bin = { .n = 0 };
 	size_t done = 0, left;
 	unsigned int n, good, i;
 	struct dwq_now now;
+	struct dwq_bin bin;
 	ssize_t err = 0;
 
 	lockdep_assert_held(&c->mutex);
+	bin.n = 0; /* not = {}: that zeroes the whole array, every read */
 	/* One moment for the whole read: a task moved on is not due again. */
 	dwq_now_get(&now);
 	while (count - done >= sizeof(*ev)) {
@@ -1396,7 +1398,6 @@ err_uncharge:
 static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 			      unsigned int n)
 {
-	struct dwq_bin bin = { .n = 0 };
 	unsigned int i, touched = 0;
 	struct dwq_utask *ut;
 	struct dwq_moment at;
@@ -1421,11 +1422,11 @@ static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 		trace_dwq_dev_cancel(ut, DWQ_RESULT_REMOVED);
 		touched |= BIT(ut->clock);
 		if (!dwq_utask_due(ut, now)) {
-			dwq_utask_destroy(c, ut, &bin);
+			dwq_utask_destroy(c, ut, NULL);
 		} else if (ut->ev) {
 			/* Folds into the event it kept: no memory taken. */
 			dwq_utask_keep(c, ut, now, NULL);
-			dwq_utask_destroy(c, ut, &bin);
+			dwq_utask_destroy(c, ut, NULL);
 		} else {
 			dwq_utask_cancel_due(c, ut, now);
 		}
@@ -1437,7 +1438,6 @@ static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 		}
 	}
 	dwq_ids_fit(c);
-	dwq_bin_empty(&bin);
 }
 
 /*
