@@ -602,8 +602,12 @@ static struct dt_waker *dt_waker_add(struct kunit *test, struct file *f)
 /*
  * An alarm left early by a cancel fires, finds nothing due, wakes no
  * reader and re-arms itself for the head; moved in, it wakes the readers
- * once that head is due, and read() returns it. Left early with nothing
- * queued, it fires once, wakes no one and stays idle.
+ * once that head is due, and read() returns it. Re-armed by itself, it
+ * fires again for the head, and wakes the readers then. Left early with
+ * nothing queued, it fires once, wakes no one and stays idle. The short
+ * deadlines are seconds away: one ioctl alone comes between a short
+ * task's schedule and its cancel, and it must not be due yet at the
+ * cancel even in a slow guest.
  */
 static void dwq_dev_test_alarm_early(struct kunit *test)
 {
@@ -621,13 +625,9 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 	u = (void __user *)addr;
 	w = dt_waker_add(test, f);
 
-	/*
-	 * Fires at 500 ms for nothing, and waits for the hour. One ioctl
-	 * alone comes between the short task's schedule and its cancel, so
-	 * that it is not due yet at the cancel even in a slow guest.
-	 */
+	/* Fires at 2 s for nothing, and waits for the hour. */
 	b = dt_schedule(test, f, u, HOUR);
-	a = dt_schedule(test, f, u, 500 * MS);
+	a = dt_schedule(test, f, u, 2 * NSEC_PER_SEC);
 	dt_cancel(test, f, u, a);
 	dwq_kunit_wait_until(test, dt_alarm_queued_after(f, 1));
 	info = dt_alarm(f);
@@ -636,8 +636,8 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 0);
 	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
 
-	/* Moved in to 200 ms: the alarm (its second run) wakes the readers. */
-	r = (struct dwq_ioc_reschedule){ .id = b, .time_ns = 200 * MS };
+	/* Moved in to 1 s: the alarm (its second run) wakes the readers. */
+	r = (struct dwq_ioc_reschedule){ .id = b, .time_ns = NSEC_PER_SEC };
 	dt_ioc_ok(test, f, DWQ_IOC_RESCHEDULE, u, &r, sizeof(r));
 	dwq_kunit_wait_until(test, atomic_read(&w->wakeups) > 0);
 	KUNIT_EXPECT_EQ(test, dt_alarm(f).runs, 2ULL);
@@ -646,12 +646,27 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, u, sizeof(ev)), 0UL);
 	KUNIT_EXPECT_EQ(test, ev.id, b);
 
+	/*
+	 * Fires at 2 s for nothing, re-arms itself for 4 s, and wakes the
+	 * readers only then (its fourth run).
+	 */
+	atomic_set(&w->wakeups, 0);
+	b = dt_schedule(test, f, u, 4 * NSEC_PER_SEC);
+	a = dt_schedule(test, f, u, 2 * NSEC_PER_SEC);
+	dt_cancel(test, f, u, a);
+	dwq_kunit_wait_until(test, atomic_read(&w->wakeups) > 0);
+	KUNIT_EXPECT_EQ(test, dt_alarm(f).runs, 4ULL);
+	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
+			(ssize_t)sizeof(ev));
+	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, u, sizeof(ev)), 0UL);
+	KUNIT_EXPECT_EQ(test, ev.id, b);
+
 	/* Nothing queued: it fires once, for nothing, and stays idle. */
 	atomic_set(&w->wakeups, 0);
-	a = dt_schedule(test, f, u, 500 * MS);
+	a = dt_schedule(test, f, u, 2 * NSEC_PER_SEC);
 	dt_cancel(test, f, u, a);
 	KUNIT_EXPECT_EQ(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
-	dwq_kunit_wait_until(test, dt_alarm(f).runs == 3);
+	dwq_kunit_wait_until(test, dt_alarm(f).runs == 5);
 	dwq_kunit_wait_until(test, dt_alarm(f).state != DWQ_STATE_RUNNING);
 	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 0);
