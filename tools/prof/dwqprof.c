@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwqprof - the guest program of tools/prof/profile: N operations of one
+ * kind between the two markers of the insn plugin (tools/prof/insn.c), so
+ * that the plugin counts the instructions of those operations and of
+ * nothing before or after them.
+ *
+ * usage: dwqprof MODE N
+ *
+ *   dwq        an op is DWQ_IOC_SCHEDULE (DWQ_SCHED_ABS, a random deadline
+ *              1000 to 2000 s ahead) and DWQ_IOC_CANCEL of the task it
+ *              made, on one /dev/dwq file
+ *   timerfd    an op is timerfd_settime() arming such a deadline
+ *              (TFD_TIMER_ABSTIME) and a second one disarming it
+ *   noop       an op is two ioctls that dwq answers -ENOTTY at once (as
+ *              dwqctl bench's floor)
+ *   burst      N one-shot tasks due at one instant, scheduled before the
+ *              start marker; between the markers, read() 64 events at a
+ *              time until all N are read. An op is one task read
+ *
+ * Each mode but burst runs WARM ops before the start marker, so that what
+ * is set up on first use is not counted. The deadlines are drawn before
+ * the markers too. Prints one line, "dwqprof: mode M n N ns T ns/op X":
+ * T is the CLOCK_MONOTONIC time between the markers, which under icount
+ * is the number of instructions executed (1 ns each).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/timerfd.h>
+
+#include <linux/dwq.h>
+
+#define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_MSEC 1000000ULL
+/* Deadlines in [FAR, 2 FAR) from now: never due during a run. */
+#define FAR (1000 * NSEC_PER_SEC)
+#define WARM 2000
+#define READ_EVENTS 64
+#define BURST_BATCH 1024
+
+/* An ioctl no driver answers but dwq's: -ENOTTY at once (dwqctl bench). */
+#define DWQ_IOC_NOOP _IO(DWQ_IOC_MAGIC, 0xff)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static int fd, tfd;
+static __u64 *deadline;
+
+/*
+ * The markers: long nops (0f 1f 80 imm32, "nopl imm32(%rax)") whose imm32
+ * the plugin knows; the CPU executes them as nops. Inline, so that the
+ * call and return of a function around them are not counted.
+ */
+static inline void mark_start(void)
+{
+	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x0d3a0001" ::: "memory");
+}
+
+static inline void mark_stop(void)
+{
+	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x0d3a0002" ::: "memory");
+}
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* xorshift64*: the same deadlines in every run. */
+static __u64 rnd(void)
+{
+	static __u64 x = 88172645463325252ULL;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	return x * 2685821657736338717ULL;
+}
+
+static void op_dwq(__u64 i)
+{
+	struct dwq_ioc_schedule s;
+	struct dwq_ioc_cancel c;
+
+	memset(&s, 0, sizeof(s));
+	s.time_ns = deadline[i];
+	s.flags = DWQ_SCHED_ABS;
+	if (ioctl(fd, DWQ_IOC_SCHEDULE, &s))
+		die("DWQ_IOC_SCHEDULE");
+	memset(&c, 0, sizeof(c));
+	c.id = s.id;
+	if (ioctl(fd, DWQ_IOC_CANCEL, &c) || c.result != DWQ_RESULT_REMOVED)
+		die("DWQ_IOC_CANCEL");
+}
+
+static void op_timerfd(__u64 i)
+{
+	struct itimerspec arm = { 0 }, off = { 0 };
+
+	arm.it_value.tv_sec = deadline[i] / NSEC_PER_SEC;
+	arm.it_value.tv_nsec = deadline[i] % NSEC_PER_SEC;
+	if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &arm, NULL) ||
+	    timerfd_settime(tfd, 0, &off, NULL))
+		die("timerfd_settime");
+}
+
+static void op_noop(__u64 i)
+{
+	(void)i;
+	if (ioctl(fd, DWQ_IOC_NOOP, 0) != -1 || errno != ENOTTY ||
+	    ioctl(fd, DWQ_IOC_NOOP, 0) != -1 || errno != ENOTTY)
+		die("DWQ_IOC_NOOP: not -ENOTTY");
+}
+
+/* n tasks due at one instant; returns the ns between the markers. */
+static __u64 burst(__u64 n)
+{
+	static struct dwq_ioc_schedule e[BURST_BATCH];
+	struct dwq_event ev[READ_EVENTS];
+	struct dwq_ioc_schedule_batch b;
+	__u64 at = now_ns() + 200 * NSEC_PER_MSEC, got = 0, i, j, k, t0, t1;
+	ssize_t r;
+
+	for (i = 0; i < n; i += k) {
+		k = n - i < BURST_BATCH ? n - i : BURST_BATCH;
+		memset(e, 0, sizeof(e));
+		for (j = 0; j < k; j++) {
+			e[j].time_ns = at;
+			e[j].flags = DWQ_SCHED_ABS;
+		}
+		memset(&b, 0, sizeof(b));
+		b.entries = (__u64)(unsigned long)e;
+		b.count = k;
+		if (ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &b))
+			die("DWQ_IOC_SCHEDULE_BATCH");
+	}
+	/* All due, and fired, 100 ms before the first read. */
+	while (now_ns() < at + 100 * NSEC_PER_MSEC)
+		usleep(10000);
+	t0 = now_ns();
+	mark_start();
+	while (got < n) {
+		r = read(fd, ev, sizeof(ev));
+		if (r <= 0)
+			die("read");
+		got += r / sizeof(ev[0]);
+	}
+	mark_stop();
+	t1 = now_ns();
+	return t1 - t0;
+}
+
+static const struct {
+	const char *name;
+	void (*op)(__u64 i); /* NULL: burst */
+} modes[] = {
+	{ .name = "dwq", .op = op_dwq },
+	{ .name = "timerfd", .op = op_timerfd },
+	{ .name = "noop", .op = op_noop },
+	{ .name = "burst" },
+};
+
+static void bad_usage(void)
+{
+	unsigned int m;
+
+	fprintf(stderr, "usage: dwqprof MODE N\nmodes:");
+	for (m = 0; m < ARRAY_SIZE(modes); m++)
+		fprintf(stderr, " %s", modes[m].name);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int m;
+	__u64 n, i, base, t0, t1, ns;
+	char *end;
+
+	if (argc != 3)
+		bad_usage();
+	for (m = 0; m < ARRAY_SIZE(modes); m++)
+		if (!strcmp(argv[1], modes[m].name))
+			break;
+	if (m == ARRAY_SIZE(modes))
+		bad_usage();
+	n = strtoull(argv[2], &end, 0);
+	if (!n || *end)
+		bad_usage();
+	fd = open("/dev/dwq", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die("open /dev/dwq");
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (tfd < 0)
+		die("timerfd_create");
+
+	if (!modes[m].op) {
+		ns = burst(n);
+	} else {
+		deadline = malloc((n + WARM) * sizeof(*deadline));
+		if (!deadline)
+			die("malloc");
+		base = now_ns();
+		for (i = 0; i < n + WARM; i++)
+			deadline[i] = base + FAR + rnd() % FAR;
+		for (i = 0; i < WARM; i++)
+			modes[m].op(n + i);
+		t0 = now_ns();
+		mark_start();
+		for (i = 0; i < n; i++)
+			modes[m].op(i);
+		mark_stop();
+		t1 = now_ns();
+		ns = t1 - t0;
+	}
+	printf("dwqprof: mode %s n %llu ns %llu ns/op %.1f\n", modes[m].name,
+	       (unsigned long long)n, (unsigned long long)ns, (double)ns / n);
+	return 0;
+}
