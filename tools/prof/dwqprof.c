@@ -14,6 +14,8 @@
  *              (TFD_TIMER_ABSTIME) and a second one disarming it
  *   noop       an op is two ioctls that dwq answers -ENOTTY at once (as
  *              dwqctl bench's floor)
+ *   readempty  an op is one read() of up to 64 events on an empty
+ *              O_NONBLOCK /dev/dwq file: -1, EAGAIN
  *   burst      N one-shot tasks due at one instant, scheduled before the
  *              start marker; between the markers, read() 64 events at a
  *              time until all N are read. An op is one task read
@@ -127,6 +129,15 @@ static void op_noop(__u64 i)
 		die("DWQ_IOC_NOOP: not -ENOTTY");
 }
 
+static void op_readempty(__u64 i)
+{
+	struct dwq_event ev[READ_EVENTS];
+
+	(void)i;
+	if (read(fd, ev, sizeof(ev)) != -1 || errno != EAGAIN)
+		die("read of an empty file: not -EAGAIN");
+}
+
 /* n tasks due at one instant; returns the ns between the markers. */
 static __u64 burst(__u64 n)
 {
@@ -168,10 +179,12 @@ static __u64 burst(__u64 n)
 static const struct {
 	const char *name;
 	void (*op)(__u64 i); /* NULL: burst */
+	int nonblock; /* open /dev/dwq O_NONBLOCK */
 } modes[] = {
 	{ .name = "dwq", .op = op_dwq },
 	{ .name = "timerfd", .op = op_timerfd },
 	{ .name = "noop", .op = op_noop },
+	{ .name = "readempty", .op = op_readempty, .nonblock = 1 },
 	{ .name = "burst" },
 };
 
@@ -202,7 +215,8 @@ int main(int argc, char **argv)
 	n = strtoull(argv[2], &end, 0);
 	if (!n || *end)
 		bad_usage();
-	fd = open("/dev/dwq", O_RDWR | O_CLOEXEC);
+	fd = open("/dev/dwq",
+		  O_RDWR | O_CLOEXEC | (modes[m].nonblock ? O_NONBLOCK : 0));
 	if (fd < 0)
 		die("open /dev/dwq");
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
