@@ -9,6 +9,9 @@
 #   make bench           benchmarks in a stock guest, then again under icount:
 #                        build/bench/report.md, a CSV per figure, plots
 #   make bench-publish   that run's results into docs/bench/results.md
+#   make profile MODE=dwq N=100000   instructions per operation by kernel
+#                        function, counted by a QEMU plugin in a stock
+#                        guest: build/prof/MODE-N/profile.txt
 #   make shell           an interactive guest with dwq loaded
 #   sudo make load       insmod module/dwq.ko on this host
 #   sudo make unload     rmmod dwq on this host
@@ -62,7 +65,7 @@ modules:
 # The programs the tests run, each directory a make of its own; they build
 # side by side, one per CPU, also under a plain `make check`.
 TOOL_DIRS := tools/dwqctl tools/testing/selftests/dwq tools/testing/stress \
-	tools/testing/security tools/bench/user examples
+	tools/testing/security tools/bench/user tools/prof examples
 tools:
 	$(MAKE) -j$$(nproc) $(TOOL_DIRS:%=tool-%)
 
@@ -121,6 +124,15 @@ bench-publish:
 	@test -d $(BENCH_OUT)/raw || { echo "no $(BENCH_OUT)/raw: run make bench first"; exit 1; }
 	tools/bench/report $(if $(wildcard $(BENCH_OUT)/raw-icount),--icount $(BENCH_OUT)/raw-icount) \
 		--publish docs/bench $(BENCH_OUT)/raw $(BENCH_OUT)
+
+# One kind of operation (MODE: dwq, timerfd, noop, readempty or burst, see
+# tools/prof/dwqprof.c) N times in a stock 6.12 guest under icount, its
+# instructions counted by a QEMU plugin and attributed to the kernel's
+# functions: build/prof/MODE-N/profile.txt; see tools/prof/profile.
+MODE ?= dwq
+N ?= 100000
+profile: deps tools
+	tools/prof/profile $(MODE) $(N)
 
 run: deps tools
 	$(TESTING)/vm-run --kernel stock --no-leakcheck --modparam workers=4 -- dwqctl demo
@@ -237,9 +249,10 @@ clean:
 	$(MAKE) -C tools/testing/stress clean
 	$(MAKE) -C tools/testing/security clean
 	$(MAKE) -C tools/bench/user clean
+	$(MAKE) -C tools/prof clean
 	$(MAKE) -C examples clean
 	rm -rf build
 
-.PHONY: all modules tools $(TOOL_DIRS:%=tool-%) deps check soak soak-debug soak-kcsan bench bench-publish run shell \
+.PHONY: all modules tools $(TOOL_DIRS:%=tool-%) deps check soak soak-debug soak-kcsan bench bench-publish profile run shell \
 	load unload clean install install-user uninstall dkms-src dkms-add \
 	dkms-build dkms-install dkms-remove deb
