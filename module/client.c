@@ -1115,6 +1115,14 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 	return done ? done : err;
 }
 
+/* Is the earliest deadline of @clock due? Lockless; no clock read if empty. */
+static bool dwq_client_clock_due(struct dwq_client *c, unsigned int clock)
+{
+	u64 next = READ_ONCE(c->clk[clock].next);
+
+	return next != U64_MAX && next <= dwq_client_clock_now(clock);
+}
+
 /*
  * Is anything to read, or an alarm to arm (@lost)? Lockless: the alarms'
  * wakeups pair with it.
@@ -1124,10 +1132,8 @@ static bool dwq_client_due(struct dwq_client *c)
 	return READ_ONCE(c->nr_ready) ||
 	       READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].lost) ||
 	       READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].lost) ||
-	       READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].next) <=
-		       dwq_client_clock_now(DWQ_CLOCK_MONOTONIC) ||
-	       READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].next) <=
-		       dwq_client_clock_now(DWQ_CLOCK_BOOTTIME);
+	       dwq_client_clock_due(c, DWQ_CLOCK_MONOTONIC) ||
+	       dwq_client_clock_due(c, DWQ_CLOCK_BOOTTIME);
 }
 
 /**
@@ -1150,12 +1156,21 @@ ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 	if (count < sizeof(struct dwq_event))
 		return -EINVAL;
 	for (;;) {
-		if (mutex_lock_interruptible(&c->mutex))
-			return -ERESTARTSYS;
-		ret = dwq_read_locked(c, buf, count);
-		mutex_unlock(&c->mutex);
-		if (ret)
-			return ret;
+		/*
+		 * Nothing due: nothing for the locked read to fire or to arm
+		 * (every change of a heap armed its alarm, and one that could
+		 * not re-arm itself is @lost, which is due). A read in a loop
+		 * until -EAGAIN, as with epoll's EPOLLET, pays for its last
+		 * call no more than the system call.
+		 */
+		if (dwq_client_due(c)) {
+			if (mutex_lock_interruptible(&c->mutex))
+				return -ERESTARTSYS;
+			ret = dwq_read_locked(c, buf, count);
+			mutex_unlock(&c->mutex);
+			if (ret)
+				return ret;
+		}
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		/*
