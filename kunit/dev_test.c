@@ -373,11 +373,21 @@ static void dwq_dev_test_spares(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spares, DWQ_CLIENT_SPARES);
 }
 
+/* Ioctl @cmd on @f with @arg (@size bytes), through @u: 0, and @arg back. */
+static void dt_ioc_ok(struct kunit *test, struct file *f, unsigned int cmd,
+		      void __user *u, void *arg, size_t size)
+{
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, arg, size), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, cmd, u), 0L);
+	KUNIT_ASSERT_EQ(test, copy_from_user(arg, u, size), 0UL);
+}
+
 /*
  * A file's id map grows with its tasks and shrinks with them, and finds
  * each by its id at every size: 3000 tasks, each queried for its cookie;
- * then all but 3 cancelled, and those 3 still found, the others and an
- * id never given not (-ENOENT).
+ * then all but 3 cancelled, a batch at a time, the tasks left found after
+ * each batch (the map shrinks on the way), and at the end the others and
+ * an id never given not (-ENOENT).
  */
 static void dwq_dev_test_id_map(struct kunit *test)
 {
@@ -455,6 +465,12 @@ static void dwq_dev_test_id_map(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, c.result,
 					(u32)DWQ_RESULT_REMOVED);
 		}
+		/* Every id left is still found, whatever the map's size. */
+		for (i = r * per + cb.count; i < n; i++) {
+			qr = (struct dwq_ioc_query){ .id = ids[i] };
+			dt_ioc_ok(test, f, DWQ_IOC_QUERY, buf, &qr, sizeof(qr));
+			KUNIT_ASSERT_EQ(test, qr.cookie, (u64)i + 1);
+		}
 	}
 	dwq_dev_kunit_ids(f, &nr, &buckets);
 	KUNIT_EXPECT_EQ(test, nr, 3U);
@@ -468,15 +484,6 @@ static void dwq_dev_test_id_map(struct kunit *test)
 }
 
 #define HOUR (3600ULL * NSEC_PER_SEC)
-
-/* Ioctl @cmd on @f with @arg (@size bytes), through @u: 0, and @arg back. */
-static void dt_ioc_ok(struct kunit *test, struct file *f, unsigned int cmd,
-		      void __user *u, void *arg, size_t size)
-{
-	KUNIT_ASSERT_EQ(test, copy_to_user(u, arg, size), 0UL);
-	KUNIT_ASSERT_EQ(test, ioc(f, cmd, u), 0L);
-	KUNIT_ASSERT_EQ(test, copy_from_user(arg, u, size), 0UL);
-}
 
 /* Schedule a one-shot due @ns from now on @f; its id. */
 static u64 dt_schedule(struct kunit *test, struct file *f, void __user *u,
