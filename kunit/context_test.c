@@ -1107,7 +1107,10 @@ static void ct_released_release(struct dwq_task *task)
 /*
  * A quick one-shot whose owner dropped its reference while it was queued:
  * the queue's, the last, goes when the timer has run it, and the release
- * function runs there, in softirq context, once.
+ * function runs there, in softirq context, once. The deadline is a second
+ * away so that the owner's put, the very next statement, comes first even
+ * in a guest whose vCPU the host leaves unrun for a while: were the timer
+ * first, the put would be the last and release in process context.
  */
 static void dwq_context_test_quick_release_in_timer(struct kunit *test)
 {
@@ -1115,7 +1118,7 @@ static void dwq_context_test_quick_release_in_timer(struct kunit *test)
 	struct ct_released *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct dwq_sched far = { .time_ns = HOUR };
-	struct dwq_sched soon = { .time_ns = 20 * MS };
+	struct dwq_sched soon = { .time_ns = 1000 * MS };
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
