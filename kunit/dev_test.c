@@ -504,6 +504,18 @@ static void dt_cancel(struct kunit *test, struct file *f, void __user *u,
 	KUNIT_EXPECT_EQ(test, c.result, (u32)DWQ_RESULT_REMOVED);
 }
 
+/* Read one event from @f through @u (it must come at once); its id. */
+static u64 dt_read_id(struct kunit *test, struct file *f, void __user *u)
+{
+	struct dwq_event ev;
+	loff_t pos = 0;
+
+	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
+			(ssize_t)sizeof(ev));
+	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, u, sizeof(ev)), 0UL);
+	return ev.id;
+}
+
 static struct dwq_task_info dt_alarm(struct file *f)
 {
 	struct dwq_task_info info;
@@ -620,10 +632,8 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 {
 	struct dwq_ioc_reschedule r = {};
 	struct dwq_task_info info;
-	struct dwq_event ev;
 	struct dt_waker *w;
 	unsigned long addr;
-	loff_t pos = 0;
 	struct file *f;
 	void __user *u;
 	u64 a, b;
@@ -648,10 +658,7 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 	dt_ioc_ok(test, f, DWQ_IOC_RESCHEDULE, u, &r, sizeof(r));
 	dwq_kunit_wait_until(test, atomic_read(&w->wakeups) > 0);
 	KUNIT_EXPECT_EQ(test, dt_alarm(f).runs, 2ULL);
-	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
-			(ssize_t)sizeof(ev));
-	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, u, sizeof(ev)), 0UL);
-	KUNIT_EXPECT_EQ(test, ev.id, b);
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), b);
 
 	/*
 	 * Fires at 2 s for nothing, re-arms itself for 4 s, and wakes the
@@ -663,10 +670,7 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 	dt_cancel(test, f, u, a);
 	dwq_kunit_wait_until(test, atomic_read(&w->wakeups) > 0);
 	KUNIT_EXPECT_EQ(test, dt_alarm(f).runs, 4ULL);
-	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
-			(ssize_t)sizeof(ev));
-	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, u, sizeof(ev)), 0UL);
-	KUNIT_EXPECT_EQ(test, ev.id, b);
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), b);
 
 	/* Nothing queued: it fires once, for nothing, and stays idle. */
 	atomic_set(&w->wakeups, 0);
