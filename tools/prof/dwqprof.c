@@ -38,6 +38,8 @@
 
 #include <linux/dwq.h>
 
+#include "markers.h"
+
 #define NSEC_PER_SEC 1000000000ULL
 #define NSEC_PER_MSEC 1000000ULL
 /* Deadlines in [FAR, 2 FAR) from now: never due during a run. */
@@ -53,21 +55,6 @@
 
 static int fd, tfd;
 static __u64 *deadline;
-
-/*
- * The markers: long nops (0f 1f 80 imm32, "nopl imm32(%rax)") whose imm32
- * the plugin knows; the CPU executes them as nops. Inline, so that the
- * call and return of a function around them are not counted.
- */
-static inline void mark_start(void)
-{
-	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x0d3a0001" ::: "memory");
-}
-
-static inline void mark_stop(void)
-{
-	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x0d3a0002" ::: "memory");
-}
 
 static void die(const char *what)
 {
@@ -164,14 +151,14 @@ static __u64 burst(__u64 n)
 	while (now_ns() < at + 100 * NSEC_PER_MSEC)
 		usleep(10000);
 	t0 = now_ns();
-	mark_start();
+	prof_mark_start();
 	while (got < n) {
 		r = read(fd, ev, sizeof(ev));
 		if (r <= 0)
 			die("read");
 		got += r / sizeof(ev[0]);
 	}
-	mark_stop();
+	prof_mark_stop();
 	t1 = now_ns();
 	return t1 - t0;
 }
@@ -235,10 +222,10 @@ int main(int argc, char **argv)
 		for (i = 0; i < WARM; i++)
 			modes[m].op(n + i);
 		t0 = now_ns();
-		mark_start();
+		prof_mark_start();
 		for (i = 0; i < n; i++)
 			modes[m].op(i);
-		mark_stop();
+		prof_mark_stop();
 		t1 = now_ns();
 		ns = t1 - t0;
 	}

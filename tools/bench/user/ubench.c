@@ -30,6 +30,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,8 @@
 
 #include <liburing.h>
 #include <linux/dwq.h>
+
+#include "markers.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 #define NSEC_PER_MSEC 1000000ULL
@@ -2071,6 +2074,9 @@ static void f9_run(const struct f9_variant *v, struct f9_out *o)
 	struct f9_client c = { .kind = v->client };
 	__u64 c0 = 0, c1, win = P.f9_window;
 	double all, busy, self, load;
+	/* tools/prof/profile f9:NAME: the insn plugin counts this window. */
+	const char *mark = getenv("DWQ_PROF_F9");
+	bool marked = mark && !strcmp(mark, v->name);
 	pthread_t th;
 	pid_t pid = 0;
 	int err;
@@ -2124,8 +2130,12 @@ static void f9_run(const struct f9_variant *v, struct f9_out *o)
 	}
 	sleep_until(c.start);
 	cpu_sample(&s0, pid);
+	if (marked)
+		prof_mark_start();
 	c0 = __atomic_load_n(count, __ATOMIC_RELAXED);
 	sleep_until(c.end);
+	if (marked)
+		prof_mark_stop();
 	cpu_sample(&s1, pid);
 	c1 = __atomic_load_n(count, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
@@ -2154,6 +2164,11 @@ static void f9_run(const struct f9_variant *v, struct f9_out *o)
 	o->workers_cpus = (double)(s1.workers - s0.workers) * s1.ncpu / all;
 	o->load_cpus = load * s1.ncpu / all;
 	o->behalf_cpus = (busy - self) * s1.ncpu / all;
+	if (marked)
+		fprintf(stderr,
+			"dwq-ubench: F9 %s window: wall %llu ns, cpus %u, busy %.0f ns, load %.0f ns, self %.0f ns\n",
+			v->name, (unsigned long long)(s1.wall - s0.wall),
+			s1.ncpu, busy, load, self);
 	o->events_pct = 100.0 * c.nlate / (win / F9_CLIENT_PERIOD);
 	o->load_rate = (double)(c1 - c0) * NSEC_PER_SEC / win;
 	if (c.nlate) {
