@@ -11,12 +11,15 @@
 # not, and undoes both), and leaves everything in $DWQ_OUT/bench for
 # tools/bench/report.
 #
-# usage: guest.sh full|tiny
+# usage: guest.sh full|tiny [icount]
 #   full  dwq_bench.ko scale=full; dwqctl bench --ops 10000 --reps 5;
 #         dwq-ubench --scale full --reps 5
 #   tiny  dwq_bench.ko scale=tiny reps=1; dwqctl bench --ops 50 --reps 1;
 #         dwq-ubench --scale tiny --reps 1
 #         (proves the pipeline works; the numbers mean nothing)
+#   icount  the guest runs under icount: dwq-ubench --f9-cpus 1, F9 on
+#         one CPU (its CPU figures read busy time, which icount inflates
+#         with more than one vCPU: docs/bench.md, F9)
 #
 # Files: env.txt (key=value), kernel.csv (the module's results, when it
 # exists), kernel.log (what it logged), user.jsonl (dwqctl bench --json),
@@ -33,6 +36,11 @@ case $scale in
 full) kparams="scale=full" uparams="--ops 10000 --reps 5" ubparams="--scale full --reps 5" ;;
 tiny) kparams="scale=tiny reps=1" uparams="--ops 50 --reps 1" ubparams="--scale tiny --reps 1" ;;
 *) echo "guest.sh: full or tiny, not '$scale'" >&2; exit 2 ;;
+esac
+case ${2:-} in
+icount) ubparams="$ubparams --f9-cpus 1" ;;
+'') ;;
+*) echo "guest.sh: icount or nothing after the scale, not '$2'" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
 

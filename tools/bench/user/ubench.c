@@ -77,6 +77,7 @@ struct params {
 	unsigned int settle_max; /* F5: 50 ms waits for the slab to settle */
 	unsigned int cq_entries; /* io_uring's completion ring */
 	unsigned int f9_tasks; /* F9: at most this many (0: the limits) */
+	unsigned int f9_cpus; /* F9: CPUs online during it (0: as found) */
 	__u64 f9_window, f9_settle; /* F9: measured window, settling before */
 	int tiny;
 	unsigned int only;
@@ -1607,7 +1608,10 @@ static struct {
 	mode_t dev_mode; /* /dev/dwq's permission bits before */
 	int dev_changed;
 	pid_t load; /* a running load, killed at exit */
+	unsigned long offline[4]; /* CPUs --f9-cpus took offline, a bit each */
 } f9;
+
+#define F9_MAX_CPUS (8 * sizeof(f9.offline))
 
 static int write_file(const char *path, const char *val)
 {
@@ -1628,6 +1632,54 @@ static int cg_write(const char *file, const char *val)
 	return write_file(path, val);
 }
 
+static int cpu_online_write(unsigned int cpu, const char *val)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online",
+		 cpu);
+	return write_file(path, val);
+}
+
+/* The CPUs f9_cpus_limit() took offline, online again. */
+static void f9_cpus_online(void)
+{
+	const unsigned int bits = 8 * sizeof(f9.offline[0]);
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < F9_MAX_CPUS; cpu++) {
+		if (!(f9.offline[cpu / bits] & 1UL << cpu % bits))
+			continue;
+		if (cpu_online_write(cpu, "1"))
+			fprintf(stderr, "dwq-ubench: F9: cpu%u online: %s\n",
+				cpu, strerror(errno));
+		f9.offline[cpu / bits] &= ~(1UL << cpu % bits);
+	}
+}
+
+/*
+ * --f9-cpus N: every CPU from N up offline for F9. Under icount the
+ * vCPUs run in turn, and one that is out of its idle loop counts the
+ * other's turn as its busy time, which no instruction backs; F9 reads CPU
+ * from busy time, so under icount it runs on one CPU (docs/bench.md, F9).
+ */
+static void f9_cpus_limit(unsigned int n)
+{
+	const unsigned int bits = 8 * sizeof(f9.offline[0]);
+	unsigned int cpu;
+	char path[64];
+
+	for (cpu = n; n && cpu < F9_MAX_CPUS; cpu++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u",
+			 cpu);
+		if (access(path, F_OK))
+			break;
+		if (cpu_online_write(cpu, "0"))
+			die("F9: --f9-cpus: take a CPU offline");
+		f9.offline[cpu / bits] |= 1UL << cpu % bits;
+	}
+}
+
 static void f9_teardown(void)
 {
 	if (getpid() != main_pid)
@@ -1643,6 +1695,7 @@ static void f9_teardown(void)
 		f9.mounted = 0;
 	if (f9.dev_changed && !chmod("/dev/dwq", f9.dev_mode))
 		f9.dev_changed = 0;
+	f9_cpus_online();
 }
 
 /* cgroup2 (mounted if it is not), a child with the cpu controller. */
@@ -2189,6 +2242,7 @@ static void bench_f9(void)
 	double idle, lower;
 
 	f9_setup();
+	f9_cpus_limit(P.f9_cpus);
 	for (r = 0; r < P.reps; r++) {
 		for (k = 0; k < nv; k++) {
 			i = (k + r) % nv;
@@ -2282,8 +2336,10 @@ static int parse_only(const char *s)
 static void bad_usage(void)
 {
 	fprintf(stderr,
-		"usage: dwq-ubench [--scale full|tiny] [--reps R] [--only LIST] [--json]\n"
+		"usage: dwq-ubench [--scale full|tiny] [--reps R] [--only LIST] [--f9-cpus N]\n"
+		"                  [--json]\n"
 		"  LIST: F2b,F4c,F5,F7b,F9 (default all; F9 needs root)\n"
+		"  --f9-cpus N: F9 with CPUs N and up offline (under icount: 1)\n"
 		"  full: 10000 pairs per timing, 10000 pending, a burst of 10000,\n"
 		"        1000 timers over 1 s, 10000 pending for F5, F9's load at\n"
 		"        dwq's limits and 2 s windows (minutes)\n"
@@ -2291,12 +2347,13 @@ static void bad_usage(void)
 	exit(2);
 }
 
-static unsigned int parse_reps(const char *s)
+/* A count from 1 to @max, or bad usage. */
+static unsigned int parse_count(const char *s, long max)
 {
 	char *end;
 	long v = strtol(s, &end, 10);
 
-	if (end == s || *end || v < 1 || v > MAX_REPS)
+	if (end == s || *end || v < 1 || v > max)
 		bad_usage();
 	return v;
 }
@@ -2321,7 +2378,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--scale") && !strcmp(val, "full"))
 			tiny = 0;
 		else if (!strcmp(a, "--reps"))
-			P.reps = parse_reps(val);
+			P.reps = parse_count(val, MAX_REPS);
+		else if (!strcmp(a, "--f9-cpus"))
+			P.f9_cpus = parse_count(val, F9_MAX_CPUS);
 		else if (strcmp(a, "--only") || parse_only(val))
 			bad_usage();
 		i++;
@@ -2361,9 +2420,10 @@ int main(int argc, char **argv)
 		       P.pending, P.burst, P.late_n);
 		printf("\"late_window_ns\":%llu,\"slab_timers\":%u,",
 		       (unsigned long long)P.late_window, P.slab_n);
-		printf("\"f9_tasks\":%u,\"f9_window_ns\":%llu,\"f9_settle_ns\":%llu}\n",
+		printf("\"f9_tasks\":%u,\"f9_window_ns\":%llu,\"f9_settle_ns\":%llu,",
 		       P.f9_tasks, (unsigned long long)P.f9_window,
 		       (unsigned long long)P.f9_settle);
+		printf("\"f9_cpus\":%u}\n", P.f9_cpus);
 	} else {
 		printf("dwq-ubench: %u repetitions, variants interleaved; median (min-max)\n",
 		       P.reps);
