@@ -41,6 +41,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
+#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <dwq.h>
 
@@ -617,6 +618,14 @@ static int f8_one(struct f8_ctx *c, const struct f8_variant *v,
 	}
 	if (s.q)
 		heap = f8_dwq_heap_bytes(s.q);
+	/*
+	 * The arrays the figures before this one freed (keys, object
+	 * pointers, dwq's heap) are vmalloc'ed, and the kernel unmaps freed
+	 * vmalloc areas lazily, in a work item that runs when enough have
+	 * piled up: in whichever variant's timed loops happen to be running
+	 * then. Purged here, untimed, for every variant alike.
+	 */
+	vm_unmap_aliases();
 	cond_resched();
 	migrate_disable();
 	pair = v->pair(&s, k, ops);
