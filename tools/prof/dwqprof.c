@@ -19,6 +19,14 @@
  *   burst      N one-shot tasks due at one instant, scheduled before the
  *              start marker; between the markers, read() 64 events at a
  *              time until all N are read. An op is one task read
+ *   late       N one-shot tasks due at random over N ms (as F4c's dwq
+ *              variant), scheduled before the start marker; between the
+ *              markers, a blocking read() of up to 64 events until all N
+ *              are read. An op is one task, from its timer's interrupt to
+ *              its event in user space: everything every vCPU executes
+ *   latetfd    the same with N timerfds watched by one epoll (as F4c's
+ *              timerfd variant): epoll_wait(), then read() of each ready
+ *              timerfd
  *
  * Each mode but burst runs WARM ops before the start marker, so that what
  * is set up on first use is not counted. The deadlines are drawn before
@@ -33,6 +41,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/timerfd.h>
 
@@ -163,16 +172,105 @@ static __u64 burst(__u64 n)
 	return t1 - t0;
 }
 
+/* n deadlines at random over n ms, starting LATE_LEAD from now. */
+#define LATE_LEAD (200 * NSEC_PER_MSEC)
+
+static __u64 *late_deadlines(__u64 n)
+{
+	__u64 *d = malloc(n * sizeof(*d)), at = now_ns() + LATE_LEAD, i;
+
+	if (!d)
+		die("malloc");
+	for (i = 0; i < n; i++)
+		d[i] = at + rnd() % (n * NSEC_PER_MSEC);
+	return d;
+}
+
+/* n tasks due at random over n ms, read as they come. */
+static __u64 late_dwq(__u64 n)
+{
+	struct dwq_event ev[READ_EVENTS];
+	struct dwq_ioc_schedule s;
+	__u64 *d = late_deadlines(n), got = 0, i, t0, t1;
+	ssize_t r;
+
+	for (i = 0; i < n; i++) {
+		memset(&s, 0, sizeof(s));
+		s.time_ns = d[i];
+		s.flags = DWQ_SCHED_ABS;
+		if (ioctl(fd, DWQ_IOC_SCHEDULE, &s))
+			die("DWQ_IOC_SCHEDULE");
+	}
+	t0 = now_ns();
+	prof_mark_start();
+	while (got < n) {
+		r = read(fd, ev, sizeof(ev));
+		if (r <= 0)
+			die("read");
+		got += r / sizeof(ev[0]);
+	}
+	prof_mark_stop();
+	t1 = now_ns();
+	free(d);
+	return t1 - t0;
+}
+
+/* The same through n timerfds and one epoll. */
+static __u64 late_timerfd(__u64 n)
+{
+	struct epoll_event ee = { .events = EPOLLIN }, out[READ_EVENTS];
+	struct itimerspec its = { 0 };
+	__u64 *d = late_deadlines(n), got = 0, i, t0, t1, exp;
+	int *fds = calloc(n, sizeof(*fds)), ep, k, j;
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!fds || ep < 0)
+		die("epoll_create1");
+	for (i = 0; i < n; i++) {
+		fds[i] = timerfd_create(CLOCK_MONOTONIC,
+					TFD_CLOEXEC | TFD_NONBLOCK);
+		ee.data.u64 = i;
+		if (fds[i] < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ee))
+			die("timerfd_create/epoll_ctl");
+		its.it_value.tv_sec = d[i] / NSEC_PER_SEC;
+		its.it_value.tv_nsec = d[i] % NSEC_PER_SEC;
+		if (timerfd_settime(fds[i], TFD_TIMER_ABSTIME, &its, NULL))
+			die("timerfd_settime");
+	}
+	t0 = now_ns();
+	prof_mark_start();
+	while (got < n) {
+		k = epoll_wait(ep, out, READ_EVENTS, -1);
+		if (k <= 0)
+			die("epoll_wait");
+		for (j = 0; j < k; j++)
+			if (read(fds[out[j].data.u64], &exp, sizeof(exp)) ==
+			    sizeof(exp))
+				got++;
+	}
+	prof_mark_stop();
+	t1 = now_ns();
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	close(ep);
+	free(fds);
+	free(d);
+	return t1 - t0;
+}
+
 static const struct {
 	const char *name;
-	void (*op)(__u64 i); /* NULL: burst */
+	void (*op)(__u64 i); /* or, without one: */
+	__u64 (*run)(__u64 n); /* sets up, marks, returns the ns between */
 	int nonblock; /* open /dev/dwq O_NONBLOCK */
 } modes[] = {
 	{ .name = "dwq", .op = op_dwq },
 	{ .name = "timerfd", .op = op_timerfd },
 	{ .name = "noop", .op = op_noop },
 	{ .name = "readempty", .op = op_readempty, .nonblock = 1 },
-	{ .name = "burst" },
+	{ .name = "burst", .run = burst },
+	{ .name = "late", .run = late_dwq },
+	{ .name = "latetfd", .run = late_timerfd },
 };
 
 static void bad_usage(void)
@@ -211,7 +309,7 @@ int main(int argc, char **argv)
 		die("timerfd_create");
 
 	if (!modes[m].op) {
-		ns = burst(n);
+		ns = modes[m].run(n);
 	} else {
 		deadline = malloc((n + WARM) * sizeof(*deadline));
 		if (!deadline)
