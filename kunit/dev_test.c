@@ -683,6 +683,54 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 0);
 }
 
+/*
+ * A head no later than a moment known to be past is due with no clock
+ * read: the deadline the alarm woke the readers for, then the moment of
+ * the read that took it. Such a moment is never ahead of the clock (a
+ * reader would find the head due, read nothing, and spin), and a head
+ * later than it is not due by it.
+ */
+static void dwq_dev_test_passed(struct kunit *test)
+{
+	struct dwq_event ev;
+	struct dt_waker *w;
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+	loff_t pos = 0;
+	u64 p, t;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	w = dt_waker_add(test, f);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_passed(f, DWQ_CLOCK_MONOTONIC), 0);
+
+	dt_schedule(test, f, u, 20 * NSEC_PER_MSEC);
+	dt_schedule(test, f, u, HOUR);
+	dwq_kunit_wait_until(test, atomic_read(&w->wakeups) > 0);
+	p = dwq_dev_kunit_passed(f, DWQ_CLOCK_MONOTONIC);
+	KUNIT_EXPECT_LE(test, p, ktime_get_ns());
+	KUNIT_EXPECT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+
+	/* The alarm fired for the deadline the event carries. */
+	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
+			(ssize_t)sizeof(ev));
+	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, u, sizeof(ev)), 0UL);
+	KUNIT_EXPECT_EQ(test, p, ev.deadline_ns);
+
+	/* Then the read's moment: past, and the hour's task not due by it. */
+	t = ktime_get_ns();
+	p = dwq_dev_kunit_passed(f, DWQ_CLOCK_MONOTONIC);
+	KUNIT_EXPECT_GE(test, p, ev.deadline_ns);
+	KUNIT_EXPECT_LE(test, p, t);
+	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+	f->f_flags |= O_NONBLOCK;
+	KUNIT_EXPECT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
+			(ssize_t)-EAGAIN);
+	/* No CLOCK_BOOTTIME task: that clock was not read. */
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_passed(f, DWQ_CLOCK_BOOTTIME), 0);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_mode),
@@ -694,6 +742,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_id_map),
 	KUNIT_CASE(dwq_dev_test_alarm_lazy),
 	KUNIT_CASE(dwq_dev_test_alarm_early),
+	KUNIT_CASE(dwq_dev_test_passed),
 	{}
 };
 

@@ -99,6 +99,11 @@ enum dwq_clock {
  *	mutex held
  * @fired: set locklessly by @alarm's callback each time it runs, cleared
  *	with the mutex held when @alarm is armed anew
+ * @passed: a moment of this clock known to be past (0 at first): the
+ *	deadline @alarm last fired at when it woke the readers for it, or
+ *	the moment of the last read(). A head no later is due without a
+ *	clock read, as the one a reader wakes for. Written locklessly by
+ *	both (an older moment written last is still past), read locklessly
  * @clock: which clock, an &enum dwq_clock
  */
 struct dwq_client_clock {
@@ -108,6 +113,7 @@ struct dwq_client_clock {
 	u64 next;
 	u64 armed;
 	u64 woke;
+	u64 passed;
 	bool lost;
 	bool fired;
 	u8 clock;

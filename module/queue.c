@@ -1974,11 +1974,25 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 		w = q->leader;
 		if (!w || q->leader_fired)
 			break;
+		head = dwq_heap_peek(&q->heap);
+		/*
+		 * Nothing queued (the task this was armed for was cancelled,
+		 * or the quick ones ran): the leader sleeps on, untimed, and
+		 * whoever queues the next task arms the timer for it
+		 * (__dwq_queue_kick()). Waking it would only send it back to
+		 * follow, and wake a follower to lead for the next task. No
+		 * clock read: this holds whether or not the timer was armed
+		 * anew meanwhile (if it was, it fires once more, for nothing).
+		 */
+		if (!head && !q->stopping) {
+			q->leader_deadline = KTIME_MAX;
+			q->leader_hard = KTIME_MAX;
+			break;
+		}
 		now = dwq_queue_now(q);
 		/* Moved later while this waited for the lock: armed again. */
 		if (now < q->leader_deadline)
 			break;
-		head = dwq_heap_peek(&q->heap);
 		task = head ? container_of(head, struct dwq_task, node) : NULL;
 		/*
 		 * The head is not due (the one this was armed for was
@@ -1989,18 +2003,6 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 			__dwq_leader_arm(q, head->deadline,
 					 dwq_task_latest(task));
 			trace_dwq_leader(q, w->id, head->deadline);
-			break;
-		}
-		/*
-		 * Nothing queued (the task this was armed for was cancelled,
-		 * or the quick ones ran): the leader sleeps on, untimed, and
-		 * whoever queues the next task arms the timer for it
-		 * (__dwq_queue_kick()). Waking it would only send it back to
-		 * follow, and wake a follower to lead for the next task.
-		 */
-		if (!task && !q->stopping) {
-			q->leader_deadline = KTIME_MAX;
-			q->leader_hard = KTIME_MAX;
 			break;
 		}
 		if (!task || !READ_ONCE(task->quick) || q->stopping ||
