@@ -169,6 +169,27 @@ static struct dwq_queue *dt_dev(struct kunit *test)
 }
 
 /*
+ * A device's files keep their tasks on its queue by CLOCK_MONOTONIC
+ * alarms, which must never fire before their deadlines: a CLOCK_BOOTTIME
+ * queue would fire them early after a suspend, so it is refused.
+ */
+static void dwq_dev_test_boottime_queue(struct kunit *test)
+{
+	struct dwq_queue *q;
+	struct dwq_dev *dev;
+
+	q = dwq_queue_create("kunit", 1, DWQ_QUEUE_BOOTTIME);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, dt_queue_destroy, q),
+			0);
+	dev = dwq_dev_create(TEST_NAME, 0600, q);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(dev), -EINVAL);
+	if (!IS_ERR(dev))
+		dwq_dev_destroy(dev);
+}
+
+/*
  * A file of a device of its own, on a queue of its own, and @size bytes
  * of user memory at *@addr for the ioctls' arguments; all undone when the
  * test ends.
@@ -505,14 +526,22 @@ static void dt_cancel(struct kunit *test, struct file *f, void __user *u,
 }
 
 /* Read one event from @f through @u (it must come at once); its id. */
+/* Read one event from @f, which has one due, into @ev. */
+static void dt_read_ev(struct kunit *test, struct file *f, void __user *u,
+		       struct dwq_event *ev)
+{
+	loff_t pos = 0;
+
+	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(*ev), &pos),
+			(ssize_t)sizeof(*ev));
+	KUNIT_ASSERT_EQ(test, copy_from_user(ev, u, sizeof(*ev)), 0UL);
+}
+
 static u64 dt_read_id(struct kunit *test, struct file *f, void __user *u)
 {
 	struct dwq_event ev;
-	loff_t pos = 0;
 
-	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
-			(ssize_t)sizeof(ev));
-	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, u, sizeof(ev)), 0UL);
+	dt_read_ev(test, f, u, &ev);
 	return ev.id;
 }
 
@@ -686,53 +715,77 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 /*
  * A head no later than a moment known to be past is due with no clock
  * read: the deadline the alarm woke the readers for, then the moment of
- * the read that took it. Such a moment is never ahead of the clock (a
- * reader would find the head due, read nothing, and spin), and a head
- * later than it is not due by it.
+ * the read that took it; on each clock its own. Such a moment is never
+ * ahead of the clock (a reader would find the head due, read nothing, and
+ * spin), and a head later than it is not due by it. The deadlines are a
+ * second away, so that the alarm, not the schedule, finds them due.
  */
 static void dwq_dev_test_passed(struct kunit *test)
 {
+	struct dwq_ioc_schedule s = {};
 	struct dwq_event ev;
 	struct dt_waker *w;
 	unsigned long addr;
 	struct file *f;
 	void __user *u;
 	loff_t pos = 0;
-	u64 p, t;
+	u64 p, pm, t0, t1;
 
 	f = dt_open(test, PAGE_SIZE, &addr);
 	u = (void __user *)addr;
 	w = dt_waker_add(test, f);
 	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_passed(f, DWQ_CLOCK_MONOTONIC), 0);
 
-	dt_schedule(test, f, u, 20 * NSEC_PER_MSEC);
+	dt_schedule(test, f, u, NSEC_PER_SEC);
 	dt_schedule(test, f, u, HOUR);
 	dwq_kunit_wait_until(test, atomic_read(&w->wakeups) > 0);
+	KUNIT_EXPECT_EQ(test, dt_alarm(f).runs, 1ULL);
 	p = dwq_dev_kunit_passed(f, DWQ_CLOCK_MONOTONIC);
 	KUNIT_EXPECT_LE(test, p, ktime_get_ns());
 	KUNIT_EXPECT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
 
 	/* The alarm fired for the deadline the event carries. */
-	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
-			(ssize_t)sizeof(ev));
-	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, u, sizeof(ev)), 0UL);
+	t0 = ktime_get_ns();
+	dt_read_ev(test, f, u, &ev);
+	t1 = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, p, ev.deadline_ns);
 
 	/* Then the read's moment: past, and the hour's task not due by it. */
-	t = ktime_get_ns();
 	p = dwq_dev_kunit_passed(f, DWQ_CLOCK_MONOTONIC);
-	KUNIT_EXPECT_GE(test, p, ev.deadline_ns);
-	KUNIT_EXPECT_LE(test, p, t);
+	KUNIT_EXPECT_GE(test, p, t0);
+	KUNIT_EXPECT_LE(test, p, t1);
 	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
 	f->f_flags |= O_NONBLOCK;
 	KUNIT_EXPECT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
 			(ssize_t)-EAGAIN);
 	/* No CLOCK_BOOTTIME task: that clock was not read. */
 	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_passed(f, DWQ_CLOCK_BOOTTIME), 0);
+
+	/* The same on CLOCK_BOOTTIME, whose alarm's key is converted. */
+	pm = dwq_dev_kunit_passed(f, DWQ_CLOCK_MONOTONIC);
+	atomic_set(&w->wakeups, 0);
+	s = (struct dwq_ioc_schedule){ .time_ns = NSEC_PER_SEC,
+				       .flags = DWQ_SCHED_BOOTTIME };
+	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE, u, &s, sizeof(s));
+	dwq_kunit_wait_until(test, atomic_read(&w->wakeups) > 0);
+	p = dwq_dev_kunit_passed(f, DWQ_CLOCK_BOOTTIME);
+	KUNIT_EXPECT_LE(test, p, ktime_get_boottime_ns());
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_passed(f, DWQ_CLOCK_MONOTONIC), pm);
+	t0 = ktime_get_boottime_ns();
+	dt_read_ev(test, f, u, &ev);
+	t1 = ktime_get_boottime_ns();
+	KUNIT_EXPECT_EQ(test, ev.id, s.id);
+	KUNIT_EXPECT_EQ(test, p, ev.deadline_ns);
+	p = dwq_dev_kunit_passed(f, DWQ_CLOCK_BOOTTIME);
+	KUNIT_EXPECT_GE(test, p, t0);
+	KUNIT_EXPECT_LE(test, p, t1);
+	KUNIT_EXPECT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
+			(ssize_t)-EAGAIN);
 }
 
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
+	KUNIT_CASE(dwq_dev_test_boottime_queue),
 	KUNIT_CASE(dwq_dev_test_mode),
 	KUNIT_CASE(dwq_dev_test_two_devices),
 	KUNIT_CASE(dwq_dev_test_unknown_ioctl),

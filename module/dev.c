@@ -73,11 +73,16 @@ static const struct file_operations dwq_dev_fops = {
  * dwq_dev_create() - register a dwq character device
  * @name: its name under /dev; copied
  * @mode: its permission bits, e.g. 0600
- * @q: the queue the tasks of its files run on
+ * @q: the queue the alarms of its files run on, a CLOCK_MONOTONIC one
+ *
+ * A file's alarms must never fire before their deadlines (a reader woken
+ * by one finds its head due by that deadline, with no clock read). On a
+ * CLOCK_BOOTTIME queue a CLOCK_MONOTONIC alarm would, after a suspend.
  *
  * Context: process context, may sleep.
- * Return: the device, or an ERR_PTR(): -ENOMEM, or what misc_register()
- * returned (-EEXIST for a name in use).
+ * Return: the device, or an ERR_PTR(): -EINVAL for a CLOCK_BOOTTIME
+ * queue, -ENOMEM, or what misc_register() returned (-EEXIST for a name
+ * in use).
  */
 struct dwq_dev *dwq_dev_create(const char *name, umode_t mode,
 			       struct dwq_queue *q)
@@ -85,6 +90,8 @@ struct dwq_dev *dwq_dev_create(const char *name, umode_t mode,
 	struct dwq_dev *dev;
 	int err;
 
+	if (q && q->clockid != CLOCK_MONOTONIC)
+		return ERR_PTR(-EINVAL);
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
