@@ -96,6 +96,14 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+static __u64 boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
 static struct timespec to_ts(__u64 ns)
 {
 	struct timespec ts = { .tv_sec = ns / NSEC_PER_SEC,
@@ -1757,7 +1765,7 @@ static void f9_setup(void)
  */
 static __u64 idle_ns(unsigned int *ncpu)
 {
-	unsigned long long v[5] = { 0 };
+	unsigned long long v[5] = { 0 }, tick;
 	char line[512];
 	FILE *f = fopen("/proc/stat", "re");
 
@@ -1772,7 +1780,18 @@ static __u64 idle_ns(unsigned int *ncpu)
 	while (fgets(line, sizeof(line), f))
 		*ncpu += !strncmp(line, "cpu", 3);
 	fclose(f);
-	return (v[3] + v[4]) * (NSEC_PER_SEC / sysconf(_SC_CLK_TCK));
+	tick = NSEC_PER_SEC / sysconf(_SC_CLK_TCK);
+	/*
+	 * More iowait than all CPUs have had time since boot: a CPU's
+	 * iowait, counted from when a task there began to wait for I/O up
+	 * to a clock read on another CPU whose clock is behind (as a vCPU's
+	 * can be under TCG), went below zero and wrapped. Seen in one
+	 * repetition of F9, which then read 9.2e9 CPUs busy. The guest
+	 * does next to no I/O: its iowait is about 0.
+	 */
+	if (v[4] > boottime_ns() / tick * sysconf(_SC_NPROCESSORS_CONF))
+		v[4] = 0;
+	return (v[3] + v[4]) * tick;
 }
 
 /*
