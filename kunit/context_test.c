@@ -416,6 +416,42 @@ static void dwq_context_test_reserve_floor(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, DWQ_HEAP_MIN_CAPACITY);
 }
 
+/*
+ * The room reserved is room to fill: scheduling as many tasks as were
+ * reserved, one by one from an empty queue, resizes nothing, neither a
+ * shrink at the first (the heap is then mostly empty) nor a growth at the
+ * last (a resize copies the array under the queue's lock, interrupts off).
+ */
+static void dwq_context_test_reserve_fill(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 100, 1000, 5000 };
+	struct dwq_sched s = { .time_ns = HOUR };
+	struct dwq_queue *q;
+	struct ct_probe *p;
+	unsigned int i, k, n, cap;
+
+	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+		n = sizes[k];
+		p = ct_probes(test, n);
+		q = ct_queue(test, 1, 0);
+		KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, n), 0);
+		cap = ct_stats(q).capacity;
+		for (i = 0; i < n; i++) {
+			KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s),
+					0);
+			if (i == 0 || i == n - 1) {
+				flush_work(&q->resize_work);
+				KUNIT_EXPECT_EQ_MSG(test, ct_stats(q).capacity,
+						    cap, "n %u, after %u", n,
+						    i + 1);
+			}
+		}
+		for (i = 0; i < n; i++)
+			KUNIT_ASSERT_EQ(test, dwq_cancel(&p[i].task),
+					DWQ_RESULT_REMOVED);
+	}
+}
+
 /* dwq_mod() of idle and queued tasks, and its errors. */
 static void dwq_context_test_mod(struct kunit *test)
 {
@@ -1269,6 +1305,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_rearm_no_room),
 	KUNIT_CASE(dwq_context_test_reserve_fails),
 	KUNIT_CASE(dwq_context_test_reserve_floor),
+	KUNIT_CASE(dwq_context_test_reserve_fill),
 	KUNIT_CASE(dwq_context_test_mod),
 	KUNIT_CASE(dwq_context_test_reduce),
 	KUNIT_CASE(dwq_context_test_reduce_running),

@@ -402,10 +402,23 @@ static __always_inline void __dwq_queue_kick(struct dwq_queue *q,
 }
 
 /*
+ * The least capacity @q's reservations need: @q->room with the quarter the
+ * queue keeps free on top, as dwq_queue_reserve() makes it, so that
+ * filling the room reserved makes the heap neither shrink (while it is
+ * still mostly empty) nor grow (when the room is full).
+ */
+static unsigned int __dwq_queue_floor(const struct dwq_queue *q)
+{
+	u64 floor = (u64)q->room + DIV_ROUND_UP(q->room, 3);
+
+	return min_t(u64, floor, DWQ_HEAP_MAX_CAPACITY);
+}
+
+/*
  * The capacity @q's heap should have now, or 0 for no change: grown by half
  * (see dwq_heap_want_capacity()) when less than a quarter of it is free,
- * shrunk by half when three quarters are unused, never below @q->room.
- * Slots held back for running tasks count as used.
+ * shrunk by half when three quarters are unused, never below
+ * __dwq_queue_floor(). Slots held back for running tasks count as used.
  */
 static unsigned int __dwq_queue_want(const struct dwq_queue *q)
 {
@@ -419,7 +432,8 @@ static unsigned int __dwq_queue_want(const struct dwq_queue *q)
 		return want;
 	if (want == 0)
 		return 0; /* as big as it can get */
-	want = max(dwq_heap_want_capacity(&q->heap, q->reserved), q->room);
+	want = max(dwq_heap_want_capacity(&q->heap, q->reserved),
+		   __dwq_queue_floor(q));
 	return want < cap ? want : 0;
 }
 
@@ -428,16 +442,19 @@ static unsigned int __dwq_queue_want(const struct dwq_queue *q)
  * below DWQ_HEAP_MIN_CAPACITY) and @q->room, after either changed: with
  * u slots used, __dwq_queue_want() can only ask for a change when a
  * quarter of the capacity or less would be free after u (u > resize_hi),
- * or when a quarter or less is used (u < resize_lo) and the heap is above
- * its floor. Called with @q->lock held, or before @q is shared.
+ * or when a quarter or less is used (u < resize_lo) and half the heap is
+ * still no less than its floor (__dwq_queue_floor()): a shrink halves it.
+ * Called with @q->lock held, or before @q is shared.
  */
 static void __dwq_queue_set_bounds(struct dwq_queue *q)
 {
 	unsigned int cap = q->heap.cap;
 
 	q->resize_hi = cap - max(cap / 4, 1U);
-	q->resize_lo = cap <= max(DWQ_HEAP_MIN_CAPACITY, q->room) ? 0 :
-								    cap / 4 + 1;
+	q->resize_lo = cap <= DWQ_HEAP_MIN_CAPACITY ||
+				       cap / 2 < __dwq_queue_floor(q) ?
+			       0 :
+			       cap / 4 + 1;
 }
 
 /* __dwq_queue_maybe_resize() past its common case. */
@@ -548,14 +565,16 @@ static void dwq_queue_resize_work(struct work_struct *work)
  * queue grows it in the background (keeping a quarter of it free), which
  * a burst of schedules may outrun. This makes room for @n more tasks than
  * the queue holds now, and raises the queue's floor by @n: its capacity
- * never goes below the sum of the reservations made on it, until
- * dwq_queue_unreserve() takes them back. So right after this returns, @n
- * schedules succeed if nobody else schedules meanwhile; and as long as the
- * queue holds no more tasks (queued, or running to be queued again) than
- * its reservations add up to, no schedule fails for lack of room. The room
- * made includes the quarter the queue keeps free, so those @n schedules
- * start no resize either. A module that owns a queue reserves once, at
- * load, for the most tasks it will have.
+ * never goes below the sum of the reservations made on it and the quarter
+ * it keeps free, until dwq_queue_unreserve() takes them back. So right
+ * after this returns, @n schedules succeed if nobody else schedules
+ * meanwhile; and as long as the queue holds no more tasks (queued, or
+ * running to be queued again) than its reservations add up to, no
+ * schedule fails for lack of room. The room made includes the quarter the
+ * queue keeps free, so those @n schedules start no resize either, not even
+ * a shrink of the emptier heap the first of them finds (KUnit
+ * dwq_context_test_reserve_fill). A module that owns a queue reserves
+ * once, at load, for the most tasks it will have.
  *
  * Context: process context; sleeps.
  * Return: 0; -ENOMEM, with nothing changed, if the heap could not grow;
