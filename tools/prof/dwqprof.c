@@ -134,14 +134,35 @@ static void op_readempty(__u64 i)
 		die("read of an empty file: not -EAGAIN");
 }
 
+/*
+ * Between the markers, read() up to READ_EVENTS events at a time until n
+ * are read, blocking if the file does; returns the ns between the markers.
+ */
+static __u64 read_marked(__u64 n)
+{
+	struct dwq_event ev[READ_EVENTS];
+	__u64 got = 0, t0, t1;
+	ssize_t r;
+
+	t0 = now_ns();
+	prof_mark_start();
+	while (got < n) {
+		r = read(fd, ev, sizeof(ev));
+		if (r <= 0)
+			die("read");
+		got += r / sizeof(ev[0]);
+	}
+	prof_mark_stop();
+	t1 = now_ns();
+	return t1 - t0;
+}
+
 /* n tasks due at one instant; returns the ns between the markers. */
 static __u64 burst(__u64 n)
 {
 	static struct dwq_ioc_schedule e[BURST_BATCH];
-	struct dwq_event ev[READ_EVENTS];
 	struct dwq_ioc_schedule_batch b;
-	__u64 at = now_ns() + 200 * NSEC_PER_MSEC, got = 0, i, j, k, t0, t1;
-	ssize_t r;
+	__u64 at = now_ns() + 200 * NSEC_PER_MSEC, i, j, k;
 
 	for (i = 0; i < n; i += k) {
 		k = n - i < BURST_BATCH ? n - i : BURST_BATCH;
@@ -159,17 +180,7 @@ static __u64 burst(__u64 n)
 	/* All due, and fired, 100 ms before the first read. */
 	while (now_ns() < at + 100 * NSEC_PER_MSEC)
 		usleep(10000);
-	t0 = now_ns();
-	prof_mark_start();
-	while (got < n) {
-		r = read(fd, ev, sizeof(ev));
-		if (r <= 0)
-			die("read");
-		got += r / sizeof(ev[0]);
-	}
-	prof_mark_stop();
-	t1 = now_ns();
-	return t1 - t0;
+	return read_marked(n);
 }
 
 /* n deadlines at random over n ms, starting LATE_LEAD from now. */
@@ -189,10 +200,8 @@ static __u64 *late_deadlines(__u64 n)
 /* n tasks due at random over n ms, read as they come. */
 static __u64 late_dwq(__u64 n)
 {
-	struct dwq_event ev[READ_EVENTS];
 	struct dwq_ioc_schedule s;
-	__u64 *d = late_deadlines(n), got = 0, i, t0, t1;
-	ssize_t r;
+	__u64 *d = late_deadlines(n), i;
 
 	for (i = 0; i < n; i++) {
 		memset(&s, 0, sizeof(s));
@@ -201,18 +210,8 @@ static __u64 late_dwq(__u64 n)
 		if (ioctl(fd, DWQ_IOC_SCHEDULE, &s))
 			die("DWQ_IOC_SCHEDULE");
 	}
-	t0 = now_ns();
-	prof_mark_start();
-	while (got < n) {
-		r = read(fd, ev, sizeof(ev));
-		if (r <= 0)
-			die("read");
-		got += r / sizeof(ev[0]);
-	}
-	prof_mark_stop();
-	t1 = now_ns();
 	free(d);
-	return t1 - t0;
+	return read_marked(n);
 }
 
 /* The same through n timerfds and one epoll. */
