@@ -125,14 +125,16 @@ bench-publish:
 	tools/bench/report $(if $(wildcard $(BENCH_OUT)/raw-icount),--icount $(BENCH_OUT)/raw-icount) \
 		--publish docs/bench $(BENCH_OUT)/raw $(BENCH_OUT)
 
-# One kind of operation (MODE: dwq, timerfd, noop, readempty or burst, see
-# tools/prof/dwqprof.c) N times in a stock 6.12 guest under icount, its
-# instructions counted by a QEMU plugin and attributed to the kernel's
-# functions: build/prof/MODE-N/profile.txt; see tools/prof/profile.
+# One kind of operation (MODE: dwq, timerfd, noop, readempty, burst, late
+# or latetfd, see tools/prof/dwqprof.c) N times in a stock 6.12 guest under
+# icount, its instructions counted by a QEMU plugin and attributed to the
+# kernel's functions: build/prof/MODE-N/profile.txt; WINDOW=1 counts only
+# each event's path from its timer's interrupt (build/prof/MODE-N-window/).
+# See tools/prof/profile.
 MODE ?= dwq
 N ?= 100000
 profile: deps tools
-	tools/prof/profile $(MODE) $(N)
+	tools/prof/profile $(if $(WINDOW),--window) $(MODE) $(N)
 
 run: deps tools
 	$(TESTING)/vm-run --kernel stock --no-leakcheck --modparam workers=4 -- dwqctl demo

@@ -28,6 +28,11 @@
  *              timerfd variant): epoll_wait(), then read() of each ready
  *              timerfd
  *
+ * The reads of burst and late, and latetfd's epoll_wait(), are bracketed
+ * by the wait and got markers: with profile --window, what counts is only
+ * each event's path from the timer's interrupt to the program (its
+ * lateness under icount), not the rest of the loop.
+ *
  * Each mode but burst runs WARM ops before the start marker, so that what
  * is set up on first use is not counted. The deadlines are drawn before
  * the markers too. Prints one line, "dwqprof: mode M n N ns T ns/op X":
@@ -147,7 +152,9 @@ static __u64 read_marked(__u64 n)
 	t0 = now_ns();
 	prof_mark_start();
 	while (got < n) {
+		prof_mark_wait();
 		r = read(fd, ev, sizeof(ev));
+		prof_mark_got();
 		if (r <= 0)
 			die("read");
 		got += r / sizeof(ev[0]);
@@ -239,7 +246,9 @@ static __u64 late_timerfd(__u64 n)
 	t0 = now_ns();
 	prof_mark_start();
 	while (got < n) {
+		prof_mark_wait();
 		k = epoll_wait(ep, out, READ_EVENTS, -1);
+		prof_mark_got();
 		if (k <= 0)
 			die("epoll_wait");
 		for (j = 0; j < k; j++)

@@ -22,8 +22,20 @@
  * The plugin finds them in user-space TBs as they are translated and has
  * QEMU call it when one executes.
  *
+ * Windows (with the open=ADDR argument, a kernel address where a TB
+ * starts, such as the timer interrupt's entry): between start and stop,
+ * only what executes inside windows counts. Two more markers:
+ *   imm32 0x0d3a0003  wait:  the next execution of the TB at ADDR, on any
+ *                     vCPU, opens a window
+ *   imm32 0x0d3a0004  got:   the open window closes, and what executed
+ *                     in it is added to the counts
+ * So a program that marks wait before it blocks for an event and got when
+ * the event reaches it gets the instructions of the path from the
+ * interrupt to the event: under icount, the lateness of the event.
+ *
  * Output, at QEMU's exit, into the file of its out=FILE argument (default
- * insn.out): a "# markers start=S stop=T" line, then one line per address
+ * insn.out): a "# markers start=S stop=T" line (with windows, then a
+ * "# windows W" line: how many closed), then one line per address
  * that counted, from the copy made at stop:
  *   <address, hex> <instructions> <executions of TBs starting there>
  * No stop marker: no lines.
@@ -44,6 +56,8 @@
 #define KERNEL_START 0xffffffff80000000ULL
 #define MARK_START 0x0d3a0001U
 #define MARK_STOP 0x0d3a0002U
+#define MARK_WAIT 0x0d3a0003U
+#define MARK_GOT 0x0d3a0004U
 /* Open addressing, far more slots than a kernel has TBs; 75% full aborts. */
 #define NSLOT 0x100000U
 #define SLOT_SHIFT 44 /* the top 20 bits of a 64-bit hash: 0..NSLOT-1 */
@@ -57,10 +71,20 @@ struct slot {
 };
 
 static struct slot *tab, *snap;
+/*
+ * Windows: @base, the counts when the window opened; @acc, what windows
+ * added up; @idx, the slots in use (@used of them), to go through only
+ * those at each window.
+ */
+static struct slot *base, *acc;
+static unsigned int *idx;
 /* Guards the table's slots as TBs are translated, on any vCPU thread. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *outfile = "insn.out";
 static unsigned int nstart, nstop, used = 1;
+static __u64 open_at; /* 0: no windows */
+static unsigned int nwin;
+static int waiting, opened;
 
 /* The slot of vaddr, taken if it has none yet; with lock held. */
 static struct slot *slot_of(__u64 vaddr)
@@ -85,7 +109,41 @@ static struct slot *slot_of(__u64 vaddr)
 		abort();
 	}
 	tab[h].vaddr = vaddr;
+	idx[used - 1] = h;
 	return &tab[h];
+}
+
+/* The TB at open_at executed: a window opens if one is waited for. */
+static void window_open(unsigned int vcpu, void *udata)
+{
+	unsigned int i, h;
+
+	(void)vcpu;
+	(void)udata;
+	if (!waiting || opened || !nstart || nstop)
+		return;
+	for (i = 0; i < used; i++) {
+		h = idx[i];
+		base[h].count = tab[h].count;
+		base[h].execs = tab[h].execs;
+	}
+	opened = 1;
+}
+
+static void window_close(void)
+{
+	unsigned int i, h;
+
+	waiting = 0;
+	if (!opened)
+		return;
+	for (i = 0; i < used; i++) {
+		h = idx[i];
+		acc[h].count += tab[h].count - base[h].count;
+		acc[h].execs += tab[h].execs - base[h].execs;
+	}
+	opened = 0;
+	nwin++;
 }
 
 /* A marker executed: udata is its imm32. */
@@ -105,7 +163,16 @@ static void marker(unsigned int vcpu, void *udata)
 		nstart++;
 	} else if (m == MARK_STOP && nstart) {
 		memcpy(snap, tab, NSLOT * sizeof(*tab));
+		if (open_at)
+			for (i = 0; i < NSLOT; i++) {
+				snap[i].count = acc[i].count;
+				snap[i].execs = acc[i].execs;
+			}
 		nstop++;
+	} else if (m == MARK_WAIT && open_at && nstart) {
+		waiting = 1;
+	} else if (m == MARK_GOT && open_at && nstart) {
+		window_close();
 	}
 }
 
@@ -119,7 +186,7 @@ static __u32 marker_of(struct qemu_plugin_insn *insn)
 	    b[2] != 0x80)
 		return 0;
 	memcpy(&imm, b + 3, sizeof(imm));
-	return imm == MARK_START || imm == MARK_STOP ? imm : 0;
+	return imm >= MARK_START && imm <= MARK_GOT ? imm : 0;
 }
 
 static void tb_trans(__u64 id, struct qemu_plugin_tb *tb)
@@ -137,6 +204,13 @@ static void tb_trans(__u64 id, struct qemu_plugin_tb *tb)
 						 &s->count, n);
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &s->execs, 1);
+	if (open_at && vaddr == open_at) {
+		struct qemu_plugin_insn *first = qemu_plugin_tb_get_insn(tb, 0);
+
+		qemu_plugin_register_vcpu_insn_exec_cb(first, window_open,
+						       QEMU_PLUGIN_CB_NO_REGS,
+						       NULL);
+	}
 	if (vaddr >= KERNEL_START)
 		return;
 	for (i = 0; i < n; i++) {
@@ -163,6 +237,8 @@ static void at_exit(__u64 id, void *udata)
 		return;
 	}
 	fprintf(f, "# markers start=%u stop=%u\n", nstart, nstop);
+	if (open_at)
+		fprintf(f, "# windows %u\n", nwin);
 	for (i = 0; nstop && i < NSLOT; i++)
 		if ((i == 0 || snap[i].vaddr) && snap[i].count)
 			fprintf(f, "%llx %llu %llu\n",
@@ -186,9 +262,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(__u64 id,
 	for (i = 0; i < argc; i++)
 		if (!strncmp(argv[i], "out=", 4))
 			outfile = argv[i] + 4;
+		else if (!strncmp(argv[i], "open=", 5))
+			open_at = strtoull(argv[i] + 5, NULL, 16);
 	tab = calloc(NSLOT, sizeof(*tab));
 	snap = calloc(NSLOT, sizeof(*snap));
-	if (!tab || !snap)
+	base = calloc(NSLOT, sizeof(*base));
+	acc = calloc(NSLOT, sizeof(*acc));
+	idx = calloc(NSLOT, sizeof(*idx));
+	if (!tab || !snap || !base || !acc || !idx)
 		return -1;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
