@@ -783,6 +783,92 @@ static void dwq_dev_test_passed(struct kunit *test)
 			(ssize_t)-EAGAIN);
 }
 
+/* The alarm has run @runs times, and is not running. */
+static bool dt_alarm_ran(struct file *f, u64 runs)
+{
+	struct dwq_task_info info = dt_alarm(f);
+
+	return info.runs == runs && info.state != DWQ_STATE_RUNNING;
+}
+
+/* The alarm is armed, for a deadline between @lo and @hi ns from now. */
+static bool dt_alarm_armed(struct file *f, u64 lo, u64 hi)
+{
+	struct dwq_task_info info = dt_alarm(f);
+
+	return info.state == DWQ_STATE_QUEUED && info.remaining_ns > lo &&
+	       info.remaining_ns <= hi;
+}
+
+/*
+ * A read() that takes the head its alarm fired for, with nobody else
+ * waiting on the file, leaves the alarm unarmed and the done tasks unfreed:
+ * the reader comes back for them, off the path from a deadline to its
+ * event. A read() that fires nothing (the reader about to wait, or told
+ * -EAGAIN) arms the alarm and frees them; a poll() arms it; with another
+ * waiter on the file, the read() arms it at once. Over 64 one-shots, so
+ * that the file's spares are full and done tasks go to be freed.
+ */
+static void dwq_dev_test_read_defers(struct kunit *test)
+{
+	struct dwq_event ev[2];
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+	loff_t pos = 0;
+	struct dwq_ioc_schedule s;
+	unsigned int i;
+	u64 at, later, id;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	/* All due at one moment, however slow the guest schedules them. */
+	at = ktime_get_ns() + NSEC_PER_SEC;
+	for (i = 0; i < DWQ_CLIENT_SPARES + 2; i++) {
+		s = (struct dwq_ioc_schedule){ .time_ns = at,
+					       .flags = DWQ_SCHED_ABS };
+		dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE, u, &s, sizeof(s));
+	}
+	later = dt_schedule(test, f, u, HOUR);
+	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
+
+	/* A head due is left behind: armed for (woken) at once, tidied. */
+	KUNIT_EXPECT_EQ(test, f->f_op->read(f, u, PAGE_SIZE, &pos),
+			(ssize_t)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_bin(f), 0U);
+	/* The last two: the next head an hour away, left unarmed. */
+	KUNIT_EXPECT_EQ(test, f->f_op->read(f, u, PAGE_SIZE, &pos),
+			(ssize_t)(2 * sizeof(ev[0])));
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_bin(f), 2U);
+	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
+
+	/* A read() that fires nothing arms it, and frees them. */
+	f->f_flags |= O_NONBLOCK;
+	KUNIT_EXPECT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_TRUE(test, dt_alarm_armed(f, HOUR / 2, HOUR));
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_bin(f), 0U);
+	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+
+	/* So does a poll(). */
+	id = dt_schedule(test, f, u, NSEC_PER_SEC);
+	dwq_kunit_wait_until(test, dt_alarm_ran(f, 2));
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
+	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+	KUNIT_EXPECT_TRUE(test, dt_alarm_armed(f, HOUR / 2, HOUR));
+
+	/* Another waiter: armed by the read() itself, and tidied. */
+	dt_waker_add(test, f);
+	id = dt_schedule(test, f, u, NSEC_PER_SEC);
+	dwq_kunit_wait_until(test, dt_alarm_ran(f, 3));
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
+	KUNIT_EXPECT_TRUE(test, dt_alarm_armed(f, HOUR / 2, HOUR));
+
+	/* Nothing was lost on the way: the hour's task is still there. */
+	dt_cancel(test, f, u, later);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_boottime_queue),
@@ -796,6 +882,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_alarm_lazy),
 	KUNIT_CASE(dwq_dev_test_alarm_early),
 	KUNIT_CASE(dwq_dev_test_passed),
+	KUNIT_CASE(dwq_dev_test_read_defers),
 	{}
 };
 

@@ -336,6 +336,8 @@ wake:
  * @c: the file, its mutex held
  * @clock: which heap changed
  * @read: when a read() fired tasks, its moment on @clock; else 0
+ * @defer: a read() that returned events calls: the alarm may be left
+ *	unarmed (below)
  *
  * Called after every change of the heap. The alarm is one engine task on
  * the shared queue. An earlier head brings it in (dwq_reduce(), O(log n)
@@ -353,6 +355,13 @@ wake:
  *   a suspend it fires later than the deadline it was armed for; moving it
  *   converts anew, as when it was armed.
  *
+ * A read() that took the head the alarm fired for (@defer), with nobody
+ * else waiting on the file, leaves the alarm unarmed for the next head
+ * (@unarmed, which reads as due): the reader arms it when it comes back to
+ * wait, with a read() that fires nothing or a poll(), so that the move is
+ * not part of the path from a deadline to its event. Anyone who waits on
+ * the file meanwhile sees @unarmed and arms it too.
+ *
  * A head already due is not armed for: the readers are woken here, at
  * once, as the alarm would wake them, and not again while it stays the
  * head, so that a due task nobody reads costs one wakeup and a backlog
@@ -365,7 +374,8 @@ wake:
  * wakes the readers) or the readers were woken for a head already due,
  * false if nothing was done.
  */
-static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read)
+static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
+			   bool defer)
 {
 	struct dwq_client_clock *clk = &c->clk[clock];
 	struct dwq_heap_node *head = dwq_heap_peek(&clk->heap);
@@ -387,8 +397,22 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read)
 		WRITE_ONCE(clk->fired, false);
 		clk->armed = U64_MAX;
 	}
+	if (READ_ONCE(clk->unarmed))
+		WRITE_ONCE(clk->unarmed, false);
 	if (next == clk->armed)
 		return false;
+	if (defer && clk->armed == U64_MAX && next != U64_MAX && next > read) {
+		WRITE_ONCE(clk->unarmed, true);
+		/*
+		 * Pairs with set_current_state() in a waiter that adds itself
+		 * to @c->wqh and then checks @unarmed (dwq_client_due()):
+		 * either it sees @unarmed and arms the alarm before it
+		 * sleeps, or it is seen here and the alarm is armed now.
+		 */
+		if (!wq_has_sleeper(&c->wqh))
+			return false;
+		WRITE_ONCE(clk->unarmed, false);
+	}
 	exact = clock == DWQ_CLOCK_BOOTTIME || clk->armed <= read;
 	/* It fires by then, early: it re-arms itself then. */
 	if (next > clk->armed && !exact)
@@ -442,25 +466,6 @@ static void dwq_utask_init(struct dwq_utask *ut)
 	dwq_heap_node_init(&ut->node);
 	INIT_HLIST_NODE(&ut->idnode);
 }
-
-/* Tasks a read() frees at one go: see dwq_utask_put(). */
-#define DWQ_BIN_SIZE 32
-
-/**
- * struct dwq_bin - tasks to free together
- * @p: the tasks
- * @n: entries of @p in use
- *
- * One kmem_cache_free_bulk() frees the tasks a read() fires, where a
- * kmem_cache_free() each cost a burst of due one-shots about a fifth of
- * its CPU per event: the slab frees the objects of one slab page with one
- * update of its freelist. (A cancel frees at once: a bin on its stack
- * cost every single cancel more than a batch gained.)
- */
-struct dwq_bin {
-	void *p[DWQ_BIN_SIZE];
-	unsigned int n;
-};
 
 /*
  * Free what @bin holds; it is empty after. A lone task is freed on its
@@ -1091,6 +1096,21 @@ static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 }
 
 /*
+ * After a read(): the heaps and the id map shrunk to what is left in them,
+ * and the done tasks freed; the file's mutex held.
+ */
+static void dwq_client_tidy(struct dwq_client *c)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&c->mutex);
+	for (i = 0; i < DWQ_NR_CLOCKS; i++)
+		dwq_client_shrink(c, i);
+	dwq_ids_fit(c);
+	dwq_bin_empty(&c->bin);
+}
+
+/*
  * Fire what is due and copy the events to @buf, @count bytes at most;
  * the file's mutex held. Return the bytes copied, or -EFAULT if the first
  * copy failed; 0 if nothing is due.
@@ -1103,11 +1123,10 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 	size_t done = 0, left;
 	unsigned int n, good, i;
 	struct dwq_now now;
-	struct dwq_bin bin;
+	bool defer = false;
 	ssize_t err = 0;
 
 	lockdep_assert_held(&c->mutex);
-	bin.n = 0; /* not = {}: that zeroes the whole array, every read */
 	/* One moment for the whole read: a task moved on is not due again. */
 	dwq_read_now(c, &now);
 	while (count - done >= sizeof(*ev)) {
@@ -1121,12 +1140,12 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 			/* The events copied whole before the fault are read. */
 			good = n - DIV_ROUND_UP(left, sizeof(*ev));
 			dwq_read_undo(c, picks + good, n - good);
-			dwq_read_commit(c, picks, ev, good, &bin);
+			dwq_read_commit(c, picks, ev, good, &c->bin);
 			done += good * sizeof(*ev);
 			err = -EFAULT;
 			break;
 		}
-		dwq_read_commit(c, picks, ev, n, &bin);
+		dwq_read_commit(c, picks, ev, n, &c->bin);
 		done += n * sizeof(*ev);
 	}
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
@@ -1135,13 +1154,19 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 			WRITE_ONCE(c->clk[i].lost, false);
 			c->clk[i].armed = U64_MAX;
 		}
-		dwq_client_arm(c, i, now.t[i]);
-		dwq_client_shrink(c, i);
+		dwq_client_arm(c, i, now.t[i], done);
+		defer |= c->clk[i].unarmed;
 		if (now.t[i] > READ_ONCE(c->clk[i].passed))
 			WRITE_ONCE(c->clk[i].passed, now.t[i]);
 	}
-	dwq_ids_fit(c);
-	dwq_bin_empty(&bin);
+	/*
+	 * A reader that leaves an alarm unarmed comes back to arm it, with a
+	 * read() that fires nothing if it is to wait: what is left to tidy
+	 * waits for then too, off the path from a deadline to the event.
+	 */
+	if (defer)
+		return done;
+	dwq_client_tidy(c);
 	return done ? done : err;
 }
 
@@ -1159,12 +1184,14 @@ static bool dwq_client_clock_due(struct dwq_client *c, unsigned int clock)
 }
 
 /*
- * Is anything to read, or an alarm to arm (@lost)? Lockless: the alarms'
- * wakeups pair with it.
+ * Is anything to read, or an alarm to arm (@unarmed, @lost)? Lockless: the
+ * alarms' wakeups pair with it.
  */
 static bool dwq_client_due(struct dwq_client *c)
 {
 	return READ_ONCE(c->nr_ready) ||
+	       READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].unarmed) ||
+	       READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].unarmed) ||
 	       READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].lost) ||
 	       READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].lost) ||
 	       dwq_client_clock_due(c, DWQ_CLOCK_MONOTONIC) ||
@@ -1193,8 +1220,10 @@ ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 		return -EINVAL;
 	/*
 	 * Nothing due: nothing for the locked read to fire or to arm (every
-	 * change of a heap armed its alarm, and one that could not re-arm
-	 * itself is @lost, which is due). A read in a loop until -EAGAIN, as
+	 * change of a heap armed its alarm, and one left unarmed, or that
+	 * could not re-arm itself, is @unarmed or @lost, which are due). The
+	 * locked read that fires nothing arms the alarms, and frees what the
+	 * reads before it left. A read in a loop until -EAGAIN, as
 	 * with epoll's EPOLLET, pays for its last call no more than the
 	 * system call.
 	 */
@@ -1241,6 +1270,19 @@ __poll_t dwq_dev_poll(struct file *file, poll_table *wait)
 	struct dwq_client *c = file->private_data;
 
 	poll_wait(file, &c->wqh, wait);
+	/*
+	 * An alarm a read() left unarmed (with what it left to tidy) is
+	 * armed now that we wait. If the mutex cannot be had, the file
+	 * reads as readable: a read() arms it.
+	 */
+	if ((READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].unarmed) ||
+	     READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].unarmed)) &&
+	    !mutex_lock_interruptible(&c->mutex)) {
+		dwq_client_arm(c, DWQ_CLOCK_MONOTONIC, 0, false);
+		dwq_client_arm(c, DWQ_CLOCK_BOOTTIME, 0, false);
+		dwq_client_tidy(c);
+		mutex_unlock(&c->mutex);
+	}
 	/*
 	 * As in dwq_dev_read(): an alarm that fires after poll_wait() put
 	 * us on the wait queue wakes us; one that fired before left a
@@ -1433,7 +1475,7 @@ static int dwq_schedule_locked(struct dwq_client *c,
 		 * the alarm fires only for a new earliest deadline, so wake
 		 * the readers here (an edge for epoll's EPOLLET).
 		 */
-		if (per[i] && !dwq_client_arm(c, i, 0) && (due & BIT(i)))
+		if (per[i] && !dwq_client_arm(c, i, 0, false) && (due & BIT(i)))
 			wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 	}
 	return 0;
@@ -1491,7 +1533,7 @@ static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 	}
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		if (touched & BIT(i)) {
-			dwq_client_arm(c, i, 0);
+			dwq_client_arm(c, i, 0, false);
 			dwq_client_shrink(c, i);
 		}
 	}
@@ -1572,7 +1614,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		dwq_heap_remove(&c->clk[old_clock].heap, &ut->node);
 		ut->clock = clock;
 		dwq_utask_insert(c, ut, ds.time_ns);
-		dwq_client_arm(c, old_clock, 0);
+		dwq_client_arm(c, old_clock, 0, false);
 		dwq_client_shrink(c, old_clock);
 	} else {
 		/* After the tasks already due then: a fresh seq. */
@@ -1581,7 +1623,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		dwq_heap_update(heap, &ut->node, ds.time_ns);
 	}
 	/* As in dwq_schedule_locked(): due at once is an edge. */
-	if (!dwq_client_arm(c, clock, 0) &&
+	if (!dwq_client_arm(c, clock, 0, false) &&
 	    dwq_utask_due(ut, dwq_clock_now(clock)))
 		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 	return 0;
@@ -1891,6 +1933,7 @@ void dwq_client_free(struct dwq_client *c)
 	c->nr_ids = 0;
 	while (c->nr_spare)
 		kmem_cache_free(dwq_utask_cache, c->spare[--c->nr_spare]);
+	dwq_bin_empty(&c->bin);
 	dwq_events_free(c);
 	mutex_unlock(&c->mutex);
 
@@ -2013,6 +2056,19 @@ u64 dwq_dev_kunit_passed(struct file *file, unsigned int clock)
 	return READ_ONCE(c->clk[clock].passed);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_passed);
+
+/* The done tasks @file holds to free later. */
+unsigned int dwq_dev_kunit_bin(struct file *file)
+{
+	struct dwq_client *c = file->private_data;
+	unsigned int n;
+
+	mutex_lock(&c->mutex);
+	n = c->bin.n;
+	mutex_unlock(&c->mutex);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_bin);
 
 void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
 		       unsigned int *buckets)

@@ -99,6 +99,12 @@ enum dwq_clock {
  *	mutex held
  * @fired: set locklessly by @alarm's callback each time it runs, cleared
  *	with the mutex held when @alarm is armed anew
+ * @unarmed: with the mutex held, set by a read() that took the head @alarm
+ *	fired for while nobody else waited on the file, which leaves @alarm
+ *	unarmed for the next head; cleared by whoever arms it: the reader
+ *	coming back to wait (a read() that fires nothing, or a poll()), or
+ *	any change of the heap. The file reads as due meanwhile. Read
+ *	locklessly by readers and pollers
  * @passed: a moment of this clock known to be past (0 at first): the
  *	deadline @alarm last fired at when it woke the readers for it, or
  *	the moment of the last read(). A head no later is due without a
@@ -116,7 +122,31 @@ struct dwq_client_clock {
 	u64 passed;
 	bool lost;
 	bool fired;
+	bool unarmed;
 	u8 clock;
+};
+
+/* Tasks a file frees at one go: see dwq_utask_put(). */
+#define DWQ_BIN_SIZE 32
+
+/**
+ * struct dwq_bin - tasks to free together
+ * @p: the tasks
+ * @n: entries of @p in use
+ *
+ * One kmem_cache_free_bulk() frees the tasks read()s fired, where a
+ * kmem_cache_free() each cost a burst of due one-shots about a fifth of
+ * its CPU per event: the slab frees the objects of one slab page with one
+ * update of its freelist. The file keeps it, so that a read() that
+ * returns events frees nothing before it returns (the free is not part of
+ * an event's lateness): it is emptied when full, by a read() that fires
+ * nothing (the reader about to wait, or told -EAGAIN), and at release. (A
+ * cancel frees at once: a bin cost every single cancel more than a batch
+ * gained.)
+ */
+struct dwq_bin {
+	void *p[DWQ_BIN_SIZE];
+	unsigned int n;
 };
 
 /**
@@ -157,6 +187,7 @@ struct dwq_client_clock {
  *	and no memory-cgroup charge, per arm. Still charged to the file's
  *	owner, freed at release.
  * @nr_spare: entries of @spare in use
+ * @bin: done tasks not kept as spares, to be freed together
  */
 struct dwq_client {
 	struct dwq_queue *q;
@@ -179,6 +210,7 @@ struct dwq_client {
 	unsigned int reserved;
 	struct dwq_utask *spare[DWQ_CLIENT_SPARES];
 	unsigned int nr_spare;
+	struct dwq_bin bin;
 };
 
 /**
