@@ -1118,8 +1118,13 @@ static void dwq_client_tidy(struct dwq_client *c)
 static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 			       size_t count)
 {
-	struct dwq_event ev[DWQ_READ_CHUNK];
-	struct dwq_pick picks[DWQ_READ_CHUNK];
+	/*
+	 * Not zeroed on entry (CONFIG_INIT_STACK_ALL_ZERO would, 768 bytes
+	 * per read): only the entries dwq_read_collect() filled whole are
+	 * used or copied out, and an event has no padding.
+	 */
+	struct dwq_event ev[DWQ_READ_CHUNK] __uninitialized;
+	struct dwq_pick picks[DWQ_READ_CHUNK] __uninitialized;
 	size_t done = 0, left;
 	unsigned int n, good, i;
 	struct dwq_now now;
