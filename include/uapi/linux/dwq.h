@@ -305,7 +305,9 @@ struct dwq_ioc_query {
  *	and the events kept by a cancel or reschedule of parked tasks
  * @queue_size: tasks in the queue, all files and kernel users together.
  *	A file's tasks are not the queue's: each file has one task in the
- *	queue per clock it uses (its alarm, at its earliest deadline)
+ *	queue per clock it uses (its alarm, at its earliest deadline; none
+ *	while that task is due and unread, nor after a read() by a reader
+ *	alone on the file until its next read() or poll())
  * @queue_capacity: slots in the queue's heap array
  * @workers: worker threads
  * @leader: the worker sleeping with a timeout, or -1. The timeout is the
