@@ -1140,7 +1140,14 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 					   (count - done) / sizeof(*ev)));
 		if (!n)
 			break;
-		left = copy_to_user(buf + done, ev, n * sizeof(*ev));
+		/*
+		 * One event, a size known when compiled: hardened usercopy
+		 * checks it then, not on every call (a walk of our stack).
+		 */
+		if (n == 1)
+			left = copy_to_user(buf + done, ev, sizeof(*ev));
+		else
+			left = copy_to_user(buf + done, ev, n * sizeof(*ev));
 		if (left) {
 			/* The events copied whole before the fault are read. */
 			good = n - DIV_ROUND_UP(left, sizeof(*ev));
