@@ -869,6 +869,72 @@ static void dwq_dev_test_read_defers(struct kunit *test)
 	dt_cancel(test, f, u, later);
 }
 
+/*
+ * A read() that returns one event, with nobody else waiting on the file,
+ * leaves its task at its heap's root, owed: whoever takes the file's
+ * mutex next pops and commits it first. A cancel then finds the one-shot
+ * done (-ENOENT: its id gone), a query finds the periodic task moved on a period;
+ * a read() whose copy faults owes nothing and loses nothing; with another
+ * waiter on the file, the read() settles at once.
+ */
+static void dwq_dev_test_read_owes(struct kunit *test)
+{
+	struct dwq_ioc_schedule s;
+	struct dwq_ioc_cancel uc;
+	struct dwq_ioc_query q;
+	struct dwq_event ev;
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+	loff_t pos = 0;
+	u64 id;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	dt_schedule(test, f, u, HOUR);
+	id = dt_schedule(test, f, u, NSEC_PER_SEC);
+	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), id);
+	uc = (struct dwq_ioc_cancel){ .id = id };
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &uc, sizeof(uc)), 0UL);
+	KUNIT_EXPECT_EQ(test, ioc(f, DWQ_IOC_CANCEL, u), (long)-ENOENT);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
+
+	/* A periodic task: the query sees its next period. */
+	s = (struct dwq_ioc_schedule){ .time_ns = NSEC_PER_SEC,
+				       .period_ns = NSEC_PER_SEC,
+				       .mode = DWQ_MODE_FIXED_RATE };
+	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE, u, &s, sizeof(s));
+	dwq_kunit_wait_until(test, dt_alarm_ran(f, 2));
+	dt_read_ev(test, f, u, &ev);
+	KUNIT_EXPECT_EQ(test, ev.id, s.id);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), s.id);
+	q = (struct dwq_ioc_query){ .id = s.id };
+	dt_ioc_ok(test, f, DWQ_IOC_QUERY, u, &q, sizeof(q));
+	KUNIT_EXPECT_EQ(test, q.runs, 1ULL);
+	KUNIT_EXPECT_EQ(test, q.deadline_ns, ev.deadline_ns + NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
+	dt_cancel(test, f, u, s.id);
+
+	/* A copy that faults: nothing owed, the event still there. */
+	id = dt_schedule(test, f, u, NSEC_PER_SEC);
+	dwq_kunit_wait_until(test, dt_alarm_ran(f, 3));
+	KUNIT_EXPECT_EQ(test,
+			f->f_op->read(f, (char __user *)16, sizeof(ev), &pos),
+			(ssize_t)-EFAULT);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), id);
+
+	/* Another waiter: settled by the read() itself. */
+	dt_waker_add(test, f);
+	id = dt_schedule(test, f, u, NSEC_PER_SEC);
+	dwq_kunit_wait_until(test, dt_alarm_ran(f, 4));
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_boottime_queue),
@@ -883,6 +949,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_alarm_early),
 	KUNIT_CASE(dwq_dev_test_passed),
 	KUNIT_CASE(dwq_dev_test_read_defers),
+	KUNIT_CASE(dwq_dev_test_read_owes),
 	{}
 };
 

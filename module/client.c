@@ -16,9 +16,13 @@
  * takes the due tasks out of the heaps in deadline order, makes their
  * events, copies them to user space and only then commits them (one-shots
  * are done, periodic tasks move on): a copy that faults puts the tasks
- * back as they were, and nothing is lost. Readers wait outside the mutex,
- * on the file's wait queue, for a lockless condition: a kept event, or a
- * heap's earliest deadline passed.
+ * back as they were, and nothing is lost. A read() that returns a single
+ * event to a reader alone on the file leaves the task at its heap's root,
+ * owed: whoever takes the mutex next pops and commits it first
+ * (dwq_client_settle()), so that the reader has its event before that
+ * work is done. Readers wait outside the mutex, on the file's wait queue,
+ * for a lockless condition: a kept event, or a heap's earliest deadline
+ * passed.
  */
 #include <linux/bitops.h>
 #include <linux/cred.h>
@@ -67,20 +71,40 @@ u64 dwq_clock_now(unsigned int clock)
 					     ktime_get_ns();
 }
 
+static void __dwq_client_settle(struct dwq_client *c);
+
+/*
+ * Pop and commit the task a read() left owed, if any: whoever takes the
+ * mutex calls this first (see __dwq_client_settle()). Inline: the test
+ * is all that a call with nothing owed costs.
+ */
+static __always_inline void dwq_client_settle(struct dwq_client *c)
+{
+	lockdep_assert_held(&c->mutex);
+	if (unlikely(c->owed))
+		__dwq_client_settle(c);
+}
+
 /**
- * dwq_client_lock() - take a file's mutex
+ * dwq_client_lock() - take a file's mutex, and settle what a read() owes
  * @c: the file
  * @nonblock: do not wait for it (an io_uring inline issue): -EAGAIN if
  *	another thread holds it, and io_uring retries from its worker
  *
  * Context: process context; may sleep unless @nonblock.
- * Return: 0 with the mutex held; -EAGAIN, or -ERESTARTSYS for a signal.
+ * Return: 0 with the mutex held (dwq_client_settle() done); -EAGAIN, or
+ * -ERESTARTSYS for a signal.
  */
 static int dwq_client_lock(struct dwq_client *c, bool nonblock)
 {
-	if (nonblock)
-		return mutex_trylock(&c->mutex) ? 0 : -EAGAIN;
-	return mutex_lock_interruptible(&c->mutex) ? -ERESTARTSYS : 0;
+	if (nonblock) {
+		if (!mutex_trylock(&c->mutex))
+			return -EAGAIN;
+	} else if (mutex_lock_interruptible(&c->mutex)) {
+		return -ERESTARTSYS;
+	}
+	dwq_client_settle(c);
+	return 0;
 }
 
 /* The id map's smallest and largest sizes, as log2 of its buckets. */
@@ -397,9 +421,14 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
 		WRITE_ONCE(clk->fired, false);
 		clk->armed = U64_MAX;
 	}
-	if (READ_ONCE(clk->unarmed))
+	/* Seen to here, whatever follows. */
+	if (unlikely(clk->unarmed))
 		WRITE_ONCE(clk->unarmed, false);
 	if (next == clk->armed)
+		return false;
+	exact = clock == DWQ_CLOCK_BOOTTIME || clk->armed <= read;
+	/* It fires by then, early: it re-arms itself then. */
+	if (next > clk->armed && !exact)
 		return false;
 	if (defer && clk->armed == U64_MAX && next != U64_MAX && next > read) {
 		WRITE_ONCE(clk->unarmed, true);
@@ -413,10 +442,6 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
 			return false;
 		WRITE_ONCE(clk->unarmed, false);
 	}
-	exact = clock == DWQ_CLOCK_BOOTTIME || clk->armed <= read;
-	/* It fires by then, early: it re-arms itself then. */
-	if (next > clk->armed && !exact)
-		return false;
 	if (next == U64_MAX) {
 		clk->armed = U64_MAX;
 		dwq_cancel(&clk->alarm);
@@ -1056,7 +1081,8 @@ static void dwq_read_undo(struct dwq_client *c, const struct dwq_pick *picks,
 
 /*
  * The events of @picks were copied to the reader: they are read. The
- * one-shots done go to @bin.
+ * one-shots done go to @bin. @ev, their events, for the trace; NULL if
+ * they were traced when they were returned (an owed task).
  */
 static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 			    const struct dwq_event *ev, unsigned int n,
@@ -1087,7 +1113,8 @@ static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 		ut->runs++;
 		ut->skipped += picks[i].skipped;
 		c->fired++;
-		trace_dwq_dev_event(c->tgid, &ev[i], folded);
+		if (ev)
+			trace_dwq_dev_event(c->tgid, &ev[i], folded);
 		if (ut->mode == DWQ_MODE_ONESHOT)
 			dwq_utask_destroy(c, ut, bin);
 		else
@@ -1111,6 +1138,127 @@ static void dwq_client_tidy(struct dwq_client *c)
 }
 
 /*
+ * After a read() (or the settling of its owed task): arm the alarms for
+ * the heads, with @read the read's moment on each clock, and tidy. A
+ * reader that @fired events with nobody else waiting may leave an alarm
+ * unarmed (dwq_client_arm()): it comes back to arm it, with a read() that
+ * fires nothing if it is to wait, and what is left to tidy waits for then
+ * too, off the path from a deadline to the event.
+ */
+static void dwq_read_finish(struct dwq_client *c, const u64 *read, bool fired)
+{
+	bool defer = false;
+	unsigned int i;
+
+	lockdep_assert_held(&c->mutex);
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		/* An alarm that could not re-arm itself: arm it here. */
+		if (READ_ONCE(c->clk[i].lost)) {
+			WRITE_ONCE(c->clk[i].lost, false);
+			c->clk[i].armed = U64_MAX;
+		}
+		dwq_client_arm(c, i, read[i], fired);
+		defer |= c->clk[i].unarmed;
+		if (read[i] > READ_ONCE(c->clk[i].passed))
+			WRITE_ONCE(c->clk[i].passed, read[i]);
+	}
+	if (!defer)
+		dwq_client_tidy(c);
+}
+
+/**
+ * __dwq_client_settle() - pop and commit the task a read() left owed
+ * @c: the file, its mutex just taken; @c->owed set
+ *
+ * Whoever takes the mutex calls this first, through dwq_client_settle()
+ * (but release, which frees the owed task with the rest): the task whose
+ * event a read() returned alone leaves its heap's root and is done (a
+ * one-shot) or moves on (a periodic task), then the alarms and the
+ * tidying are seen to as after any read().
+ *
+ * Context: process context, @c->mutex held; may sleep.
+ */
+static noinline void __dwq_client_settle(struct dwq_client *c)
+{
+	struct dwq_utask *ut = c->owed;
+	u64 read[DWQ_NR_CLOCKS] = {};
+	struct dwq_pick pick;
+
+	lockdep_assert_held(&c->mutex);
+	c->owed = NULL;
+	read[ut->clock] = c->owed_read;
+	dwq_heap_remove(&c->clk[ut->clock].heap, &ut->node);
+	pick = (struct dwq_pick){ .ut = ut,
+				  .skipped = c->owed_skipped,
+				  .next = c->owed_next };
+	dwq_read_commit(c, &pick, NULL, 1, &c->bin);
+	dwq_read_finish(c, read, true);
+}
+
+/*
+ * The task a read() at @now would fire, if it is the only one: the root of
+ * one heap, due, with no due child and the other heap's root not due, and
+ * no kept event. NULL otherwise.
+ */
+static struct dwq_utask *dwq_read_single(const struct dwq_client *c,
+					 const struct dwq_now *now)
+{
+	const struct dwq_heap_node *root = NULL;
+	const struct dwq_heap *heap;
+	unsigned int i, ch, end;
+
+	if (c->nr_ready)
+		return NULL;
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		heap = &c->clk[i].heap;
+		if (!heap->nr || heap->slots[0].deadline > now->t[i])
+			continue;
+		if (root)
+			return NULL;
+		end = min_t(unsigned int, DWQ_HEAP_ARITY + 1, heap->nr);
+		for (ch = 1; ch < end; ch++)
+			if (heap->slots[ch].deadline <= now->t[i])
+				return NULL;
+		root = heap->slots[0].node;
+	}
+	return root ? container_of(root, struct dwq_utask, node) : NULL;
+}
+
+/*
+ * Return the event of @ut, the only task due at @now, to @buf, and leave
+ * @ut at its heap's root, owed (dwq_client_settle()), with its alarm
+ * unarmed: the reader pays for the pop, the commit and the alarm when it
+ * comes back, not between the deadline and its event. With anybody else
+ * waiting on the file, settled at once, as a read() that fired several
+ * events arms the alarms at once. Return 0, or -EFAULT with nothing
+ * changed.
+ */
+static int dwq_read_owe(struct dwq_client *c, struct dwq_utask *ut,
+			const struct dwq_now *now, char __user *buf)
+{
+	unsigned int i;
+
+	dwq_utask_firing(ut, now->t[ut->clock], &c->owed_ev, &c->owed_skipped,
+			 &c->owed_next);
+	/* A size known when compiled: see dwq_read_locked(). */
+	if (copy_to_user(buf, &c->owed_ev, sizeof(c->owed_ev)))
+		return -EFAULT;
+	/* Traced as it is read, as its commit would (a cancelled one's not). */
+	if (!ut->last)
+		trace_dwq_dev_event(c->tgid, &c->owed_ev, !!ut->ev);
+	c->owed = ut;
+	c->owed_read = now->t[ut->clock];
+	for (i = 0; i < DWQ_NR_CLOCKS; i++)
+		if (now->t[i] > READ_ONCE(c->clk[i].passed))
+			WRITE_ONCE(c->clk[i].passed, now->t[i]);
+	WRITE_ONCE(c->clk[ut->clock].unarmed, true);
+	/* Pairs with set_current_state() in a waiter: see dwq_client_arm(). */
+	if (wq_has_sleeper(&c->wqh))
+		__dwq_client_settle(c);
+	return 0;
+}
+
+/*
  * Fire what is due and copy the events to @buf, @count bytes at most;
  * the file's mutex held. Return the bytes copied, or -EFAULT if the first
  * copy failed; 0 if nothing is due.
@@ -1126,14 +1274,22 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 	struct dwq_event ev[DWQ_READ_CHUNK] __uninitialized;
 	struct dwq_pick picks[DWQ_READ_CHUNK] __uninitialized;
 	size_t done = 0, left;
-	unsigned int n, good, i;
+	unsigned int n, good;
+	struct dwq_utask *ut;
 	struct dwq_now now;
-	bool defer = false;
 	ssize_t err = 0;
 
 	lockdep_assert_held(&c->mutex);
+	dwq_client_settle(c);
 	/* One moment for the whole read: a task moved on is not due again. */
 	dwq_read_now(c, &now);
+	ut = dwq_read_single(c, &now);
+	if (ut) {
+		if (!dwq_read_owe(c, ut, &now, buf))
+			return sizeof(*ev);
+		err = -EFAULT;
+		count = 0; /* nothing changed; arm, tidy and return */
+	}
 	while (count - done >= sizeof(*ev)) {
 		n = dwq_read_collect(c, &now, picks, ev,
 				     min_t(size_t, DWQ_READ_CHUNK,
@@ -1160,25 +1316,7 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 		dwq_read_commit(c, picks, ev, n, &c->bin);
 		done += n * sizeof(*ev);
 	}
-	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
-		/* An alarm that could not re-arm itself: arm it here. */
-		if (READ_ONCE(c->clk[i].lost)) {
-			WRITE_ONCE(c->clk[i].lost, false);
-			c->clk[i].armed = U64_MAX;
-		}
-		dwq_client_arm(c, i, now.t[i], done);
-		defer |= c->clk[i].unarmed;
-		if (now.t[i] > READ_ONCE(c->clk[i].passed))
-			WRITE_ONCE(c->clk[i].passed, now.t[i]);
-	}
-	/*
-	 * A reader that leaves an alarm unarmed comes back to arm it, with a
-	 * read() that fires nothing if it is to wait: what is left to tidy
-	 * waits for then too, off the path from a deadline to the event.
-	 */
-	if (defer)
-		return done;
-	dwq_client_tidy(c);
+	dwq_read_finish(c, now.t, done);
 	return done ? done : err;
 }
 
@@ -1283,13 +1421,14 @@ __poll_t dwq_dev_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &c->wqh, wait);
 	/*
-	 * An alarm a read() left unarmed (with what it left to tidy) is
-	 * armed now that we wait. If the mutex cannot be had, the file
-	 * reads as readable: a read() arms it.
+	 * An alarm a read() left unarmed (with the task it owes and what it
+	 * left to tidy) is armed now that we wait. If the mutex cannot be
+	 * had, the file reads as readable: a read() arms it.
 	 */
 	if ((READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].unarmed) ||
 	     READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].unarmed)) &&
 	    !mutex_lock_interruptible(&c->mutex)) {
+		dwq_client_settle(c);
 		dwq_client_arm(c, DWQ_CLOCK_MONOTONIC, 0, false);
 		dwq_client_arm(c, DWQ_CLOCK_BOOTTIME, 0, false);
 		dwq_client_tidy(c);
@@ -1975,6 +2114,7 @@ void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c)
 	u64 remaining, events;
 
 	mutex_lock(&c->mutex);
+	dwq_client_settle(c);
 	for (i = 0; i < DWQ_NR_CLOCKS; i++)
 		slots += c->clk[i].heap.cap;
 	dwq_events_next(c, &next, &remaining);
@@ -2032,6 +2172,7 @@ void dwq_dev_kunit_set_last_id(struct file *file, u64 id)
 	struct dwq_client *c = file->private_data;
 
 	mutex_lock(&c->mutex);
+	dwq_client_settle(c);
 	c->next_id = id;
 	mutex_unlock(&c->mutex);
 }
@@ -2044,6 +2185,7 @@ void dwq_dev_kunit_spares(struct file *file, unsigned int *spares,
 	struct dwq_client *c = file->private_data;
 
 	mutex_lock(&c->mutex);
+	dwq_client_settle(c);
 	*spares = c->nr_spare;
 	*slots = c->clk[DWQ_CLOCK_MONOTONIC].heap.cap;
 	mutex_unlock(&c->mutex);
@@ -2076,11 +2218,25 @@ unsigned int dwq_dev_kunit_bin(struct file *file)
 	unsigned int n;
 
 	mutex_lock(&c->mutex);
+	dwq_client_settle(c);
 	n = c->bin.n;
 	mutex_unlock(&c->mutex);
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_bin);
+
+/* The id of the task @file's last read() left owed, or 0; not settled. */
+u64 dwq_dev_kunit_owed(struct file *file)
+{
+	struct dwq_client *c = file->private_data;
+	u64 id;
+
+	mutex_lock(&c->mutex);
+	id = c->owed ? c->owed->id : 0;
+	mutex_unlock(&c->mutex);
+	return id;
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_owed);
 
 void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
 		       unsigned int *buckets)
@@ -2088,6 +2244,7 @@ void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
 	struct dwq_client *c = file->private_data;
 
 	mutex_lock(&c->mutex);
+	dwq_client_settle(c);
 	*nr = c->nr_ids;
 	*buckets = 1U << c->ids_bits;
 	mutex_unlock(&c->mutex);

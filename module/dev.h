@@ -100,11 +100,11 @@ enum dwq_clock {
  * @fired: set locklessly by @alarm's callback each time it runs, cleared
  *	with the mutex held when @alarm is armed anew
  * @unarmed: with the mutex held, set by a read() that took the head @alarm
- *	fired for while nobody else waited on the file, which leaves @alarm
- *	unarmed for the next head; cleared by whoever arms it: the reader
- *	coming back to wait (a read() that fires nothing, or a poll()), or
- *	any change of the heap. The file reads as due meanwhile. Read
- *	locklessly by readers and pollers
+ *	fired for, or left it owed (&dwq_client.owed), while nobody else
+ *	waited on the file, which leaves @alarm unarmed for the next head;
+ *	cleared by whoever arms it: the reader coming back to wait (a read()
+ *	that fires nothing, or a poll()), or any change of the heap. The
+ *	file reads as due meanwhile. Read locklessly by readers and pollers
  * @passed: a moment of this clock known to be past (0 at first): the
  *	deadline @alarm last fired at when it woke the readers for it, or
  *	the moment of the last read(). A head no later is due without a
@@ -188,6 +188,14 @@ struct dwq_bin {
  *	owner, freed at release.
  * @nr_spare: entries of @spare in use
  * @bin: done tasks not kept as spares, to be freed together
+ * @owed: the task whose event the last read() returned alone, left at its
+ *	heap's root: popped and committed (dwq_client_settle()) by the next
+ *	holder of @mutex before anything else, so that the reader has its
+ *	event before that work is done. NULL when nothing is owed
+ * @owed_ev: @owed's event, as returned
+ * @owed_skipped: the periods @owed skipped, for its commit
+ * @owed_next: @owed's next deadline, for its commit
+ * @owed_read: the moment of that read() on @owed's clock
  */
 struct dwq_client {
 	struct dwq_queue *q;
@@ -211,6 +219,11 @@ struct dwq_client {
 	struct dwq_utask *spare[DWQ_CLIENT_SPARES];
 	unsigned int nr_spare;
 	struct dwq_bin bin;
+	struct dwq_utask *owed;
+	struct dwq_event owed_ev;
+	u64 owed_skipped;
+	u64 owed_next;
+	u64 owed_read;
 };
 
 /**
