@@ -3,6 +3,7 @@
  * KUnit tests for the dwq character device: registration, naming,
  * permissions and teardown.
  */
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -870,21 +871,24 @@ static void dwq_dev_test_read_defers(struct kunit *test)
 }
 
 /*
- * A read() that returns one event, with nobody else waiting on the file,
- * leaves its task at its heap's root, owed: whoever takes the file's
- * mutex next pops and commits it first. A cancel then finds the one-shot
- * done (-ENOENT: its id gone), a query finds the periodic task moved on a period;
- * a read() whose copy faults owes nothing and loses nothing; with another
- * waiter on the file, the read() settles at once.
+ * A read() that returns one one-shot's event, with nobody else waiting on
+ * the file, leaves the task at its heap's root, owed, uncharged at once
+ * (to the user and all files): whoever takes the file's mutex next takes
+ * it out first. A cancel then finds it done (-ENOENT); a periodic task is
+ * never owed (its next period is queued when read() returns); a read()
+ * whose copy faults owes nothing and loses nothing; with another waiter on
+ * the file the read() settles at once; a file closed owing a task gives
+ * every charge back.
  */
 static void dwq_dev_test_read_owes(struct kunit *test)
 {
+	int all0, user0, all, user;
 	struct dwq_ioc_schedule s;
 	struct dwq_ioc_cancel uc;
 	struct dwq_ioc_query q;
 	struct dwq_event ev;
 	unsigned long addr;
-	struct file *f;
+	struct file *f, *g;
 	void __user *u;
 	loff_t pos = 0;
 	u64 id;
@@ -892,16 +896,23 @@ static void dwq_dev_test_read_owes(struct kunit *test)
 	f = dt_open(test, PAGE_SIZE, &addr);
 	u = (void __user *)addr;
 	dt_schedule(test, f, u, HOUR);
+	dwq_dev_kunit_charged(f, &all0, &user0);
 	id = dt_schedule(test, f, u, NSEC_PER_SEC);
 	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
 	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), id);
+	dwq_dev_kunit_charged(f, &all, &user);
+	KUNIT_EXPECT_EQ(test, all, all0);
+	KUNIT_EXPECT_EQ(test, user, user0);
 	uc = (struct dwq_ioc_cancel){ .id = id };
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &uc, sizeof(uc)), 0UL);
 	KUNIT_EXPECT_EQ(test, ioc(f, DWQ_IOC_CANCEL, u), (long)-ENOENT);
 	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
+	dwq_dev_kunit_charged(f, &all, &user);
+	KUNIT_EXPECT_EQ(test, all, all0);
+	KUNIT_EXPECT_EQ(test, user, user0);
 
-	/* A periodic task: the query sees its next period. */
+	/* A periodic task: moved on by the read() itself. */
 	s = (struct dwq_ioc_schedule){ .time_ns = NSEC_PER_SEC,
 				       .period_ns = NSEC_PER_SEC,
 				       .mode = DWQ_MODE_FIXED_RATE };
@@ -909,12 +920,11 @@ static void dwq_dev_test_read_owes(struct kunit *test)
 	dwq_kunit_wait_until(test, dt_alarm_ran(f, 2));
 	dt_read_ev(test, f, u, &ev);
 	KUNIT_EXPECT_EQ(test, ev.id, s.id);
-	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), s.id);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
 	q = (struct dwq_ioc_query){ .id = s.id };
 	dt_ioc_ok(test, f, DWQ_IOC_QUERY, u, &q, sizeof(q));
 	KUNIT_EXPECT_EQ(test, q.runs, 1ULL);
 	KUNIT_EXPECT_EQ(test, q.deadline_ns, ev.deadline_ns + NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
 	dt_cancel(test, f, u, s.id);
 
 	/* A copy that faults: nothing owed, the event still there. */
@@ -927,12 +937,60 @@ static void dwq_dev_test_read_owes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
 	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), id);
 
+	/* Closed owing one: every charge back (kmemleak sees the task). */
+	g = open_node(TEST_PATH);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, g);
+	id = dt_schedule(test, g, u, NSEC_PER_SEC);
+	dwq_kunit_wait_until(test, dt_alarm_ran(g, 1));
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, g, u), id);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(g), id);
+	close_node(g);
+	dwq_dev_kunit_charged(f, &all, &user);
+	KUNIT_EXPECT_EQ(test, all, all0);
+	KUNIT_EXPECT_EQ(test, user, user0);
+
 	/* Another waiter: settled by the read() itself. */
 	dt_waker_add(test, f);
 	id = dt_schedule(test, f, u, NSEC_PER_SEC);
 	dwq_kunit_wait_until(test, dt_alarm_ran(f, 4));
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
 	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
+}
+
+/*
+ * A device without a queue has no alarms: a read() that leaves a task owed
+ * still leaves nothing to arm once settled, and the file does not read as
+ * readable (a reader would spin).
+ */
+static void dwq_dev_test_read_no_queue(struct kunit *test)
+{
+	struct dwq_dev *dev;
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+	u64 id;
+
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0UL, "no user memory");
+	u = (void __user *)addr;
+	dev = dwq_dev_create(TEST_NAME, 0600, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	f = open_node(TEST_PATH);
+	if (IS_ERR(f)) {
+		dwq_dev_destroy(dev);
+		KUNIT_FAIL(test, "open %s: %ld", TEST_PATH, PTR_ERR(f));
+		return;
+	}
+	dt_schedule(test, f, u, HOUR);
+	id = dt_schedule(test, f, u, NSEC_PER_MSEC);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), id);
+	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
+	close_node(f);
+	dwq_dev_destroy(dev);
 }
 
 static struct kunit_case dwq_dev_test_cases[] = {
@@ -950,6 +1008,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_passed),
 	KUNIT_CASE(dwq_dev_test_read_defers),
 	KUNIT_CASE(dwq_dev_test_read_owes),
+	KUNIT_CASE(dwq_dev_test_read_no_queue),
 	{}
 };
 

@@ -409,6 +409,9 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
 
 	lockdep_assert_held(&c->mutex);
 	WRITE_ONCE(clk->next, next);
+	/* Seen to here, whatever follows. */
+	if (unlikely(clk->unarmed))
+		WRITE_ONCE(clk->unarmed, false);
 	if (!c->q)
 		return false;
 	/*
@@ -421,9 +424,6 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
 		WRITE_ONCE(clk->fired, false);
 		clk->armed = U64_MAX;
 	}
-	/* Seen to here, whatever follows. */
-	if (unlikely(clk->unarmed))
-		WRITE_ONCE(clk->unarmed, false);
 	if (next == clk->armed)
 		return false;
 	exact = clock == DWQ_CLOCK_BOOTTIME || clk->armed <= read;
@@ -433,10 +433,11 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
 	if (defer && clk->armed == U64_MAX && next != U64_MAX && next > read) {
 		WRITE_ONCE(clk->unarmed, true);
 		/*
-		 * Pairs with set_current_state() in a waiter that adds itself
-		 * to @c->wqh and then checks @unarmed (dwq_client_due()):
-		 * either it sees @unarmed and arms the alarm before it
-		 * sleeps, or it is seen here and the alarm is armed now.
+		 * Pairs with the barrier a waiter has between adding itself
+		 * to @c->wqh and checking @unarmed (set_current_state() in
+		 * read(), smp_mb() in poll()): either it sees @unarmed and
+		 * arms the alarm before it sleeps, or it is seen here and
+		 * the alarm is armed now.
 		 */
 		if (!wq_has_sleeper(&c->wqh))
 			return false;
@@ -1081,8 +1082,7 @@ static void dwq_read_undo(struct dwq_client *c, const struct dwq_pick *picks,
 
 /*
  * The events of @picks were copied to the reader: they are read. The
- * one-shots done go to @bin. @ev, their events, for the trace; NULL if
- * they were traced when they were returned (an owed task).
+ * one-shots done go to @bin.
  */
 static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 			    const struct dwq_event *ev, unsigned int n,
@@ -1113,8 +1113,7 @@ static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 		ut->runs++;
 		ut->skipped += picks[i].skipped;
 		c->fired++;
-		if (ev)
-			trace_dwq_dev_event(c->tgid, &ev[i], folded);
+		trace_dwq_dev_event(c->tgid, &ev[i], folded);
 		if (ut->mode == DWQ_MODE_ONESHOT)
 			dwq_utask_destroy(c, ut, bin);
 		else
@@ -1171,10 +1170,10 @@ static void dwq_read_finish(struct dwq_client *c, const u64 *read, bool fired)
  * @c: the file, its mutex just taken; @c->owed set
  *
  * Whoever takes the mutex calls this first, through dwq_client_settle()
- * (but release, which frees the owed task with the rest): the task whose
- * event a read() returned alone leaves its heap's root and is done (a
- * one-shot) or moves on (a periodic task), then the alarms and the
- * tidying are seen to as after any read().
+ * (but release, which frees the owed task alone, and fdinfo, which only
+ * looks): the one-shot whose event a read() returned alone leaves its
+ * heap's root and the id map, then the alarms and the tidying are seen
+ * to as after any read().
  *
  * Context: process context, @c->mutex held; may sleep.
  */
@@ -1182,30 +1181,34 @@ static noinline void __dwq_client_settle(struct dwq_client *c)
 {
 	struct dwq_utask *ut = c->owed;
 	u64 read[DWQ_NR_CLOCKS] = {};
-	struct dwq_pick pick;
 
 	lockdep_assert_held(&c->mutex);
 	c->owed = NULL;
 	read[ut->clock] = c->owed_read;
+	/* Uncharged and traced when it was read (dwq_read_owe()). */
 	dwq_heap_remove(&c->clk[ut->clock].heap, &ut->node);
-	pick = (struct dwq_pick){ .ut = ut,
-				  .skipped = c->owed_skipped,
-				  .next = c->owed_next };
-	dwq_read_commit(c, &pick, NULL, 1, &c->bin);
+	if (!ut->last) {
+		dwq_ids_del(c, ut);
+		c->fired++;
+	}
+	dwq_utask_put(c, ut, &c->bin);
 	dwq_read_finish(c, read, true);
 }
 
 /*
- * The task a read() at @now would fire, if it is the only one: the root of
- * one heap, due, with no due child and the other heap's root not due, and
- * no kept event. NULL otherwise.
+ * The task a read() at @now would fire, if it is the only one and a
+ * one-shot (or cancelled while due): the root of one heap, due, with no
+ * due child and the other heap's root not due, and no kept event. NULL
+ * otherwise. (A periodic task moves on when it fires: its next period is
+ * in the heap when read() returns.)
  */
 static struct dwq_utask *dwq_read_single(const struct dwq_client *c,
 					 const struct dwq_now *now)
 {
-	const struct dwq_heap_node *root = NULL;
+	struct dwq_heap_node *root = NULL;
 	const struct dwq_heap *heap;
 	unsigned int i, ch, end;
+	struct dwq_utask *ut;
 
 	if (c->nr_ready)
 		return NULL;
@@ -1221,17 +1224,19 @@ static struct dwq_utask *dwq_read_single(const struct dwq_client *c,
 				return NULL;
 		root = heap->slots[0].node;
 	}
-	return root ? container_of(root, struct dwq_utask, node) : NULL;
+	if (!root)
+		return NULL;
+	ut = container_of(root, struct dwq_utask, node);
+	return ut->mode == DWQ_MODE_ONESHOT || ut->last ? ut : NULL;
 }
 
 /*
- * Return the event of @ut, the only task due at @now, to @buf, and leave
- * @ut at its heap's root, owed (dwq_client_settle()), with its alarm
- * unarmed: the reader pays for the pop, the commit and the alarm when it
- * comes back, not between the deadline and its event. With anybody else
- * waiting on the file, settled at once, as a read() that fired several
- * events arms the alarms at once. Return 0, or -EFAULT with nothing
- * changed.
+ * Return the event of @ut, the only task due at @now, a one-shot, to @buf,
+ * and leave @ut at its heap's root, owed (dwq_client_settle()), with its
+ * alarm unarmed: the reader pays for the pop and the alarm when it comes
+ * back, not between the deadline and its event. With anybody else waiting
+ * on the file, settled at once, as a read() that fired several events
+ * arms the alarms at once. Return 0, or -EFAULT with nothing changed.
  */
 static int dwq_read_owe(struct dwq_client *c, struct dwq_utask *ut,
 			const struct dwq_now *now, char __user *buf)
@@ -1243,9 +1248,16 @@ static int dwq_read_owe(struct dwq_client *c, struct dwq_utask *ut,
 	/* A size known when compiled: see dwq_read_locked(). */
 	if (copy_to_user(buf, &c->owed_ev, sizeof(c->owed_ev)))
 		return -EFAULT;
-	/* Traced as it is read, as its commit would (a cancelled one's not). */
-	if (!ut->last)
-		trace_dwq_dev_event(c->tgid, &c->owed_ev, !!ut->ev);
+	/*
+	 * Done once read: traced and uncharged now (a task cancelled while
+	 * due was traced and left its file then), so that nothing counts it
+	 * while it waits to be settled.
+	 */
+	if (!ut->last) {
+		trace_dwq_dev_event(c->tgid, &c->owed_ev, false);
+		atomic_dec(&c->nr_tasks);
+	}
+	dwq_limits_release(c->user);
 	c->owed = ut;
 	c->owed_read = now->t[ut->clock];
 	for (i = 0; i < DWQ_NR_CLOCKS; i++)
@@ -1421,13 +1433,21 @@ __poll_t dwq_dev_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &c->wqh, wait);
 	/*
+	 * Pairs with wq_has_sleeper() in dwq_client_arm(): either the
+	 * reader that leaves the alarm unarmed sees us on the wait queue, or
+	 * we see @unarmed below.
+	 */
+	smp_mb();
+	/*
 	 * An alarm a read() left unarmed (with the task it owes and what it
-	 * left to tidy) is armed now that we wait. If the mutex cannot be
-	 * had, the file reads as readable: a read() arms it.
+	 * left to tidy) is armed now that we wait. If the mutex is held, the
+	 * file reads as readable (@unarmed is due): a read() arms it. Not
+	 * waiting for the mutex, which a read() holds across its copy to
+	 * user space.
 	 */
 	if ((READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].unarmed) ||
 	     READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].unarmed)) &&
-	    !mutex_lock_interruptible(&c->mutex)) {
+	    mutex_trylock(&c->mutex)) {
 		dwq_client_settle(c);
 		dwq_client_arm(c, DWQ_CLOCK_MONOTONIC, 0, false);
 		dwq_client_arm(c, DWQ_CLOCK_BOOTTIME, 0, false);
@@ -2061,6 +2081,13 @@ void dwq_client_free(struct dwq_client *c)
 		dwq_cancel_sync(&c->clk[i].alarm);
 
 	mutex_lock(&c->mutex);
+	/* A task a read() owes was uncharged then: it goes alone. */
+	ut = c->owed;
+	if (ut) {
+		dwq_heap_remove(&c->clk[ut->clock].heap, &ut->node);
+		kmem_cache_free(dwq_utask_cache, ut);
+		c->owed = NULL;
+	}
 	/* Every task is in a heap, a cancelled one kept as its event too. */
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		heap = &c->clk[i].heap;
@@ -2113,12 +2140,15 @@ void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c)
 	struct dwq_utask *next;
 	u64 remaining, events;
 
+	/*
+	 * Not settled: another process may be looking. A task a read() owes
+	 * was read: due in its heap, not an event any more (nor pending).
+	 */
 	mutex_lock(&c->mutex);
-	dwq_client_settle(c);
 	for (i = 0; i < DWQ_NR_CLOCKS; i++)
 		slots += c->clk[i].heap.cap;
 	dwq_events_next(c, &next, &remaining);
-	events = dwq_events_count(c);
+	events = dwq_events_count(c) - !!c->owed;
 	seq_printf(m, "dwq-tgid: %d\n", c->tgid);
 	seq_printf(m, "dwq-pending: %d\n", atomic_read(&c->nr_tasks));
 	seq_printf(m, "dwq-events: %llu\n", events);

@@ -99,12 +99,14 @@ enum dwq_clock {
  *	mutex held
  * @fired: set locklessly by @alarm's callback each time it runs, cleared
  *	with the mutex held when @alarm is armed anew
- * @unarmed: with the mutex held, set by a read() that took the head @alarm
- *	fired for, or left it owed (&dwq_client.owed), while nobody else
- *	waited on the file, which leaves @alarm unarmed for the next head;
- *	cleared by whoever arms it: the reader coming back to wait (a read()
- *	that fires nothing, or a poll()), or any change of the heap. The
- *	file reads as due meanwhile. Read locklessly by readers and pollers
+ * @unarmed: with the mutex held, set when @alarm is left unarmed for the
+ *	heap's head while nobody waits on the file: by a read() that fired
+ *	tasks (or the settling of the task one owes) and found @alarm
+ *	fired, or by a read() that leaves a task owed (&dwq_client.owed);
+ *	cleared by the next dwq_client_arm() of this clock: the reader
+ *	coming back to wait (a read() that fires nothing, or a poll()), or
+ *	an ioctl that changes this heap. The file reads as due meanwhile.
+ *	Read locklessly by readers and pollers
  * @passed: a moment of this clock known to be past (0 at first): the
  *	deadline @alarm last fired at when it woke the readers for it, or
  *	the moment of the last read(). A head no later is due without a
@@ -139,10 +141,11 @@ struct dwq_client_clock {
  * its CPU per event: the slab frees the objects of one slab page with one
  * update of its freelist. The file keeps it, so that a read() that
  * returns events frees nothing before it returns (the free is not part of
- * an event's lateness): it is emptied when full, by a read() that fires
- * nothing (the reader about to wait, or told -EAGAIN), and at release. (A
- * cancel frees at once: a bin cost every single cancel more than a batch
- * gained.)
+ * an event's lateness): it is emptied when full, whenever the alarms are
+ * armed after a read() (at once, with another waiter on the file; by the
+ * reader coming back, with a read() that fires nothing or a poll()), and
+ * at release. (A cancel frees at once: a bin cost every single cancel
+ * more than a batch gained.)
  */
 struct dwq_bin {
 	void *p[DWQ_BIN_SIZE];
@@ -188,13 +191,15 @@ struct dwq_bin {
  *	owner, freed at release.
  * @nr_spare: entries of @spare in use
  * @bin: done tasks not kept as spares, to be freed together
- * @owed: the task whose event the last read() returned alone, left at its
- *	heap's root: popped and committed (dwq_client_settle()) by the next
- *	holder of @mutex before anything else, so that the reader has its
- *	event before that work is done. NULL when nothing is owed
+ * @owed: the one-shot whose event the last read() returned alone, left at
+ *	its heap's root (and in the id map), uncharged and traced: taken out
+ *	(dwq_client_settle()) by the next holder of @mutex before anything
+ *	else, so that the reader has its event before that work is done;
+ *	release frees it alone, fdinfo counts it out. NULL when nothing is
+ *	owed
  * @owed_ev: @owed's event, as returned
- * @owed_skipped: the periods @owed skipped, for its commit
- * @owed_next: @owed's next deadline, for its commit
+ * @owed_skipped: scratch for dwq_utask_firing()
+ * @owed_next: scratch for dwq_utask_firing()
  * @owed_read: the moment of that read() on @owed's clock
  */
 struct dwq_client {
