@@ -36,6 +36,26 @@ static void close_node(struct file *f)
 	flush_delayed_fput();
 }
 
+/*
+ * Create the test device with @mode and no queue, and open it: the file,
+ * or NULL with the test failed and the device gone.
+ */
+static struct file *dt_open_noq(struct kunit *test, umode_t mode,
+				struct dwq_dev **dev)
+{
+	struct file *f;
+
+	*dev = dwq_dev_create(TEST_NAME, mode, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, *dev);
+	f = open_node(TEST_PATH);
+	if (IS_ERR(f)) {
+		dwq_dev_destroy(*dev);
+		KUNIT_FAIL(test, "open %s: %ld", TEST_PATH, PTR_ERR(f));
+		return NULL;
+	}
+	return f;
+}
+
 /* A registered device appears under /dev and disappears on destroy. */
 static void dwq_dev_test_register_unregister(struct kunit *test)
 {
@@ -67,14 +87,9 @@ static void dwq_dev_test_mode(struct kunit *test)
 	struct dwq_dev *dev;
 	struct file *f;
 
-	dev = dwq_dev_create(TEST_NAME, 0640, NULL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
-	f = open_node(TEST_PATH);
-	if (IS_ERR(f)) {
-		dwq_dev_destroy(dev);
-		KUNIT_FAIL(test, "open %s: %ld", TEST_PATH, PTR_ERR(f));
+	f = dt_open_noq(test, 0640, &dev);
+	if (!f)
 		return;
-	}
 	KUNIT_EXPECT_EQ(test, file_inode(f)->i_mode & 0777, 0640);
 	close_node(f);
 	dwq_dev_destroy(dev);
@@ -116,14 +131,9 @@ static void dwq_dev_test_unknown_ioctl(struct kunit *test)
 	struct dwq_dev *dev;
 	struct file *f;
 
-	dev = dwq_dev_create(TEST_NAME, 0600, NULL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
-	f = open_node(TEST_PATH);
-	if (IS_ERR(f)) {
-		dwq_dev_destroy(dev);
-		KUNIT_FAIL(test, "open %s: %ld", TEST_PATH, PTR_ERR(f));
+	f = dt_open_noq(test, 0600, &dev);
+	if (!f)
 		return;
-	}
 	KUNIT_EXPECT_EQ(test, f->f_op->unlocked_ioctl(f, 0xdeadbeef, 0),
 			(long)-ENOTTY);
 	close_node(f);
@@ -976,12 +986,13 @@ static void dwq_dev_test_read_no_queue(struct kunit *test)
 	u = (void __user *)addr;
 	dev = dwq_dev_create(TEST_NAME, 0600, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, dt_dev_destroy, dev),
+			0);
 	f = open_node(TEST_PATH);
-	if (IS_ERR(f)) {
-		dwq_dev_destroy(dev);
-		KUNIT_FAIL(test, "open %s: %ld", TEST_PATH, PTR_ERR(f));
-		return;
-	}
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dt_file_close, f),
+			0);
 	dt_schedule(test, f, u, HOUR);
 	id = dt_schedule(test, f, u, NSEC_PER_MSEC);
 	msleep(20);
@@ -989,8 +1000,6 @@ static void dwq_dev_test_read_no_queue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), id);
 	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
 	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
-	close_node(f);
-	dwq_dev_destroy(dev);
 }
 
 static struct kunit_case dwq_dev_test_cases[] = {
