@@ -17,8 +17,8 @@
  * events, copies them to user space and only then commits them (one-shots
  * are done, periodic tasks move on): a copy that faults puts the tasks
  * back as they were, and nothing is lost. A read() that returns a single
- * event to a reader alone on the file leaves the task at its heap's root,
- * owed: whoever takes the mutex next pops and commits it first
+ * one-shot's event to a reader alone on the file leaves the task at its
+ * heap's root, owed: whoever takes the mutex next takes it out first
  * (dwq_client_settle()), so that the reader has its event before that
  * work is done. Readers wait outside the mutex, on the file's wait queue,
  * for a lockless condition: a kept event, or a heap's earliest deadline
@@ -74,7 +74,7 @@ u64 dwq_clock_now(unsigned int clock)
 static void __dwq_client_settle(struct dwq_client *c);
 
 /*
- * Pop and commit the task a read() left owed, if any: whoever takes the
+ * Take out the one-shot a read() left owed, if any: whoever takes the
  * mutex calls this first (see __dwq_client_settle()). Inline: the test
  * is all that a call with nothing owed costs.
  */
@@ -1166,7 +1166,7 @@ static void dwq_read_finish(struct dwq_client *c, const u64 *read, bool fired)
 }
 
 /**
- * __dwq_client_settle() - pop and commit the task a read() left owed
+ * __dwq_client_settle() - take out the one-shot a read() left owed
  * @c: the file, its mutex just taken; @c->owed set
  *
  * Whoever takes the mutex calls this first, through dwq_client_settle()
