@@ -564,6 +564,14 @@ static struct dwq_task_info dt_alarm(struct file *f)
 	return info;
 }
 
+/* The alarm has run @runs times, and is not running. */
+static bool dt_alarm_ran(struct file *f, u64 runs)
+{
+	struct dwq_task_info info = dt_alarm(f);
+
+	return info.runs == runs && info.state != DWQ_STATE_RUNNING;
+}
+
 /* The alarm has run @runs times, and is queued again. */
 static bool dt_alarm_queued_after(struct file *f, u64 runs)
 {
@@ -711,6 +719,8 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 	dwq_kunit_wait_until(test, atomic_read(&w->wakeups) > 0);
 	KUNIT_EXPECT_EQ(test, dt_alarm(f).runs, 4ULL);
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), b);
+	/* Woken from inside its run: let the run end before the next. */
+	dwq_kunit_wait_until(test, dt_alarm_ran(f, 4));
 
 	/* Nothing queued: it fires once, for nothing, and stays idle. */
 	atomic_set(&w->wakeups, 0);
@@ -792,14 +802,6 @@ static void dwq_dev_test_passed(struct kunit *test)
 	KUNIT_EXPECT_LE(test, p, t1);
 	KUNIT_EXPECT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
 			(ssize_t)-EAGAIN);
-}
-
-/* The alarm has run @runs times, and is not running. */
-static bool dt_alarm_ran(struct file *f, u64 runs)
-{
-	struct dwq_task_info info = dt_alarm(f);
-
-	return info.runs == runs && info.state != DWQ_STATE_RUNNING;
 }
 
 /* The alarm is armed, for a deadline between @lo and @hi ns from now. */
