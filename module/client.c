@@ -1433,9 +1433,9 @@ __poll_t dwq_dev_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &c->wqh, wait);
 	/*
-	 * Pairs with wq_has_sleeper() in dwq_client_arm(): either the
-	 * reader that leaves the alarm unarmed sees us on the wait queue, or
-	 * we see @unarmed below.
+	 * Pairs with wq_has_sleeper() in dwq_client_arm() and
+	 * dwq_read_owe(): either the reader that leaves the alarm unarmed
+	 * sees us on the wait queue, or we see @unarmed below.
 	 */
 	smp_mb();
 	/*
