@@ -889,13 +889,15 @@ static void dwq_dev_test_read_defers(struct kunit *test)
  * it out first. A cancel then finds it done (-ENOENT); a periodic task is
  * never owed (its next period is queued when read() returns); a read()
  * whose copy faults owes nothing and loses nothing; with another waiter on
- * the file the read() settles at once; a file closed owing a task gives
- * every charge back.
+ * the file the read() settles at once; a poll() that finds the mutex held
+ * reads as readable and leaves the task owed; a file closed owing a task
+ * gives every charge back.
  */
 static void dwq_dev_test_read_owes(struct kunit *test)
 {
 	int all0, user0, all, user;
 	struct dwq_ioc_schedule s;
+	struct dwq_client *c;
 	struct dwq_ioc_cancel uc;
 	struct dwq_ioc_query q;
 	struct dwq_event ev;
@@ -907,6 +909,7 @@ static void dwq_dev_test_read_owes(struct kunit *test)
 
 	f = dt_open(test, PAGE_SIZE, &addr);
 	u = (void __user *)addr;
+	c = f->private_data;
 	dt_schedule(test, f, u, HOUR);
 	dwq_dev_kunit_charged(f, &all0, &user0);
 	id = dt_schedule(test, f, u, NSEC_PER_SEC);
@@ -916,6 +919,11 @@ static void dwq_dev_test_read_owes(struct kunit *test)
 	dwq_dev_kunit_charged(f, &all, &user);
 	KUNIT_EXPECT_EQ(test, all, all0);
 	KUNIT_EXPECT_EQ(test, user, user0);
+	/* A poll() that finds the mutex held settles nothing: readable. */
+	mutex_lock(&c->mutex);
+	KUNIT_EXPECT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+	mutex_unlock(&c->mutex);
+	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), id);
 	uc = (struct dwq_ioc_cancel){ .id = id };
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &uc, sizeof(uc)), 0UL);
 	KUNIT_EXPECT_EQ(test, ioc(f, DWQ_IOC_CANCEL, u), (long)-ENOENT);
