@@ -1332,6 +1332,61 @@ static void dwq_queue_test_handoff_follows_run(struct kunit *test)
 	KUNIT_EXPECT_NE(test, p[0].worker, h->worker);
 }
 
+struct qt_stamp {
+	struct dwq_task task;
+	u64 end; /* when the callback last returned, about */
+	atomic_t runs;
+	atomic_t in_timer;
+};
+
+static void qt_stamp_fn(struct dwq_task *task)
+{
+	struct qt_stamp *p = container_of(task, struct qt_stamp, task);
+
+	if (in_serving_softirq())
+		atomic_inc(&p->in_timer);
+	WRITE_ONCE(p->end, ktime_get_ns());
+	atomic_inc(&p->runs);
+}
+
+/* @p ran once and is queued again; @info its snapshot. */
+static bool qt_stamp_back(struct qt_stamp *p, struct dwq_task_info *info)
+{
+	dwq_query(&p->task, info);
+	return info->runs == 1 && info->state == DWQ_STATE_QUEUED;
+}
+
+/*
+ * A quick fixed-delay task that the timer runs comes back a period after
+ * its callback returned: the timer reads the clock for the task's next
+ * deadline, not the moment it fired at (which tells it the head is due
+ * without a read).
+ */
+static void dwq_queue_test_quick_fixed_delay(struct kunit *test)
+{
+	const u64 period = 200 * MS;
+	struct dwq_sched s = { .time_ns = 10 * MS,
+			       .mode = DWQ_MODE_FIXED_DELAY,
+			       .period_ns = period };
+	struct dwq_task_info info;
+	struct dwq_queue *q;
+	struct qt_stamp *p;
+	u64 end;
+
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	q = qt_queue(test, 1, 0);
+	dwq_task_init(&p->task, qt_stamp_fn, NULL);
+	dwq_task_set_quick(&p->task, true);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
+	dwq_kunit_wait_until(test, qt_stamp_back(p, &info));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->in_timer), 1);
+	end = READ_ONCE(p->end);
+	KUNIT_EXPECT_GE(test, info.deadline_ns, end + period);
+	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_RESULT_REMOVED);
+}
+
 /*
  * Two workers, both blocked in long callbacks: what the worker count
  * implies, due tasks wait for them, queued, with no worker in take() to
@@ -1411,6 +1466,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_run_hands_off),
 	KUNIT_CASE(dwq_queue_test_quick_no_handoff),
 	KUNIT_CASE(dwq_queue_test_handoff_follows_run),
+	KUNIT_CASE(dwq_queue_test_quick_fixed_delay),
 	KUNIT_CASE(dwq_queue_test_sleepers_fill_workers),
 	{}
 };

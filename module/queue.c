@@ -1029,10 +1029,12 @@ static bool __dwq_task_next(struct dwq_task *task, u64 now, u64 *at)
 }
 
 /*
- * The callback of @task returned at @now: queue it again or let it go.
- * Sets *@wake if dwq_cancel_sync() callers wait for it. @timer: it ran in
- * @q's timer, not on a worker that goes back to take() now. Once the lock
- * is dropped, the caller must not touch @task.
+ * The callback of @task returned at @now (0: not read yet; read here if
+ * the task goes back in the queue, which a one-shot that is done does not
+ * need): queue it again or let it go. Sets *@wake if dwq_cancel_sync()
+ * callers wait for it. @timer: it ran in @q's timer, not on a worker that
+ * goes back to take() now. Once the lock is dropped, the caller must not
+ * touch @task.
  *
  * Return: true if the caller must drop the last reference after unlocking.
  */
@@ -1049,8 +1051,11 @@ static bool __dwq_task_end(struct dwq_queue *q, struct dwq_task *task, u64 now,
 		task->reserved = false;
 		q->reserved--;
 		if (!task->stop && !q->stopping &&
-		    (task->mode != DWQ_MODE_ONESHOT || task->resched))
+		    (task->mode != DWQ_MODE_ONESHOT || task->resched)) {
+			if (!now)
+				now = dwq_queue_now(q);
 			again = __dwq_task_next(task, now, &next);
+		}
 	}
 	/*
 	 * Read before unbinding: that drops the queue's reference unless it
@@ -1944,7 +1949,7 @@ static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
 	lock_map_release(&task_map);
 	lock_map_release(&q->timer_lockdep_map);
 	raw_spin_lock_irqsave(&q->lock, *flags);
-	put = __dwq_task_end(q, task, dwq_queue_now(q), true, &wake);
+	put = __dwq_task_end(q, task, 0, true, &wake);
 	if (put || wake) {
 		raw_spin_unlock_irqrestore(&q->lock, *flags);
 		/* The release function runs here: see dwq_task_set_quick(). */
@@ -1986,9 +1991,17 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 	struct dwq_worker *w;
 	unsigned int runs = 0;
 	unsigned long flags;
-	u64 now;
+	u64 now = 0;
 
 	raw_spin_lock_irqsave(&q->lock, flags);
+	/*
+	 * A moment known to be past, so that a due head takes no clock
+	 * read: the soft expiry this run fired at. The timer is armed only
+	 * under @q->lock, so it is that unless the timer was armed anew
+	 * while this waited for the lock, and then it is queued again.
+	 */
+	if (!hrtimer_is_queued(timer))
+		now = hrtimer_get_softexpires_tv64(timer);
 	for (;;) {
 		w = q->leader;
 		if (!w || q->leader_fired)
@@ -2008,7 +2021,8 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 			q->leader_hard = KTIME_MAX;
 			break;
 		}
-		now = dwq_queue_now(q);
+		if (now < q->leader_deadline || (head && head->deadline > now))
+			now = dwq_queue_now(q);
 		/* Moved later while this waited for the lock: armed again. */
 		if (now < q->leader_deadline)
 			break;
