@@ -376,6 +376,63 @@ TEST_F(read, partial_efault_loses_nothing)
 	read_partial_efault(30);
 }
 
+/*
+ * A read() of one event stores it whole at any alignment of the buffer,
+ * a one-shot's (which the read leaves owed) as a periodic task's; a
+ * buffer that turns bad part-way through the event gets -EFAULT, aligned
+ * (stored field by field) or not (copied), and the event comes with the
+ * next read(), the same.
+ */
+TEST_F(read, one_event_any_alignment)
+{
+	static const uint32_t modes[] = { DWQ_MODE_ONESHOT,
+					  DWQ_MODE_FIXED_RATE };
+	static const size_t offs[] = { 0, 1, 4, 7 };
+	char buf[sizeof(struct dwq_event) + 8] __attribute__((aligned(8)));
+	int fd = dwqt_open(O_NONBLOCK);
+	char *bad = dwqt_unmapped();
+	struct dwq_event ev;
+	uint64_t id, cookie;
+	unsigned int m, o;
+	ssize_t n;
+
+	for (m = 0; m < 2; m++) {
+		for (o = 0; o < 4; o++) {
+			cookie = 100 * m + o;
+			id = dwqt_sched_ok(fd, 0, m ? 3600 * NSEC_PER_SEC : 0,
+					   modes[m], 0, cookie);
+			wait_events(fd, 1);
+			n = read(fd, bad - sizeof(ev) / 2 + offs[o],
+				 sizeof(ev));
+			T_EXPECT(n < 0 && errno == EFAULT,
+				 "read of an event half on a bad page at +%zu: %zd (%s)",
+				 offs[o], n,
+				 n < 0 ? t_errname(errno) : "bytes");
+			T_EQ(dwqt_stats_ok(fd).events, 1);
+			memset(buf, 0xa5, sizeof(buf));
+			n = read(fd, buf + offs[o], sizeof(ev));
+			T_EQ(n, (ssize_t)sizeof(ev));
+			memcpy(&ev, buf + offs[o], sizeof(ev));
+			dwqt_check_event(&ev);
+			T_EQ(ev.id, id);
+			T_EQ(ev.cookie, cookie);
+			T_EQ(ev.flags, m ? 0 : DWQ_EVENT_LAST);
+			T_EQ(ev.overruns, 0);
+			T_EQ(ev.skipped, 0);
+			T_EQ(ev.folded, 0);
+			/* Not a byte outside the event. */
+			for (n = 0; n < (ssize_t)offs[o]; n++)
+				T_EQ(buf[n], (char)0xa5);
+			for (n = offs[o] + sizeof(ev); n < (ssize_t)sizeof(buf);
+			     n++)
+				T_EQ(buf[n], (char)0xa5);
+			if (m)
+				T_OK(dwqt_cancel(fd, id, NULL));
+			T_EQ(dwqt_stats_ok(fd).events, 0);
+		}
+	}
+}
+
 struct reader {
 	int fd;
 	ssize_t n;
