@@ -77,6 +77,7 @@ struct dwq_worker;
 
 /* dwq_queue_create() flags */
 #define DWQ_QUEUE_BOOTTIME 0x1U /* key the heap on CLOCK_BOOTTIME */
+#define DWQ_QUEUE_HARDIRQ 0x2U /* quick tasks run in hard irq context */
 
 /* dwq_queue_destroy() policies */
 #define DWQ_DESTROY_DROP 0U /* drop every pending task */
@@ -345,6 +346,15 @@ static inline void dwq_task_get(struct dwq_task *task)
  * call every dwq function but those that sleep: dwq_cancel_sync() (which
  * says -EDEADLK there), dwq_queue_reserve() and dwq_queue_destroy(). A
  * worker running a quick task arms no hand-off timer.
+ *
+ * On a queue created with %DWQ_QUEUE_HARDIRQ, the timer is a hard one
+ * (HRTIMER_MODE_ABS_HARD) and its quick tasks run in hard interrupt
+ * context, as a timerfd's expiry does, with no timer softirq in between;
+ * a worker runs them with interrupts off. Their callbacks and release
+ * functions must then be fine in hard irq context: irqsave or raw
+ * spinlocks only, no work that takes long. On PREEMPT_RT the flag does
+ * nothing: the timer and its quick tasks stay in the timer softirq's
+ * thread, where sleeping spinlocks may be taken.
  *
  * Context: any context.
  */

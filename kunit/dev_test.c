@@ -160,13 +160,16 @@ static void dt_file_close(void *f)
 	close_node(f);
 }
 
-/* A device of its own on a queue of its own, both undone when the test ends. */
+/*
+ * A device of its own on a queue of its own, both undone when the test
+ * ends: a hard irq queue, as /dev/dwq's (the files' alarms run there).
+ */
 static struct dwq_queue *dt_dev(struct kunit *test)
 {
 	struct dwq_queue *q;
 	struct dwq_dev *dev;
 
-	q = dwq_queue_create("kunit", 1, 0);
+	q = dwq_queue_create("kunit", 1, DWQ_QUEUE_HARDIRQ);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
 	KUNIT_ASSERT_EQ(test,
 			kunit_add_action_or_reset(test, dt_queue_destroy, q),

@@ -400,6 +400,10 @@ static void dwq_queue_test_create_invalid(struct kunit *test)
 			(long)-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(dwq_queue_create("kunit", 1, 0x80)),
 			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(dwq_queue_create("kunit", 1,
+						 DWQ_QUEUE_HARDIRQ | 0x4)),
+			(long)-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(dwq_queue_create("", 1, 0)),
 			(long)-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(dwq_queue_create(NULL, 1, 0)),
@@ -1387,6 +1391,83 @@ static void dwq_queue_test_quick_fixed_delay(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_RESULT_REMOVED);
 }
 
+struct qt_ctx_probe {
+	struct dwq_task task;
+	atomic_t *count; /* [0] runs, [1] in hard irq, [2] interrupts off */
+	struct dwq_task *other; /* dwq_cancel_sync() from the callback */
+	int sync_ret;
+};
+
+static void qt_ctx_fn(struct dwq_task *task)
+{
+	struct qt_ctx_probe *p = container_of(task, struct qt_ctx_probe, task);
+
+	if (in_hardirq())
+		atomic_inc(&p->count[1]);
+	if (irqs_disabled())
+		atomic_inc(&p->count[2]);
+	if (p->other)
+		p->sync_ret = dwq_cancel_sync(p->other);
+	atomic_inc(&p->count[0]);
+}
+
+/*
+ * DWQ_QUEUE_HARDIRQ: a burst of quick tasks due at once, more than the
+ * timer runs per expiry. The timer runs the first ones in hard irq
+ * context, a worker the rest with interrupts off, every one once; a
+ * dwq_cancel_sync() from such a callback says -EDEADLK and does nothing.
+ * On PREEMPT_RT the flag does nothing: none runs in hard irq context.
+ */
+static void dwq_queue_test_hardirq(struct kunit *test)
+{
+	const unsigned int n = DWQ_TIMER_RUN_MAX + 4;
+	struct qt_probe *other = qt_probes(test, 1);
+	atomic_t *count = qt_counters(test, 3);
+	struct dwq_task_info info;
+	struct qt_ctx_probe *p;
+	struct dwq_task **tasks;
+	struct dwq_sched *s;
+	struct dwq_queue *q;
+	unsigned int i;
+	u64 at;
+
+	p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	tasks = kunit_kcalloc(test, n, sizeof(*tasks), GFP_KERNEL);
+	s = kunit_kcalloc(test, n, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, p && tasks && s);
+	q = qt_queue(test, 2, DWQ_QUEUE_HARDIRQ);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &other[0], 3600 * NSEC_PER_SEC), 0);
+	at = ktime_get_ns() + 20 * MS;
+	for (i = 0; i < n; i++) {
+		dwq_task_init(&p[i].task, qt_ctx_fn, NULL);
+		dwq_task_set_quick(&p[i].task, true);
+		p[i].count = count;
+		tasks[i] = &p[i].task;
+		s[i] = (struct dwq_sched){ .time_ns = at,
+					   .flags = DWQ_SCHED_ABS };
+	}
+	p[0].other = &other[0].task;
+	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n), 0);
+	dwq_kunit_wait_until(test, atomic_read(&count[0]) == n);
+	/* Each ran once, and is done. */
+	for (i = 0; i < n; i++) {
+		dwq_kunit_wait_until(test, READ_ONCE(p[i].task.state) ==
+						   DWQ_STATE_IDLE);
+		dwq_query(&p[i].task, &info);
+		KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
+	}
+	KUNIT_EXPECT_EQ(test, p[0].sync_ret, -EDEADLK);
+	dwq_query(&other[0].task, &info);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&count[1]), 0);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&count[2]), (int)n);
+	KUNIT_EXPECT_GE(test, atomic_read(&count[1]), 1);
+	KUNIT_EXPECT_LE(test, atomic_read(&count[1]), DWQ_TIMER_RUN_MAX);
+}
+
 /*
  * Two workers, both blocked in long callbacks: what the worker count
  * implies, due tasks wait for them, queued, with no worker in take() to
@@ -1467,6 +1548,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_quick_no_handoff),
 	KUNIT_CASE(dwq_queue_test_handoff_follows_run),
 	KUNIT_CASE(dwq_queue_test_quick_fixed_delay),
+	KUNIT_CASE(dwq_queue_test_hardirq),
 	KUNIT_CASE(dwq_queue_test_sleepers_fill_workers),
 	{}
 };

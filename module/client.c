@@ -321,7 +321,9 @@ static int dwq_client_alarm_set(struct dwq_client_clock *clk, u64 at,
  * readers: the next read() or poll() arms it, where it may sleep to make
  * room.
  *
- * Context: the queue's timer (softirq) or a worker with softirqs off.
+ * Context: the queue's timer, or a worker with interrupts (or softirqs)
+ * off: hard irq context on /dev/dwq's queue (%DWQ_QUEUE_HARDIRQ), softirq
+ * context on PREEMPT_RT.
  */
 static void dwq_client_alarm(struct dwq_task *task)
 {

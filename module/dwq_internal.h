@@ -8,7 +8,9 @@
 #ifndef _DWQ_INTERNAL_H
 #define _DWQ_INTERNAL_H
 
+#include <linux/bottom_half.h>
 #include <linux/hrtimer.h>
+#include <linux/irqflags.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/miscdevice.h>
@@ -79,14 +81,11 @@ void dwq_dev_exit(void);
 
 /*
  * "Take" the lock class of a task's callback (its dwq_task_init() call
- * site): subclass 0 for an ordinary task's runs, 1 for a quick one's,
- * which run with softirqs off or in softirq context (dwq_task_set_quick()),
- * so that one call site may make tasks of both kinds without lockdep
- * seeing one class used in both contexts. A macro: @map may not exist
+ * site) in subclass @sub, dwq_task_subclass(). A macro: @map may not exist
  * without CONFIG_LOCKDEP.
  */
-#define dwq_task_map_acquire(map, quick) \
-	lock_acquire_exclusive(map, (quick) ? 1 : 0, 0, NULL, _THIS_IP_)
+#define dwq_task_map_acquire(map, sub) \
+	lock_acquire_exclusive(map, sub, 0, NULL, _THIS_IP_)
 
 /* Room for "dwq-<name>/<id>" in TASK_COMM_LEN is smaller still. */
 #define DWQ_NAME_LEN 16
@@ -179,9 +178,13 @@ struct dwq_worker {
  *	meanwhile was due: it will re-read the head
  * @timer: the leader's timer: armed when a worker begins to lead, moved in
  *	place by whoever queues a task due earlier, so that a new head costs
- *	no wakeup. A soft hrtimer: it runs the due quick tasks itself, in
- *	softirq context, and wakes the leader only for the others (see
- *	dwq_queue_timer())
+ *	no wakeup. It runs the due quick tasks itself, and wakes the leader
+ *	only for the others (see dwq_queue_timer()): a soft hrtimer, in
+ *	softirq context, or with @hardirq a hard one
+ * @hardirq: created with %DWQ_QUEUE_HARDIRQ (and not on PREEMPT_RT): quick
+ *	tasks run in hard irq context, in @timer, or on a worker with
+ *	interrupts off; fixed at creation
+ * @timer_mode: @timer's mode, as every hrtimer_start() of it must say
  * @handoffs: followers woken by a hand-off timer and not yet back under
  *	the lock: a due head is left to them
  * @reserved: heap slots held back for running tasks that will be queued
@@ -216,9 +219,9 @@ struct dwq_worker {
  * @lockdep_name: the name of @lockdep_map: "(dwq_queue)<name>"
  * @timer_lockdep_key: the lock class of @timer_lockdep_map, one per queue
  * @timer_lockdep_map: as @lockdep_map, "held" by @timer while it runs a
- *	quick callback, in softirq context, and touched by
- *	dwq_queue_destroy() with softirqs off: a class of its own, since the
- *	workers hold @lockdep_map with softirqs on
+ *	quick callback, in softirq (or with @hardirq hard irq) context, and
+ *	touched by dwq_queue_destroy() with softirqs (or interrupts) off: a
+ *	class of its own, since the workers hold @lockdep_map with both on
  * @timer_lockdep_name: its name: "(dwq_timer)<name>"
  */
 struct dwq_queue {
@@ -229,6 +232,8 @@ struct dwq_queue {
 	u64 leader_hard;
 	bool leader_fired;
 	struct hrtimer timer;
+	bool hardirq;
+	enum hrtimer_mode timer_mode;
 	unsigned int handoffs;
 	unsigned int reserved;
 	unsigned int room;
@@ -255,6 +260,41 @@ struct dwq_queue {
 	char timer_lockdep_name[12 + DWQ_NAME_LEN];
 #endif
 };
+
+/*
+ * The lock subclass of a task's runs on @q: 0 for an ordinary task, 1 for
+ * a quick one, which runs with softirqs off or in softirq context
+ * (dwq_task_set_quick()), 2 for a quick one on a %DWQ_QUEUE_HARDIRQ queue,
+ * which runs with interrupts off or in hard irq context. So one call site
+ * of dwq_task_init() may make tasks of every kind without lockdep seeing
+ * one class used in two contexts.
+ */
+static inline unsigned int dwq_task_subclass(const struct dwq_queue *q,
+					     bool quick)
+{
+	return quick ? 1 + (q && q->hardirq) : 0;
+}
+
+/*
+ * Enter and leave the context a quick task of @q runs in outside @q's
+ * timer, on a worker or for lockdep's sake: softirqs off, or with
+ * %DWQ_QUEUE_HARDIRQ interrupts off.
+ */
+static inline void dwq_quick_enter(const struct dwq_queue *q)
+{
+	if (q && q->hardirq)
+		local_irq_disable();
+	else
+		local_bh_disable();
+}
+
+static inline void dwq_quick_leave(const struct dwq_queue *q)
+{
+	if (q && q->hardirq)
+		local_irq_enable();
+	else
+		local_bh_enable();
+}
 
 /* The queue dwq.ko creates at load time, for /dev/dwq. */
 extern struct dwq_queue *dwq_default_queue;

@@ -94,7 +94,11 @@ static int __init dwq_init(void)
 	err = dwq_dev_init();
 	if (err)
 		goto err;
-	dwq_default_queue = dwq_queue_create("dwq", workers, 0);
+	/*
+	 * Its quick tasks are the files' alarms, which only wake a file's
+	 * readers: in the timer's hard irq, as a timerfd's expiry does.
+	 */
+	dwq_default_queue = dwq_queue_create("dwq", workers, DWQ_QUEUE_HARDIRQ);
 	if (IS_ERR(dwq_default_queue)) {
 		err = PTR_ERR(dwq_default_queue);
 		pr_err("cannot create the default queue: %d\n", err);

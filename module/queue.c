@@ -96,15 +96,16 @@
  *   really runs long brings a follower in.
  *
  * - The leader's timer wakes nobody for a quick task (dwq_task_set_quick()):
- *   a soft hrtimer, it runs the due quick tasks at the head itself, in
- *   softirq context, at most DWQ_TIMER_RUN_MAX per expiry, re-queues the
+ *   it runs the due quick tasks at the head itself, in softirq context (a
+ *   soft hrtimer) or, on a %DWQ_QUEUE_HARDIRQ queue, in hard irq context
+ *   (a hard one), at most DWQ_TIMER_RUN_MAX per expiry, re-queues the
  *   periodic ones and moves on to the next head, the leader asleep all
  *   along (dwq_queue_timer()). Such a task is RUNNING with no runner, and
  *   out of the heap, so no worker takes it meanwhile. A quick task due at
  *   once when scheduled moves the timer to now instead of waking the
  *   leader. Only a due task that is not quick or a burst past the bound
  *   wakes the leader, which runs the rest as a worker (with softirqs off
- *   for a quick one).
+ *   for a quick one, or interrupts off on a %DWQ_QUEUE_HARDIRQ queue).
  *
  * Capacity: the heap array never grows or shrinks under the lock, and
  * nothing that schedules allocates: a schedule that finds no room fails
@@ -338,7 +339,7 @@ static void __dwq_leader_arm(struct dwq_queue *q, u64 soft, u64 hard)
 	q->leader_deadline = soft;
 	q->leader_hard = hard;
 	hrtimer_start_range_ns(&q->timer, ns_to_ktime(soft), hard - soft,
-			       HRTIMER_MODE_ABS_SOFT);
+			       q->timer_mode);
 }
 
 /**
@@ -1686,22 +1687,23 @@ void dwq_cancel_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 EXPORT_SYMBOL_GPL(dwq_cancel_batch);
 
 /*
- * "Take" the lock class of @task's callback, as if waiting for it. A quick
- * task's callback runs with softirqs off (in the timer softirq, or on a
- * worker with them disabled), under its quick subclass
- * (dwq_task_map_acquire()), and so is this, as for flush_work() of a BH
- * work item: lockdep sees one consistent usage of each class.
+ * "Take" the lock class of @task's callback, as if waiting for it, on @q
+ * (NULL if it was idle). A quick task's callback runs with softirqs off
+ * (in the timer softirq, or on a worker with them disabled), or on a
+ * %DWQ_QUEUE_HARDIRQ queue with interrupts off, under its quick subclass
+ * (dwq_task_subclass()), and so is this, as for flush_work() of a BH work
+ * item: lockdep sees one consistent usage of each class.
  */
-static void dwq_task_touch_map(struct dwq_task *task)
+static void dwq_task_touch_map(struct dwq_queue *q, struct dwq_task *task)
 {
-	bool bh = READ_ONCE(task->quick);
+	bool quick = READ_ONCE(task->quick);
 
-	if (bh)
-		local_bh_disable();
-	dwq_task_map_acquire(&task->lockdep_map, bh);
+	if (quick)
+		dwq_quick_enter(q);
+	dwq_task_map_acquire(&task->lockdep_map, dwq_task_subclass(q, quick));
 	lock_map_release(&task->lockdep_map);
-	if (bh)
-		local_bh_enable();
+	if (quick)
+		dwq_quick_leave(q);
 }
 
 /**
@@ -1724,8 +1726,9 @@ static void dwq_task_touch_map(struct dwq_task *task)
  * reference, @task's release function runs here.
  * Return: as dwq_cancel(); or -EDEADLK, having done nothing, when called
  * from @task's own callback, which would wait for itself, or with softirqs
- * off: from any quick callback (see dwq_task_set_quick()), in the queue's
- * timer or on a worker, which must not sleep and may be what it waits for.
+ * or interrupts off: from any quick callback (see dwq_task_set_quick()),
+ * in the queue's timer or on a worker, which must not sleep and may be
+ * what it waits for.
  */
 int dwq_cancel_sync(struct dwq_task *task)
 {
@@ -1734,7 +1737,7 @@ int dwq_cancel_sync(struct dwq_task *task)
 	bool put = false;
 	int ret;
 
-	if (in_softirq())
+	if (in_softirq() || irqs_disabled())
 		return -EDEADLK;
 	might_sleep();
 retry:
@@ -1761,7 +1764,7 @@ retry:
 		 */
 		WRITE_ONCE(task->canceling, task->canceling + 1);
 		raw_spin_unlock_irqrestore(&q->lock, flags);
-		dwq_task_touch_map(task);
+		dwq_task_touch_map(q, task);
 		wait_event(q->done_wq,
 			   READ_ONCE(task->state) != DWQ_STATE_RUNNING);
 		raw_spin_lock_irqsave(&q->lock, flags);
@@ -1769,13 +1772,13 @@ retry:
 	}
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 	if (ret != DWQ_RESULT_RUNNING)
-		dwq_task_touch_map(task);
+		dwq_task_touch_map(q, task);
 	if (put)
 		dwq_task_put(task);
 	return ret;
 
 idle:
-	dwq_task_touch_map(task);
+	dwq_task_touch_map(NULL, task);
 	return DWQ_RESULT_IDLE;
 }
 EXPORT_SYMBOL_GPL(dwq_cancel_sync);
@@ -1913,7 +1916,8 @@ EXPORT_SYMBOL_GPL(dwq_query);
  * Run quick @task, which the timer took while @w leads, in the timer's
  * context: the callback outside the lock, then the end of its run, as
  * dwq_worker_run() and dwq_task_finish() do on a worker. Drops @q->lock
- * and retakes it (the saved interrupt state is the timer's: on).
+ * and retakes it (the saved interrupt state is the timer's: on in the
+ * softirq, off in hard irq context).
  */
 static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
 			    struct dwq_task *task, unsigned long *flags)
@@ -1937,14 +1941,15 @@ static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
 	/*
 	 * As on a worker, the queue's and the task's lock classes are "held"
 	 * while the callback runs; the queue's is its timer's own class
-	 * (@timer_lockdep_map, softirq context), which dwq_queue_destroy()
-	 * touches too. @task may be freed once its callback returns.
+	 * (@timer_lockdep_map, softirq or hard irq context), which
+	 * dwq_queue_destroy() touches too. @task may be freed once its
+	 * callback returns.
 	 */
 #ifdef CONFIG_LOCKDEP
 	lockdep_copy_map(&task_map, &task->lockdep_map);
 #endif
 	lock_map_acquire(&q->timer_lockdep_map);
-	dwq_task_map_acquire(&task_map, true);
+	dwq_task_map_acquire(&task_map, dwq_task_subclass(q, true));
 	task->func(task);
 	lock_map_release(&task_map);
 	lock_map_release(&q->timer_lockdep_map);
@@ -1967,7 +1972,7 @@ static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
  *
  * Runs the due quick tasks at the head right here, in the timer's context,
  * without waking anyone (at most %DWQ_TIMER_RUN_MAX, so that a burst cannot
- * hold the timer softirq), and moves the timer on to the next head. Wakes
+ * hold the CPU), and moves the timer on to the next head. Wakes
  * the leader for anything else: a due task that is not quick, more than
  * %DWQ_TIMER_RUN_MAX, a follower on its way by hand-off, or a queue being
  * destroyed. With nothing queued, nobody is woken: the leader sleeps on
@@ -1979,8 +1984,10 @@ static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
  * for sleeps on. It cannot run on a worker meanwhile: it is out of the
  * heap until __dwq_task_end(), as on a worker.
  *
- * Context: softirq context (HRTIMER_MODE_SOFT): the timer softirq, on
- *	PREEMPT_RT in its thread (ktimers, or ksoftirqd on older kernels).
+ * Context: softirq context (HRTIMER_MODE_ABS_SOFT): the timer softirq, on
+ *	PREEMPT_RT in its thread (ktimers, or ksoftirqd on older kernels);
+ *	on a %DWQ_QUEUE_HARDIRQ queue (HRTIMER_MODE_ABS_HARD), hard irq
+ *	context.
  * Return: %HRTIMER_NORESTART.
  */
 static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
@@ -2058,7 +2065,9 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
  * @name: a short name: the workers are "dwq/<id>" for "dwq", else
  *	"dwq-<name>/<id>", cut to the 15 characters of a task's comm
  * @workers: worker threads to start, 1 .. %DWQ_MAX_WORKERS
- * @flags: 0 or %DWQ_QUEUE_BOOTTIME
+ * @flags: 0, or %DWQ_QUEUE_BOOTTIME (the heap keyed on CLOCK_BOOTTIME)
+ *	and/or %DWQ_QUEUE_HARDIRQ (quick tasks run in hard irq context, see
+ *	dwq_task_set_quick())
  *
  * Context: process context; sleeps.
  * Return: the queue, or an ERR_PTR(): -EINVAL for a bad argument, -ENOMEM,
@@ -2072,7 +2081,8 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	int err;
 
 	might_sleep();
-	if (!name || !*name || flags & ~DWQ_QUEUE_BOOTTIME || !workers ||
+	if (!name || !*name ||
+	    flags & ~(DWQ_QUEUE_BOOTTIME | DWQ_QUEUE_HARDIRQ) || !workers ||
 	    workers > DWQ_MAX_WORKERS)
 		return ERR_PTR(-EINVAL);
 
@@ -2091,8 +2101,12 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	q->clockid = flags & DWQ_QUEUE_BOOTTIME ? CLOCK_BOOTTIME :
 						  CLOCK_MONOTONIC;
 	INIT_LIST_HEAD(&q->followers);
-	hrtimer_setup(&q->timer, dwq_queue_timer, q->clockid,
-		      HRTIMER_MODE_ABS_SOFT);
+	/* On PREEMPT_RT, a hard timer could not take sleeping locks. */
+	q->hardirq = flags & DWQ_QUEUE_HARDIRQ &&
+		     !IS_ENABLED(CONFIG_PREEMPT_RT);
+	q->timer_mode = q->hardirq ? HRTIMER_MODE_ABS_HARD :
+				     HRTIMER_MODE_ABS_SOFT;
+	hrtimer_setup(&q->timer, dwq_queue_timer, q->clockid, q->timer_mode);
 	init_waitqueue_head(&q->done_wq);
 	INIT_WORK(&q->resize_work, dwq_queue_resize_work);
 	strscpy(q->name, name, sizeof(q->name));
@@ -2164,20 +2178,20 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 
 	might_sleep();
 	/* A quick callback, on a worker or in the timer this waits for. */
-	if (WARN_ON(dwq_queue_is_worker(q) || in_softirq()))
+	if (WARN_ON(dwq_queue_is_worker(q) || in_softirq() || irqs_disabled()))
 		return;
 	WARN_ON(policy > DWQ_DESTROY_RUN_DUE);
 	/*
 	 * As destroy_workqueue(): a callback may not need a lock we hold.
-	 * The timer's class is "held" in softirq context, so touched with
-	 * softirqs off.
+	 * The timer's class is "held" in softirq (or hard irq) context, so
+	 * touched with softirqs (or interrupts) off.
 	 */
 	lock_map_acquire(&q->lockdep_map);
 	lock_map_release(&q->lockdep_map);
-	local_bh_disable();
+	dwq_quick_enter(q);
 	lock_map_acquire(&q->timer_lockdep_map);
 	lock_map_release(&q->timer_lockdep_map);
-	local_bh_enable();
+	dwq_quick_leave(q);
 
 	raw_spin_lock_irq(&q->lock);
 	q->stopping = true;

@@ -67,17 +67,18 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 #ifdef CONFIG_LOCKDEP
 		lockdep_copy_map(&task_map, &task->lockdep_map);
 #endif
-		/* Quick: as in the timer softirq, see dwq_task_set_quick(). */
+		/* Quick: as in the queue's timer, see dwq_task_set_quick(). */
 		quick = READ_ONCE(task->quick);
 		if (quick)
-			local_bh_disable();
+			dwq_quick_enter(w->queue);
 		lock_map_acquire(&w->queue->lockdep_map);
-		dwq_task_map_acquire(&task_map, quick);
+		dwq_task_map_acquire(&task_map,
+				     dwq_task_subclass(w->queue, quick));
 		task->func(task);
 		lock_map_release(&task_map);
 		lock_map_release(&w->queue->lockdep_map);
 		if (quick)
-			local_bh_enable();
+			dwq_quick_leave(w->queue);
 
 		atomic = preempt_count() || irqs_disabled() ||
 			 lockdep_depth(current);
