@@ -7,8 +7,8 @@
  *      leader; a lone alarm runs in the timer and wakes no worker
  *   2. the file keeps its tasks in its own heap: the shared queue holds
  *      one alarm per clock for it, not its tasks
- *   3. a task comes due: the alarm (quick, in the timer softirq; on
- *      PREEMPT_RT in that softirq's thread) only wakes the reader, and
+ *   3. a task comes due: the alarm (quick, in the timer's hard irq; on
+ *      PREEMPT_RT in the timer softirq's thread) only wakes the reader, and
  *      the task fires inside the reader's read(), not before
  *   4. a thousand tasks due at once: one alarm, one read, no worker
  *      woken per event
@@ -363,16 +363,17 @@ static int intro(struct demo *d, struct dwq_ioc_stats *st)
 	    "An open file of %s does not put its tasks there. It keeps them\n"
 	    "in heaps of its own, one per clock, and puts one engine task per\n"
 	    "clock in the shared queue: its alarm, at its earliest deadline.\n"
-	    "The alarm is quick: the leader's timer runs it in the timer\n"
-	    "softirq, and all it does is wake the file's readers. The reader's\n"
+	    "The alarm is quick: the leader's timer runs it in its hard\n"
+	    "interrupt, and all it does is wake the file's readers. The reader's\n"
 	    "read() then fires the due tasks itself, in its own process, and\n"
 	    "returns their events. No worker runs anything for a task.\n\n",
 	    opt.dev);
 	if (preempt_rt())
-		say("This kernel is PREEMPT_RT: softirqs run in threads, so the\n"
-		    "alarm runs in the timer softirq's thread, ktimers/N\n"
-		    "(ksoftirqd/N on older kernels). That thread is the kernel's,\n"
-		    "not a dwq worker: STATS does not count its wakeups.\n\n");
+		say("This kernel is PREEMPT_RT: a timer that may take sleeping\n"
+		    "locks runs in a thread, so the alarm runs in the timer\n"
+		    "softirq's thread, ktimers/N (ksoftirqd/N on older kernels).\n"
+		    "That thread is the kernel's, not a dwq worker: STATS does not\n"
+		    "count its wakeups.\n\n");
 	if (!stat(opt.dev, &sb))
 		say("%s is character device %u:%u; ", opt.dev,
 		    major(sb.st_rdev), minor(sb.st_rdev));
@@ -518,8 +519,8 @@ static int step_idle(struct demo *d, struct dwq_ioc_stats *st)
 		      "nothing is queued, so the counts below are ours alone");
 
 	say("\n   A task due in 50 ms, alone, twice (from another file). Its\n"
-	    "   alarm moves the leader's timer, which runs it in the timer\n"
-	    "   softirq; then nothing is left and the leader sleeps on. Only\n"
+	    "   alarm moves the leader's timer, which runs it in its hard\n"
+	    "   interrupt; then nothing is left and the leader sleeps on. Only\n"
 	    "   without a leader does one worker wake, once, to lead:\n");
 	before = st->leader;
 	if (lone_alarm(d, st, &first) || lone_alarm(d, st, &second))
@@ -744,10 +745,11 @@ static int step_due(struct demo *d)
 		      ok ? comm : "no trace line");
 	else
 		check(d,
-		      ok && strlen(flags) > 2 && flags[2] == 's' &&
+		      ok && strlen(flags) > 2 &&
+			      (flags[2] == 'h' || flags[2] == 'H') &&
 			      strncmp(comm, "dwq", 3),
-		      "alarm_in_softirq",
-		      "the alarm ran in the timer softirq (trace flags %s: 's'), not in a dwq worker",
+		      "alarm_in_hardirq",
+		      "the alarm ran in the timer's hard irq (trace flags %s: 'h'), not in a dwq worker",
 		      ok ? flags : "none");
 	return 0;
 }

@@ -101,8 +101,8 @@ if uname -v | grep -q PREEMPT_RT; then
 	check "demo: PREEMPT_RT: the alarm ran in the timer softirq's thread" "$tmp/demo" \
 		grep -Eq '\[ok\] PREEMPT_RT: the alarm ran in (ktimers|ksoftirqd)/[0-9]+, the timer softirq' "$tmp/demo"
 else
-	check "demo: the alarm ran in the timer softirq" "$tmp/demo" \
-		grep -q '\[ok\] the alarm ran in the timer softirq (trace flags ..s' "$tmp/demo"
+	check "demo: the alarm ran in the timer's hard irq" "$tmp/demo" \
+		grep -Eq "\[ok\] the alarm ran in the timer's hard irq \(trace flags ..[hH]" "$tmp/demo"
 fi
 check "demo: 1000 tasks due at once fired once each" "$tmp/demo" \
 	grep -q '\[ok\] each fired exactly once: 1000 events for 1000 tasks' "$tmp/demo"
