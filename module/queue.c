@@ -1039,8 +1039,9 @@ static bool __dwq_task_next(struct dwq_task *task, u64 now, u64 *at)
  *
  * Return: true if the caller must drop the last reference after unlocking.
  */
-static bool __dwq_task_end(struct dwq_queue *q, struct dwq_task *task, u64 now,
-			   bool timer, bool *wake)
+static __always_inline bool __dwq_task_end(struct dwq_queue *q,
+					   struct dwq_task *task, u64 now,
+					   bool timer, bool *wake)
 {
 	/* The mode of the run that ended, whatever a reschedule did since. */
 	bool oneshot = dwq_task_run_oneshot(task);
@@ -2008,7 +2009,7 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 	 * while this waited for the lock, and then it is queued again.
 	 */
 	if (!hrtimer_is_queued(timer))
-		now = hrtimer_get_softexpires_tv64(timer);
+		now = ktime_to_ns(hrtimer_get_softexpires(timer));
 	for (;;) {
 		w = q->leader;
 		if (!w || q->leader_fired)
