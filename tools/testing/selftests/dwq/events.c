@@ -388,7 +388,8 @@ TEST_F(read, one_event_any_alignment)
 	static const uint32_t modes[] = { DWQ_MODE_ONESHOT,
 					  DWQ_MODE_FIXED_RATE };
 	static const size_t offs[] = { 0, 1, 4, 7 };
-	char buf[sizeof(struct dwq_event) + 8] __attribute__((aligned(8)));
+	uint64_t words[sizeof(struct dwq_event) / 8 + 1];
+	char *buf = (char *)words;
 	int fd = dwqt_open(O_NONBLOCK);
 	char *bad = dwqt_unmapped();
 	struct dwq_event ev;
@@ -409,7 +410,7 @@ TEST_F(read, one_event_any_alignment)
 				 offs[o], n,
 				 n < 0 ? t_errname(errno) : "bytes");
 			T_EQ(dwqt_stats_ok(fd).events, 1);
-			memset(buf, 0xa5, sizeof(buf));
+			memset(buf, 0xa5, sizeof(words));
 			n = read(fd, buf + offs[o], sizeof(ev));
 			T_EQ(n, (ssize_t)sizeof(ev));
 			memcpy(&ev, buf + offs[o], sizeof(ev));
@@ -423,8 +424,8 @@ TEST_F(read, one_event_any_alignment)
 			/* Not a byte outside the event. */
 			for (n = 0; n < (ssize_t)offs[o]; n++)
 				T_EQ(buf[n], (char)0xa5);
-			for (n = offs[o] + sizeof(ev); n < (ssize_t)sizeof(buf);
-			     n++)
+			for (n = offs[o] + sizeof(ev);
+			     n < (ssize_t)sizeof(words); n++)
 				T_EQ(buf[n], (char)0xa5);
 			if (m)
 				T_OK(dwqt_cancel(fd, id, NULL));
