@@ -1620,25 +1620,30 @@ static void dwq_events_next(struct dwq_client *c, struct dwq_utask **next,
 }
 
 /**
- * dwq_sched_abs() - make a schedule's time an absolute deadline, now
+ * dwq_sched_abs() - make a schedule's time an absolute deadline
  * @ds: the timing, from dwq_limits_sched(); made absolute
  * @clock: its &enum dwq_clock
  * @period: the task's period, 0 for a one-shot
+ * @now: the call's moment on each clock, a delay is counted from: 0 until
+ *	read, read here when a delay first needs it, so that every delay of
+ *	one call counts from one moment (and the clock is read once)
  *
  * Context: any context.
  * Return: 0; -EINVAL if the deadline is past KTIME_MAX, or the one a
  * @period later is (so that moving a periodic task on never wraps), as
  * for the engine's tasks.
  */
-int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period)
+int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period,
+		  u64 *now)
 {
-	u64 now, d = ds->time_ns;
+	u64 d = ds->time_ns;
 
 	if (!(ds->flags & DWQ_SCHED_ABS)) {
-		now = dwq_clock_now(clock);
-		if (d > KTIME_MAX - now)
+		if (!now[clock])
+			now[clock] = dwq_clock_now(clock);
+		if (d > KTIME_MAX - now[clock])
 			return -EINVAL;
-		d += now;
+		d += now[clock];
 	}
 	if (period > KTIME_MAX - d)
 		return -EINVAL;
@@ -1792,7 +1797,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 	/* Without DWQ_RESCHED_PERIOD, mode and period stay as they are. */
 	u32 mode = ur->flags & DWQ_RESCHED_PERIOD ? ur->mode : DWQ_MODE_ONESHOT;
 	unsigned int clock = ut->clock, old_clock = ut->clock;
-	u64 old_rate, rate;
+	u64 at[DWQ_NR_CLOCKS] = {}, old_rate, rate;
 	struct dwq_heap *heap;
 	struct dwq_sched ds;
 	LIST_HEAD(spares);
@@ -1809,9 +1814,11 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 	err = dwq_limits_sched(&ds, ur->time_ns, ur->period_ns, mode, flags);
 	if (err)
 		return err;
+	at[old_clock] = now;
 	err = dwq_sched_abs(&ds, clock,
 			    ur->flags & DWQ_RESCHED_PERIOD ? ur->period_ns :
-							     ut->period);
+							     ut->period,
+			    at);
 	if (err)
 		return err;
 	old_rate = dwq_limits_rate(ut->mode, ut->period);

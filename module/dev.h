@@ -334,7 +334,8 @@ void dwq_client_set_describe(struct dwq_queue *q);
 int dwq_client_init(void);
 void dwq_client_exit(void);
 u64 dwq_clock_now(unsigned int clock);
-int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period);
+int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period,
+		  u64 *now);
 int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
 			bool nonblock);
 int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,

@@ -22,9 +22,12 @@
 #include "dwq_internal.h"
 #include "trace.h"
 
-/* Check a request, and make @ds its absolute deadline (as of now). */
+/*
+ * Check a request, and make @ds its absolute deadline: a delay counts
+ * from the call's moment @now (see dwq_sched_abs()).
+ */
 static int dwq_dev_check_schedule(const struct dwq_ioc_schedule *us,
-				  struct dwq_sched *ds)
+				  struct dwq_sched *ds, u64 *now)
 {
 	int err;
 
@@ -36,7 +39,7 @@ static int dwq_dev_check_schedule(const struct dwq_ioc_schedule *us,
 			       us->flags);
 	if (err)
 		return err;
-	return dwq_sched_abs(ds, dwq_sched_clock(ds), us->period_ns);
+	return dwq_sched_abs(ds, dwq_sched_clock(ds), us->period_ns, now);
 }
 
 /*
@@ -59,6 +62,7 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 			       bool nonblock)
 {
 	struct dwq_one_out out = { .arg = arg };
+	u64 now[DWQ_NR_CLOCKS] = {};
 	struct dwq_sched_req req;
 	struct dwq_ioc_schedule us;
 	struct dwq_utask *ut;
@@ -67,7 +71,7 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 
 	if (copy_from_user(&us, arg, sizeof(us)))
 		return -EFAULT;
-	err = dwq_dev_check_schedule(&us, &ds);
+	err = dwq_dev_check_schedule(&us, &ds, now);
 	if (err)
 		return err;
 	/* The id can go out: prove it before an id or a charge is taken. */
@@ -112,6 +116,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 				     bool nonblock)
 {
 	struct dwq_ioc_schedule_batch b;
+	u64 now[DWQ_NR_CLOCKS] = {};
 	struct dwq_ioc_schedule *us = NULL;
 	struct dwq_sched *ds = NULL;
 	struct dwq_utask **uts = NULL;
@@ -142,7 +147,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 		goto out_free;
 	}
 	for (i = 0; i < b.count; i++) {
-		err = dwq_dev_check_schedule(&us[i], &ds[i]);
+		err = dwq_dev_check_schedule(&us[i], &ds[i], now);
 		if (err) {
 			b.error_index = i;
 			goto out_free;

@@ -123,6 +123,9 @@ struct dwq_ioc_schedule {
  *
  * All or nothing: either every entry is scheduled and has its id, or the
  * call fails and none is (the ids written back are then meaningless).
+ * Every delay counts from one moment of the call (each clock is read
+ * once): entries of one clock with the same delay get the same deadline,
+ * and fire in array order.
  * The array and @error_index are proven writable before anything is
  * made: an array that can be read but not written is -EFAULT with no id
  * used and no charge taken.

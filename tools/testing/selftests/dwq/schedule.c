@@ -446,6 +446,44 @@ TEST_F(batch, max_entries)
 	T_EQ(dwqt_stats_ok(other).all_tasks, before + DWQ_SCHEDULE_BATCH_MAX);
 }
 
+/*
+ * A batch's delays count from one moment of the call: the entries of one
+ * clock with the same delay all get the same deadline, inside the call.
+ */
+TEST_F(batch, one_moment)
+{
+	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	uint64_t t0[2], t1[2], at[2] = { 0, 0 };
+	int fd = self->f.fd;
+	uint32_t idx, i, k;
+	bool inside;
+
+	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT,
+				      i % 2 ? DWQ_SCHED_BOOTTIME : 0, i);
+	t0[0] = dwqt_now();
+	t0[1] = dwqt_now_boot();
+	T_OK(dwqt_batch(fd, e, DWQ_SCHEDULE_BATCH_MAX, &idx));
+	t1[0] = dwqt_now();
+	t1[1] = dwqt_now_boot();
+	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++) {
+		struct dwq_ioc_query q = dwqt_query_ok(fd, e[i].id);
+
+		k = i % 2;
+		T_EQ(q.flags, k ? DWQ_SCHED_BOOTTIME : 0);
+		if (i < 2) {
+			at[k] = q.deadline_ns;
+			inside = at[k] >= t0[k] + DWQT_FAR_NS &&
+				 at[k] <= t1[k] + DWQT_FAR_NS;
+			T_EXPECT(inside,
+				 "clock %u: deadline %llu not %llu ns after the call",
+				 k, (unsigned long long)at[k],
+				 (unsigned long long)DWQT_FAR_NS);
+		}
+		T_EQ(q.deadline_ns, at[k]);
+	}
+}
+
 /* count 0 and count > DWQ_SCHEDULE_BATCH_MAX are -EINVAL. */
 TEST_F(batch, count_einval)
 {
