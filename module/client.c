@@ -1307,12 +1307,13 @@ static int dwq_read_owe(struct dwq_client *c, struct dwq_utask *ut,
 }
 
 /*
- * Fire what is due and copy the events to @buf, @count bytes at most;
- * the file's mutex held. Return the bytes copied, or -EFAULT if the first
- * copy failed; 0 if nothing is due.
+ * Fire what is due at @now and copy the events to @buf, @count bytes at
+ * most, a chunk at a time; the file's mutex held. Return the bytes copied,
+ * or -EFAULT if the first copy failed; 0 if nothing is due. Out of line:
+ * its buffers are kept off the stack of a read() of one event.
  */
-static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
-			       size_t count)
+static noinline ssize_t dwq_read_chunks(struct dwq_client *c, char __user *buf,
+					size_t count, const struct dwq_now *now)
 {
 	/*
 	 * Not zeroed on entry (CONFIG_INIT_STACK_ALL_ZERO would, 768 bytes
@@ -1323,23 +1324,10 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 	struct dwq_pick picks[DWQ_READ_CHUNK] __uninitialized;
 	size_t done = 0, left;
 	unsigned int n, good;
-	struct dwq_utask *ut;
-	struct dwq_now now;
 	ssize_t err = 0;
 
-	lockdep_assert_held(&c->mutex);
-	dwq_client_settle(c);
-	/* One moment for the whole read: a task moved on is not due again. */
-	dwq_read_now(c, &now);
-	ut = dwq_read_single(c, &now);
-	if (ut) {
-		if (!dwq_read_owe(c, ut, &now, buf))
-			return sizeof(*ev);
-		err = -EFAULT;
-		count = 0; /* nothing changed; arm, tidy and return */
-	}
 	while (count - done >= sizeof(*ev)) {
-		n = dwq_read_collect(c, &now, picks, ev,
+		n = dwq_read_collect(c, now, picks, ev,
 				     min_t(size_t, DWQ_READ_CHUNK,
 					   (count - done) / sizeof(*ev)));
 		if (!n)
@@ -1361,8 +1349,33 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 		dwq_read_commit(c, picks, ev, n, &c->bin);
 		done += n * sizeof(*ev);
 	}
-	dwq_read_finish(c, now.t, done);
+	dwq_read_finish(c, now->t, done);
 	return done ? done : err;
+}
+
+/*
+ * Fire what is due and copy the events to @buf, @count bytes at most;
+ * the file's mutex held. Return the bytes copied, or -EFAULT if the first
+ * copy failed; 0 if nothing is due.
+ */
+static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
+			       size_t count)
+{
+	struct dwq_utask *ut;
+	struct dwq_now now;
+
+	lockdep_assert_held(&c->mutex);
+	dwq_client_settle(c);
+	/* One moment for the whole read: a task moved on is not due again. */
+	dwq_read_now(c, &now);
+	ut = dwq_read_single(c, &now);
+	if (!ut)
+		return dwq_read_chunks(c, buf, count, &now);
+	if (!dwq_read_owe(c, ut, &now, buf))
+		return sizeof(struct dwq_event);
+	/* Nothing changed: arm, tidy and return. */
+	dwq_read_finish(c, now.t, false);
+	return -EFAULT;
 }
 
 /*
