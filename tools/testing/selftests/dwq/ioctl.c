@@ -227,25 +227,69 @@ TEST_F(ioctl, unmapped_pointer_efault)
 	expect_only(fd, id);
 }
 
-/* A payload whose last 8 bytes are inaccessible is -EFAULT. */
+/*
+ * A payload whose last bytes are inaccessible is -EFAULT: its last 8, or
+ * fewer at an address not 8-byte aligned.
+ */
 TEST_F(ioctl, straddling_pointer_efault)
 {
+	static const size_t cut[] = { 8, 5, 3 };
 	int fd = self->f.fd;
 	struct dwq_ioc_schedule entry;
 	uint64_t id;
-	size_t i;
+	size_t i, k;
 
 	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
-		unsigned long c = cmds[i].cmd;
-		char *p = dwqt_at_end_of_mapping(_IOC_SIZE(c) - 8);
+		for (k = 0; k < ARRAY_SIZE(cut); k++) {
+			unsigned long c = cmds[i].cmd;
+			size_t len = _IOC_SIZE(c) - cut[k];
+			char *p = dwqt_at_end_of_mapping(len);
 
-		/* Everything the device can read is a valid payload. */
-		valid_payload(c, zeroes, id, &entry);
-		memcpy(p, zeroes, _IOC_SIZE(c) - 8);
-		expect_efault(fd, cmds[i].name, c, p);
+			/* What the device can read is a valid payload. */
+			valid_payload(c, zeroes, id, &entry);
+			memcpy(p, zeroes, len);
+			expect_efault(fd, cmds[i].name, c, p);
+		}
 	}
 	expect_only(fd, id);
+}
+
+/*
+ * A payload at an address not 8-byte aligned is read and written back as
+ * an aligned one: SCHEDULE's id, CANCEL's result, RESCHEDULE's move.
+ */
+TEST_F(ioctl, unaligned_payload)
+{
+	uint64_t words[(sizeof(struct dwq_ioc_schedule) + 16) / 8];
+	struct dwq_ioc_reschedule ur;
+	struct dwq_ioc_schedule us;
+	struct dwq_ioc_cancel uc;
+	char *buf = (char *)words;
+	int fd = self->f.fd;
+	struct dwq_ioc_query q;
+	size_t off;
+
+	for (off = 1; off < 8; off += 3) {
+		us = dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, off);
+		memcpy(buf + off, &us, sizeof(us));
+		T_OK(dwqt_ioctl(fd, DWQ_IOC_SCHEDULE, buf + off));
+		memcpy(&us, buf + off, sizeof(us));
+		q = dwqt_query_ok(fd, us.id);
+		T_EQ(q.cookie, off);
+		ur = (struct dwq_ioc_reschedule){ .id = us.id,
+						  .time_ns = 2 * DWQT_FAR_NS };
+		memcpy(buf + off, &ur, sizeof(ur));
+		T_OK(dwqt_ioctl(fd, DWQ_IOC_RESCHEDULE, buf + off));
+		T_EXPECT(dwqt_query_ok(fd, us.id).deadline_ns > q.deadline_ns,
+			 "rescheduled at +%zu: the deadline did not move", off);
+		uc = (struct dwq_ioc_cancel){ .id = us.id, .result = 77 };
+		memcpy(buf + off, &uc, sizeof(uc));
+		T_OK(dwqt_ioctl(fd, DWQ_IOC_CANCEL, buf + off));
+		memcpy(&uc, buf + off, sizeof(uc));
+		T_EQ(uc.result, DWQ_RESULT_REMOVED);
+		T_EQ(dwqt_stats_ok(fd).pending, 0);
+	}
 }
 
 /*
