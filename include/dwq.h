@@ -347,12 +347,12 @@ static inline void dwq_task_get(struct dwq_task *task)
  * says -EDEADLK there), dwq_queue_reserve() and dwq_queue_destroy(). A
  * worker running a quick task arms no hand-off timer.
  *
- * On a queue created with %DWQ_QUEUE_HARDIRQ, the timer is a hard one
- * (HRTIMER_MODE_ABS_HARD) and its quick tasks run in hard interrupt
- * context, as a timerfd's expiry does, with no timer softirq in between;
+ * On a queue created with %DWQ_QUEUE_HARDIRQ, the timer expires in hard
+ * irq context (HRTIMER_MODE_ABS, as a timerfd's) and its quick tasks run
+ * there, as a timerfd's expiry does, with no timer softirq in between;
  * a worker runs them with interrupts off. Their callbacks and release
- * functions must then be fine in hard irq context: irqsave or raw
- * spinlocks only, no work that takes long. On PREEMPT_RT the flag does
+ * functions must then be fine in hard irq context: irqsave spinlocks,
+ * no work that takes long. On PREEMPT_RT the flag does
  * nothing: the timer and its quick tasks stay in the timer softirq's
  * thread, where sleeping spinlocks may be taken.
  *

@@ -1369,7 +1369,8 @@ static bool qt_stamp_back(struct qt_stamp *p, struct dwq_task_info *info)
 static void dwq_queue_test_quick_fixed_delay(struct kunit *test)
 {
 	const u64 period = 200 * MS;
-	struct dwq_sched s = { .time_ns = 10 * MS,
+	/* Far enough for the worker to lead first, even in a slow guest. */
+	struct dwq_sched s = { .time_ns = 200 * MS,
 			       .mode = DWQ_MODE_FIXED_DELAY,
 			       .period_ns = period };
 	struct dwq_task_info info;

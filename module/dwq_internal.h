@@ -269,10 +269,19 @@ struct dwq_queue {
  * of dwq_task_init() may make tasks of every kind without lockdep seeing
  * one class used in two contexts.
  */
+enum dwq_task_subclass {
+	DWQ_SUBCLASS_ORDINARY,
+	DWQ_SUBCLASS_QUICK,
+	DWQ_SUBCLASS_QUICK_HARDIRQ,
+};
+
 static inline unsigned int dwq_task_subclass(const struct dwq_queue *q,
 					     bool quick)
 {
-	return quick ? 1 + (q && q->hardirq) : 0;
+	if (!quick)
+		return DWQ_SUBCLASS_ORDINARY;
+	return q && q->hardirq ? DWQ_SUBCLASS_QUICK_HARDIRQ :
+				 DWQ_SUBCLASS_QUICK;
 }
 
 /*

@@ -1705,6 +1705,20 @@ static void dwq_task_touch_map(struct dwq_queue *q, struct dwq_task *task)
 	lock_map_release(&task->lockdep_map);
 	if (quick)
 		dwq_quick_leave(q);
+	/*
+	 * An idle quick task's last queue is not known: it may have run in
+	 * hard irq context, under the subclass of a %DWQ_QUEUE_HARDIRQ
+	 * queue, so that one is touched too, with interrupts off. A class
+	 * its callback never ran under has no dependency on a lock for
+	 * lockdep to report.
+	 */
+	if (quick && !q && !IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		local_irq_disable();
+		dwq_task_map_acquire(&task->lockdep_map,
+				     DWQ_SUBCLASS_QUICK_HARDIRQ);
+		lock_map_release(&task->lockdep_map);
+		local_irq_enable();
+	}
 }
 
 /**
@@ -1987,8 +2001,7 @@ static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
  *
  * Context: softirq context (HRTIMER_MODE_ABS_SOFT): the timer softirq, on
  *	PREEMPT_RT in its thread (ktimers, or ksoftirqd on older kernels);
- *	on a %DWQ_QUEUE_HARDIRQ queue (HRTIMER_MODE_ABS_HARD), hard irq
- *	context.
+ *	on a %DWQ_QUEUE_HARDIRQ queue (HRTIMER_MODE_ABS), hard irq context.
  * Return: %HRTIMER_NORESTART.
  */
 static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
@@ -2105,8 +2118,13 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	/* On PREEMPT_RT, a hard timer could not take sleeping locks. */
 	q->hardirq = flags & DWQ_QUEUE_HARDIRQ &&
 		     !IS_ENABLED(CONFIG_PREEMPT_RT);
-	q->timer_mode = q->hardirq ? HRTIMER_MODE_ABS_HARD :
-				     HRTIMER_MODE_ABS_SOFT;
+	/*
+	 * Not HRTIMER_MODE_ABS_HARD, which promises callbacks that take
+	 * only raw spinlocks (lockdep's PROVE_RAW_LOCK_NESTING holds it to
+	 * that): HRTIMER_MODE_ABS expires in hard irq context just the
+	 * same, as a timerfd's timer does, and allows a wakeup's spinlock_t.
+	 */
+	q->timer_mode = q->hardirq ? HRTIMER_MODE_ABS : HRTIMER_MODE_ABS_SOFT;
 	hrtimer_setup(&q->timer, dwq_queue_timer, q->clockid, q->timer_mode);
 	init_waitqueue_head(&q->done_wq);
 	INIT_WORK(&q->resize_work, dwq_queue_resize_work);
