@@ -125,8 +125,8 @@ bench-publish:
 	tools/bench/report $(if $(wildcard $(BENCH_OUT)/raw-icount),--icount $(BENCH_OUT)/raw-icount) \
 		--publish docs/bench $(BENCH_OUT)/raw $(BENCH_OUT)
 
-# One kind of operation (MODE: dwq, timerfd, noop, readempty, burst, late
-# or latetfd, see tools/prof/dwqprof.c) N times in a stock 6.12 guest under
+# One kind of operation (MODE: dwq, timerfd, noop, readempty, burst, late,
+# latetfd, lategap or latetfdgap, see tools/prof/dwqprof.c) N times in a stock 6.12 guest under
 # icount, its instructions counted by a QEMU plugin and attributed to the
 # kernel's functions: build/prof/MODE-N/profile.txt; WINDOW=1 counts only
 # each event's path from its timer's interrupt (build/prof/MODE-N-window/).

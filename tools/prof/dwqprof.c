@@ -27,6 +27,9 @@
  *   latetfd    the same with N timerfds watched by one epoll (as F4c's
  *              timerfd variant): epoll_wait(), then read() of each ready
  *              timerfd
+ *   lategap, latetfdgap  late and latetfd with the deadlines 6 ms apart:
+ *              every event comes after the CPUs have idled longer than a
+ *              tick (4 ms at HZ=250), as F4c's slowest 1% do
  *
  * The reads of burst and late, and latetfd's epoll_wait(), are bracketed
  * by the wait and got markers: with profile --window, what counts is only
@@ -193,6 +196,10 @@ static __u64 burst(__u64 n)
 /* n deadlines at random over n ms, starting LATE_LEAD from now. */
 #define LATE_LEAD (200 * NSEC_PER_MSEC)
 
+/* The deadlines' spacing in the *gap modes; 0: at random (late, latetfd). */
+#define LATE_GAP (6 * NSEC_PER_MSEC)
+static __u64 late_gap;
+
 static __u64 *late_deadlines(__u64 n)
 {
 	__u64 *d = malloc(n * sizeof(*d)), at = now_ns() + LATE_LEAD, i;
@@ -200,7 +207,8 @@ static __u64 *late_deadlines(__u64 n)
 	if (!d)
 		die("malloc");
 	for (i = 0; i < n; i++)
-		d[i] = at + rnd() % (n * NSEC_PER_MSEC);
+		d[i] = late_gap ? at + i * late_gap :
+				  at + rnd() % (n * NSEC_PER_MSEC);
 	return d;
 }
 
@@ -266,6 +274,18 @@ static __u64 late_timerfd(__u64 n)
 	return t1 - t0;
 }
 
+static __u64 late_dwq_gap(__u64 n)
+{
+	late_gap = LATE_GAP;
+	return late_dwq(n);
+}
+
+static __u64 late_timerfd_gap(__u64 n)
+{
+	late_gap = LATE_GAP;
+	return late_timerfd(n);
+}
+
 static const struct {
 	const char *name;
 	void (*op)(__u64 i); /* or, without one: */
@@ -279,6 +299,8 @@ static const struct {
 	{ .name = "burst", .run = burst },
 	{ .name = "late", .run = late_dwq },
 	{ .name = "latetfd", .run = late_timerfd },
+	{ .name = "lategap", .run = late_dwq_gap },
+	{ .name = "latetfdgap", .run = late_timerfd_gap },
 };
 
 static void bad_usage(void)
