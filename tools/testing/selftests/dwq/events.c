@@ -303,18 +303,20 @@ TEST_F(read, whole_events_only)
 		 t_errname(errno));
 }
 
-/* A bad buffer is -EFAULT. */
+/* A bad buffer is -EFAULT: NULL, unmapped, read-only, or not user space. */
 TEST_F(read, bad_buffer_efault)
 {
 	int fd = dwqt_open(O_NONBLOCK), i;
 	struct dwq_event ev = { 0 };
-	void *bufs[3];
+	void *bufs[4];
 	ssize_t n;
 
 	bufs[0] = NULL;
 	bufs[1] = dwqt_unmapped();
 	bufs[2] = dwqt_ro_copy(&ev, sizeof(ev));
-	for (i = 0; i < 3; i++) {
+	/* The top page: access_ok() refuses it before any store. */
+	bufs[3] = (void *)(uintptr_t)-4096;
+	for (i = 0; i < 4; i++) {
 		dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, i);
 		wait_events(fd, 1);
 		n = read(fd, bufs[i], sizeof(ev));
