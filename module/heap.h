@@ -201,6 +201,26 @@ dwq_heap_least_child(const struct dwq_heap_slot *slots, unsigned int i,
 }
 
 /*
+ * The least child of slot @i among the first @nr slots, which has one
+ * (ARITY * i + 1 < nr), by address. Every level of a heap but the last
+ * has all four: a tournament then, the least of each pair and then of the
+ * two winners, with no loop (keys are unique: no ties to break).
+ */
+static __always_inline struct dwq_heap_slot *
+dwq_heap_least(struct dwq_heap_slot *slots, unsigned int i, unsigned int nr)
+{
+	struct dwq_heap_slot *c = &slots[DWQ_HEAP_ARITY * i + 1], *x, *y;
+
+	BUILD_BUG_ON(DWQ_HEAP_ARITY != 4);
+	/* ARITY * i + ARITY <= nr + 2: no overflow for nr <= INT_MAX. */
+	if (unlikely(DWQ_HEAP_ARITY * i + DWQ_HEAP_ARITY >= nr))
+		return &slots[dwq_heap_least_child(slots, i, nr)];
+	x = dwq_heap_less(&c[1], &c[0]) ? &c[1] : &c[0];
+	y = dwq_heap_less(&c[3], &c[2]) ? &c[3] : &c[2];
+	return dwq_heap_less(y, x) ? y : x;
+}
+
+/*
  * Move the entry at slot @i towards the leaves; return where it stops.
  * Each level costs 4 comparisons: 3 to find the least child and one to
  * compare it with the moving entry.
@@ -239,19 +259,32 @@ static inline unsigned int dwq_heap_sift_down(struct dwq_heap *heap,
  * belongs near it, so this saves its own comparison at every level on the
  * way down (Floyd's bottom-up removal); when it belongs above @i (it was
  * a leaf of another branch), sifting up takes it there.
+ *
+ * With @deep (a constant: the root's pop), the hole has every level to go
+ * down, and the full ones take dwq_heap_least()'s tournament. A node
+ * removed from anywhere is mostly near the leaves (three in four are
+ * leaves), where the tournament's setup and registers cost the cancel
+ * more than its one level gains.
  */
 static __always_inline struct dwq_heap_node *
-dwq_heap_remove_at(struct dwq_heap *heap, unsigned int i)
+dwq_heap_remove_at(struct dwq_heap *heap, unsigned int i, bool deep)
 {
 	struct dwq_heap_slot *slots = heap->slots;
 	struct dwq_heap_node *node = slots[i].node;
 	unsigned int last = --heap->nr, least;
+	struct dwq_heap_slot *c;
 
 	node->index = -1;
 	if (i == last)
 		return node;
 	/* Slot i has a child among 0 .. last - 1 iff ARITY * i + 1 < last. */
-	while (last > 1 && i <= (last - 2) / DWQ_HEAP_ARITY) {
+	while (deep && last > 1 && i <= (last - 2) / DWQ_HEAP_ARITY) {
+		c = dwq_heap_least(slots, i, last);
+		least = c - slots;
+		dwq_heap_set(slots, i, c);
+		i = least;
+	}
+	while (!deep && last > 1 && i <= (last - 2) / DWQ_HEAP_ARITY) {
 		least = dwq_heap_least_child(slots, i, last);
 		dwq_heap_set(slots, i, &slots[least]);
 		i = least;
@@ -329,7 +362,7 @@ static inline struct dwq_heap_node *dwq_heap_pop(struct dwq_heap *heap)
 {
 	if (!heap->nr)
 		return NULL;
-	return dwq_heap_remove_at(heap, 0);
+	return dwq_heap_remove_at(heap, 0, true);
 }
 
 /**
@@ -348,7 +381,7 @@ static __always_inline void dwq_heap_remove(struct dwq_heap *heap,
 					    struct dwq_heap_node *node)
 {
 	if (dwq_heap_owns(heap, node))
-		dwq_heap_remove_at(heap, node->index);
+		dwq_heap_remove_at(heap, node->index, false);
 }
 
 /**

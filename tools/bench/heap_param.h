@@ -121,8 +121,8 @@ static void bench_heap_sift_up(struct bench_heap *heap, unsigned int i)
 }
 
 /* Take the entry at slot @i out: heap.c's dwq_heap_remove_at(). */
-static struct dwq_heap_node *bench_heap_remove_at(struct bench_heap *heap,
-						  unsigned int i)
+static __always_inline struct dwq_heap_node *
+bench_heap_remove_at(struct bench_heap *heap, unsigned int i, bool deep)
 {
 	struct bench_slot *slots = heap->slots;
 	struct dwq_heap_node *node = slots[i].node;
@@ -134,11 +134,22 @@ static struct dwq_heap_node *bench_heap_remove_at(struct bench_heap *heap,
 		return node;
 	while (last > 1 && i <= (last - 2) / BENCH_HEAP_ARITY) {
 		first = BENCH_HEAP_ARITY * i + 1;
-		end = min(first + BENCH_HEAP_ARITY, last);
-		least = first;
-		for (c = first + 1; c < end; c++)
+		if (BENCH_HEAP_ARITY == 4 && deep && first + 3 < last) {
+			/* heap.c's tournament: a pop, all four children */
+			least = first + bench_heap_less(&slots[first + 1],
+							&slots[first]);
+			c = first + 2 +
+			    bench_heap_less(&slots[first + 3],
+					    &slots[first + 2]);
 			if (bench_heap_less(&slots[c], &slots[least]))
 				least = c;
+		} else {
+			end = min(first + BENCH_HEAP_ARITY, last);
+			least = first;
+			for (c = first + 1; c < end; c++)
+				if (bench_heap_less(&slots[c], &slots[least]))
+					least = c;
+		}
 		bench_heap_set(slots, i, &slots[least]);
 		i = least;
 	}
@@ -201,13 +212,13 @@ struct dwq_heap_node *BENCH_HEAP(_pop)(struct bench_heap *heap)
 {
 	if (!heap->nr)
 		return NULL;
-	return bench_heap_remove_at(heap, 0);
+	return bench_heap_remove_at(heap, 0, true);
 }
 
 void BENCH_HEAP(_remove)(struct bench_heap *heap, struct dwq_heap_node *node)
 {
 	if (bench_heap_owns(heap, node))
-		bench_heap_remove_at(heap, node->index);
+		bench_heap_remove_at(heap, node->index, false);
 }
 
 struct dwq_heap_node *BENCH_HEAP(_peek)(struct bench_heap *heap)
