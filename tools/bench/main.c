@@ -3,13 +3,20 @@
  * dwq_bench: the in-kernel benchmarks of dwq (figures F1, F3, F4a and F8,
  * see docs/bench.md), run once, synchronously, when the module is loaded:
  *
- *   insmod dwq_bench.ko [scale=tiny|full] [figures=F1,F3,F4a,F8] [reps=5]
+ *   insmod dwq_bench.ko [scale=tiny|full] [figures=F1,F3,F4a,F8|none] [reps=5]
  *
  * Loading returns 0 once every figure asked for has run, or an errno
  * (logged) if one could not. The results stay readable as CSV in
  * /sys/kernel/debug/dwq_bench/results (root only) until rmmod. README has
  * the CSV's columns and what each figure measures.
+ *
+ * While loaded it also serves /sys/kernel/debug/dwq_bench/idle_us: the
+ * time the online CPUs have spent idle, to the microsecond, for the
+ * figures dwq-ubench takes from busy time (F9). /proc/stat gives the same
+ * counters in USER_HZ ticks, 10 ms, as much as the CPU a 2 s window
+ * attributes to one user differs from its cap by.
  */
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
@@ -18,10 +25,13 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/kernel_stat.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
+#include <linux/tick.h>
 #include <linux/utsname.h>
 
 #include "bench.h"
@@ -42,7 +52,9 @@ MODULE_PARM_DESC(scale, "tiny (a smoke run of seconds) or full (the figures; min
 
 static char *figures = "F1,F3,F4a,F8";
 module_param(figures, charp, 0444);
-MODULE_PARM_DESC(figures, "comma-separated figures to run: F1, F3, F4a, F8");
+/* clang-format off */
+MODULE_PARM_DESC(figures, "comma-separated figures to run: F1, F3, F4a, F8; or none");
+/* clang-format on */
 
 static unsigned int reps = 5;
 module_param(reps, uint, 0444);
@@ -207,6 +219,9 @@ static int bench_parse_figures(const char *list, unsigned int *bits)
 	size_t len;
 
 	*bits = 0;
+	/* None: only idle_us, for dwq-ubench. */
+	if (sysfs_streq(list, "none"))
+		return 0;
 	while (*p) {
 		end = strchrnul(p, ',');
 		len = end - p;
@@ -227,7 +242,7 @@ static int bench_parse_figures(const char *list, unsigned int *bits)
 			len = 0;
 		}
 		if (!len) {
-			pr_err("figures=%s: F1, F3, F4a or F8, separated by commas\n",
+			pr_err("figures=%s: F1, F3, F4a or F8, separated by commas, or none\n",
 			       list);
 			return -EINVAL;
 		}
@@ -254,6 +269,36 @@ static int bench_parse(void)
 	bench_cfg.seed = seed;
 	return bench_parse_figures(figures, &bench_cfg.figures);
 }
+
+/*
+ * idle_us: "IDLE CPUS", the microseconds the online CPUs have spent idle
+ * and waiting for I/O, summed, and how many CPUs are online: what
+ * /proc/stat's first line gives as idle and iowait, read from the same
+ * counters (the nohz tick's) before they are cut to USER_HZ ticks. -ENODEV
+ * if the kernel keeps no such counters (nohz off); then read /proc/stat.
+ */
+static int bench_idle_show(struct seq_file *m, void *v)
+{
+	u64 sum = 0, idle, iowait;
+	unsigned int cpus = 0;
+	int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		idle = get_cpu_idle_time_us(cpu, NULL);
+		iowait = get_cpu_iowait_time_us(cpu, NULL);
+		if (idle == -1ULL || iowait == -1ULL) {
+			cpus_read_unlock();
+			return -ENODEV;
+		}
+		sum += idle + iowait;
+		cpus++;
+	}
+	cpus_read_unlock();
+	seq_printf(m, "%llu %u\n", sum, cpus);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(bench_idle);
 
 static int bench_run(void)
 {
@@ -310,6 +355,7 @@ static int __init bench_init(void)
 
 	bench_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_blob("results", 0400, bench_dir, &bench_blob);
+	debugfs_create_file("idle_us", 0400, bench_dir, NULL, &bench_idle_fops);
 	pr_info("results in /sys/kernel/debug/%s/results\n", KBUILD_MODNAME);
 	return 0;
 
