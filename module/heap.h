@@ -202,9 +202,9 @@ dwq_heap_least_child(const struct dwq_heap_slot *slots, unsigned int i,
 
 /*
  * The least child of slot @i among the first @nr slots, which has one
- * (ARITY * i + 1 < nr), by address. Every level of a heap but the last
- * has all four: a tournament then, the least of each pair and then of the
- * two winners, with no loop (keys are unique: no ties to break).
+ * (ARITY * i + 1 < nr), by address. Every slot with children but the
+ * last such has all four: a tournament then, the least of each pair and
+ * then of the two winners, with no loop (keys are unique: no ties).
  */
 static __always_inline struct dwq_heap_slot *
 dwq_heap_least(struct dwq_heap_slot *slots, unsigned int i, unsigned int nr)

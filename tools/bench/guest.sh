@@ -136,14 +136,21 @@ cat "$out/user.stderr"
 
 echo "bench: dwq-ubench $ubparams --json"
 # dwq_bench.ko with no figure serves idle_us, the CPUs' idle time to the
-# microsecond, from which F9 reads busy time (/proc/stat has 10 ms ticks).
+# microsecond, from which F9 reads busy time on one CPU (/proc/stat has
+# 10 ms ticks); dwq-ubench says on stderr which it read.
 idle=0
-[ -e $ko ] && insmod $ko figures=none 2>>"$out/kernel.stderr" && idle=1
+if [ -e $ko ]; then
+	insmod $ko figures=none 2>>"$out/kernel.stderr" && idle=1
+	echo "idle_us=$idle" >>"$out/status.txt"
+fi
 start=$(date +%s)
 # shellcheck disable=SC2086
 dwq-ubench $ubparams --json >"$out/ubench.jsonl" 2>"$out/ubench.stderr"
 ubrc=$?
-[ $idle = 0 ] || rmmod dwq_bench || ubrc=1
+if [ $idle = 1 ]; then
+	rmmod dwq_bench
+	echo "idle_us_rmmod=$?" >>"$out/status.txt"
+fi
 echo "ubench_seconds=$(($(date +%s) - start))" >>"$out/env.txt"
 echo "ubench=$ubrc" >>"$out/status.txt"
 [ $ubrc = 0 ] || rc=1

@@ -135,7 +135,7 @@ bench_heap_remove_at(struct bench_heap *heap, unsigned int i, bool deep)
 	while (last > 1 && i <= (last - 2) / BENCH_HEAP_ARITY) {
 		first = BENCH_HEAP_ARITY * i + 1;
 		if (BENCH_HEAP_ARITY == 4 && deep && first + 3 < last) {
-			/* heap.c's tournament: a pop, all four children */
+			/* heap.h's tournament: a pop, all four children */
 			least = first + bench_heap_less(&slots[first + 1],
 							&slots[first]);
 			c = first + 2 +

@@ -25,6 +25,7 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+/* get_cpu_idle_time_us(): <linux/tick.h> before 7.x, this after. */
 #include <linux/kernel_stat.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>

@@ -1767,10 +1767,11 @@ static void f9_setup(void)
  * Where idle_ns() read the idle time: dwq_bench.ko's idle_us (to the
  * microsecond), else /proc/stat (in USER_HZ ticks, 10 ms: as much as a
  * 2 s window of F9 may put one user over its cap by). idle_us only with
- * one CPU online, as under icount: another CPU's idle period in progress
- * is measured against this CPU's clock, which under TCG can be behind
- * it, and a negative time then wraps (/proc/stat rounds the same counter
- * and wraps the same way; see below).
+ * one CPU online, as under icount: with two vCPUs a sample of the sum
+ * over CPUs has been seen to jump by about 2^64 ns in a make bench run
+ * (/proc/stat sums the same counters, and its idle has jumped the same
+ * way), where one CPU, the reader's own and busy while it reads, has
+ * given steady samples in every run.
  */
 static const char *idle_source = "none";
 
