@@ -208,6 +208,52 @@ static void dwq_heap_test_pop_sorted(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, dwq_heap_pop(&heap));
 }
 
+/*
+ * A pop sends the hole down by a tournament where a slot has four
+ * children and by a loop where it has fewer: at every size up to four
+ * full levels and some, so that the last slot with children has each of
+ * one to four at every depth, every pop keeps the heap whole and comes
+ * out in order.
+ */
+static void dwq_heap_test_pop_every_size(struct kunit *test)
+{
+	const unsigned int max = 90;
+	struct dwq_heap_node *nodes = heap_test_nodes(test, max);
+	struct dwq_heap_node *node, *prev;
+	struct rnd_state rnd;
+	struct dwq_heap heap;
+	unsigned int n, i;
+	bool in_order;
+	u64 key;
+
+	prandom_seed_state(&rnd, HEAP_TEST_SEED);
+	heap_test_init(test, &heap, max);
+	for (n = 1; n <= max; n++) {
+		for (i = 0; i < n; i++) {
+			dwq_heap_node_init(&nodes[i]);
+			key = prandom_u32_state(&rnd) % 64;
+			KUNIT_ASSERT_EQ(test,
+					dwq_heap_insert(&heap, &nodes[i], key),
+					0);
+		}
+		for (prev = NULL, i = 0; i < n; prev = node, i++) {
+			node = dwq_heap_pop(&heap);
+			KUNIT_ASSERT_NOT_NULL(test, node);
+			KUNIT_EXPECT_EQ(test, node->index, -1);
+			in_order = !prev ||
+				   heap_test_key_less(prev->deadline, prev->seq,
+						      node->deadline,
+						      node->seq);
+			KUNIT_ASSERT_TRUE_MSG(test, in_order, "size %u, pop %u",
+					      n, i);
+			KUNIT_ASSERT_TRUE_MSG(test,
+					      heap_test_check(test, &heap),
+					      "size %u, pop %u", n, i);
+		}
+		KUNIT_EXPECT_NULL(test, dwq_heap_pop(&heap));
+	}
+}
+
 /* Deadlines 0 and U64_MAX order like any others. */
 static void dwq_heap_test_extreme_deadlines(struct kunit *test)
 {
@@ -1085,6 +1131,7 @@ static struct kunit_case dwq_heap_test_cases[] = {
 	KUNIT_CASE(dwq_heap_test_empty),
 	KUNIT_CASE(dwq_heap_test_peek),
 	KUNIT_CASE(dwq_heap_test_pop_sorted),
+	KUNIT_CASE(dwq_heap_test_pop_every_size),
 	KUNIT_CASE(dwq_heap_test_extreme_deadlines),
 	KUNIT_CASE(dwq_heap_test_fifo),
 	KUNIT_CASE(dwq_heap_test_fifo_after_update),
