@@ -2277,14 +2277,14 @@ static void f9_run(const struct f9_variant *v, struct f9_out *o)
 
 static void bench_f9(void)
 {
-	unsigned int nv = NVARIANTS(f9_variants), r, k, i;
+	unsigned int nv = NVARIANTS(f9_variants), r, k, i, ncpu;
 	struct f9_out o[NVARIANTS(f9_variants)];
 	const struct f9_variant *v;
 	double idle, lower;
 
 	f9_setup();
 	f9_cpus_limit(P.f9_cpus);
-	idle_ns(&k);
+	idle_ns(&ncpu); /* sets idle_source, with F9's CPUs online */
 	fprintf(stderr, "dwq-ubench: F9: idle time from %s\n", idle_source);
 	for (r = 0; r < P.reps; r++) {
 		for (k = 0; k < nv; k++) {
