@@ -1015,6 +1015,76 @@ static void dwq_dev_test_read_no_queue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
 }
 
+/*
+ * A reader draining a backlog: the reads that leave tasks due keep the
+ * heap's room and the id map's buckets, and the read that leaves none
+ * due gives both back at once. 600 one-shots due at once, read 64 at a
+ * time, each id once and in the order scheduled.
+ */
+static void dwq_dev_test_drain_shrinks_once(struct kunit *test)
+{
+	const unsigned int n = 600, per_read = 64;
+	struct dwq_ioc_schedule_batch sb = { .count = n };
+	struct dwq_ioc_schedule s = { .cookie = 1 };
+	unsigned int i, got = 0, slots, spares, nr, buckets, full_slots;
+	struct dwq_ioc_schedule __user *us;
+	struct dwq_event __user *ue;
+	unsigned int full_buckets;
+	struct dwq_event ev;
+	unsigned long addr;
+	char __user *buf;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t len;
+	u64 *ids;
+
+	ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	f = dt_open(test, 12 * PAGE_SIZE, &addr);
+	buf = (char __user *)addr;
+	ue = (struct dwq_event __user *)(addr + PAGE_SIZE);
+	us = (struct dwq_ioc_schedule __user *)(addr + 2 * PAGE_SIZE);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, copy_to_user(us + i, &s, sizeof(s)), 0UL);
+	sb.entries = (u64)(uintptr_t)us;
+	KUNIT_ASSERT_EQ(test, copy_to_user(buf, &sb, sizeof(sb)), 0UL);
+	KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_SCHEDULE_BATCH, buf), 0L);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, get_user(ids[i], &us[i].id), 0);
+	dwq_dev_kunit_spares(f, &spares, &full_slots);
+	dwq_dev_kunit_ids(f, &nr, &full_buckets);
+	KUNIT_ASSERT_EQ(test, nr, n);
+	KUNIT_ASSERT_GE(test, full_slots, n);
+	KUNIT_ASSERT_GE(test, full_buckets, n);
+
+	while (got < n) {
+		len = f->f_op->read(f, (char __user *)ue, per_read * sizeof(ev),
+				    &pos);
+		KUNIT_ASSERT_EQ(test, len,
+				(ssize_t)(min(per_read, n - got) * sizeof(ev)));
+		for (i = 0; i < len / sizeof(ev); i++) {
+			KUNIT_ASSERT_EQ(test,
+					copy_from_user(&ev, ue + i, sizeof(ev)),
+					0UL);
+			KUNIT_EXPECT_EQ(test, ev.id, ids[got + i]);
+		}
+		got += len / sizeof(ev);
+		dwq_dev_kunit_spares(f, &spares, &slots);
+		dwq_dev_kunit_ids(f, &nr, &buckets);
+		KUNIT_EXPECT_EQ(test, nr, n - got);
+		if (got < n) {
+			KUNIT_EXPECT_EQ(test, slots, full_slots);
+			KUNIT_EXPECT_EQ(test, buckets, full_buckets);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, slots, DWQ_HEAP_MIN_CAPACITY);
+	KUNIT_EXPECT_EQ(test, buckets, 16U);
+	KUNIT_EXPECT_EQ(test, spares, DWQ_CLIENT_SPARES);
+	f->f_flags |= O_NONBLOCK;
+	len = f->f_op->read(f, (char __user *)ue, sizeof(ev), &pos);
+	KUNIT_EXPECT_EQ(test, len, (ssize_t)-EAGAIN);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_boottime_queue),
@@ -1031,6 +1101,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_read_defers),
 	KUNIT_CASE(dwq_dev_test_read_owes),
 	KUNIT_CASE(dwq_dev_test_read_no_queue),
+	KUNIT_CASE(dwq_dev_test_drain_shrinks_once),
 	{}
 };
 

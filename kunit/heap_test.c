@@ -605,6 +605,45 @@ static void dwq_heap_test_want_capacity_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_heap_want_capacity(&heap, 96), 150);
 }
 
+/*
+ * dwq_heap_shrunk_capacity() lands in one step where asking
+ * dwq_heap_want_capacity(heap, 0) again after each shrink would, and
+ * leaves a heap alone that it would not shrink.
+ */
+static void dwq_heap_test_shrunk_capacity(struct kunit *test)
+{
+	struct dwq_heap heap, step;
+	unsigned int nr, want;
+
+	dwq_heap_init(&heap, NULL, 0);
+	heap.cap = 1369;
+	heap.nr = 0;
+	KUNIT_EXPECT_EQ(test, dwq_heap_shrunk_capacity(&heap),
+			DWQ_HEAP_MIN_CAPACITY);
+	heap.nr = 10;
+	KUNIT_EXPECT_EQ(test, dwq_heap_shrunk_capacity(&heap), 21U);
+	heap.nr = 342;
+	KUNIT_EXPECT_EQ(test, dwq_heap_shrunk_capacity(&heap), 684U);
+	heap.nr = 343;
+	KUNIT_EXPECT_EQ(test, dwq_heap_shrunk_capacity(&heap), 1369U);
+	/* At or below the smallest size: never shrunk, nor grown. */
+	heap.cap = DWQ_HEAP_MIN_CAPACITY;
+	heap.nr = 0;
+	KUNIT_EXPECT_EQ(test, dwq_heap_shrunk_capacity(&heap),
+			DWQ_HEAP_MIN_CAPACITY);
+	heap.cap = 5;
+	KUNIT_EXPECT_EQ(test, dwq_heap_shrunk_capacity(&heap), 5U);
+
+	for (nr = 0; nr <= 1369; nr++) {
+		step = (struct dwq_heap){ .nr = nr, .cap = 1369 };
+		while ((want = dwq_heap_want_capacity(&step, 0)) < step.cap)
+			step.cap = want;
+		heap = (struct dwq_heap){ .nr = nr, .cap = 1369 };
+		KUNIT_ASSERT_EQ_MSG(test, dwq_heap_shrunk_capacity(&heap),
+				    step.cap, "nr %u", nr);
+	}
+}
+
 /* A size no index can hold is refused with 0, not wrapped. */
 static void dwq_heap_test_want_capacity_limits(struct kunit *test)
 {
@@ -1144,6 +1183,7 @@ static struct kunit_case dwq_heap_test_cases[] = {
 	KUNIT_CASE(dwq_heap_test_growth_sequence),
 	KUNIT_CASE(dwq_heap_test_shrink_after_drain),
 	KUNIT_CASE(dwq_heap_test_want_capacity_batch),
+	KUNIT_CASE(dwq_heap_test_shrunk_capacity),
 	KUNIT_CASE(dwq_heap_test_want_capacity_limits),
 	KUNIT_CASE(dwq_heap_test_failed_growth),
 	KUNIT_CASE(dwq_heap_test_adopt_too_small),

@@ -140,7 +140,7 @@ static struct hlist_head *dwq_ids_alloc(unsigned int bits, gfp_t gfp)
 static void dwq_ids_resize(struct dwq_client *c, unsigned int bits)
 {
 	struct hlist_head *old = c->ids, *ids;
-	unsigned int i, oldn = 1U << c->ids_bits;
+	unsigned int i, oldn = 1U << c->ids_bits, moved = 0;
 	struct hlist_node *tmp;
 	struct dwq_utask *ut;
 
@@ -150,10 +150,12 @@ static void dwq_ids_resize(struct dwq_client *c, unsigned int bits)
 		return;
 	c->ids = ids;
 	c->ids_bits = bits;
-	for (i = 0; i < oldn; i++) {
+	/* Up to the last task: a map shrunk when emptied is not walked. */
+	for (i = 0; i < oldn && moved < c->nr_ids; i++) {
 		hlist_for_each_entry_safe(ut, tmp, &old[i], idnode) {
 			hlist_del(&ut->idnode);
 			hlist_add_head(&ut->idnode, dwq_ids_bucket(c, ut->id));
+			moved++;
 		}
 	}
 	kvfree(old);
@@ -260,11 +262,11 @@ static int dwq_client_grow(struct dwq_client *c, unsigned int clock,
  * @c: the file, its mutex held
  * @clock: which heap
  *
- * The heap halves when a quarter of it is used (dwq_heap_want_capacity()),
- * never below DWQ_HEAP_MIN_CAPACITY slots: an emptied heap keeps that
- * many until the file is released, so that a timeout armed
- * and disarmed over and over allocates no array per arm. A failed
- * allocation keeps the old.
+ * The heap halves while a quarter of it or less is used, in one step
+ * (dwq_heap_shrunk_capacity()), never below DWQ_HEAP_MIN_CAPACITY slots:
+ * an emptied heap keeps that many until the file is released, so that a
+ * timeout armed and disarmed over and over allocates no array per arm. A
+ * failed allocation keeps the old.
  *
  * Context: process context, @c->mutex held; sleeps.
  */
@@ -277,8 +279,8 @@ static void dwq_client_shrink(struct dwq_client *c, unsigned int clock)
 	lockdep_assert_held(&c->mutex);
 	if (!dwq_heap_may_shrink(heap))
 		return;
-	want = dwq_heap_want_capacity(heap, 0);
-	if (!want || want >= heap->cap)
+	want = dwq_heap_shrunk_capacity(heap);
+	if (want >= heap->cap)
 		return;
 	slots = kvmalloc_array(want, sizeof(*slots),
 			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
@@ -1124,17 +1126,24 @@ static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 }
 
 /*
- * After a read(): the heaps and the id map shrunk to what is left in them,
- * and the done tasks freed; the file's mutex held.
+ * After a read(): the done tasks freed, and the heaps and the id map
+ * shrunk to what is left in them; the file's mutex held. While @draining
+ * (a read() left tasks due: the reader is working through a backlog and
+ * comes back for them), the heaps and the id map keep their size: the
+ * read() that leaves nothing due shrinks them once, where shrinking
+ * after every read() on the way down would copy the heap and rehash the
+ * id map each time a quarter of them was left.
  */
-static void dwq_client_tidy(struct dwq_client *c)
+static void dwq_client_tidy(struct dwq_client *c, bool draining)
 {
 	unsigned int i;
 
 	lockdep_assert_held(&c->mutex);
-	for (i = 0; i < DWQ_NR_CLOCKS; i++)
-		dwq_client_shrink(c, i);
-	dwq_ids_fit(c);
+	if (!draining) {
+		for (i = 0; i < DWQ_NR_CLOCKS; i++)
+			dwq_client_shrink(c, i);
+		dwq_ids_fit(c);
+	}
 	dwq_bin_empty(&c->bin);
 }
 
@@ -1148,7 +1157,7 @@ static void dwq_client_tidy(struct dwq_client *c)
  */
 static void dwq_read_finish(struct dwq_client *c, const u64 *read, bool fired)
 {
-	bool defer = false;
+	bool defer = false, draining = false;
 	unsigned int i;
 
 	lockdep_assert_held(&c->mutex);
@@ -1160,11 +1169,13 @@ static void dwq_read_finish(struct dwq_client *c, const u64 *read, bool fired)
 		}
 		dwq_client_arm(c, i, read[i], fired);
 		defer |= c->clk[i].unarmed;
+		/* @next is the head's deadline now: due at the read's moment? */
+		draining |= c->clk[i].next <= read[i];
 		if (read[i] > READ_ONCE(c->clk[i].passed))
 			WRITE_ONCE(c->clk[i].passed, read[i]);
 	}
 	if (!defer)
-		dwq_client_tidy(c);
+		dwq_client_tidy(c, draining);
 }
 
 /**
@@ -1529,7 +1540,7 @@ __poll_t dwq_dev_poll(struct file *file, poll_table *wait)
 		dwq_client_settle(c);
 		dwq_client_arm(c, DWQ_CLOCK_MONOTONIC, 0, false);
 		dwq_client_arm(c, DWQ_CLOCK_BOOTTIME, 0, false);
-		dwq_client_tidy(c);
+		dwq_client_tidy(c, false);
 		mutex_unlock(&c->mutex);
 	}
 	/*

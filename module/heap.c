@@ -79,6 +79,29 @@ unsigned int dwq_heap_want_capacity(const struct dwq_heap *heap,
 EXPORT_SYMBOL_IF_KUNIT(dwq_heap_want_capacity);
 
 /**
+ * dwq_heap_shrunk_capacity() - the capacity @heap shrinks to in one step
+ * @heap: the heap
+ *
+ * Where dwq_heap_want_capacity(@heap, 0) would come to if asked again
+ * after each shrink it answers: halved while a quarter of it or less is
+ * used, never below DWQ_HEAP_MIN_CAPACITY. For a caller that shrinks only
+ * after many removals (a reader's drain of a backlog), which would
+ * otherwise copy the heap into each size on the way down.
+ *
+ * Context: any context; the caller serialises access to @heap.
+ * Return: the capacity; @heap->cap when no shrink is due.
+ */
+unsigned int dwq_heap_shrunk_capacity(const struct dwq_heap *heap)
+{
+	unsigned int cap = heap->cap;
+
+	while (cap > DWQ_HEAP_MIN_CAPACITY && heap->nr <= cap / 4)
+		cap = max(cap / 2, DWQ_HEAP_MIN_CAPACITY);
+	return cap;
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_heap_shrunk_capacity);
+
+/**
  * dwq_heap_adopt() - switch @heap to a new slot array
  * @heap: the heap
  * @slots: the new array (its contents are overwritten)

@@ -424,7 +424,8 @@ dwq_heap_update(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 }
 
 /*
- * Whether dwq_heap_want_capacity(@heap, 0) may ask for a smaller array:
+ * Whether dwq_heap_want_capacity(@heap, 0) (or dwq_heap_shrunk_capacity())
+ * may ask for a smaller array:
  * past the smallest size, with a quarter of it or less used. Lets a
  * caller skip the call in the common case.
  */
@@ -435,6 +436,7 @@ static inline bool dwq_heap_may_shrink(const struct dwq_heap *heap)
 
 unsigned int dwq_heap_want_capacity(const struct dwq_heap *heap,
 				    unsigned int extra);
+unsigned int dwq_heap_shrunk_capacity(const struct dwq_heap *heap);
 struct dwq_heap_slot *dwq_heap_adopt(struct dwq_heap *heap,
 				     struct dwq_heap_slot *slots,
 				     unsigned int cap);
