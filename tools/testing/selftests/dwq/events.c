@@ -332,31 +332,37 @@ TEST_F(read, bad_buffer_efault)
 /*
  * A buffer that turns bad part-way: read() returns the whole events that
  * fit before the fault, whether fewer than one chunk of its copying (5) or
- * several (30), and loses none: the rest come with the next read().
+ * several (30), and loses none: the rest come with the next read(). So
+ * too with a buffer @off bytes short of aligned for the events' fields,
+ * whose event after the last whole one faults @off bytes in.
  */
 #define NR_PARTIAL 40
 
-static void read_partial_efault(int fit)
+static void read_partial_efault(int fit, size_t off)
 {
 	static struct dwq_event rest[NR_PARTIAL];
 	int fd = dwqt_open(O_NONBLOCK), got, i;
 	char *bad = dwqt_unmapped();
-	struct dwq_event *buf = (struct dwq_event *)bad - fit;
+	char *buf = bad - fit * sizeof(struct dwq_event) - off;
 	uint64_t ids[NR_PARTIAL], seen[NR_PARTIAL];
+	struct dwq_event ev;
 	ssize_t n;
 
 	for (i = 0; i < NR_PARTIAL; i++)
 		ids[i] = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, i);
 	wait_events(fd, NR_PARTIAL);
-	n = read(fd, buf, NR_PARTIAL * sizeof(*buf));
-	T_EXPECT(n == (ssize_t)(fit * sizeof(*buf)),
-		 "read with room for %d events before a bad page: %zd (%s)",
-		 fit, n, n < 0 ? t_errname(errno) : "bytes");
-	got = n > 0 ? n / sizeof(*buf) : 0;
-	for (i = 0; i < got; i++)
-		seen[i] = buf[i].id;
+	n = read(fd, buf, NR_PARTIAL * sizeof(ev));
+	T_EXPECT(n == (ssize_t)(fit * sizeof(ev)),
+		 "read with room for %d events and %zu bytes before a bad page: %zd (%s)",
+		 fit, off, n, n < 0 ? t_errname(errno) : "bytes");
+	got = n > 0 ? n / sizeof(ev) : 0;
+	for (i = 0; i < got; i++) {
+		memcpy(&ev, buf + i * sizeof(ev), sizeof(ev));
+		dwqt_check_event(&ev);
+		seen[i] = ev.id;
+	}
 	n = read(fd, rest, sizeof(rest));
-	T_EXPECT(n == (ssize_t)((NR_PARTIAL - got) * sizeof(*buf)),
+	T_EXPECT(n == (ssize_t)((NR_PARTIAL - got) * sizeof(ev)),
 		 "read of the rest: %zd (%s), expected %d events", n,
 		 n < 0 ? t_errname(errno) : "bytes", NR_PARTIAL - got);
 	for (i = 0; n > 0 && i < NR_PARTIAL - got; i++)
@@ -374,8 +380,10 @@ static void read_partial_efault(int fit)
 
 TEST_F(read, partial_efault_loses_nothing)
 {
-	read_partial_efault(5);
-	read_partial_efault(30);
+	read_partial_efault(5, 0);
+	read_partial_efault(30, 0);
+	read_partial_efault(5, 4);
+	read_partial_efault(30, 1);
 }
 
 /*
