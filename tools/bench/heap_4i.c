@@ -33,6 +33,7 @@
 #define dwq_heap_remove h4i_remove_inline
 #define dwq_heap_update h4i_update_inline
 #define dwq_heap_want_capacity h4i_want_capacity
+#define dwq_heap_shrunk_capacity h4i_shrunk_capacity
 #define dwq_heap_adopt h4i_adopt
 
 #include "../../module/heap.c"
