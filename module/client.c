@@ -1010,10 +1010,22 @@ static noinline struct dwq_heap_node *dwq_client_pop(struct dwq_heap *heap)
 	return dwq_heap_pop(heap);
 }
 
+/* Is (@key, @seq) before (@lkey, @lseq)? Seqs are unique in a file. */
+static bool dwq_key_before(u64 key, u64 seq, u64 lkey, u64 lseq)
+{
+	return key < lkey || (key == lkey && seq < lseq);
+}
+
 /*
  * Take up to @max events, in deadline order, into @ev and @picks: the
  * due tasks leave their heaps (dwq_read_undo() puts them back), the kept
  * events stay on the list until dwq_read_commit().
+ *
+ * Each round picks the earliest of the due heads of both clocks and the
+ * next kept event; if that is a heap's head, the tasks of that heap come
+ * out after it one by one, while they are due and before the earliest of
+ * the others, which no pop changes: a backlog of one clock is drained
+ * with one comparison a task.
  */
 static unsigned int dwq_read_collect(struct dwq_client *c,
 				     const struct dwq_now *now,
@@ -1021,44 +1033,64 @@ static unsigned int dwq_read_collect(struct dwq_client *c,
 				     struct dwq_event *ev, unsigned int max)
 {
 	struct list_head *pos = c->ready.next;
+	u64 key, best_key, best_seq, lkey, lseq;
 	struct dwq_heap_node *head;
 	struct dwq_uevent *uev;
 	struct dwq_utask *ut;
-	unsigned int n, i;
+	struct dwq_heap *heap;
+	unsigned int n = 0, i;
 	int best;
-	u64 key, best_key, best_seq;
 
-	for (n = 0; n < max; n++) {
+	while (n < max) {
 		best = -1;
 		best_key = U64_MAX;
 		best_seq = U64_MAX;
+		lkey = U64_MAX;
+		lseq = U64_MAX;
 		for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 			head = dwq_heap_peek(&c->clk[i].heap);
 			if (!head || head->deadline > now->t[i])
 				continue;
 			key = dwq_now_key(now, i, head->deadline);
-			if (best < 0 || key < best_key ||
-			    (key == best_key && head->seq < best_seq)) {
+			if (best < 0 || dwq_key_before(key, head->seq, best_key,
+						       best_seq)) {
+				/* The head it beats is the next after it. */
+				lkey = best_key;
+				lseq = best_seq;
 				best = i;
 				best_key = key;
 				best_seq = head->seq;
+			} else if (dwq_key_before(key, head->seq, lkey, lseq)) {
+				lkey = key;
+				lseq = head->seq;
 			}
 		}
 		uev = dwq_ready_next(c, pos, now);
-		if (uev && (best < 0 || uev->key < best_key ||
-			    (uev->key == best_key && uev->seq < best_seq))) {
+		if (uev && (best < 0 || dwq_key_before(uev->key, uev->seq,
+						       best_key, best_seq))) {
 			picks[n] = (struct dwq_pick){ .uev = uev };
-			ev[n] = uev->ev;
+			ev[n++] = uev->ev;
 			pos = uev->link.next;
 			continue;
 		}
 		if (best < 0)
 			break;
-		head = dwq_client_pop(&c->clk[best].heap);
-		ut = container_of(head, struct dwq_utask, node);
-		picks[n] = (struct dwq_pick){ .ut = ut };
-		dwq_utask_firing(ut, now->t[best], &ev[n], &picks[n].skipped,
-				 &picks[n].next);
+		if (uev && dwq_key_before(uev->key, uev->seq, lkey, lseq)) {
+			lkey = uev->key;
+			lseq = uev->seq;
+		}
+		heap = &c->clk[best].heap;
+		do {
+			head = dwq_client_pop(heap);
+			ut = container_of(head, struct dwq_utask, node);
+			picks[n] = (struct dwq_pick){ .ut = ut };
+			dwq_utask_firing(ut, now->t[best], &ev[n],
+					 &picks[n].skipped, &picks[n].next);
+			n++;
+			head = dwq_heap_peek(heap);
+		} while (n < max && head && head->deadline <= now->t[best] &&
+			 dwq_key_before(dwq_now_key(now, best, head->deadline),
+					head->seq, lkey, lseq));
 	}
 	return n;
 }

@@ -661,6 +661,92 @@ TEST_F(order, deadline_past)
 }
 
 /*
+ * Tasks of both clocks due together come out in deadline order, as
+ * CLOCK_MONOTONIC times, in one read(): each clock's run of tasks ends
+ * where the other clock's next deadline comes. 24 one-shots a millisecond
+ * apart, all past, their clocks in runs of one to four, scheduled in a
+ * scrambled order (7 and 24 have no common factor).
+ */
+#define NR_BOTH 24
+
+TEST_F(order, both_clocks)
+{
+	static const uint8_t boot[NR_BOTH] = { 0, 0, 0, 1, 1, 0, 1, 0,
+					       0, 1, 1, 1, 1, 0, 1, 0,
+					       0, 0, 0, 1, 0, 1, 1, 0 };
+	struct dwq_ioc_schedule e[NR_BOTH];
+	struct dwq_event ev[NR_BOTH];
+	int fd = dwqt_open(O_NONBLOCK);
+	uint64_t base, off;
+	size_t i, k;
+	ssize_t n;
+
+	base = dwqt_now() - 40 * NSEC_PER_MSEC;
+	/* The clocks' offset: microseconds off at most, deadlines 1 ms apart. */
+	off = dwqt_now_boot() - dwqt_now();
+	for (i = 0; i < NR_BOTH; i++) {
+		k = i * 7 % NR_BOTH;
+		e[i] = dwqt_sched_arg(base + k * NSEC_PER_MSEC +
+					      (boot[k] ? off : 0),
+				      0, DWQ_MODE_ONESHOT,
+				      DWQ_SCHED_ABS |
+					      (boot[k] ? DWQ_SCHED_BOOTTIME :
+							 0),
+				      k);
+	}
+	T_OK(dwqt_batch(fd, e, NR_BOTH, NULL));
+	wait_events(fd, NR_BOTH);
+	n = read(fd, ev, sizeof(ev));
+	T_EXPECT(n == (ssize_t)sizeof(ev),
+		 "read %zd bytes (%s), expected %d events", n,
+		 n < 0 ? t_errname(errno) : "bytes", NR_BOTH);
+	for (i = 0; n > 0 && i < n / sizeof(ev[0]); i++) {
+		dwqt_check_event(&ev[i]);
+		T_EXPECT(ev[i].cookie == i,
+			 "event %zu: cookie %llu, expected %zu (its clock %s)",
+			 i, (unsigned long long)ev[i].cookie, i,
+			 boot[i] ? "BOOTTIME" : "MONOTONIC");
+	}
+}
+
+/*
+ * A kept event comes out between the tasks due before and after its
+ * deadline: a fixed-rate task due at base + 4.5 ms, rescheduled while due
+ * (which keeps its event), among ten one-shots due at base + 0..9 ms, all
+ * past, read at once.
+ */
+TEST_F(order, kept_event_in_a_run)
+{
+	struct dwq_ioc_schedule e[10];
+	int fd = dwqt_open(O_NONBLOCK), i;
+	struct dwq_event ev[11];
+	uint64_t base, id;
+	ssize_t n;
+
+	base = dwqt_now() - 20 * NSEC_PER_MSEC;
+	for (i = 0; i < 10; i++)
+		e[i] = dwqt_sched_arg(base + i * NSEC_PER_MSEC, 0,
+				      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, i);
+	id = dwqt_sched_ok(fd, base + 4500 * 1000, DWQT_FAR_NS,
+			   DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 100);
+	T_OK(dwqt_batch(fd, e, 10, NULL));
+	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, 0));
+	wait_events(fd, 11);
+	n = read(fd, ev, sizeof(ev));
+	T_EXPECT(n == (ssize_t)sizeof(ev),
+		 "read %zd bytes (%s), expected 11 events", n,
+		 n < 0 ? t_errname(errno) : "bytes");
+	for (i = 0; n > 0 && i < (int)(n / sizeof(ev[0])); i++) {
+		dwqt_check_event(&ev[i]);
+		T_EXPECT(ev[i].cookie == (uint64_t)(i < 5  ? i :
+						    i == 5 ? 100 :
+							     i - 1),
+			 "event %d: cookie %llu", i,
+			 (unsigned long long)ev[i].cookie);
+	}
+}
+
+/*
  * A coalesced event takes the deadline of its latest firing: it still
  * comes out in deadline order with the events waiting with it. (A task
  * fires with its event unread only when RESCHEDULE fires it parked,
