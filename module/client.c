@@ -523,8 +523,8 @@ static void dwq_bin_empty(struct dwq_bin *bin)
  *
  * Context: process context, @c->mutex held.
  */
-static void dwq_utask_put(struct dwq_client *c, struct dwq_utask *ut,
-			  struct dwq_bin *bin)
+static __always_inline void
+dwq_utask_put(struct dwq_client *c, struct dwq_utask *ut, struct dwq_bin *bin)
 {
 	lockdep_assert_held(&c->mutex);
 	if (c->nr_spare < DWQ_CLIENT_SPARES) {
@@ -661,7 +661,7 @@ static void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut,
 	if (ut->ev)
 		ut->ev->ut = NULL;
 	else
-		dwq_limits_release(c->user);
+		dwq_limits_release(c->user, 1);
 	dwq_utask_put(c, ut, bin);
 }
 
@@ -747,10 +747,12 @@ static u64 dwq_now_key(const struct dwq_now *now, unsigned int clock, u64 d)
  * @ev (folded into its kept event, if it has one), the periods it skipped
  * in @skipped, its next deadline in @next. Changes nothing.
  */
-static void dwq_utask_firing(const struct dwq_utask *ut, u64 now,
-			     struct dwq_event *ev, u64 *skipped, u64 *next)
+static __always_inline void dwq_utask_firing(const struct dwq_utask *ut,
+					     u64 now, struct dwq_event *ev,
+					     u64 *skipped, u64 *next)
 {
 	u64 d = ut->node.deadline, p = ut->period, k = 0;
+	u32 flags = 0;
 
 	if (ut->last) {
 		/* Cancelled while due: its last firing, made then. */
@@ -765,20 +767,10 @@ static void dwq_utask_firing(const struct dwq_utask *ut, u64 now,
 		*next = 0;
 		return;
 	}
-	if (ut->ev) {
-		*ev = ut->ev->ev;
-		ev->folded++;
-		ev->flags |= DWQ_EVENT_COALESCED;
-	} else {
-		*ev = (struct dwq_event){ .id = ut->id, .cookie = ut->cookie };
-	}
-	ev->deadline_ns = d;
-	ev->fired_ns = now;
-	ev->worker = 0;
-	*next = 0;
 	switch (ut->mode) {
 	case DWQ_MODE_ONESHOT:
-		ev->flags |= DWQ_EVENT_LAST;
+		flags = DWQ_EVENT_LAST;
+		*next = 0;
 		break;
 	case DWQ_MODE_FIXED_RATE:
 		/* The periods after @d that passed by @now: not replayed. */
@@ -792,8 +784,31 @@ static void dwq_utask_firing(const struct dwq_utask *ut, u64 now,
 		*next = min_t(u64, now + p, KTIME_MAX);
 		break;
 	}
-	ev->skipped += k;
 	*skipped = k;
+	if (ut->ev) {
+		*ev = ut->ev->ev;
+		ev->deadline_ns = d;
+		ev->fired_ns = now;
+		ev->skipped += k;
+		ev->folded++;
+		ev->worker = 0;
+		ev->flags |= DWQ_EVENT_COALESCED | flags;
+		return;
+	}
+	/*
+	 * Field by field, each stored once: a compound literal is zeroed
+	 * first, with a string store ("rep stos") that the guests' emulated
+	 * CPU steps through a word at a time, in every event of a burst.
+	 */
+	ev->id = ut->id;
+	ev->cookie = ut->cookie;
+	ev->deadline_ns = d;
+	ev->fired_ns = now;
+	ev->overruns = 0;
+	ev->skipped = k;
+	ev->folded = 0;
+	ev->worker = 0;
+	ev->flags = flags;
 }
 
 /* Keep @c->ready in (key, seq) order; kept events are few, and appended. */
@@ -946,7 +961,7 @@ static void dwq_uevent_done(struct dwq_client *c, struct dwq_uevent *uev)
 		uev->ut->ev = NULL;
 	else
 		/* Its task was cancelled: the event held its charge. */
-		dwq_limits_release(c->user);
+		dwq_limits_release(c->user, 1);
 	kfree(uev);
 }
 
@@ -965,7 +980,7 @@ static void dwq_events_free(struct dwq_client *c)
 	list_for_each_entry_safe(uev, tmp, &c->ready, link) {
 		/* Its task's charge went with the task, if it had one. */
 		if (!uev->ut)
-			dwq_limits_release(c->user);
+			dwq_limits_release(c->user, 1);
 		kfree(uev);
 	}
 	INIT_LIST_HEAD(&c->ready);
@@ -1118,14 +1133,17 @@ static void dwq_read_undo(struct dwq_client *c, const struct dwq_pick *picks,
 
 /*
  * The events of @picks were copied to the reader: they are read. The
- * one-shots done go to @bin.
+ * one-shots done go to @bin, as dwq_utask_destroy() would put them (they
+ * left their heap when they were collected), and their charges are
+ * returned together at the end: one atomic operation on each count for
+ * the chunk, not one per task. A one-shot has no firing rate to return.
  */
 static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 			    const struct dwq_event *ev, unsigned int n,
 			    struct dwq_bin *bin)
 {
+	unsigned int i, done = 0, released = 0;
 	struct dwq_utask *ut;
-	unsigned int i;
 	bool folded;
 
 	for (i = 0; i < n; i++) {
@@ -1136,7 +1154,7 @@ static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 		}
 		if (ut->last) {
 			/* Counted and traced when it was cancelled. */
-			dwq_limits_release(c->user);
+			released++;
 			dwq_utask_put(c, ut, bin);
 			continue;
 		}
@@ -1150,11 +1168,22 @@ static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 		ut->skipped += picks[i].skipped;
 		c->fired++;
 		trace_dwq_dev_event(c->tgid, &ev[i], folded);
-		if (ut->mode == DWQ_MODE_ONESHOT)
-			dwq_utask_destroy(c, ut, bin);
-		else
+		if (ut->mode != DWQ_MODE_ONESHOT) {
 			dwq_utask_insert(c, ut, picks[i].next);
+			continue;
+		}
+		dwq_ids_del(c, ut);
+		done++;
+		if (ut->ev)
+			ut->ev->ut = NULL;
+		else
+			released++;
+		dwq_utask_put(c, ut, bin);
 	}
+	if (done)
+		atomic_sub(done, &c->nr_tasks);
+	if (released)
+		dwq_limits_release(c->user, released);
 }
 
 /*
@@ -1345,7 +1374,7 @@ static int dwq_read_owe(struct dwq_client *c, struct dwq_utask *ut,
 		trace_dwq_dev_event(c->tgid, &c->owed_ev, false);
 		atomic_dec(&c->nr_tasks);
 	}
-	dwq_limits_release(c->user);
+	dwq_limits_release(c->user, 1);
 	c->owed = ut;
 	c->owed_read = now->t[ut->clock];
 	for (i = 0; i < DWQ_NR_CLOCKS; i++)
@@ -2232,7 +2261,7 @@ void dwq_client_free(struct dwq_client *c)
 							dwq_limits_rate(ut->mode,
 									ut->period));
 			}
-			dwq_limits_release(c->user);
+			dwq_limits_release(c->user, 1);
 			kmem_cache_free(dwq_utask_cache, ut);
 		}
 		kvfree(heap->slots);

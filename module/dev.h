@@ -367,7 +367,7 @@ struct dwq_user *dwq_user_get(const struct cred *cred);
 void dwq_user_put(struct dwq_user *u);
 int dwq_limits_charge(struct dwq_client *c, unsigned int n, u64 rate);
 void dwq_limits_uncharge(struct dwq_client *c, unsigned int n, u64 rate);
-void dwq_limits_release(struct dwq_user *u);
+void dwq_limits_release(struct dwq_user *u, unsigned int n);
 u64 dwq_limits_rate(u32 mode, u64 period_ns);
 int dwq_limits_rate_charge(struct dwq_user *u, u64 rate);
 void dwq_limits_rate_release(struct dwq_user *u, u64 rate);

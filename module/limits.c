@@ -380,17 +380,18 @@ void dwq_limits_stats(struct dwq_user *u, struct dwq_ioc_stats *st)
 }
 
 /**
- * dwq_limits_release() - a task's memory is freed: return its charge
- * @u: the user of the file that owned it
+ * dwq_limits_release() - tasks' memory is freed: return their charge
+ * @u: the user of the file that owned them
+ * @n: how many tasks
  *
- * The file's own charge went when the file forgot the task's id.
+ * The file's own charge went when the file forgot the tasks' ids.
  *
  * Context: any context.
  */
-void dwq_limits_release(struct dwq_user *u)
+void dwq_limits_release(struct dwq_user *u, unsigned int n)
 {
-	atomic_dec(&u->nr_tasks);
-	atomic_dec(&dwq_limits_nr_tasks);
+	atomic_sub(n, &u->nr_tasks);
+	atomic_sub(n, &dwq_limits_nr_tasks);
 }
 
 /**

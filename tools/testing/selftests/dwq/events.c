@@ -713,16 +713,19 @@ TEST_F(order, both_clocks)
  * A kept event comes out between the tasks due before and after its
  * deadline: a fixed-rate task due at base + 4.5 ms, rescheduled while due
  * (which keeps its event), among ten one-shots due at base + 0..9 ms, all
- * past, read at once.
+ * past, read at once. The read() returns the one-shots' charges: the
+ * file, its user and all files count the periodic task alone after it.
  */
 TEST_F(order, kept_event_in_a_run)
 {
 	struct dwq_ioc_schedule e[10];
 	int fd = dwqt_open(O_NONBLOCK), i;
+	struct dwq_ioc_stats st0, st;
 	struct dwq_event ev[11];
 	uint64_t base, id;
 	ssize_t n;
 
+	st0 = dwqt_stats_ok(fd);
 	base = dwqt_now() - 20 * NSEC_PER_MSEC;
 	for (i = 0; i < 10; i++)
 		e[i] = dwqt_sched_arg(base + i * NSEC_PER_MSEC, 0,
@@ -744,6 +747,12 @@ TEST_F(order, kept_event_in_a_run)
 			 "event %d: cookie %llu", i,
 			 (unsigned long long)ev[i].cookie);
 	}
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, 1);
+	T_EQ(st.events, 0);
+	T_EQ(st.user_tasks, st0.user_tasks + 1);
+	T_EQ(st.all_tasks, st0.all_tasks + 1);
+	T_EQ(st.user_rate_mhz, st0.user_rate_mhz + 1);
 }
 
 /*
