@@ -657,7 +657,10 @@ static void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut,
 		dwq_heap_remove(&c->clk[ut->clock].heap, &ut->node);
 	dwq_ids_del(c, ut);
 	atomic_dec(&c->nr_tasks);
-	dwq_limits_rate_release(c->user, dwq_limits_rate(ut->mode, ut->period));
+	/* A one-shot has no firing rate to return (dwq_limits_rate()). */
+	if (ut->mode != DWQ_MODE_ONESHOT)
+		dwq_limits_rate_release(c->user,
+					dwq_limits_rate(ut->mode, ut->period));
 	if (ut->ev)
 		ut->ev->ut = NULL;
 	else
