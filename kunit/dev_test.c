@@ -8,6 +8,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mman.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <kunit/test.h>
 #include <uapi/linux/dwq.h>
@@ -1085,6 +1086,25 @@ static void dwq_dev_test_drain_shrinks_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, len, (ssize_t)-EAGAIN);
 }
 
+/*
+ * A moment of both clocks is one instant: CLOCK_BOOTTIME's time is
+ * CLOCK_MONOTONIC's plus the kernel's offset between them, exactly, so
+ * that the events of both clocks are ordered with nothing in between.
+ * Two reads, one after the other, are apart by the time between them,
+ * and by as long as the reader was preempted there.
+ */
+static void dwq_dev_test_now_one_instant(struct kunit *test)
+{
+	u64 mono, boot, offset;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		dwq_dev_kunit_now(&mono, &boot);
+		offset = ktime_to_ns(ktime_mono_to_any(0, TK_OFFS_BOOT));
+		KUNIT_ASSERT_EQ(test, boot - mono, offset);
+	}
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_boottime_queue),
@@ -1102,6 +1122,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_read_owes),
 	KUNIT_CASE(dwq_dev_test_read_no_queue),
 	KUNIT_CASE(dwq_dev_test_drain_shrinks_once),
+	KUNIT_CASE(dwq_dev_test_now_one_instant),
 	{}
 };
 

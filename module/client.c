@@ -704,22 +704,36 @@ static u64 dwq_moment(struct dwq_moment *at, unsigned int clock)
 	return at->t[clock];
 }
 
-/* The times of one read (or ioctl), both clocks taken once. */
+/*
+ * The times of one read (or ioctl) on both clocks: one instant, the
+ * clock read once. CLOCK_BOOTTIME's is CLOCK_MONOTONIC's plus the
+ * kernel's offset between them (the time spent suspended), not a second
+ * read: a task preempted between two reads would see the clocks apart by
+ * the time it was off the CPU, and order the events of both clocks by
+ * that much wrong (dwq_now_key()).
+ */
 struct dwq_now {
 	u64 t[DWQ_NR_CLOCKS];
 };
 
+/* The instant @mono of CLOCK_MONOTONIC on CLOCK_BOOTTIME. */
+static u64 dwq_boottime_at(u64 mono)
+{
+	return ktime_to_ns(ktime_mono_to_any(ns_to_ktime(mono), TK_OFFS_BOOT));
+}
+
 static void dwq_now_get(struct dwq_now *now)
 {
 	now->t[DWQ_CLOCK_MONOTONIC] = ktime_get_ns();
-	now->t[DWQ_CLOCK_BOOTTIME] = ktime_get_boottime_ns();
+	now->t[DWQ_CLOCK_BOOTTIME] =
+		dwq_boottime_at(now->t[DWQ_CLOCK_MONOTONIC]);
 }
 
 /*
- * The moment of a read(): as dwq_now_get(), but CLOCK_BOOTTIME is read
- * only if a task of that clock may be due, one in its heap or with a kept
- * event: else nothing of that clock fires, and its alarm is armed exactly,
- * with no moment (dwq_client_arm()), so 0 stands in.
+ * The moment of a read(): as dwq_now_get(), but CLOCK_BOOTTIME only if a
+ * task of that clock may be due, one in its heap or with a kept event:
+ * else nothing of that clock fires, and its alarm is armed exactly, with
+ * no moment (dwq_client_arm()), so 0 stands in.
  */
 static void dwq_read_now(const struct dwq_client *c, struct dwq_now *now)
 {
@@ -727,7 +741,7 @@ static void dwq_read_now(const struct dwq_client *c, struct dwq_now *now)
 	now->t[DWQ_CLOCK_BOOTTIME] =
 		dwq_heap_size(&c->clk[DWQ_CLOCK_BOOTTIME].heap) ||
 				!list_empty(&c->ready) ?
-			ktime_get_boottime_ns() :
+			dwq_boottime_at(now->t[DWQ_CLOCK_MONOTONIC]) :
 			0;
 }
 
@@ -2395,6 +2409,17 @@ void dwq_dev_kunit_alarm(struct file *file, unsigned int clock,
 	dwq_query(&c->clk[clock].alarm, info);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_alarm);
+
+/* The moment of one read() or ioctl, as dwq_now_get() takes it. */
+void dwq_dev_kunit_now(u64 *mono, u64 *boot)
+{
+	struct dwq_now now;
+
+	dwq_now_get(&now);
+	*mono = now.t[DWQ_CLOCK_MONOTONIC];
+	*boot = now.t[DWQ_CLOCK_BOOTTIME];
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_now);
 
 /* The moment of @clock that @file's readers know to be past. */
 u64 dwq_dev_kunit_passed(struct file *file, unsigned int clock)

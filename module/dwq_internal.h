@@ -53,6 +53,7 @@ void dwq_dev_kunit_alarm(struct file *file, unsigned int clock,
 u64 dwq_dev_kunit_passed(struct file *file, unsigned int clock);
 unsigned int dwq_dev_kunit_bin(struct file *file);
 u64 dwq_dev_kunit_owed(struct file *file);
+void dwq_dev_kunit_now(u64 *mono, u64 *boot);
 #endif
 int dwq_dev_init(void);
 void dwq_dev_exit(void);
