@@ -816,7 +816,10 @@ static __always_inline void dwq_utask_firing(const struct dwq_utask *ut,
 	 * Field by field, each stored once: a compound literal is zeroed
 	 * first, with a string store ("rep stos") that the guests' emulated
 	 * CPU steps through a word at a time, in every event of a burst.
+	 * Every field, so that no byte of the event is left unset: it goes
+	 * to user space.
 	 */
+	BUILD_BUG_ON(sizeof(*ev) != 7 * sizeof(u64) + 2 * sizeof(u32));
 	ev->id = ut->id;
 	ev->cookie = ut->cookie;
 	ev->deadline_ns = d;
