@@ -10,9 +10,9 @@
  * bound on moves are written on DWQ_HEAP_ARITY.
  *
  * Not tested, on purpose: the misuse heap.c answers with WARN_ON_ONCE
- * (inserting a node that is already queued: -EBUSY; removing or updating a
- * node that is not queued in the heap: no-op). Guests run with
- * panic_on_warn=1, where reaching a WARN is a failure by design.
+ * (inserting or restoring a node that is already queued: -EBUSY; removing
+ * or updating a node that is not queued in the heap: no-op). Guests run
+ * with panic_on_warn=1, where reaching a WARN is a failure by design.
  */
 #include <linux/errno.h>
 #include <linux/mm.h>
@@ -506,6 +506,47 @@ static void dwq_heap_test_reinsert(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[0]);
 	KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[1]);
 	KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[2]);
+}
+
+/*
+ * Nodes popped, or removed, and restored take back their places among the
+ * nodes of their deadline that stayed: all due at one deadline, the first
+ * eight popped and put back in any order (the last first, as a read()
+ * that could not copy them does not), one removed from the middle, then
+ * every node leaves in the order it was inserted. A full heap refuses a
+ * restore with -ENOSPC and changes nothing. (A queued node's -EBUSY warns:
+ * not tested, see above.)
+ */
+static void dwq_heap_test_restore(struct kunit *test)
+{
+	const int n = 40;
+	struct dwq_heap_node *nodes = heap_test_nodes(test, n + 1);
+	struct dwq_heap_node *popped[8];
+	struct dwq_heap heap;
+	int i;
+
+	heap_test_init(test, &heap, n);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[i], 7), 0);
+	for (i = 0; i < 8; i++)
+		popped[i] = dwq_heap_pop(&heap);
+	dwq_heap_remove(&heap, &nodes[20]);
+	for (i = 7; i >= 0; i--)
+		KUNIT_ASSERT_EQ(test, dwq_heap_restore(&heap, popped[i]), 0);
+	KUNIT_ASSERT_EQ(test, dwq_heap_restore(&heap, &nodes[20]), 0);
+	KUNIT_ASSERT_TRUE(test, heap_test_check(test, &heap));
+
+	/* Full: nothing changes. */
+	dwq_heap_node_init(&nodes[n]);
+	nodes[n].deadline = 1;
+	KUNIT_EXPECT_EQ(test, dwq_heap_restore(&heap, &nodes[n]), -ENOSPC);
+	KUNIT_EXPECT_FALSE(test, dwq_heap_node_queued(&nodes[n]));
+	KUNIT_EXPECT_EQ(test, dwq_heap_size(&heap), n);
+	KUNIT_ASSERT_TRUE(test, heap_test_check(test, &heap));
+
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[i]);
+	KUNIT_EXPECT_NULL(test, dwq_heap_pop(&heap));
 }
 
 /*
@@ -1180,6 +1221,7 @@ static struct kunit_case dwq_heap_test_cases[] = {
 	KUNIT_CASE(dwq_heap_test_remove_last),
 	KUNIT_CASE(dwq_heap_test_remove_every_position),
 	KUNIT_CASE(dwq_heap_test_reinsert),
+	KUNIT_CASE(dwq_heap_test_restore),
 	KUNIT_CASE(dwq_heap_test_growth_sequence),
 	KUNIT_CASE(dwq_heap_test_shrink_after_drain),
 	KUNIT_CASE(dwq_heap_test_want_capacity_batch),

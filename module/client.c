@@ -1143,10 +1143,12 @@ static void dwq_read_undo(struct dwq_client *c, const struct dwq_pick *picks,
 		ut = picks[i].ut;
 		if (!ut)
 			continue;
-		/* Its deadline and seq are as they were: the same order. */
+		/*
+		 * Its deadline and seq are as they were: back before the
+		 * tasks of its deadline that were never taken.
+		 */
 		heap = &c->clk[ut->clock].heap;
-		heap->next_seq = ut->node.seq;
-		err = dwq_heap_insert(heap, &ut->node, ut->node.deadline);
+		err = dwq_heap_restore(heap, &ut->node);
 		WARN_ON_ONCE(err);
 	}
 }

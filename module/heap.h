@@ -349,6 +349,35 @@ dwq_heap_insert(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 }
 
 /**
+ * dwq_heap_restore() - queue a node again with the key it had
+ * @heap: the heap
+ * @node: a node that left @heap (popped or removed), not queued anywhere
+ *	since, its deadline and seq as they were
+ *
+ * Undoes a pop or a removal: the node takes the place its key gives it
+ * among the nodes queued now, before those with its deadline and a later
+ * seq, as if it had never left. Unlike dwq_heap_insert() it takes no
+ * fresh seq, so its sift compares whole keys. O(log n).
+ *
+ * Context: any context; the caller serialises access to @heap.
+ * Return: 0 on success; -ENOSPC if the heap is full (nothing changed);
+ * -EBUSY, with a warning, if @node is already queued (a caller bug).
+ */
+static inline int dwq_heap_restore(struct dwq_heap *heap,
+				   struct dwq_heap_node *node)
+{
+	struct dwq_heap_slot s = { node->deadline, node->seq, node };
+
+	if (WARN_ON_ONCE(dwq_heap_node_queued(node)))
+		return -EBUSY;
+	if (heap->nr >= heap->cap)
+		return -ENOSPC;
+	dwq_heap_set(heap->slots,
+		     dwq_heap_hole_up(heap->slots, heap->nr++, &s, false), &s);
+	return 0;
+}
+
+/**
  * dwq_heap_pop() - dequeue the node with the earliest key
  * @heap: the heap
  *

@@ -334,25 +334,31 @@ TEST_F(read, bad_buffer_efault)
  * fit before the fault, whether fewer than one chunk of its copying (5) or
  * several (30), and loses none: the rest come with the next read(). So
  * too with a buffer @off bytes short of aligned for the events' fields,
- * whose event after the last whole one faults @off bytes in.
+ * whose event after the last whole one faults @off bytes in. With @tied,
+ * every task has one deadline: the tasks put back after the fault still
+ * come in the order they were scheduled, before those never taken.
  */
 #define NR_PARTIAL 40
 
-static void read_partial_efault(int fit, size_t off)
+static void read_partial_efault(int fit, size_t off, bool tied)
 {
 	static struct dwq_event rest[NR_PARTIAL];
 	int fd = dwqt_open(O_NONBLOCK), got, i;
 	char *bad = dwqt_unmapped();
 	char *buf = bad - fit * sizeof(struct dwq_event) - off;
 	uint64_t ids[NR_PARTIAL], seen[NR_PARTIAL];
+	uint64_t at = dwqt_now() + 20 * NSEC_PER_MSEC;
 	struct dwq_event ev;
 	ssize_t n;
 
 	for (i = 0; i < NR_PARTIAL; i++)
-		ids[i] = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, i);
+		ids[i] = dwqt_sched_ok(fd, tied ? at : 0, 0, DWQ_MODE_ONESHOT,
+				       tied ? DWQ_SCHED_ABS : 0, i);
 	wait_events(fd, NR_PARTIAL);
 	n = read(fd, buf, NR_PARTIAL * sizeof(ev));
-	T_EXPECT(n == (ssize_t)(fit * sizeof(ev)),
+	/* Not one event whole: -EFAULT. */
+	T_EXPECT(fit ? n == (ssize_t)(fit * sizeof(ev)) :
+		       n < 0 && errno == EFAULT,
 		 "read with room for %d events and %zu bytes before a bad page: %zd (%s)",
 		 fit, off, n, n < 0 ? t_errname(errno) : "bytes");
 	got = n > 0 ? n / sizeof(ev) : 0;
@@ -380,10 +386,19 @@ static void read_partial_efault(int fit, size_t off)
 
 TEST_F(read, partial_efault_loses_nothing)
 {
-	read_partial_efault(5, 0);
-	read_partial_efault(30, 0);
-	read_partial_efault(5, 4);
-	read_partial_efault(30, 1);
+	read_partial_efault(5, 0, false);
+	read_partial_efault(30, 0, false);
+	read_partial_efault(5, 4, false);
+	read_partial_efault(30, 1, false);
+}
+
+/* Tasks due at one deadline leave in the order scheduled, a fault or not. */
+TEST_F(read, partial_efault_keeps_ties_in_order)
+{
+	read_partial_efault(0, 0, true);
+	read_partial_efault(5, 0, true);
+	read_partial_efault(30, 0, true);
+	read_partial_efault(5, 4, true);
 }
 
 /*
