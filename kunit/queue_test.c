@@ -590,6 +590,69 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 }
 
 /*
+ * The leader sleeps on a range its head's slack set, [base, base + 1 s],
+ * with a task behind due at base + 100 ms without slack (queued while the
+ * only worker ran a callback, so the leader took its range from the head
+ * alone). The head cancelled (@move false) or moved past it: the timer is
+ * moved in to the new head's range, [base + 100 ms, base + 100 ms], so
+ * that task runs by its own deadline, not up to 900 ms after it.
+ */
+static void qt_slack_head_gone(struct kunit *test, bool move)
+{
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS, .slack_ns = 1000 * MS };
+	struct qt_probe *p = qt_probes(test, 3);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct completion *gate = qt_gate(test);
+	u64 base, until, hard;
+	s64 expires;
+
+	p[0].gate = gate;
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
+	qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+	base = ktime_get_ns() + 2000 * MS;
+	s.time_ns = base;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[2], base + 100 * MS), 0);
+	complete(gate);
+	dwq_kunit_wait_until(test, qt_wait_leader(q, -1) == 0 && qt_settled(q));
+	raw_spin_lock_irq(&q->lock);
+	hard = q->leader_hard;
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_ASSERT_EQ(test, hard, base + 1000 * MS);
+
+	if (move) {
+		s.time_ns = base + 5000 * MS;
+		KUNIT_ASSERT_EQ(test, dwq_reschedule(&p[1].task, &s), 0);
+	} else {
+		KUNIT_ASSERT_EQ(test, dwq_cancel(&p[1].task),
+				DWQ_RESULT_REMOVED);
+	}
+	raw_spin_lock_irq(&q->lock);
+	until = q->leader_deadline;
+	hard = q->leader_hard;
+	expires = ktime_to_ns(hrtimer_get_expires(&q->timer));
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, until, base + 100 * MS);
+	KUNIT_EXPECT_EQ(test, hard, base + 100 * MS);
+	KUNIT_EXPECT_EQ(test, expires, (s64)(base + 100 * MS));
+	KUNIT_EXPECT_EQ(test, qt_wait_leader(q, -1), 0);
+
+	qt_wait_ran(test, &p[2]);
+	KUNIT_EXPECT_GE(test, p[2].start, base + 100 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 0);
+}
+
+static void dwq_queue_test_slack_head_cancelled(struct kunit *test)
+{
+	qt_slack_head_gone(test, false);
+}
+
+static void dwq_queue_test_slack_head_moved(struct kunit *test)
+{
+	qt_slack_head_gone(test, true);
+}
+
+/*
  * A new head that is due no earlier than the leader's timer wakes nobody:
  * the leader, woken by that timer, finds it and leads again. This is the
  * common schedule-then-cancel pattern (a timeout armed and disarmed), which
@@ -1532,6 +1595,8 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_seed_experiment),
 	KUNIT_CASE(dwq_queue_test_earlier_moves_timer),
 	KUNIT_CASE_SLOW(dwq_queue_test_slack_range),
+	KUNIT_CASE_SLOW(dwq_queue_test_slack_head_cancelled),
+	KUNIT_CASE_SLOW(dwq_queue_test_slack_head_moved),
 	KUNIT_CASE(dwq_queue_test_later_head_keeps_leader),
 	KUNIT_CASE(dwq_queue_test_stop_leader_hands_on),
 	KUNIT_CASE_SLOW(dwq_queue_test_wakeups_per_task),

@@ -403,6 +403,33 @@ static __always_inline void __dwq_queue_kick(struct dwq_queue *q,
 }
 
 /*
+ * The head left or moved later: the sleeping leader's timer may fire as
+ * late as @q->leader_hard, which the head's own slack may have set. Left
+ * early it only wakes the leader for nothing; left late it would run the
+ * new head past its own deadline plus slack with no task due before it to
+ * allow that. So if the new head's latest is before the timer's, the
+ * timer is moved in place to the new head's range, with nobody woken, as
+ * a new earlier head moves it (__dwq_queue_kick()). The tasks after the
+ * new head are due no earlier, and those with less slack may run as late
+ * as its latest: its range is theirs too. Without slack nothing moves:
+ * the new head is due no earlier than the timer's latest.
+ */
+static void __dwq_queue_head_gone(struct dwq_queue *q)
+{
+	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
+	u64 latest;
+
+	lockdep_assert_held(&q->lock);
+	if (!head || !q->leader || q->leader_fired)
+		return;
+	latest = dwq_task_latest(container_of(head, struct dwq_task, node));
+	if (latest >= q->leader_hard)
+		return;
+	__dwq_leader_arm(q, head->deadline, latest);
+	trace_dwq_leader(q, q->leader->id, head->deadline);
+}
+
+/*
  * The least capacity @q's reservations need: @q->room with the quarter the
  * queue keeps free on top, as dwq_queue_reserve() makes it, so that
  * filling the room reserved makes the heap neither shrink (while it is
@@ -1423,10 +1450,13 @@ static __always_inline void __dwq_task_move(struct dwq_queue *q,
 	 * It became the head, or the head moved earlier: a follower must
 	 * lead for it if nobody does, and the leader's timer may have to be
 	 * moved in. (A head that moved later leaves the timer early: the
-	 * leader wakes once, finds nothing due and leads again.)
+	 * leader wakes once, finds nothing due and leads again; but not
+	 * late, see __dwq_queue_head_gone().)
 	 */
 	new_head = dwq_heap_peek(&q->heap) == &task->node &&
 		   (head != &task->node || key < old);
+	if (head == &task->node && key > old)
+		__dwq_queue_head_gone(q);
 	__dwq_queue_kick(q, task, new_head, now);
 	task->run_overruns = 0;
 }
@@ -1576,6 +1606,8 @@ EXPORT_SYMBOL_GPL(dwq_reduce);
 static __always_inline int __dwq_cancel(struct dwq_queue *q,
 					struct dwq_task *task, bool *put)
 {
+	bool head;
+
 	lockdep_assert_held(&q->lock);
 	switch (task->state) {
 	case DWQ_STATE_QUEUED:
@@ -1583,8 +1615,12 @@ static __always_inline int __dwq_cancel(struct dwq_queue *q,
 		 * If it was the head, the leader now sleeps until a deadline
 		 * that is too early; it wakes, finds the new head not due and
 		 * leads again. Waking it now would cost the same one wakeup.
+		 * Its latest may be too late: see __dwq_queue_head_gone().
 		 */
+		head = task->node.index == 0;
 		dwq_heap_remove(&q->heap, &task->node);
+		if (head)
+			__dwq_queue_head_gone(q);
 		trace_dwq_cancel(q, task, DWQ_RESULT_REMOVED);
 		*put = __dwq_task_unbind(q, task, DWQ_STATE_CANCELLED);
 		__dwq_queue_maybe_resize(q);
