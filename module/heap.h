@@ -295,15 +295,17 @@ dwq_heap_remove_at(struct dwq_heap *heap, unsigned int i, bool deep)
 }
 
 /*
- * Put @node, whose key was just set with a fresh seq, in the hole at slot
- * @i, moving it up as far as it goes. The entry is written once, where it
- * stops.
+ * Put @node, whose key was just set to @deadline and a fresh @seq, in the
+ * hole at slot @i, moving it up as far as it goes. The entry is written
+ * once, where it stops. The key comes in registers: read back from the
+ * node it was just stored to, it would cost two loads.
  */
 static __always_inline void dwq_heap_sift_up_fresh(struct dwq_heap *heap,
 						   unsigned int i,
-						   struct dwq_heap_node *node)
+						   struct dwq_heap_node *node,
+						   u64 deadline, u64 seq)
 {
-	struct dwq_heap_slot s = { node->deadline, node->seq, node };
+	struct dwq_heap_slot s = { deadline, seq, node };
 
 	dwq_heap_set(heap->slots, dwq_heap_hole_up(heap->slots, i, &s, true),
 		     &s);
@@ -337,14 +339,17 @@ static __always_inline bool dwq_heap_owns(const struct dwq_heap *heap,
 static __always_inline int
 dwq_heap_insert(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 {
+	u64 seq;
+
 	if (WARN_ON_ONCE(dwq_heap_node_queued(node)))
 		return -EBUSY;
 	if (heap->nr >= heap->cap)
 		return -ENOSPC;
 
+	seq = heap->next_seq++;
 	node->deadline = deadline;
-	node->seq = heap->next_seq++;
-	dwq_heap_sift_up_fresh(heap, heap->nr++, node);
+	node->seq = seq;
+	dwq_heap_sift_up_fresh(heap, heap->nr++, node, deadline, seq);
 	return 0;
 }
 
@@ -431,6 +436,7 @@ dwq_heap_update(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 {
 	unsigned int i;
 	bool earlier;
+	u64 seq;
 
 	if (!dwq_heap_owns(heap, node))
 		return;
@@ -442,10 +448,11 @@ dwq_heap_update(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 	 */
 	earlier = deadline < node->deadline;
 	i = node->index;
+	seq = heap->next_seq++;
 	node->deadline = deadline;
-	node->seq = heap->next_seq++;
+	node->seq = seq;
 	if (earlier) {
-		dwq_heap_sift_up_fresh(heap, i, node);
+		dwq_heap_sift_up_fresh(heap, i, node, deadline, seq);
 		return;
 	}
 	dwq_heap_slot_rekey(&heap->slots[i]);

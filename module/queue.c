@@ -1155,8 +1155,8 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 static __always_inline int dwq_sched_check(const struct dwq_sched *s,
 					   unsigned int flags, bool timing)
 {
-	if (s->flags & ~flags || s->time_ns > KTIME_MAX ||
-	    s->slack_ns > KTIME_MAX)
+	/* Either past KTIME_MAX has the top bit set: one test for both. */
+	if (s->flags & ~flags || (s->time_ns | s->slack_ns) > KTIME_MAX)
 		return -EINVAL;
 	if (!timing)
 		return 0;
@@ -1599,6 +1599,20 @@ int dwq_reduce(struct dwq_queue *q, struct dwq_task *task,
 EXPORT_SYMBOL_GPL(dwq_reduce);
 
 /*
+ * Remove @task, the head of @q's heap, for a cancel: a pop, whose hole
+ * goes down every level by the tournament. Out of line: a cancel that
+ * takes no head (the timeout disarmed before it is due, behind an
+ * earlier one) keeps nothing of this in its registers.
+ */
+static noinline void __dwq_remove_head(struct dwq_queue *q,
+				       struct dwq_task *task)
+{
+	lockdep_assert_held(&q->lock);
+	WARN_ON_ONCE(dwq_heap_pop(&q->heap) != &task->node);
+	__dwq_queue_head_gone(q);
+}
+
+/*
  * Cancel @task on @q, whose lock we hold: remove it if queued, or mark a
  * running task not to be queued again. *@put is set when the queue's
  * reference, the last one, must be dropped after unlocking.
@@ -1606,8 +1620,6 @@ EXPORT_SYMBOL_GPL(dwq_reduce);
 static __always_inline int __dwq_cancel(struct dwq_queue *q,
 					struct dwq_task *task, bool *put)
 {
-	bool head;
-
 	lockdep_assert_held(&q->lock);
 	switch (task->state) {
 	case DWQ_STATE_QUEUED:
@@ -1617,10 +1629,10 @@ static __always_inline int __dwq_cancel(struct dwq_queue *q,
 		 * leads again. Waking it now would cost the same one wakeup.
 		 * Its latest may be too late: see __dwq_queue_head_gone().
 		 */
-		head = task->node.index == 0;
-		dwq_heap_remove(&q->heap, &task->node);
-		if (head)
-			__dwq_queue_head_gone(q);
+		if (unlikely(!task->node.index))
+			__dwq_remove_head(q, task);
+		else
+			dwq_heap_remove(&q->heap, &task->node);
 		trace_dwq_cancel(q, task, DWQ_RESULT_REMOVED);
 		*put = __dwq_task_unbind(q, task, DWQ_STATE_CANCELLED);
 		__dwq_queue_maybe_resize(q);
