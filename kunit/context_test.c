@@ -871,6 +871,122 @@ static void dwq_context_test_last_put_while_unbinding(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, w->bound_at_release);
 }
 
+/*
+ * One task scheduled on two queues at the same moment, each schedule under
+ * its own queue's lock: exactly one binds it. The moment between a
+ * schedule's check that the task is free and its claim of it is made
+ * long (dwq_kunit_hooks.claim), and another CPU schedules the task on the
+ * other queue inside it.
+ */
+struct ct_claim {
+	struct dwq_task task;
+	struct dwq_queue *other;
+	struct completion in_window;
+	struct completion done;
+	int other_err;
+	bool hooked;
+};
+
+static struct ct_claim *ct_claim_of;
+
+/* The moment, made long: from the first queue's lock, interrupts off. */
+static void ct_claim_hook(struct dwq_task *task)
+{
+	struct ct_claim *c = READ_ONCE(ct_claim_of);
+
+	if (!c || task != &c->task || c->hooked)
+		return;
+	c->hooked = true;
+	complete(&c->in_window);
+	mdelay(200);
+}
+
+static void ct_claim_fn(struct dwq_task *task)
+{
+}
+
+/* On another CPU: schedule the task on the other queue inside the moment. */
+static int ct_claim_other(void *arg)
+{
+	struct dwq_sched far = { .time_ns = HOUR };
+	struct ct_claim *c = arg;
+
+	if (wait_for_completion_timeout(&c->in_window,
+					msecs_to_jiffies(TIMEOUT_MS)))
+		c->other_err = dwq_schedule(c->other, &c->task, &far);
+	complete(&c->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+static void ct_claim_unhook(void *unused)
+{
+	WRITE_ONCE(dwq_kunit_hooks.claim, NULL);
+	WRITE_ONCE(ct_claim_of, NULL);
+}
+
+static void ct_claim_race(struct kunit *test, bool batch)
+{
+	struct ct_claim *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched far = { .time_ns = HOUR };
+	struct task_struct *other;
+	struct dwq_task *tasks[1];
+	unsigned int here, there;
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	here = cpumask_first(cpu_online_mask);
+	there = cpumask_next(here, cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)),
+			0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ct_unpin, NULL),
+			0);
+	c->other = ct_queue(test, 1, 0);
+	c->other_err = 1;
+	dwq_task_init(&c->task, ct_claim_fn, NULL);
+	init_completion(&c->in_window);
+	init_completion(&c->done);
+	other = kthread_create_on_cpu(ct_claim_other, c, there,
+				      "dwq-kunit-claim/%u");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	WRITE_ONCE(ct_claim_of, c);
+	WRITE_ONCE(dwq_kunit_hooks.claim, ct_claim_hook);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, ct_claim_unhook, NULL),
+			0);
+	wake_up_process(other);
+
+	tasks[0] = &c->task;
+	err = batch ? dwq_schedule_batch(q, tasks, &far, 1) :
+		      dwq_schedule(q, &c->task, &far);
+	ct_wait(test, &c->done);
+	kthread_stop(other);
+	KUNIT_EXPECT_TRUE(test, c->hooked);
+	/* The other queue's schedule came in first and won. */
+	KUNIT_EXPECT_EQ(test, c->other_err, 0);
+	KUNIT_EXPECT_EQ(test, err, -EBUSY);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 0U);
+	KUNIT_EXPECT_EQ(test, ct_stats(c->other).size, 1U);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(c->task.queue), c->other);
+	KUNIT_EXPECT_EQ(test, kref_read(&c->task.ref), 2U);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&c->task), DWQ_RESULT_REMOVED);
+	KUNIT_EXPECT_EQ(test, kref_read(&c->task.ref), 1U);
+}
+
+static void dwq_context_test_claim_race(struct kunit *test)
+{
+	ct_claim_race(test, false);
+}
+
+static void dwq_context_test_claim_race_batch(struct kunit *test)
+{
+	ct_claim_race(test, true);
+}
+
 /* The leader is asleep on its timer, with no wakeup on its way. */
 static bool ct_leading(struct dwq_queue *q)
 {
@@ -1314,6 +1430,8 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_mod_during_cancel_sync),
 	KUNIT_CASE_SLOW(dwq_context_test_cancel_sync_free),
 	KUNIT_CASE(dwq_context_test_last_put_while_unbinding),
+	KUNIT_CASE(dwq_context_test_claim_race),
+	KUNIT_CASE(dwq_context_test_claim_race_batch),
 	{}
 };
 

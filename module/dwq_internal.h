@@ -318,6 +318,7 @@ u64 dwq_queue_now(const struct dwq_queue *q);
 struct dwq_heap_slot *dwq_slots_alloc(unsigned int n);
 /* Test hooks of the engine, see queue.c. */
 struct dwq_kunit_hooks {
+	void (*claim)(struct dwq_task *task);
 	void (*unbind)(struct dwq_task *task);
 };
 

@@ -247,6 +247,22 @@ struct dwq_kunit_hooks dwq_kunit_hooks;
 EXPORT_SYMBOL_IF_KUNIT(dwq_kunit_hooks);
 #endif
 
+/*
+ * @claim is called by a schedule between its checks that @task is free and
+ * its claim of it, under the queue's lock, when set: KUnit makes that
+ * moment long enough for another queue's schedule of @task to come in.
+ */
+static void dwq_kunit_claiming(struct dwq_task *task)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	typeof(dwq_kunit_hooks.claim) hook;
+
+	hook = READ_ONCE(dwq_kunit_hooks.claim);
+	if (unlikely(hook))
+		hook(task);
+#endif
+}
+
 static void dwq_kunit_unbinding(struct dwq_task *task)
 {
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -1195,40 +1211,75 @@ static __always_inline int dwq_sched_key(const struct dwq_queue *q,
 			return -EINVAL;
 		*key = k > 0 ? k : 0;
 	} else {
-		if (s->time_ns > KTIME_MAX - now)
+		/* Both at most KTIME_MAX: past it iff the s64 sum overflows. */
+		if (check_add_overflow((s64)now, (s64)s->time_ns, &k))
 			return -EINVAL;
-		*key = now + s->time_ns;
+		*key = k;
 	}
 	/* Leave room for the next period, so that re-queueing cannot wrap. */
-	if (period > KTIME_MAX - *key)
+	if (check_add_overflow((s64)*key, (s64)period, &k))
 		return -EINVAL;
 	*offset = off;
 	return 0;
 }
 
 /*
+ * Is @task free to be scheduled: bound to no queue, no dwq_cancel_sync()
+ * waiting on it? Acquire: one that counted itself in @canceling before
+ * the task was unbound is seen, on any architecture.
+ */
+static __always_inline bool dwq_task_free(struct dwq_task *task)
+{
+	/* Pairs with the release in __dwq_task_unbind(). */
+	return !smp_load_acquire(&task->queue) && !READ_ONCE(task->canceling);
+}
+
+/*
+ * Bind @task, found free, to @q: false if another queue took it first.
+ * Only @q's lock is held, so another queue's schedule may be claiming
+ * @task at the same moment under its own: one of them wins the exchange.
+ */
+static __always_inline bool __dwq_task_claim(struct dwq_queue *q,
+					     struct dwq_task *task)
+{
+	struct dwq_queue *none = NULL;
+
+	lockdep_assert_held(&q->lock);
+	dwq_kunit_claiming(task);
+	return likely(try_cmpxchg(&task->queue, &none, q));
+}
+
+/*
  * Bind @tasks to @q and put their keys in their nodes (not in any heap
- * yet), or bind none: -EBUSY if one is bound already, being cancelled, or
- * in the batch twice; -EINVAL if its deadline overflows.
+ * yet), or bind none: -EBUSY if one is bound already (here or to another
+ * queue), being cancelled, or in the batch twice; -EINVAL if its deadline
+ * overflows.
  */
 static int __dwq_bind_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 			    const struct dwq_sched *s, unsigned int n, u64 now)
 {
 	struct dwq_task *task;
 	unsigned int i;
+	s64 offset;
+	u64 key;
 	int err;
 
 	lockdep_assert_held(&q->lock);
 	for (i = 0; i < n; i++) {
 		task = tasks[i];
 		err = -EBUSY;
-		if (READ_ONCE(task->queue) || READ_ONCE(task->canceling))
+		if (!dwq_task_free(task))
 			goto unbind;
-		err = dwq_sched_key(q, &s[i], s[i].period_ns, now,
-				    &task->node.deadline, &task->clock_offset);
+		err = dwq_sched_key(q, &s[i], s[i].period_ns, now, &key,
+				    &offset);
 		if (err)
 			goto unbind;
-		WRITE_ONCE(task->queue, q);
+		err = -EBUSY;
+		if (!__dwq_task_claim(q, task))
+			goto unbind;
+		/* Ours now: nobody else writes them. */
+		task->node.deadline = key;
+		task->clock_offset = offset;
 	}
 	return 0;
 
@@ -1336,7 +1387,7 @@ static __always_inline int __dwq_schedule_one(struct dwq_queue *q,
 	lockdep_assert_held(&q->lock);
 	if (unlikely(q->stopping))
 		return -ESHUTDOWN;
-	if (READ_ONCE(task->queue) || READ_ONCE(task->canceling))
+	if (!dwq_task_free(task))
 		return -EBUSY;
 	now = dwq_queue_now(q);
 	err = dwq_sched_key(q, s, s->period_ns, now, &key, &offset);
@@ -1345,9 +1396,10 @@ static __always_inline int __dwq_schedule_one(struct dwq_queue *q,
 	/* Keep the slots held back for running tasks. */
 	if (unlikely(!__dwq_queue_room(q, 1)))
 		return -ENOSPC;
+	if (!__dwq_task_claim(q, task))
+		return -EBUSY;
 	task->node.deadline = key;
 	task->clock_offset = offset;
-	WRITE_ONCE(task->queue, q);
 	__dwq_task_queue(q, task, s);
 	/* The leader's timer if it must fire earlier, or a follower. */
 	__dwq_queue_kick(q, task, dwq_heap_peek(&q->heap) == &task->node, now);
@@ -1403,7 +1455,8 @@ EXPORT_SYMBOL_GPL(dwq_schedule_batch);
  * The queue takes a reference to @task until it has run (one-shot) or been
  * cancelled. Tasks with equal deadlines run in the order they were
  * scheduled. A callback cannot schedule its own task again (it is running:
- * -EBUSY); dwq_mod() can.
+ * -EBUSY); dwq_mod() can. A task scheduled on two queues at once is bound
+ * to one: the other schedule gets -EBUSY.
  *
  * Context: any context, hard interrupt context and under raw spinlocks
  *	included, on PREEMPT_RT too; never sleeps or allocates.
