@@ -1016,6 +1016,53 @@ static void dwq_dev_test_read_no_queue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_dev_kunit_owed(f), 0ULL);
 }
 
+/* Make @q refuse every schedule, as a queue being destroyed does. */
+static void dt_queue_refuse(struct dwq_queue *q, bool refuse)
+{
+	raw_spin_lock_irq(&q->lock);
+	q->stopping = refuse;
+	raw_spin_unlock_irq(&q->lock);
+}
+
+/*
+ * A file whose alarm cannot be armed (its queue refuses: here a queue that
+ * says it is being destroyed, for the moment of one schedule, its only
+ * worker asleep meanwhile) reads as readable at once, so that a reader
+ * comes and arms it; it does not wait for a deadline no alarm is armed
+ * for. The read that finds nothing due arms it, and the task's event
+ * comes.
+ */
+static void dwq_dev_test_arm_fails_readable(struct kunit *test)
+{
+	struct dwq_client *c;
+	struct dwq_queue *q;
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+	loff_t pos = 0;
+	u64 id;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	c = f->private_data;
+	q = c->q;
+	f->f_flags |= O_NONBLOCK;
+
+	dt_queue_refuse(q, true);
+	id = dt_schedule(test, f, u, 50 * NSEC_PER_MSEC);
+	dt_queue_refuse(q, false);
+	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
+	KUNIT_ASSERT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+
+	KUNIT_EXPECT_EQ(test,
+			f->f_op->read(f, u, sizeof(struct dwq_event), &pos),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
+}
+
 /*
  * A reader draining a backlog: the reads that leave tasks due keep the
  * heap's room and the id map's buckets, and the read that leaves none
@@ -1121,6 +1168,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_read_defers),
 	KUNIT_CASE(dwq_dev_test_read_owes),
 	KUNIT_CASE(dwq_dev_test_read_no_queue),
+	KUNIT_CASE(dwq_dev_test_arm_fails_readable),
 	KUNIT_CASE(dwq_dev_test_drain_shrinks_once),
 	KUNIT_CASE(dwq_dev_test_now_one_instant),
 	{}

@@ -480,10 +480,14 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
 	}
 	if (err < 0) {
 		/*
-		 * Out of memory for the queue's heap: wake the readers now,
-		 * and arm again at the next change of the heap (or read).
+		 * Out of memory for the queue's heap, or the queue refuses:
+		 * as when the alarm cannot re-arm itself, the clock is @lost,
+		 * which reads as due, and the readers are woken: the next
+		 * read() or poll() arms it again. Not only woken: one that
+		 * found nothing due would sleep on, with no alarm armed.
 		 */
 		clk->armed = U64_MAX;
+		WRITE_ONCE(clk->lost, true);
 		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 	}
 	return true;
