@@ -37,7 +37,11 @@
  * CLOCK_BOOTTIME deadline is exact unless the system suspends before it
  * expires; time spent in suspend is then not counted, and the task fires
  * that much later in CLOCK_BOOTTIME terms. A user that needs suspend to
- * count creates its queue with DWQ_QUEUE_BOOTTIME.
+ * count creates its queue with DWQ_QUEUE_BOOTTIME. On a boottime queue a
+ * plain task's key comes early after a suspend; when it is due by that
+ * key it is checked on CLOCK_MONOTONIC, and keyed anew with the time
+ * suspended since if it is not due there: it never runs before its
+ * deadline.
  *
  * Callers must not race dwq_queue_destroy() with any other call on that
  * queue or on its tasks, exactly as with destroy_workqueue().

@@ -1010,6 +1010,43 @@ static void dwq_queue_test_abs_deadline(struct kunit *test)
 }
 
 /*
+ * A plain task on a CLOCK_BOOTTIME queue keyed before a suspend does not
+ * run early after it. No suspend here: the key is made as a suspend of
+ * 200 ms since the task was keyed leaves it (200 ms before its deadline
+ * on the queue's clock, with that much less time suspended in its
+ * offset), while the only worker runs a callback, so that no timer is
+ * armed for it yet. It runs at its CLOCK_MONOTONIC deadline, reported as
+ * that, not 200 ms before.
+ */
+static void dwq_queue_test_boottime_queue_after_suspend(struct kunit *test)
+{
+	const u64 slept = 200 * MS;
+	struct dwq_queue *q = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
+	struct completion *gate = qt_gate(test);
+	struct qt_probe *p = qt_probes(test, 2);
+	struct dwq_task_info info;
+	u64 deadline;
+
+	p[0].gate = gate;
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
+	qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+	deadline = ktime_get_ns() + 500 * MS;
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], deadline), 0);
+	raw_spin_lock_irq(&q->lock);
+	p[1].task.clock_offset += slept;
+	dwq_heap_update(&q->heap, &p[1].task.node,
+			p[1].task.node.deadline - slept);
+	raw_spin_unlock_irq(&q->lock);
+	dwq_query(&p[1].task, &info);
+	KUNIT_ASSERT_EQ(test, info.deadline_ns, deadline);
+	complete(gate);
+
+	qt_wait_ran(test, &p[1]);
+	KUNIT_EXPECT_GE(test, p[1].start, deadline);
+	KUNIT_EXPECT_EQ(test, p[1].deadline, deadline);
+}
+
+/*
  * CLOCK_BOOTTIME deadlines on a monotonic queue and monotonic ones on a
  * boottime queue: converted when scheduled, reported on the task's clock.
  */
@@ -1607,6 +1644,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_schedule_errors),
 	KUNIT_CASE(dwq_queue_test_abs_deadline),
 	KUNIT_CASE(dwq_queue_test_clocks),
+	KUNIT_CASE(dwq_queue_test_boottime_queue_after_suspend),
 	KUNIT_CASE(dwq_queue_test_callbacks_sleep),
 	KUNIT_CASE(dwq_queue_test_stats_sum),
 	KUNIT_CASE(dwq_queue_test_sleeper_does_not_stall),

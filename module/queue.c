@@ -708,6 +708,39 @@ void dwq_queue_unreserve(struct dwq_queue *q, unsigned int n)
 EXPORT_SYMBOL_GPL(dwq_queue_unreserve);
 
 /*
+ * A plain task on a CLOCK_BOOTTIME queue is keyed on its CLOCK_MONOTONIC
+ * deadline plus the time spent in suspend when it was keyed (see "Clocks"
+ * in dwq.h). After a suspend that key comes before its deadline: due by
+ * it, such a task would run early by the time suspended since. So a head
+ * due by its key is looked at on its own clock here: keyed anew with the
+ * time suspended now and moved there, if that is later (true: the heap
+ * changed, look at it again). Every other task is due by its key.
+ */
+static bool __dwq_rekey_early(struct dwq_queue *q, struct dwq_heap_node *head)
+{
+	struct dwq_task *task = container_of(head, struct dwq_task, node);
+	u64 deadline, key;
+	s64 off;
+
+	lockdep_assert_held(&q->lock);
+	if (likely(q->clockid != CLOCK_BOOTTIME || task->boottime))
+		return false;
+	/* Its key is its deadline less this, as in dwq_sched_key(). */
+	off = -ktime_to_ns(ktime_mono_to_any(0, TK_OFFS_BOOT));
+	/* No suspend since, or a deadline before boot (a key clamped at 0). */
+	if (off >= task->clock_offset ||
+	    (s64)head->deadline + task->clock_offset <= 0)
+		return false;
+	deadline = head->deadline + task->clock_offset;
+	key = deadline < KTIME_MAX + off ? deadline - off : KTIME_MAX;
+	task->clock_offset = off;
+	if (key <= head->deadline)
+		return false;
+	dwq_heap_update(&q->heap, head, key);
+	return true;
+}
+
+/*
  * Pop the due head to run it: on @w, or in @q's timer while @w leads
  * (then it counts as @w's, see &dwq_event.worker).
  */
@@ -959,6 +992,9 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 		 * for it who is not here yet. Then leave it to that follower
 		 * and wait as one, so that its wakeup is not for nothing.
 		 */
+		/* Not due on its own clock after all: look again. */
+		if (head && head->deadline <= now && __dwq_rekey_early(q, head))
+			continue;
 		if (head && head->deadline <= now &&
 		    (!q->handoffs || w->by_handoff)) {
 			task = __dwq_take_head(q, w, now);
@@ -1024,7 +1060,7 @@ static struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now)
 
 	lockdep_assert_held(&q->lock);
 	if (!head || head->deadline > now || q->handoffs || q->stopping ||
-	    kthread_should_stop())
+	    kthread_should_stop() || __dwq_rekey_early(q, head))
 		return NULL;
 	task = __dwq_take_head(q, w, now);
 	__dwq_leave_with(q, w, task, now);
@@ -2148,6 +2184,9 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 		/* Moved later while this waited for the lock: armed again. */
 		if (now < q->leader_deadline)
 			break;
+		/* Not due on its own clock after all: look again. */
+		if (head && head->deadline <= now && __dwq_rekey_early(q, head))
+			continue;
 		task = head ? container_of(head, struct dwq_task, node) : NULL;
 		/*
 		 * The head is not due (the one this was armed for was
