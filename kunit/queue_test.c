@@ -1046,6 +1046,53 @@ static void dwq_queue_test_boottime_queue_after_suspend(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[1].deadline, deadline);
 }
 
+/* @p's task is queued again after its first run; its state in @info. */
+static bool qt_queued_after_run(struct qt_probe *p, struct dwq_task_info *info)
+{
+	dwq_query(&p->task, info);
+	return info->state == DWQ_STATE_QUEUED && info->runs == 1;
+}
+
+/*
+ * A plain fixed-delay task on a CLOCK_BOOTTIME queue whose offset went
+ * stale while its callback ran (made so here as a suspend of 300 ms would:
+ * no suspend happens in a test) is keyed again from the end of its run
+ * with the offset of now, as a schedule would key it: its next deadline is
+ * a period after the run on CLOCK_MONOTONIC, not 300 ms later.
+ */
+static void dwq_queue_test_boottime_queue_fixed_delay(struct kunit *test)
+{
+	const u64 slept = 300 * MS, period = 100 * MS;
+	struct dwq_queue *q = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
+	struct dwq_sched s = { .period_ns = period,
+			       .mode = DWQ_MODE_FIXED_DELAY };
+	struct completion *gate = qt_gate(test);
+	struct qt_probe *p = qt_probes(test, 1);
+	struct dwq_task_info info;
+	s64 offset, now_offset;
+	u64 ended;
+
+	p[0].gate = gate;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &s), 0);
+	qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+	raw_spin_lock_irq(&q->lock);
+	p[0].task.clock_offset += slept;
+	raw_spin_unlock_irq(&q->lock);
+	complete_all(gate);
+	qt_wait_ran(test, &p[0]);
+	ended = ktime_get_ns();
+	dwq_kunit_wait_until(test, qt_queued_after_run(&p[0], &info));
+
+	raw_spin_lock_irq(&q->lock);
+	offset = p[0].task.clock_offset;
+	raw_spin_unlock_irq(&q->lock);
+	now_offset = -ktime_to_ns(ktime_mono_to_any(0, TK_OFFS_BOOT));
+	KUNIT_EXPECT_EQ(test, offset, now_offset);
+	/* The run ended after @ended by a little, never by @slept. */
+	KUNIT_EXPECT_LT(test, info.deadline_ns, ended + period + slept / 2);
+	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[0].task), 0);
+}
+
 /*
  * CLOCK_BOOTTIME deadlines on a monotonic queue and monotonic ones on a
  * boottime queue: converted when scheduled, reported on the task's clock.
@@ -1645,6 +1692,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_abs_deadline),
 	KUNIT_CASE(dwq_queue_test_clocks),
 	KUNIT_CASE(dwq_queue_test_boottime_queue_after_suspend),
+	KUNIT_CASE(dwq_queue_test_boottime_queue_fixed_delay),
 	KUNIT_CASE(dwq_queue_test_callbacks_sleep),
 	KUNIT_CASE(dwq_queue_test_stats_sum),
 	KUNIT_CASE(dwq_queue_test_sleeper_does_not_stall),
@@ -1864,11 +1912,56 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(released), (int)n);
 }
 
+/*
+ * Destroy with DWQ_DESTROY_RUN_DUE runs what is due on its own clock: a
+ * plain task on a CLOCK_BOOTTIME queue whose key went early in a suspend
+ * (made so here: its key 10 s earlier, its offset 10 s less suspended),
+ * due by that key and 5 s before its CLOCK_MONOTONIC deadline, is dropped,
+ * not run. The only worker is held by a callback until destroy stops it,
+ * so nothing looks at the task before destroy does.
+ */
+static void dwq_queue_destroy_test_run_due_own_clock(struct kunit *test)
+{
+	const u64 slept = 10000 * MS;
+	struct qt_probe *p = qt_probes(test, 2);
+	struct qt_probe *blocker = &p[1];
+	struct task_struct *thread;
+	struct qt_destroyer *d;
+	struct dwq_queue *q;
+	unsigned long left;
+
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	init_completion(&d->done);
+	q = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
+	blocker->until_stop = true;
+	KUNIT_ASSERT_EQ(test, qt_after(q, blocker, 0), 0);
+	qt_wait_for(test, &blocker->started, TIMEOUT_MS);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[0], ktime_get_ns() + 5000 * MS), 0);
+	raw_spin_lock_irq(&q->lock);
+	p[0].task.clock_offset += slept;
+	dwq_heap_update(&q->heap, &p[0].task.node,
+			p[0].task.node.deadline - slept);
+	raw_spin_unlock_irq(&q->lock);
+
+	d->q = q;
+	d->policy = DWQ_DESTROY_RUN_DUE;
+	thread = kthread_run(qt_destroyer_fn, d, "dwq-kunit-destroy");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, thread);
+	left = wait_for_completion_timeout(&d->done, msecs_to_jiffies(60000));
+	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "destroy did not return");
+	kunit_remove_action(test, qt_destroy, q);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blocker->runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&p[0].task.ref), 1U);
+}
+
 static struct kunit_case dwq_queue_destroy_test_cases[] = {
 	KUNIT_CASE_SLOW(dwq_queue_destroy_test_drop_10k),
 	KUNIT_CASE_SLOW(dwq_queue_destroy_test_run_due_10k),
 	KUNIT_CASE(dwq_queue_destroy_test_waits_for_callback),
 	KUNIT_CASE(dwq_queue_destroy_test_waits_for_sleeper),
+	KUNIT_CASE(dwq_queue_destroy_test_run_due_own_clock),
 	{}
 };
 

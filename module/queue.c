@@ -157,6 +157,23 @@ u64 dwq_queue_now(const struct dwq_queue *q)
 	return ktime_get_ns();
 }
 
+/*
+ * A clock (CLOCK_BOOTTIME if @boot) minus @q's clock now, in ns: 0 for
+ * @q's own, else the time spent in suspend so far, with its sign.
+ */
+static __always_inline s64 dwq_clock_offset(const struct dwq_queue *q,
+					    bool boot)
+{
+	bool qboot = q->clockid == CLOCK_BOOTTIME;
+	s64 off;
+
+	if (boot == qboot)
+		return 0;
+	/* CLOCK_BOOTTIME = CLOCK_MONOTONIC + time spent suspended */
+	off = ktime_to_ns(ktime_mono_to_any(0, TK_OFFS_BOOT));
+	return boot ? off : -off;
+}
+
 /**
  * dwq_task_init_key() - dwq_task_init() with its lock class
  * @task: the task
@@ -737,6 +754,7 @@ static bool __dwq_rekey_early(struct dwq_queue *q, struct dwq_heap_node *head)
 	if (key <= head->deadline)
 		return false;
 	dwq_heap_update(&q->heap, head, key);
+	__dwq_queue_head_gone(q);
 	return true;
 }
 
@@ -983,8 +1001,11 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 		if (unlikely(q->stopping)) {
 			/* Destroying: only what DWQ_DESTROY_RUN_DUE still runs. */
 			if (head && q->run_due &&
-			    head->deadline <= q->run_due_before)
+			    head->deadline <= q->run_due_before) {
+				if (__dwq_rekey_early(q, head))
+					continue;
 				task = __dwq_take_head(q, w, now);
+			}
 			break;
 		}
 		/*
@@ -1072,7 +1093,8 @@ static struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now)
  * queued again (periodic, or re-armed): false if there is none (it would
  * overflow). Counts coalesced periods.
  */
-static bool __dwq_task_next(struct dwq_task *task, u64 now, u64 *at)
+static bool __dwq_task_next(struct dwq_queue *q, struct dwq_task *task, u64 now,
+			    u64 *at)
 {
 	u64 period = task->period_ns, next, missed;
 
@@ -1083,6 +1105,12 @@ static bool __dwq_task_next(struct dwq_task *task, u64 now, u64 *at)
 		return true;
 	}
 	if (task->mode == DWQ_MODE_FIXED_DELAY) {
+		/*
+		 * From now on @q's clock: keyed with the offset of the task's
+		 * clock now, as a schedule would key it (the one it was
+		 * scheduled with is older than any suspend since).
+		 */
+		task->clock_offset = dwq_clock_offset(q, task->boottime);
 		*at = now + period;
 		return now < KTIME_MAX - period;
 	}
@@ -1135,7 +1163,7 @@ static __always_inline bool __dwq_task_end(struct dwq_queue *q,
 		    (task->mode != DWQ_MODE_ONESHOT || task->resched)) {
 			if (!now)
 				now = dwq_queue_now(q);
-			again = __dwq_task_next(task, now, &next);
+			again = __dwq_task_next(q, task, now, &next);
 		}
 	}
 	/*
@@ -1232,16 +1260,8 @@ static __always_inline int dwq_sched_key(const struct dwq_queue *q,
 					 const struct dwq_sched *s, u64 period,
 					 u64 now, u64 *key, s64 *offset)
 {
-	bool boot = s->flags & DWQ_SCHED_BOOTTIME;
-	bool qboot = q->clockid == CLOCK_BOOTTIME;
-	s64 off = 0, k;
+	s64 off = dwq_clock_offset(q, s->flags & DWQ_SCHED_BOOTTIME), k;
 
-	if (boot != qboot) {
-		/* CLOCK_BOOTTIME = CLOCK_MONOTONIC + time spent suspended */
-		off = ktime_to_ns(ktime_mono_to_any(0, TK_OFFS_BOOT));
-		if (!boot)
-			off = -off;
-	}
 	if (s->flags & DWQ_SCHED_ABS) {
 		if (check_sub_overflow((s64)s->time_ns, off, &k))
 			return -EINVAL;
@@ -1286,6 +1306,16 @@ static __always_inline bool __dwq_task_claim(struct dwq_queue *q,
 }
 
 /*
+ * Let go of the first @n of @tasks, claimed and not queued: released, so
+ * that another queue's claim after this sees what we wrote in them.
+ */
+static void __dwq_unbind_batch(struct dwq_task *const *tasks, unsigned int n)
+{
+	while (n--) /* Pairs with the acquire in dwq_task_free(). */
+		smp_store_release(&tasks[n]->queue, NULL);
+}
+
+/*
  * Bind @tasks to @q and put their keys in their nodes (not in any heap
  * yet), or bind none: -EBUSY if one is bound already (here or to another
  * queue), being cancelled, or in the batch twice; -EINVAL if its deadline
@@ -1320,15 +1350,8 @@ static int __dwq_bind_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 	return 0;
 
 unbind:
-	while (i--)
-		WRITE_ONCE(tasks[i]->queue, NULL);
+	__dwq_unbind_batch(tasks, i);
 	return err;
-}
-
-static void __dwq_unbind_batch(struct dwq_task *const *tasks, unsigned int n)
-{
-	while (n--)
-		WRITE_ONCE(tasks[n]->queue, NULL);
 }
 
 /* Queue @task, bound to @q with its key in its node, under @s. */
