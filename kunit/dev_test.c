@@ -3,16 +3,22 @@
  * KUnit tests for the dwq character device: registration, naming,
  * permissions and teardown.
  */
+/* The io_uring command's struct, for a command built here (compat.h). */
+#define DWQ_COMPAT_IO_URING
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <kunit/test.h>
 #include <uapi/linux/dwq.h>
 
+#include "compat.h"
 #include "dev.h"
 #include "dwq_internal.h"
 #include "heap.h"
@@ -1025,9 +1031,25 @@ static void dt_queue_refuse(struct dwq_queue *q, bool refuse)
 }
 
 /*
+ * @q's only worker sleeps as a follower, untimed: nothing wakes it while
+ * nothing is queued, so it does not see a refusing queue as one stopping.
+ */
+static bool dt_worker_asleep(struct dwq_queue *q)
+{
+	struct task_struct *t = q->workers[0].thread;
+	bool asleep;
+
+	raw_spin_lock_irq(&q->lock);
+	asleep = !list_empty(&q->followers) && !q->leader &&
+		 !task_is_running(t);
+	raw_spin_unlock_irq(&q->lock);
+	return asleep;
+}
+
+/*
  * A file whose alarm cannot be armed (its queue refuses: here a queue that
  * says it is being destroyed, for the moment of one schedule, its only
- * worker asleep meanwhile) reads as readable at once, so that a reader
+ * worker asleep with nothing to wake it) reads as readable at once, so that a reader
  * comes and arms it; it does not wait for a deadline no alarm is armed
  * for. The read that finds nothing due arms it, and the task's event
  * comes.
@@ -1048,6 +1070,7 @@ static void dwq_dev_test_arm_fails_readable(struct kunit *test)
 	q = c->q;
 	f->f_flags |= O_NONBLOCK;
 
+	dwq_kunit_wait_until(test, dt_worker_asleep(q));
 	dt_queue_refuse(q, true);
 	id = dt_schedule(test, f, u, 50 * NSEC_PER_MSEC);
 	dt_queue_refuse(q, false);
@@ -1061,6 +1084,117 @@ static void dwq_dev_test_arm_fails_readable(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
 	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
+}
+
+/*
+ * While the alarm still cannot be armed (the queue refuses for as long as
+ * this test wants), a blocking read() goes round finding the clock lost
+ * and nothing due; a signal ends it (-ERESTARTSYS), as any wait for an
+ * event ends.
+ */
+static void dwq_dev_test_arm_fails_killable(struct kunit *test)
+{
+	struct dwq_client *c;
+	struct dwq_queue *q;
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	c = f->private_data;
+	q = c->q;
+	dwq_kunit_wait_until(test, dt_worker_asleep(q));
+	dt_queue_refuse(q, true);
+	dt_schedule(test, f, u, 50 * NSEC_PER_MSEC);
+	allow_signal(SIGUSR1);
+	send_sig(SIGUSR1, current, 0);
+	n = f->f_op->read(f, u, sizeof(struct dwq_event), &pos);
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+	dt_queue_refuse(q, false);
+	KUNIT_EXPECT_EQ(test, n, -ERESTARTSYS);
+}
+
+/* Holds a file's mutex from another thread until told to let it go. */
+struct dt_holder {
+	struct mutex *mutex; /* the file's, held by dt_holder_fn() */
+	struct completion held;
+	struct completion release;
+};
+
+static int dt_holder_fn(void *arg)
+{
+	struct dt_holder *h = arg;
+
+	mutex_lock(h->mutex);
+	complete(&h->held);
+	wait_for_completion(&h->release);
+	mutex_unlock(h->mutex);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+/*
+ * An io_uring command waiting for the file's mutex (on io_uring's worker,
+ * another call holding it) that a signal interrupts, as io_uring's cancel
+ * of it does, completes with -EINTR and does nothing: not with
+ * -ERESTARTSYS, which only a system call can restart and no program
+ * knows. The same command done once the mutex is free schedules.
+ */
+static void dwq_dev_test_uring_interrupted(struct kunit *test)
+{
+	struct dwq_ioc_schedule s = { .time_ns = HOUR };
+	struct io_uring_cmd ioucmd = { .cmd_op = DWQ_IOC_SCHEDULE };
+	struct dwq_uring_cmd cmd = {};
+	struct task_struct *thread;
+	struct io_uring_sqe *sqe;
+	struct dwq_client *c;
+	struct dt_holder *h;
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+	int ret;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	c = f->private_data;
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &s, sizeof(s)), 0UL);
+	sqe = kunit_kzalloc(test, 2 * sizeof(*sqe), GFP_KERNEL);
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sqe);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	cmd.arg = (u64)(uintptr_t)u;
+	memcpy(sqe->cmd, &cmd, sizeof(cmd));
+	ioucmd.file = f;
+#if defined(DWQ_HAVE_IO_URING_SQE_CMD) || \
+	defined(DWQ_HAVE_IO_URING_SQE_CMD_TYPED)
+	ioucmd.sqe = sqe;
+#else
+	ioucmd.cmd = sqe->cmd;
+#endif
+	h->mutex = &c->mutex;
+	init_completion(&h->held);
+	init_completion(&h->release);
+	thread = kthread_run(dt_holder_fn, h, "dwq-kunit-hold");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, thread);
+	wait_for_completion(&h->held);
+
+	allow_signal(SIGUSR1);
+	send_sig(SIGUSR1, current, 0);
+	ret = dwq_dev_uring_cmd(&ioucmd, 0);
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+	complete(&h->release);
+	kthread_stop(thread);
+	KUNIT_EXPECT_EQ(test, ret, -EINTR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->nr_tasks), 0);
+
+	KUNIT_EXPECT_EQ(test, dwq_dev_uring_cmd(&ioucmd, 0), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->nr_tasks), 1);
 }
 
 /*
@@ -1169,6 +1303,8 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_read_owes),
 	KUNIT_CASE(dwq_dev_test_read_no_queue),
 	KUNIT_CASE(dwq_dev_test_arm_fails_readable),
+	KUNIT_CASE(dwq_dev_test_arm_fails_killable),
+	KUNIT_CASE(dwq_dev_test_uring_interrupted),
 	KUNIT_CASE(dwq_dev_test_drain_shrinks_once),
 	KUNIT_CASE(dwq_dev_test_now_one_instant),
 	{}

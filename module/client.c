@@ -1582,6 +1582,13 @@ ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		/*
+		 * A clock whose alarm could not be armed reads as due, with
+		 * nothing to fire: a reader for whom that lasts (the queue
+		 * out of memory) goes round here, and must stay killable.
+		 */
+		if (signal_pending(current))
+			return -ERESTARTSYS;
+		/*
 		 * Another reader may have taken what woke us: then wait
 		 * again. A deadline passing wakes us by the alarm, armed at
 		 * each heap's earliest deadline by whoever changed it; the

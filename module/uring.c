@@ -14,6 +14,7 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/types.h>
+#include <kunit/visibility.h>
 
 #include <uapi/linux/dwq.h>
 
@@ -55,7 +56,8 @@ static_assert(offsetof(struct io_uring_sqe, cmd) +
  *
  * Context: process context (the submitter, an io-wq worker or the SQPOLL
  *	thread: all with the submitter's memory); may sleep.
- * Return: what dwq_dev_ioctl() returns for cmd_op, -ENOTTY for an unknown
+ * Return: what dwq_dev_ioctl() returns for cmd_op (-EINTR where a signal
+ *	ends its wait for the file's mutex), -ENOTTY for an unknown
  *	one; -EINVAL, having done nothing, for non-zero flags or reserved
  *	bytes, or any uring_cmd_flags (no registered buffer is used);
  *	-EFAULT for an @arg this kernel cannot address.
@@ -64,6 +66,7 @@ int dwq_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
 	const u8 *area = dwq_uring_cmd_bytes(ioucmd);
 	struct dwq_uring_cmd cmd;
+	int ret;
 
 	if (ioucmd->flags & DWQ_URING_CMD_USER_FLAGS)
 		return -EINVAL;
@@ -76,7 +79,15 @@ int dwq_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	/* A 32-bit kernel: an address past 4 GiB is no user address. */
 	if (cmd.arg != (unsigned long)cmd.arg)
 		return -EFAULT;
-	return dwq_dev_ioctl_flags(ioucmd->file, ioucmd->cmd_op,
-				   (unsigned long)cmd.arg,
-				   issue_flags & IO_URING_F_NONBLOCK);
+	ret = dwq_dev_ioctl_flags(ioucmd->file, ioucmd->cmd_op,
+				  (unsigned long)cmd.arg,
+				  issue_flags & IO_URING_F_NONBLOCK);
+	/*
+	 * The CQE gets @ret as it is, with no system call to restart: a
+	 * wait for the file's mutex that a signal ended (io_uring cancelling
+	 * the command on its worker) is -EINTR there, as ioctl() returns it
+	 * to a program whose handler does not restart it.
+	 */
+	return ret == -ERESTARTSYS ? -EINTR : ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(dwq_dev_uring_cmd);
