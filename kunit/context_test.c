@@ -874,8 +874,8 @@ static void dwq_context_test_last_put_while_unbinding(struct kunit *test)
 /*
  * One task scheduled on two queues at the same moment, each schedule under
  * its own queue's lock: exactly one binds it. The moment between a
- * schedule's check that the task is free and its claim of it is made
- * long (dwq_kunit_hooks.claim), and another CPU schedules the task on the
+ * schedule's check that the task is free and its claim of it is held open
+ * (dwq_kunit_hooks.claim) until another CPU has scheduled the task on the
  * other queue inside it.
  */
 struct ct_claim {
@@ -884,21 +884,29 @@ struct ct_claim {
 	struct completion in_window;
 	struct completion done;
 	int other_err;
+	bool other_done;
 	bool hooked;
 };
 
 static struct ct_claim *ct_claim_of;
 
-/* The moment, made long: from the first queue's lock, interrupts off. */
+/*
+ * The moment, made long: from the first queue's lock, interrupts off, until
+ * the other CPU's schedule has returned (2 s at most, if it never does).
+ */
 static void ct_claim_hook(struct dwq_task *task)
 {
 	struct ct_claim *c = READ_ONCE(ct_claim_of);
+	u64 until;
 
 	if (!c || task != &c->task || c->hooked)
 		return;
 	c->hooked = true;
 	complete(&c->in_window);
-	mdelay(200);
+	until = ktime_get_ns() + 2 * NSEC_PER_SEC;
+	/* Pairs with the release in ct_claim_other(). */
+	while (!smp_load_acquire(&c->other_done) && ktime_get_ns() < until)
+		cpu_relax();
 }
 
 static void ct_claim_fn(struct dwq_task *task)
@@ -914,6 +922,8 @@ static int ct_claim_other(void *arg)
 	if (wait_for_completion_timeout(&c->in_window,
 					msecs_to_jiffies(TIMEOUT_MS)))
 		c->other_err = dwq_schedule(c->other, &c->task, &far);
+	/* Pairs with the acquire in ct_claim_hook(). */
+	smp_store_release(&c->other_done, true);
 	complete(&c->done);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ / 10);
