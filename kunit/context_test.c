@@ -804,6 +804,13 @@ static void ct_window_release(struct dwq_task *task)
 	complete(&w->released);
 }
 
+/* A helper kthread, its work done, waits for kthread_stop(). */
+static void ct_until_stopped(void)
+{
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+}
+
 /* On another CPU: drop the last reference inside the moment. */
 static int ct_window_putter(void *arg)
 {
@@ -812,8 +819,7 @@ static int ct_window_putter(void *arg)
 	if (wait_for_completion_timeout(&w->in_window,
 					msecs_to_jiffies(TIMEOUT_MS)))
 		dwq_task_put(&w->task);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(HZ / 10);
+	ct_until_stopped();
 	return 0;
 }
 
@@ -828,24 +834,36 @@ static void ct_unpin(void *unused)
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 }
 
+/*
+ * Pin the test to the first CPU online until it ends and return another
+ * one, for the helper thread that acts inside a moment the test holds
+ * open; the test is skipped with fewer than two CPUs.
+ */
+static unsigned int ct_pin_here(struct kunit *test)
+{
+	unsigned int here;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	here = cpumask_first(cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)),
+			0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ct_unpin, NULL),
+			0);
+	return cpumask_next(here, cpu_online_mask);
+}
+
 static void dwq_context_test_last_put_while_unbinding(struct kunit *test)
 {
 	struct ct_window *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct dwq_sched far = { .time_ns = HOUR };
 	struct task_struct *putter;
-	unsigned int here, there;
 	unsigned long left;
+	unsigned int there;
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs two CPUs");
-	here = cpumask_first(cpu_online_mask);
-	there = cpumask_next(here, cpu_online_mask);
-	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)),
-			0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ct_unpin, NULL),
-			0);
+	there = ct_pin_here(test);
 	dwq_task_init(&w->task, ct_window_fn, ct_window_release);
 	init_completion(&w->in_window);
 	init_completion(&w->released);
@@ -925,8 +943,7 @@ static int ct_claim_other(void *arg)
 	/* Pairs with the acquire in ct_claim_hook(). */
 	smp_store_release(&c->other_done, true);
 	complete(&c->done);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(HZ / 10);
+	ct_until_stopped();
 	return 0;
 }
 
@@ -943,18 +960,11 @@ static void ct_claim_race(struct kunit *test, bool batch)
 	struct dwq_sched far = { .time_ns = HOUR };
 	struct task_struct *other;
 	struct dwq_task *tasks[1];
-	unsigned int here, there;
+	unsigned int there;
 	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs two CPUs");
-	here = cpumask_first(cpu_online_mask);
-	there = cpumask_next(here, cpu_online_mask);
-	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)),
-			0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ct_unpin, NULL),
-			0);
+	there = ct_pin_here(test);
 	c->other = ct_queue(test, 1, 0);
 	c->other_err = 1;
 	dwq_task_init(&c->task, ct_claim_fn, NULL);

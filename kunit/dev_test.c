@@ -1047,32 +1047,46 @@ static bool dt_worker_asleep(struct dwq_queue *q)
 }
 
 /*
- * A file whose alarm cannot be armed (its queue refuses: here a queue that
- * says it is being destroyed, for the moment of one schedule, its only
- * worker asleep with nothing to wake it) reads as readable at once, so that a reader
- * comes and arms it; it does not wait for a deadline no alarm is armed
- * for. The read that finds nothing due arms it, and the task's event
- * comes.
+ * A file of a queue that refuses every schedule (as one being destroyed
+ * does), its only worker asleep with nothing to wake it, so that it does
+ * not take the queue for one stopping: a one-shot due in 50 ms scheduled
+ * on it, whose alarm could not be armed. Its id in *@id, the user memory
+ * for the ioctls' arguments in *@u; the queue in *@q, to let it take
+ * schedules again.
+ */
+static struct file *dt_open_unarmable(struct kunit *test, void __user **u,
+				      struct dwq_queue **q, u64 *id)
+{
+	struct dwq_client *c;
+	unsigned long addr;
+	struct file *f;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	*u = (void __user *)addr;
+	c = f->private_data;
+	*q = c->q;
+	dwq_kunit_wait_until(test, dt_worker_asleep(*q));
+	dt_queue_refuse(*q, true);
+	*id = dt_schedule(test, f, *u, 50 * NSEC_PER_MSEC);
+	return f;
+}
+
+/*
+ * A file whose alarm cannot be armed (its queue refuses, for the moment
+ * of one schedule) reads as readable at once, so that a reader comes and
+ * arms it; it does not wait for a deadline no alarm is armed for. The
+ * read that finds nothing due arms it, and the task's event comes.
  */
 static void dwq_dev_test_arm_fails_readable(struct kunit *test)
 {
-	struct dwq_client *c;
 	struct dwq_queue *q;
-	unsigned long addr;
 	struct file *f;
 	void __user *u;
 	loff_t pos = 0;
 	u64 id;
 
-	f = dt_open(test, PAGE_SIZE, &addr);
-	u = (void __user *)addr;
-	c = f->private_data;
-	q = c->q;
+	f = dt_open_unarmable(test, &u, &q, &id);
 	f->f_flags |= O_NONBLOCK;
-
-	dwq_kunit_wait_until(test, dt_worker_asleep(q));
-	dt_queue_refuse(q, true);
-	id = dt_schedule(test, f, u, 50 * NSEC_PER_MSEC);
 	dt_queue_refuse(q, false);
 	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
 	KUNIT_ASSERT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
@@ -1094,21 +1108,14 @@ static void dwq_dev_test_arm_fails_readable(struct kunit *test)
  */
 static void dwq_dev_test_arm_fails_killable(struct kunit *test)
 {
-	struct dwq_client *c;
 	struct dwq_queue *q;
-	unsigned long addr;
 	struct file *f;
 	void __user *u;
 	loff_t pos = 0;
 	ssize_t n;
+	u64 id;
 
-	f = dt_open(test, PAGE_SIZE, &addr);
-	u = (void __user *)addr;
-	c = f->private_data;
-	q = c->q;
-	dwq_kunit_wait_until(test, dt_worker_asleep(q));
-	dt_queue_refuse(q, true);
-	dt_schedule(test, f, u, 50 * NSEC_PER_MSEC);
+	f = dt_open_unarmable(test, &u, &q, &id);
 	allow_signal(SIGUSR1);
 	send_sig(SIGUSR1, current, 0);
 	n = f->f_op->read(f, u, sizeof(struct dwq_event), &pos);
