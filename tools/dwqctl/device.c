@@ -364,7 +364,11 @@ const char *event_flags(__u32 flags)
  * @ev: the event
  *
  * lateness = fired - deadline: how long after its deadline the worker
- * took the task; negative would mean early.
+ * took the task; negative would mean early. skipped: the fixed-rate
+ * periods that passed without a firing (a /dev/dwq task's are all in
+ * &dwq_event.skipped, its &dwq_event.overruns is 0: the two are added,
+ * as the kernel's tasks count them in overruns); folded: firings folded
+ * into the event while it was unread.
  */
 void print_event(const struct dwq_event *ev)
 {
@@ -379,6 +383,8 @@ void print_event(const struct dwq_event *ev)
 		json_ns("fired_ns", ev->fired_ns);
 		json_sns("lateness_ns", late);
 		json_u64("overruns", ev->overruns);
+		json_u64("skipped", ev->skipped);
+		json_u64("folded", ev->folded);
 		json_u64("worker", ev->worker);
 		json_array_begin("flags");
 		if (ev->flags & DWQ_EVENT_LAST)
@@ -392,9 +398,9 @@ void print_event(const struct dwq_event *ev)
 	fmt_duration(lt, sizeof(lt), late);
 	printf("event id %llu cookie %llu deadline %s", ev->id, ev->cookie,
 	       fmt_clock(dl, sizeof(dl), ev->deadline_ns));
-	printf(" lateness %s%s overruns %llu worker %u flags %s\n",
-	       late >= 0 ? "+" : "", lt, ev->overruns, ev->worker,
-	       event_flags(ev->flags));
+	printf(" lateness %s%s skipped %llu folded %llu worker %u flags %s\n",
+	       late >= 0 ? "+" : "", lt, ev->overruns + ev->skipped, ev->folded,
+	       ev->worker, event_flags(ev->flags));
 	fflush(stdout);
 }
 
@@ -440,6 +446,8 @@ void print_query(const struct dwq_ioc_query *q)
 		json_id("cookie", q->cookie);
 		json_u64("runs", q->runs);
 		json_u64("overruns", q->overruns);
+		json_u64("skipped", q->skipped);
+		json_u64("folded", q->folded);
 		json_str("clock", clock);
 		json_end();
 		return;
@@ -448,9 +456,9 @@ void print_query(const struct dwq_ioc_query *q)
 	       state_name(q->state), mode_name(q->mode),
 	       fmt_duration(rem, sizeof(rem), q->remaining_ns),
 	       fmt_clock(dl, sizeof(dl), q->deadline_ns));
-	printf(" period %s cookie %llu runs %llu overruns %llu clock %s\n",
+	printf(" period %s cookie %llu runs %llu skipped %llu folded %llu clock %s\n",
 	       fmt_duration(per, sizeof(per), q->period_ns), q->cookie, q->runs,
-	       q->overruns, clock);
+	       q->overruns + q->skipped, q->folded, clock);
 	fflush(stdout);
 }
 

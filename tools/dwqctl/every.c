@@ -136,7 +136,7 @@ static void report_firing(struct timer_cmd *t, const struct dwq_event *ev,
 		json_ns("read_ns", read_ns);
 		json_sns("lateness_ns", late);
 		json_sns("read_lateness_ns", rlate);
-		json_u64("overruns", ev->overruns);
+		json_u64("overruns", ev->overruns + ev->skipped);
 		json_u64("worker", ev->worker);
 		json_end();
 		return;
@@ -150,12 +150,14 @@ static void report_firing(struct timer_cmd *t, const struct dwq_event *ev,
 		fprintf(stderr,
 			"dwqctl %s: firing %llu skipped: run %llu still running (an overrun); deadline %s fired %s%s read %s%s overruns %llu\n",
 			t->name, t->firings, t->runs, dl, late >= 0 ? "+" : "",
-			a, rlate >= 0 ? "+" : "", b, ev->overruns);
+			a, rlate >= 0 ? "+" : "", b,
+			ev->overruns + ev->skipped);
 	else
 		fprintf(stderr,
 			"dwqctl %s: run %llu: deadline %s fired %s%s read %s%s overruns %llu pid %d\n",
 			t->name, t->runs, dl, late >= 0 ? "+" : "", a,
-			rlate >= 0 ? "+" : "", b, ev->overruns, (int)t->pid);
+			rlate >= 0 ? "+" : "", b, ev->overruns + ev->skipped,
+			(int)t->pid);
 }
 
 /* CMD ended with wait status @ws. */

@@ -17,7 +17,7 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=102 ;;
+all) PLAN=103 ;;
 timers) PLAN=61 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
@@ -345,7 +345,7 @@ result $rc "run: a script of one-shots exits 0" "$tmp/ra"
 check "run: four schedules print their ids" "$tmp/ra" \
 	test "$(count "$tmp/ra" '^schedule: id [1-9][0-9]*$')" = 4
 check "run: query shows a queued one-shot with cookie 4" "$tmp/ra" \
-	grep -q '^query [0-9]*: state queued mode oneshot remaining .* cookie 4 runs 0 overruns 0 clock monotonic$' "$tmp/ra"
+	grep -q '^query [0-9]*: state queued mode oneshot remaining .* cookie 4 runs 0 skipped 0 folded 0 clock monotonic$' "$tmp/ra"
 check "run: cancel says removed" "$tmp/ra" \
 	grep -q '^cancel [0-9]*: removed: it will not fire$' "$tmp/ra"
 check "run: stats before the wait: 3 pending, 1 cancelled" "$tmp/ra" \
@@ -353,8 +353,8 @@ check "run: stats before the wait: 3 pending, 1 cancelled" "$tmp/ra" \
 grep '^event ' "$tmp/ra" | awk '{ print $5 }' | tr '\n' ' ' >"$tmp/cookies"
 check "run: events in deadline order, cookies 2 3 1 (got: $(cat "$tmp/cookies"))" "$tmp/ra" \
 	grep -qx '2 3 1 ' "$tmp/cookies"
-check "run: every event is a last one, not early, no overruns" "$tmp/ra" \
-	test "$(count "$tmp/ra" '^event id [0-9]* cookie [0-9] deadline [0-9]*\.[0-9]\{9\} lateness +[0-9.]*[num]*s overruns 0 worker [0-9]* flags last$')" = 3
+check "run: every event is a last one, not early, nothing skipped or folded" "$tmp/ra" \
+	test "$(count "$tmp/ra" '^event id [0-9]* cookie [0-9] deadline [0-9]*\.[0-9]\{9\} lateness +[0-9.]*[num]*s skipped 0 folded 0 worker [0-9]* flags last$')" = 3
 check "run: wait reports 3 events" "$tmp/ra" \
 	grep -q '^wait: 3 events in ' "$tmp/ra"
 check "run: stats after the wait: nothing pending, 3 fired" "$tmp/ra" \
@@ -395,6 +395,14 @@ check "run: a period below the minimum names EINVAL and min_period_ns" "$out/run
 check "run -k goes on after errors" "$out/run-b.txt" \
 	sh -c "test \$(grep -c '^schedule: id' $tmp/rb) = 2 && grep -q '^still here$' $tmp/rb"
 
+# A fixed-rate task read late: its event counts the periods skipped
+# (10ms, then every 50ms; read after 400ms: about 7 skipped).
+printf 'schedule 10ms rate 50ms cookie 9\nsleep 400ms\nwait 1 events timeout 20s\nquery $1\n' >"$tmp/k.dwq"
+dwqctl run "$tmp/k.dwq" >"$tmp/rk" 2>&1
+cp "$tmp/rk" "$out/run-k.txt"
+check "run: a fixed-rate task read late counts its skipped periods, in the event and the query" "$out/run-k.txt" \
+	sh -c "grep -q '^event id [0-9]* cookie 9 .* skipped [1-9][0-9]* folded 0 worker [0-9]* flags -$' $tmp/rk && grep -q '^query [0-9]*: .* runs 1 skipped [1-9][0-9]* folded 0 clock monotonic$' $tmp/rk"
+
 # Without -k the first failure stops the run; a bad line stops it before
 # anything runs (exit 2).
 printf 'cancel 5\necho not reached\n' >"$tmp/c.dwq"
@@ -418,7 +426,7 @@ result $rc "run --json from stdin exits 0" "$tmp/rj"
 check "run --json: one object per line, each with a type and a line" "$tmp/rj" \
 	sh -c "test \$(grep -c '^{\"type\":\"[a-z]*\",\"line\":[1-3],.*}$' $tmp/rj) = \$(wc -l <$tmp/rj)"
 check "run --json: the event has cookie \"16\", string ids and times, flags [\"last\"]" "$tmp/rj" \
-	grep -q '^{"type":"event","line":2,"id":"[1-9][0-9]*","cookie":"16","deadline_ns":"[0-9]*","fired_ns":"[0-9]*","lateness_ns":"[0-9]*","overruns":0,"worker":[0-9]*,"flags":\["last"\]}$' "$tmp/rj"
+	grep -q '^{"type":"event","line":2,"id":"[1-9][0-9]*","cookie":"16","deadline_ns":"[0-9]*","fired_ns":"[0-9]*","lateness_ns":"[0-9]*","overruns":0,"skipped":0,"folded":0,"worker":[0-9]*,"flags":\["last"\]}$' "$tmp/rj"
 
 # --- schedule, cancel ID..., removed commands, errors ---------------------
 
