@@ -185,8 +185,8 @@ int dev_wait_events(int fd, struct dwq_event *ev, size_t max, __s64 timeout_ns)
 
 			if (now >= end)
 				return 0;
-			/* Round up: poll() must not wake before the end. */
-			ms = (end - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+			/* Past 24 days, the loop waits on for what is left. */
+			ms = poll_ms(end - now);
 		}
 		n = poll(&pfd, 1, ms);
 		if (n < 0 && errno != EINTR)

@@ -14,6 +14,7 @@
  * than a nanosecond is refused rather than rounded.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,21 @@ static __u64 unit_ns(const char *u, size_t len)
 }
 
 /**
+ * poll_ms() - a wait in ns as poll()'s timeout
+ * @ns: the time left
+ *
+ * Return: @ns in ms, rounded up so that poll() does not wake before the
+ * end, and at most INT_MAX (24 days): poll() takes an int, so a longer
+ * wait is several polls.
+ */
+int poll_ms(__u64 ns)
+{
+	__u64 ms = ns / NSEC_PER_MSEC + (ns % NSEC_PER_MSEC != 0);
+
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/**
  * parse_duration() - parse a duration such as 300ms, 1.5m or 1h30m
  * @s: the text
  * @ns: out: the duration in nanoseconds
@@ -121,8 +137,10 @@ int parse_duration(const char *s, __u64 *ns, char *err, size_t errlen)
 		snprintf(err, errlen, "'%s': a duration cannot be negative", s);
 		return -1;
 	}
-	if (*p == '+')
-		p++;
+	if (*p == '+' && !*++p) {
+		snprintf(err, errlen, "'%s': a sign and no duration", s);
+		return -1;
+	}
 	while (*p) {
 		whole = 0;
 		frac = 0;

@@ -53,6 +53,7 @@ extern struct opts opt;
 
 /* duration.c */
 int parse_duration(const char *s, __u64 *ns, char *err, size_t errlen);
+int poll_ms(__u64 ns);
 int parse_number(const char *s, __u64 *v, char *err, size_t errlen);
 int parse_u64(const char *s, __u64 *v);
 char *fmt_duration(char *buf, size_t len, __s64 ns);

@@ -430,6 +430,12 @@ static int cmd_schedule(int argc, char **argv)
 		return usage_error("schedule", "%s",
 				   !strncmp(err, "schedule: ", 10) ? err + 10 :
 								     err);
+	/* A one-shot has one event: a second would be waited for forever. */
+	if (rc.mode == DWQ_MODE_ONESHOT && wait.wait == WAIT_EVENTS &&
+	    wait.count > 1)
+		return usage_error("schedule",
+				   "--count %llu: a one-shot has one event",
+				   (unsigned long long)wait.count);
 	if (wait.timeout_ns && wait.wait == WAIT_ALL) {
 		/* A one-shot has one event; a periodic task, --count of them. */
 		if (rc.mode != DWQ_MODE_ONESHOT)

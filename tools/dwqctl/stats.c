@@ -276,14 +276,18 @@ int cmd_watch(int argc, char **argv)
 		tprev = t;
 		if (count && n == count)
 			break;
-		next += period;
+		/* A period past the end of time: the next refresh is never. */
+		next = next > UINT64_MAX - period ? UINT64_MAX : next + period;
 		t = clock_now(0);
 		if (next < t)
 			next = t; /* fell behind: do not catch up */
 		pfd.fd = sfd;
 		pfd.events = POLLIN;
-		ret = poll(&pfd, sfd >= 0,
-			   (next - t + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
+		/* poll() waits 24 days at most: then again. */
+		do {
+			ret = poll(&pfd, sfd >= 0, poll_ms(next - t));
+			t = clock_now(0);
+		} while (ret == 0 && t < next);
 		if (ret > 0) {
 			/* ^C or SIGTERM: a clean end */
 			if (read(sfd, &si, sizeof(si)) == sizeof(si))

@@ -17,7 +17,7 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=103 ;;
+all) PLAN=104 ;;
 timers) PLAN=61 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
@@ -444,6 +444,9 @@ result "$([ $? = 2 ] && has "$tmp/s3" "leading 0 is ambiguous" && echo 0 || echo
 dwqctl --json schedule 10ms every 1h30m --count 1 >"$tmp/s4" 2>&1
 result "$([ $? = 0 ] && has "$tmp/s4" '"type":"event"' && echo 0 || echo 1)" \
 	"schedule every 1h30m: a systemd-style duration is taken" "$tmp/s4"
+dwqctl schedule 10ms --count 2 >"$tmp/s5" 2>&1
+result "$([ $? = 2 ] && has "$tmp/s5" "a one-shot has one event" && echo 0 || echo 1)" \
+	"schedule of a one-shot with --count 2 is refused, not a wait for ever" "$tmp/s5"
 
 for c in cancel query; do
 	dwqctl $c 7 >"$tmp/g" 2>&1

@@ -5,6 +5,7 @@
  * errors): no device needed. TAP output; the exit status is 1 if a test
  * failed. Built and run by `make -C tools/dwqctl test`.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,13 @@ static void duration_bad(const char *s, const char *why)
 
 	result(ret && strstr(err, why), "duration '%s' refused: %s (said: %s)",
 	       s, why, err);
+}
+
+static void poll_ms_is(__u64 ns, int want)
+{
+	int got = poll_ms(ns);
+
+	result(got == want, "poll_ms(%llu) = %d (got %d)", ns, want, got);
 }
 
 static void fmt_is(__s64 ns, const char *want)
@@ -119,6 +127,8 @@ static void test_durations(void)
 	duration_ok(".5s", 500000000);
 	duration_ok("5.s", 5000000000ULL);
 	duration_ok("+5ms", 5000000);
+	duration_bad("+", "no duration");
+	duration_bad("  +", "no duration");
 	duration_ok("0.1000000000000000000000s", 100000000);
 	duration_ok("18446744073709551615ns", 18446744073709551615ULL);
 	duration_ok("18446744073.709551615s", 18446744073709551615ULL);
@@ -189,6 +199,12 @@ static void test_durations(void)
 	duration_ok("0s0ms", 0);
 	duration_ok("1m1M", 60000000000ULL + 2629800000000000ULL);
 
+	poll_ms_is(0, 0);
+	poll_ms_is(1, 1);
+	poll_ms_is(1000000, 1);
+	poll_ms_is(1000001, 2);
+	poll_ms_is(30ULL * 86400 * 1000000000, INT_MAX);
+	poll_ms_is(UINT64_MAX, INT_MAX);
 	fmt_is(0, "0ns");
 	fmt_is(999, "999ns");
 	fmt_is(1000, "1us");
