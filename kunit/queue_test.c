@@ -47,6 +47,8 @@ struct qt_probe {
 	struct dwq_queue *resched_q; /* schedule @resched on it... */
 	struct qt_probe *resched;
 	int resched_err; /* ...and keep the result */
+	struct qt_probe *move; /* dwq_reschedule() it to the past... */
+	int move_err; /* ...and keep the result */
 	struct dwq_queue *q; /* record whether our worker's... */
 	bool handoff_armed; /* ...hand-off timer is armed */
 };
@@ -100,6 +102,11 @@ static void qt_probe_fn(struct dwq_task *task)
 	if (p->resched_q)
 		p->resched_err =
 			dwq_schedule(p->resched_q, &p->resched->task, &s);
+	if (p->move) {
+		/* A deadline long past: due at once. */
+		s.flags = DWQ_SCHED_ABS;
+		p->move_err = dwq_reschedule(&p->move->task, &s);
+	}
 	if (p->inflight)
 		atomic_dec(p->inflight);
 	atomic_inc(&p->runs);
@@ -1956,12 +1963,53 @@ static void dwq_queue_destroy_test_run_due_own_clock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&p[0].task.ref), 1U);
 }
 
+/*
+ * A callback that runs during a DWQ_DESTROY_RUN_DUE destroy, moving a
+ * task that is not due to a deadline long past with dwq_reschedule(),
+ * gets -ESHUTDOWN, as a schedule does, and the task it tried to move does
+ * not run: destroy runs only what was due when it began.
+ */
+static void dwq_queue_destroy_test_reschedule_refused(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 3);
+	struct qt_probe *blocker = &p[2];
+	struct task_struct *thread;
+	struct qt_destroyer *d;
+	struct dwq_queue *q;
+	unsigned long left;
+
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	init_completion(&d->done);
+	q = qt_queue(test, 1, 0);
+	blocker->until_stop = true;
+	KUNIT_ASSERT_EQ(test, qt_after(q, blocker, 0), 0);
+	qt_wait_for(test, &blocker->started, TIMEOUT_MS);
+	p[0].move = &p[1];
+	p[0].move_err = 1;
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 3600ULL * NSEC_PER_SEC), 0);
+
+	d->q = q;
+	d->policy = DWQ_DESTROY_RUN_DUE;
+	thread = kthread_run(qt_destroyer_fn, d, "dwq-kunit-destroy");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, thread);
+	left = wait_for_completion_timeout(&d->done, msecs_to_jiffies(60000));
+	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "destroy did not return");
+	kunit_remove_action(test, qt_destroy, q);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 1);
+	KUNIT_EXPECT_EQ(test, p[0].move_err, -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&p[1].task.ref), 1U);
+}
+
 static struct kunit_case dwq_queue_destroy_test_cases[] = {
 	KUNIT_CASE_SLOW(dwq_queue_destroy_test_drop_10k),
 	KUNIT_CASE_SLOW(dwq_queue_destroy_test_run_due_10k),
 	KUNIT_CASE(dwq_queue_destroy_test_waits_for_callback),
 	KUNIT_CASE(dwq_queue_destroy_test_waits_for_sleeper),
 	KUNIT_CASE(dwq_queue_destroy_test_run_due_own_clock),
+	KUNIT_CASE(dwq_queue_destroy_test_reschedule_refused),
 	{}
 };
 

@@ -1895,7 +1895,12 @@ static void dwq_task_touch_map(struct dwq_queue *q, struct dwq_task *task)
  *
  * For lockdep, this "takes" the callback's lock class (see
  * dwq_task_init()), so that calling it under a lock that the callback
- * takes is reported, whether or not the callback runs at that moment.
+ * takes is reported, whether or not the callback runs at that moment,
+ * as flush_work() does. The class is that of the dwq_task_init() call
+ * site: a callback that cancels another task of its own class with this
+ * is reported as waiting for itself, as a work function flushing another
+ * work item of its own class is. Give such tasks classes of their own
+ * with dwq_task_init_key().
  *
  * Context: process context, softirqs on; sleeps. If this drops the last
  * reference, @task's release function runs here.
@@ -1973,7 +1978,9 @@ EXPORT_SYMBOL_GPL(dwq_cancel_sync);
  * Context: any context, hard interrupt context and under raw spinlocks
  *	included, on PREEMPT_RT too; never sleeps or allocates.
  * Return: 0; -EINVAL for bad flags, mode, period or time; -ENOENT if @task
- * is neither queued nor a running periodic task that will run again.
+ * is neither queued nor a running periodic task that will run again;
+ * -ESHUTDOWN if its queue is being destroyed (a callback that runs during
+ * dwq_queue_destroy()): nothing changed.
  */
 int dwq_reschedule(struct dwq_task *task, const struct dwq_sched *s)
 {
@@ -1999,6 +2006,10 @@ retry:
 		raw_spin_unlock_irqrestore(&q->lock, flags);
 		goto retry;
 	}
+	/* Being destroyed: nothing moves, as nothing is scheduled. */
+	err = -ESHUTDOWN;
+	if (q->stopping)
+		goto unlock;
 	period = s->flags & DWQ_RESCHED_PERIOD ? s->period_ns : task->period_ns;
 	now = dwq_queue_now(q);
 	err = dwq_sched_key(q, s, period, now, &key, &offset);
