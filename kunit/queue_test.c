@@ -1920,37 +1920,30 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 }
 
 /*
- * Destroy with DWQ_DESTROY_RUN_DUE runs what is due on its own clock: a
- * plain task on a CLOCK_BOOTTIME queue whose key went early in a suspend
- * (made so here: its key 10 s earlier, its offset 10 s less suspended),
- * due by that key and 5 s before its CLOCK_MONOTONIC deadline, is dropped,
- * not run. The only worker is held by a callback until destroy stops it,
- * so nothing looks at the task before destroy does.
+ * A queue of one worker, held by @blocker's callback until destroy stops
+ * it: nothing looks at the tasks the test queues next before destroy does.
  */
-static void dwq_queue_destroy_test_run_due_own_clock(struct kunit *test)
+static struct dwq_queue *qt_queue_held(struct kunit *test, unsigned int flags,
+				       struct qt_probe *blocker)
 {
-	const u64 slept = 10000 * MS;
-	struct qt_probe *p = qt_probes(test, 2);
-	struct qt_probe *blocker = &p[1];
+	struct dwq_queue *q = qt_queue(test, 1, flags);
+
+	blocker->until_stop = true;
+	KUNIT_ASSERT_EQ(test, qt_after(q, blocker, 0), 0);
+	qt_wait_for(test, &blocker->started, TIMEOUT_MS);
+	return q;
+}
+
+/* Destroy @q with DWQ_DESTROY_RUN_DUE from another thread; wait for it. */
+static void qt_destroy_run_due(struct kunit *test, struct dwq_queue *q)
+{
 	struct task_struct *thread;
 	struct qt_destroyer *d;
-	struct dwq_queue *q;
 	unsigned long left;
 
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, d);
 	init_completion(&d->done);
-	q = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
-	blocker->until_stop = true;
-	KUNIT_ASSERT_EQ(test, qt_after(q, blocker, 0), 0);
-	qt_wait_for(test, &blocker->started, TIMEOUT_MS);
-	KUNIT_ASSERT_EQ(test, qt_at(q, &p[0], ktime_get_ns() + 5000 * MS), 0);
-	raw_spin_lock_irq(&q->lock);
-	p[0].task.clock_offset += slept;
-	dwq_heap_update(&q->heap, &p[0].task.node,
-			p[0].task.node.deadline - slept);
-	raw_spin_unlock_irq(&q->lock);
-
 	d->q = q;
 	d->policy = DWQ_DESTROY_RUN_DUE;
 	thread = kthread_run(qt_destroyer_fn, d, "dwq-kunit-destroy");
@@ -1958,6 +1951,31 @@ static void dwq_queue_destroy_test_run_due_own_clock(struct kunit *test)
 	left = wait_for_completion_timeout(&d->done, msecs_to_jiffies(60000));
 	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "destroy did not return");
 	kunit_remove_action(test, qt_destroy, q);
+}
+
+/*
+ * Destroy with DWQ_DESTROY_RUN_DUE runs what is due on its own clock: a
+ * plain task on a CLOCK_BOOTTIME queue whose key went early in a suspend
+ * (made so here: its key 10 s earlier, its offset 10 s less suspended),
+ * due by that key and 5 s before its CLOCK_MONOTONIC deadline, is dropped,
+ * not run.
+ */
+static void dwq_queue_destroy_test_run_due_own_clock(struct kunit *test)
+{
+	const u64 slept = 10000 * MS;
+	struct qt_probe *p = qt_probes(test, 2);
+	struct qt_probe *blocker = &p[1];
+	struct dwq_queue *q;
+
+	q = qt_queue_held(test, DWQ_QUEUE_BOOTTIME, blocker);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[0], ktime_get_ns() + 5000 * MS), 0);
+	raw_spin_lock_irq(&q->lock);
+	p[0].task.clock_offset += slept;
+	dwq_heap_update(&q->heap, &p[0].task.node,
+			p[0].task.node.deadline - slept);
+	raw_spin_unlock_irq(&q->lock);
+
+	qt_destroy_run_due(test, q);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blocker->runs), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
 	KUNIT_EXPECT_EQ(test, kref_read(&p[0].task.ref), 1U);
@@ -1973,30 +1991,15 @@ static void dwq_queue_destroy_test_reschedule_refused(struct kunit *test)
 {
 	struct qt_probe *p = qt_probes(test, 3);
 	struct qt_probe *blocker = &p[2];
-	struct task_struct *thread;
-	struct qt_destroyer *d;
 	struct dwq_queue *q;
-	unsigned long left;
 
-	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, d);
-	init_completion(&d->done);
-	q = qt_queue(test, 1, 0);
-	blocker->until_stop = true;
-	KUNIT_ASSERT_EQ(test, qt_after(q, blocker, 0), 0);
-	qt_wait_for(test, &blocker->started, TIMEOUT_MS);
+	q = qt_queue_held(test, 0, blocker);
 	p[0].move = &p[1];
 	p[0].move_err = 1;
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 3600ULL * NSEC_PER_SEC), 0);
 
-	d->q = q;
-	d->policy = DWQ_DESTROY_RUN_DUE;
-	thread = kthread_run(qt_destroyer_fn, d, "dwq-kunit-destroy");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, thread);
-	left = wait_for_completion_timeout(&d->done, msecs_to_jiffies(60000));
-	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "destroy did not return");
-	kunit_remove_action(test, qt_destroy, q);
+	qt_destroy_run_due(test, q);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 1);
 	KUNIT_EXPECT_EQ(test, p[0].move_err, -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 0);
