@@ -171,8 +171,11 @@ int run_open(struct run_state *st);
 void run_close(struct run_state *st);
 int run_exec(struct run_state *st, const struct run_cmd *cmd, const char *text);
 int run_cancel_ids(struct run_state *st, const __u64 *ids, size_t n);
-const char *schedule_cause(int err, const struct dwq_ioc_schedule *s, char *buf,
-			   size_t len);
+const char *schedule_cause(int fd, int err, const struct dwq_ioc_schedule *s,
+			   char *buf, size_t len);
+const char *enospc_text(const struct dwq_ioc_stats *st,
+			const struct dwq_ioc_schedule *s, char *buf,
+			size_t len);
 
 /* device.c */
 enum dwq_op {

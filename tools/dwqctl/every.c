@@ -316,7 +316,7 @@ static void on_signal(struct timer_cmd *t)
 static int timer_loop(struct timer_cmd *t)
 {
 	struct pollfd pfd[2];
-	char buf[160];
+	char buf[256];
 	sigset_t set;
 	int err, ret = 0;
 
@@ -338,7 +338,8 @@ static int timer_loop(struct timer_cmd *t)
 		return 1;
 	err = dev_schedule(t->fd, &t->s);
 	if (err) {
-		errorf(-err, schedule_cause(-err, &t->s, buf, sizeof(buf)),
+		errorf(-err,
+		       schedule_cause(t->fd, -err, &t->s, buf, sizeof(buf)),
 		       "%s: schedule", t->name);
 		stop_timer(t);
 		return 1;

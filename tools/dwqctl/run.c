@@ -164,22 +164,9 @@ static const char *einval_cause(__u64 time_ns, __u64 period_ns, __u32 flags,
 	return err_cause(OP_SCHEDULE, EINVAL);
 }
 
-/* ENOSPC from SCHEDULE: the limits, as the module has them. */
-static const char *enospc_cause(char *buf, size_t len)
-{
-	__u64 per_file, all;
-
-	if (param_u64("max_tasks_per_file", &per_file) ||
-	    param_u64("max_tasks", &all))
-		return err_cause(OP_SCHEDULE, ENOSPC);
-	snprintf(buf, len,
-		 "too many pending tasks: the module allows max_tasks_per_file=%llu, max_tasks=%llu in all",
-		 per_file, all);
-	return buf;
-}
-
 /**
  * schedule_cause() - what an errno from SCHEDULE means, with the limits
+ * @fd: the file that refused it, for its counts
  * @err: the errno, positive
  * @s: the request refused
  * @buf: room for the text
@@ -187,14 +174,16 @@ static const char *enospc_cause(char *buf, size_t len)
  *
  * Return: a short explanation for a person.
  */
-const char *schedule_cause(int err, const struct dwq_ioc_schedule *s, char *buf,
-			   size_t len)
+const char *schedule_cause(int fd, int err, const struct dwq_ioc_schedule *s,
+			   char *buf, size_t len)
 {
+	struct dwq_ioc_stats st;
+
 	if (err == EINVAL)
 		return einval_cause(s->time_ns, s->period_ns, s->flags, buf,
 				    len);
-	if (err == ENOSPC)
-		return enospc_cause(buf, len);
+	if (err == ENOSPC && !dev_stats(fd, &st))
+		return enospc_text(&st, s, buf, len);
 	return err_cause(OP_SCHEDULE, err);
 }
 
@@ -209,12 +198,12 @@ static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 		.flags = cmd->flags & (DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME),
 	};
 	const char *cause;
-	char buf[160];
+	char buf[256];
 	int err;
 
 	err = dev_schedule(st->fd, &s);
 	if (err) {
-		cause = schedule_cause(-err, &s, buf, sizeof(buf));
+		cause = schedule_cause(st->fd, -err, &s, buf, sizeof(buf));
 		run_error(st, -err, cause, text);
 		return -1;
 	}

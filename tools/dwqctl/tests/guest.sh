@@ -17,7 +17,7 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=104 ;;
+all) PLAN=106 ;;
 timers) PLAN=61 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
@@ -402,6 +402,26 @@ dwqctl run "$tmp/k.dwq" >"$tmp/rk" 2>&1
 cp "$tmp/rk" "$out/run-k.txt"
 check "run: a fixed-rate task read late counts its skipped periods, in the event and the query" "$out/run-k.txt" \
 	sh -c "grep -q '^event id [0-9]* cookie 9 .* skipped [1-9][0-9]* folded 0 worker [0-9]* flags -$' $tmp/rk && grep -q '^query [0-9]*: .* runs 1 skipped [1-9][0-9]* folded 0 clock monotonic$' $tmp/rk"
+
+# ENOSPC names the limit that refused, from the file's STATS: the file's
+# (two tasks allowed, a third refused) and the user's firing rate (one a
+# second allowed, ten refused). The limits are put back after.
+p=/sys/module/dwq/parameters
+old_file=$(cat $p/max_tasks_per_file) old_rate=$(cat $p/max_rate_per_user)
+echo 2 >$p/max_tasks_per_file
+printf 'schedule 60s\nschedule 60s\nschedule 60s\n' >"$tmp/s.dwq"
+dwqctl run "$tmp/s.dwq" >"$tmp/rs" 2>&1
+echo "$old_file" >$p/max_tasks_per_file
+cp "$tmp/rs" "$out/run-enospc.txt"
+check "run: ENOSPC names the file's limit and its count" "$out/run-enospc.txt" \
+	grep -q "^dwqctl: $tmp/s.dwq:3: schedule 60s: ENOSPC: too many pending tasks: this file holds 2, max_tasks_per_file=2$" "$tmp/rs"
+echo 1 >$p/max_rate_per_user
+dwqctl every 100ms -- true >"$tmp/re" 2>&1
+rc=$?
+echo "$old_rate" >$p/max_rate_per_user
+cp "$tmp/re" "$out/every-enospc.txt"
+result "$([ $rc = 1 ] && grep -q 'ENOSPC: too many firings per second: your periodic tasks fire 0.000 times a second, this one would add 10.000, max_rate_per_user=1$' "$tmp/re" && echo 0 || echo 1)" \
+	"every: ENOSPC names the rate limit (got $rc)" "$out/every-enospc.txt"
 
 # Without -k the first failure stops the run; a bad line stops it before
 # anything runs (exit 2).

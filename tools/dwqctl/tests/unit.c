@@ -561,6 +561,61 @@ static void test_json(void)
 		"{\"type\":\"event\",\"line\":3,\"flags\":[\"last\",\"coalesced\"],\"worker\":1}\n");
 }
 
+/* --- ENOSPC: which limit ------------------------------------------ */
+
+static void enospc_is(const struct dwq_ioc_stats *st, __u32 mode,
+		      __u64 period_ns, const char *want, const char *what)
+{
+	struct dwq_ioc_schedule s = { .mode = mode, .period_ns = period_ns };
+	char buf[256];
+
+	enospc_text(st, &s, buf, sizeof(buf));
+	result(!!strstr(buf, want), "ENOSPC %s: '%s' (said: %s)", what, want,
+	       buf);
+}
+
+static void test_enospc(void)
+{
+	const struct dwq_ioc_stats base = {
+		.pending = 3,
+		.user_tasks = 10,
+		.all_tasks = 20,
+		.user_rate_mhz = 1500,
+		.max_tasks_per_file = 4,
+		.max_tasks_per_user = 11,
+		.max_tasks = 21,
+		.max_rate_per_user = 2,
+	};
+	struct dwq_ioc_stats st;
+
+	st = base;
+	st.pending = 4;
+	enospc_is(&st, DWQ_MODE_ONESHOT, 0,
+		  "this file holds 4, max_tasks_per_file=4", "the file's");
+	st = base;
+	st.user_tasks = 11;
+	st.all_tasks = 21;
+	enospc_is(&st, DWQ_MODE_ONESHOT, 0,
+		  "your files hold 11 (unread events included), max_tasks_per_user=11",
+		  "the user's before all files'");
+	st = base;
+	st.all_tasks = 22;
+	enospc_is(&st, DWQ_MODE_ONESHOT, 0, "all files hold 22, max_tasks=21",
+		  "all files'");
+	/* 1.5/s used of 2/s: 1/s more does not fit, 0.5/s does. */
+	enospc_is(&base, DWQ_MODE_FIXED_RATE, 1000000000ULL,
+		  "fire 1.500 times a second, this one would add 1.000, max_rate_per_user=2",
+		  "the rate");
+	enospc_is(&base, DWQ_MODE_FIXED_DELAY, 2000000000ULL,
+		  "room was freed since", "a rate that fits");
+	/* A one-shot with a period (ignored) has no rate. */
+	enospc_is(&base, DWQ_MODE_ONESHOT, 1, "room was freed since",
+		  "a one-shot has no rate");
+	/* The rate rounds up: 3 ns is 333333333334 mHz. */
+	enospc_is(&base, DWQ_MODE_FIXED_RATE, 3, "would add 333333333.334",
+		  "the rate rounds up");
+}
+
 int main(void)
 {
 	int i;
@@ -570,6 +625,7 @@ int main(void)
 	test_ids();
 	test_other();
 	test_json();
+	test_enospc();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
