@@ -322,7 +322,7 @@ int usage_error(const char *cmd, const char *fmt, ...)
 
 /**
  * common_opt() - take an option every command has, if argv[*i] is one
- * @cmd: the command, for its help
+ * @cmd: the command, for its help; NULL for dwqctl's own options
  * @argv: the arguments
  * @i: in: the argument to look at; out: the last one taken
  *
@@ -546,7 +546,7 @@ int main(int argc, char **argv)
 			return help_for(NULL, stdout);
 		if (!strcmp(argv[i], "--version"))
 			return version();
-		if (!common_opt("help", argv, &i)) {
+		if (!common_opt(NULL, argv, &i)) {
 			snprintf(what, sizeof(what), "unknown option '%s'",
 				 argv[i]);
 			usage_message(NULL, what);

@@ -17,7 +17,7 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=106 ;;
+all) PLAN=107 ;;
 timers) PLAN=61 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
@@ -504,6 +504,9 @@ result "$([ $? = 2 ] && grep -qx '{"type":"error","command":"","usage":true,"wha
 dwqctl --json run "$(printf '/tmp/no\377such')" >"$tmp/u4" 2>/dev/null
 result "$([ $? = 1 ] && grep -q '"what":"run: /tmp/no\\ufffdsuch"' "$tmp/u4" && echo 0 || echo 1)" \
 	"--json: invalid UTF-8 in a file name is written as \\ufffd" "$tmp/u4"
+dwqctl --device >"$tmp/u5" 2>&1
+result "$([ $? = 2 ] && grep -qx "dwqctl: --device needs a path" "$tmp/u5" && grep -qx "Try 'dwqctl --help'." "$tmp/u5" && echo 0 || echo 1)" \
+	"--device without a path before the command is dwqctl's own usage error, exit 2" "$tmp/u5"
 dwqctl --version >"$tmp/v" 2>&1
 result "$([ $? = 0 ] && grep -Eqx 'dwqctl [0-9]+\.[0-9]+\.[0-9]+' "$tmp/v" && echo 0 || echo 1)" \
 	"--version: dwqctl X.Y.Z ($(cat "$tmp/v"))" "$tmp/v"
