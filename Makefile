@@ -3,7 +3,8 @@
 # dwq: the user's entry points. The module itself is built by kbuild from
 # ./Kbuild; see README.md.
 #
-#   make                 dwq.ko (against KDIR) and the tools
+#   make                 dwq.ko (against KDIR) and dwqctl; make tools builds
+#                        the test programs too (see tools/testing/deps)
 #   make run             demo in a QEMU guest on Debian's stock 6.12 kernel
 #   make check           every test; ends with "N passed, N failed"
 #   make bench           benchmarks in a stock guest, then again under icount:
@@ -53,7 +54,7 @@ DKMS_FILES := dkms.conf Kbuild include/dwq.h include/uapi/linux/dwq.h \
 	module/Kbuild module/compat.mk $(filter-out %.mod.c,$(wildcard module/*.[ch])) \
 	kunit/Kbuild $(filter-out %.mod.c,$(wildcard kunit/*.[ch]))
 
-all: modules tools
+all: modules tool-tools/dwqctl
 
 modules:
 	@test -e $(KDIR)/Makefile || { \
@@ -169,7 +170,10 @@ install-user:
 	@# Staged (DESTDIR) installs leave the group and udev to the package's
 	@# scripts.
 	test -n "$(DESTDIR)" || getent group dwq >/dev/null || groupadd --system dwq
-	test -n "$(DESTDIR)" || ! command -v udevadm >/dev/null || udevadm control --reload
+	@# A /dev/dwq that exists already takes the rule now, not at the next load.
+	test -n "$(DESTDIR)" || ! command -v udevadm >/dev/null || \
+		{ udevadm control --reload && \
+		  udevadm trigger --action=add --subsystem-match=misc --sysname-match=dwq; }
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/module/dwq.ko* \
@@ -235,7 +239,11 @@ dkms-remove:
 # The Debian packages, built from a copy of the tree (the build writes
 # into debian/); dpkg-buildpackage's other output lands beside them.
 DEB_OUT ?= build/deb
+DEB_TOOLS := dpkg-buildpackage dh dh_dkms rsync
 deb:
+	@for c in $(DEB_TOOLS); do command -v $$c >/dev/null || { \
+		echo "make deb needs $$c: apt-get install dpkg-dev debhelper dh-dkms rsync" >&2; \
+		exit 1; }; done
 	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/src
 	rsync -a --exclude /build --exclude /.git --exclude '*.o' --exclude '*.ko' \
 		--exclude '.*.cmd' --exclude '*.mod' --exclude '*.mod.c' \
