@@ -75,7 +75,7 @@ const char *denied_cause(char *buf, size_t len)
 			 what, DWQ_GROUP, DWQ_GROUP);
 	else
 		snprintf(buf, len,
-			 "permission denied: %smembers of group \"%s\" may use it once the udev rule 60-dwq.rules is installed (sudo make install creates the group; then sudo usermod -aG %s $USER and log in again), or load dwq.ko with mode=0666 for everyone",
+			 "permission denied: %smembers of group \"%s\" may use it once the udev rule 60-dwq.rules is installed (by the dwq-dkms package or sudo make install-user, which create the group; then sudo usermod -aG %s $USER and log in again), or load dwq.ko with mode=0666 for everyone",
 			 what, DWQ_GROUP, DWQ_GROUP);
 	return buf;
 }

@@ -5,7 +5,9 @@
  * STATS has two halves: the counters of the file that asks (a fresh one
  * here, so they are zero; `stats` inside `dwqctl run` shows a working
  * file's) and the queue's, shared by every file and kernel user: its size,
- * its heap's capacity, the workers, the leader and the workers' totals.
+ * its heap's capacity, the workers, the leader and the workers' totals;
+ * then the counts the limits check, with the limits, so that a person
+ * sees how close an ENOSPC is.
  */
 #include <errno.h>
 #include <poll.h>
@@ -46,6 +48,13 @@ void json_stats_fields(const struct dwq_ioc_stats *st)
 	json_u64("spurious_wakeups", st->spurious_wakeups);
 	json_u64("tasks_run", st->tasks_run);
 	json_u64("leader_changes", st->leader_changes);
+	json_u64("user_tasks", st->user_tasks);
+	json_u64("all_tasks", st->all_tasks);
+	json_u64("user_rate_mhz", st->user_rate_mhz);
+	json_u64("max_tasks_per_file", st->max_tasks_per_file);
+	json_u64("max_tasks_per_user", st->max_tasks_per_user);
+	json_u64("max_tasks", st->max_tasks);
+	json_u64("max_rate_per_user", st->max_rate_per_user);
 }
 
 /**
@@ -69,8 +78,10 @@ void print_stats_line(const struct dwq_ioc_stats *st)
 	printf(" leader %s timed_waits %llu untimed_waits %llu wakeups %llu",
 	       leader_text(st->leader, l, sizeof(l)), st->timed_waits,
 	       st->untimed_waits, st->wakeups);
-	printf(" spurious_wakeups %llu tasks_run %llu leader_changes %llu\n",
+	printf(" spurious_wakeups %llu tasks_run %llu leader_changes %llu",
 	       st->spurious_wakeups, st->tasks_run, st->leader_changes);
+	printf(" user_tasks %llu all_tasks %llu user_rate_mhz %llu\n",
+	       st->user_tasks, st->all_tasks, st->user_rate_mhz);
 	fflush(stdout);
 }
 
@@ -144,6 +155,16 @@ static void print_stats_table(const struct dwq_ioc_stats *st,
 	if (st->tasks_run && !prev)
 		printf("  %-18s %10.2f  wakeups per task run\n", "",
 		       (double)st->wakeups / st->tasks_run);
+	printf("%-29s%12s %12s\n", "limits: more is ENOSPC", "in use", "limit");
+	printf("  %-26s %12llu %12u\n", "tasks of this file", st->pending,
+	       st->max_tasks_per_file);
+	printf("  %-26s %12llu %12u  unread events included\n",
+	       "tasks of your files", st->user_tasks, st->max_tasks_per_user);
+	printf("  %-26s %12llu %12u\n", "tasks of all files", st->all_tasks,
+	       st->max_tasks);
+	printf("  %-26s %8llu.%03llu %12u  of your periodic tasks\n",
+	       "firings per second", st->user_rate_mhz / 1000,
+	       st->user_rate_mhz % 1000, st->max_rate_per_user);
 }
 
 static int stats_args(const char *cmd, int argc, char **argv,

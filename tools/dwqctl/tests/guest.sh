@@ -17,8 +17,8 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=107 ;;
-timers) PLAN=61 ;;
+all) PLAN=108 ;;
+timers) PLAN=62 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
 out=${DWQ_OUT:-/tmp}/dwqctl
@@ -138,9 +138,11 @@ result $? "stats exits 0" "$tmp/st"
 # leader is none or a worker.
 check "stats shows the $workers workers and the leader" "$tmp/st" \
 	sh -c "grep -q '^  workers  *$workers$' $tmp/st && grep -Eq '^  leader  *(none|[0-9]+) ' $tmp/st"
+check "stats shows the limits ENOSPC checks, as the parameters have them" "$tmp/st" \
+	sh -c "grep -Eq '^  tasks of all files +[0-9]+ +$(cat /sys/module/dwq/parameters/max_tasks)\$' $tmp/st && grep -Eq '^  firings per second +[0-9]+\.[0-9]{3} +$(cat /sys/module/dwq/parameters/max_rate_per_user)  ' $tmp/st"
 dwqctl stats --json >"$tmp/sj" 2>&1
 check "stats --json is one object, the leader -1 or a worker" "$tmp/sj" \
-	sh -c "test \$(wc -l <$tmp/sj) = 1 && grep -Eq '^\{\"type\":\"stats\",.*\"workers\":$workers,\"leader\":(-1|[0-9]+),' $tmp/sj"
+	sh -c "test \$(wc -l <$tmp/sj) = 1 && grep -Eq '^\{\"type\":\"stats\",.*\"workers\":$workers,\"leader\":(-1|[0-9]+),' $tmp/sj && grep -q '\"max_tasks_per_file\":$(cat /sys/module/dwq/parameters/max_tasks_per_file),' $tmp/sj"
 dwqctl watch 100ms --count 3 >"$tmp/w" 2>&1
 rc=$?
 result "$([ $rc = 0 ] && [ "$(count "$tmp/w" '^Every 100ms: dwq stats')" = 3 ] && echo 0 || echo 1)" \
