@@ -195,7 +195,11 @@ DEFINE_EVENT(dwq_dev_task_class, dwq_dev_reschedule,
 		      u32 mode, u32 flags),
 	     TP_ARGS(ut, time_ns, period_ns, mode, flags));
 
-/* DWQ_IOC_CANCEL(_BATCH) cancelled a task: removed, or running. */
+/*
+ * DWQ_IOC_CANCEL(_BATCH) cancelled a task. The result is always
+ * DWQ_RESULT_REMOVED: a /dev/dwq task fires inside read(), never while a
+ * cancel holds the file.
+ */
 TRACE_EVENT(dwq_dev_cancel,
 	    TP_PROTO(const struct dwq_utask *ut, u32 result),
 	    TP_ARGS(ut, result),

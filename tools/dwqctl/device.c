@@ -363,8 +363,8 @@ const char *event_flags(__u32 flags)
  * print_event() - one event, as a line of text or a JSON object
  * @ev: the event
  *
- * lateness = fired - deadline: how long after its deadline the worker
- * took the task; negative would mean early. skipped: the fixed-rate
+ * lateness = fired - deadline: how long after its deadline the read()
+ * that fired the task began; negative would mean early. skipped: the fixed-rate
  * periods that passed without a firing (a /dev/dwq task's are all in
  * &dwq_event.skipped, its &dwq_event.overruns is 0: the two are added,
  * as the kernel's tasks count them in overruns); folded: firings folded

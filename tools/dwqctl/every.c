@@ -8,11 +8,12 @@
  *
  * One task on one open file of /dev/dwq. When its event is read, CMD is
  * started with posix_spawnp(); each firing is reported with its lateness
- * twice, fired - deadline (when dwq's worker took the task) and read -
- * deadline (when dwqctl read the event and started CMD), and the event's
- * overruns. Runs never overlap: a firing that finds CMD still running is
- * skipped and counted as an overrun. SIGINT, SIGTERM and SIGCHLD come
- * through a signalfd, so the loop is one poll() with nothing missed.
+ * twice, fired - deadline (when the read() that fired the task began)
+ * and read - deadline (when that read() returned and CMD was started),
+ * and the periods it skipped as overruns. Runs never overlap: a firing
+ * that finds CMD still running is skipped and counted as an overrun.
+ * SIGINT, SIGTERM and SIGCHLD come through a signalfd, so the loop is one
+ * poll() with nothing missed.
  */
 #include <errno.h>
 #include <poll.h>
