@@ -127,7 +127,7 @@ MODULE_PARM_DESC(max_delay_ns,
 /*
  * Firings per second all periodic tasks of one user may ask for together.
  * The default is what an honest user never meets: every task the user may
- * hold (max_tasks_per_user) at a period of 262 ms, or a hundred at the
+ * hold (max_tasks_per_user) at a period of 262.2 ms, or a hundred at the
  * shortest period (min_period_ns) — a million firings a second, about
  * what all of dwq's workers can deliver on one CPU. More is not a timer
  * load but polling, and would take the machine from everyone else.
