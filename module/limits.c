@@ -245,7 +245,7 @@ void dwq_user_put(struct dwq_user *u)
 /*
  * Add @n to @count unless that takes it over @max: checked and added in
  * one step, so racing callers never exceed @max together, and none fails
- * for room that another's failed attempt only seemed to take.
+ * for room in @count that another's failed attempt only seemed to take.
  */
 static bool dwq_charge_add(atomic_t *count, unsigned int n, unsigned int max)
 {
@@ -316,32 +316,38 @@ void dwq_limits_rate_release(struct dwq_user *u, u64 rate)
  * @n: how many
  * @rate: their firing rate together, mHz (0 for one-shots)
  *
- * Counts @n more tasks against the limits of the file, of its user (over
- * all the user's files) and of all files, and @rate against the user's
- * rate budget; or against none.
+ * Counts @rate against the user's rate budget and @n more tasks against
+ * the limits of the file, of its user (over all the user's files) and of
+ * all files; or against none.
+ *
+ * A charge that fails returns what it took, but another caller may see
+ * it meanwhile. So the counts are taken from the narrowest to the
+ * widest, and all files' last, where nothing after can fail: a failed
+ * charge is seen, for that moment, only by the user's own files, never
+ * by another user's.
  *
  * Context: any context.
  * Return: 0, or -ENOSPC.
  */
 int dwq_limits_charge(struct dwq_client *c, unsigned int n, u64 rate)
 {
-	if (!dwq_charge_add(&c->nr_tasks, n, READ_ONCE(max_tasks_per_file)))
+	if (dwq_limits_rate_charge(c->user, rate))
 		return -ENOSPC;
+	if (!dwq_charge_add(&c->nr_tasks, n, READ_ONCE(max_tasks_per_file)))
+		goto err_rate;
 	if (!dwq_charge_add(&c->user->nr_tasks, n,
 			    READ_ONCE(max_tasks_per_user)))
 		goto err_file;
 	if (!dwq_charge_add(&dwq_limits_nr_tasks, n, READ_ONCE(max_tasks)))
 		goto err_user;
-	if (dwq_limits_rate_charge(c->user, rate))
-		goto err_all;
 	return 0;
 
-err_all:
-	atomic_sub(n, &dwq_limits_nr_tasks);
 err_user:
 	atomic_sub(n, &c->user->nr_tasks);
 err_file:
 	atomic_sub(n, &c->nr_tasks);
+err_rate:
+	dwq_limits_rate_release(c->user, rate);
 	return -ENOSPC;
 }
 

@@ -13,10 +13,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "dwq_test.h"
 
@@ -641,6 +643,72 @@ TEST_F(budget, stats_predict_enospc)
 			      stats_predict);
 	if (err)
 		t_skip("max_tasks_per_user cannot be set for the case: %s",
+		       t_errname(-err));
+}
+
+/*
+ * Room for exactly one batch among all files, and a process that keeps
+ * asking for a batch of 1024 tasks at 100 us each: ten million firings a
+ * second, refused by the user's rate budget every time. Meanwhile
+ * another file schedules and cancels one one-shot at a time, which STATS
+ * says fits. A refused batch must not hold room in all files' count,
+ * even for a moment: each of those schedules is taken.
+ */
+#define RACE_PAIRS 100000
+
+static void refused_rate_holds_nothing(void)
+{
+	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
+	int fa = dwqt_open(0), fb = dwqt_open(0), i, status;
+	unsigned int refused = 0;
+	uint64_t id;
+	pid_t pid;
+	long err;
+
+	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
+		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 100000, DWQ_MODE_FIXED_RATE,
+				      0, i);
+	T_ERR(dwqt_batch(fa, e, DWQ_SCHEDULE_BATCH_MAX, NULL), ENOSPC);
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", t_errname(errno));
+	if (!pid) {
+		for (;;)
+			if (dwqt_batch(fa, e, DWQ_SCHEDULE_BATCH_MAX, NULL) !=
+			    -ENOSPC)
+				_exit(1);
+	}
+	for (i = 0; i < RACE_PAIRS; i++) {
+		err = dwqt_sched(fb, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i,
+				 &id);
+		if (err) {
+			T_ERR(err, ENOSPC);
+			refused++;
+			continue;
+		}
+		T_OK(dwqt_cancel(fb, id, NULL));
+	}
+	kill(pid, SIGKILL);
+	T_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		 "the refused batches were all ENOSPC (status %#x)", status);
+	T_EXPECT(!refused,
+		 "%u of %d one-shots refused for room a refused batch held",
+		 refused, RACE_PAIRS);
+	close(fa);
+	close(fb);
+}
+
+TEST_F(budget, refused_rate_holds_nothing)
+{
+	int err;
+
+	err = dwqt_with_param("max_tasks",
+			      dwqt_stats_ok(self->f.fd).all_tasks +
+				      DWQ_SCHEDULE_BATCH_MAX,
+			      refused_rate_holds_nothing);
+	if (err)
+		t_skip("max_tasks cannot be set for the case: %s",
 		       t_errname(-err));
 }
 
