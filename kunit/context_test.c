@@ -903,13 +903,19 @@ static void dwq_context_test_last_put_while_unbinding(struct kunit *test)
 struct ct_claim {
 	struct dwq_task task;
 	struct dwq_queue *other;
+	bool cancel;
 	bool hooked;
 	bool stolen;
 };
 
 static struct ct_claim *ct_claim_of;
 
-/* The moment: claim the task for the other queue. */
+/*
+ * The moment: claim the task for the other queue; or, with @cancel, what
+ * that queue leaves when a dwq_cancel_sync() of it waits for the task's
+ * callback there and the callback has returned: the cancel counted in
+ * @canceling, the task let go.
+ */
 static void ct_claim_hook(struct dwq_task *task)
 {
 	struct ct_claim *c = READ_ONCE(ct_claim_of);
@@ -917,6 +923,11 @@ static void ct_claim_hook(struct dwq_task *task)
 	if (!c || task != &c->task || c->hooked)
 		return;
 	c->hooked = true;
+	if (c->cancel) {
+		WRITE_ONCE(task->canceling, 1);
+		c->stolen = true;
+		return;
+	}
 	c->stolen = !cmpxchg(&task->queue, NULL, c->other);
 }
 
@@ -930,16 +941,17 @@ static void ct_claim_unhook(void *unused)
 	WRITE_ONCE(ct_claim_of, NULL);
 }
 
-static void ct_claim_race(struct kunit *test, bool batch)
+static void ct_claim_race(struct kunit *test, bool batch, bool cancel)
 {
 	struct ct_claim *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_queue *q = ct_queue(test, 1, 0), *bound;
 	struct dwq_sched far = { .time_ns = HOUR };
 	struct dwq_task *tasks[1];
 	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->other = ct_queue(test, 1, 0);
+	c->cancel = cancel;
 	dwq_task_init(&c->task, ct_claim_fn, NULL);
 	WRITE_ONCE(ct_claim_of, c);
 	WRITE_ONCE(dwq_kunit_hooks.claim, ct_claim_hook);
@@ -952,14 +964,24 @@ static void ct_claim_race(struct kunit *test, bool batch)
 		      dwq_schedule(q, &c->task, &far);
 	KUNIT_EXPECT_TRUE(test, c->hooked);
 	KUNIT_ASSERT_TRUE(test, c->stolen);
-	/* The other queue's claim came first and won: nothing of ours. */
+	/*
+	 * The other queue's claim came first and won, or its cancel_sync
+	 * waits: nothing of ours, and the task bound to no queue of ours.
+	 */
 	KUNIT_EXPECT_EQ(test, err, -EBUSY);
 	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 0U);
-	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(c->task.queue), c->other);
+	bound = READ_ONCE(c->task.queue);
+	KUNIT_EXPECT_PTR_EQ(test, bound, cancel ? NULL : c->other);
 	KUNIT_EXPECT_EQ(test, kref_read(&c->task.ref), 1U);
 
-	/* The other queue lets it go unqueued: ours may take it now. */
-	smp_store_release(&c->task.queue, NULL);
+	/*
+	 * The other queue lets it go unqueued, or its cancel_sync returns:
+	 * ours may take it now.
+	 */
+	if (cancel)
+		WRITE_ONCE(c->task.canceling, 0);
+	else /* As __dwq_task_unbind() lets go. */
+		smp_store_release(&c->task.queue, NULL);
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, &c->task, &far), 0);
 	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 1U);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&c->task), DWQ_RESULT_REMOVED);
@@ -968,12 +990,27 @@ static void ct_claim_race(struct kunit *test, bool batch)
 
 static void dwq_context_test_claim_race(struct kunit *test)
 {
-	ct_claim_race(test, false);
+	ct_claim_race(test, false, false);
 }
 
 static void dwq_context_test_claim_race_batch(struct kunit *test)
 {
-	ct_claim_race(test, true);
+	ct_claim_race(test, true, false);
+}
+
+/*
+ * A dwq_cancel_sync() of the other queue that counts itself in the moment
+ * between a schedule's check and its claim: the schedule must not bind a
+ * task whose cancel_sync is waiting (its caller may free it on return).
+ */
+static void dwq_context_test_claim_while_cancel_sync(struct kunit *test)
+{
+	ct_claim_race(test, false, true);
+}
+
+static void dwq_context_test_claim_while_cancel_sync_batch(struct kunit *test)
+{
+	ct_claim_race(test, true, true);
 }
 
 /* The leader is asleep on its timer, with no wakeup on its way. */
@@ -1421,6 +1458,8 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_last_put_while_unbinding),
 	KUNIT_CASE(dwq_context_test_claim_race),
 	KUNIT_CASE(dwq_context_test_claim_race_batch),
+	KUNIT_CASE(dwq_context_test_claim_while_cancel_sync),
+	KUNIT_CASE(dwq_context_test_claim_while_cancel_sync_batch),
 	{}
 };
 

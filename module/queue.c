@@ -1291,9 +1291,14 @@ static __always_inline bool dwq_task_free(struct dwq_task *task)
 }
 
 /*
- * Bind @task, found free, to @q: false if another queue took it first.
- * Only @q's lock is held, so another queue's schedule may be claiming
- * @task at the same moment under its own: one of them wins the exchange.
+ * Bind @task, found free, to @q: false if another queue took it first, or
+ * a dwq_cancel_sync() waits on it. Only @q's lock is held, so another
+ * queue's schedule may be claiming @task at the same moment under its
+ * own: one of them wins the exchange. A cancel_sync on another queue may
+ * also have counted itself in @canceling after dwq_task_free() looked,
+ * and that queue let go of @task since: the exchange, fully ordered, read
+ * that queue's release, so the count shows now. Then @task is let go
+ * again: while a cancel_sync waits, scheduling fails.
  */
 static __always_inline bool __dwq_task_claim(struct dwq_queue *q,
 					     struct dwq_task *task)
@@ -1302,7 +1307,13 @@ static __always_inline bool __dwq_task_claim(struct dwq_queue *q,
 
 	lockdep_assert_held(&q->lock);
 	dwq_kunit_claiming(task);
-	return likely(try_cmpxchg(&task->queue, &none, q));
+	if (unlikely(!try_cmpxchg(&task->queue, &none, q)))
+		return false;
+	if (unlikely(READ_ONCE(task->canceling))) {
+		smp_store_release(&task->queue, NULL);
+		return false;
+	}
+	return true;
 }
 
 /*
