@@ -1013,8 +1013,13 @@ static void dwq_context_test_claim_while_cancel_sync_batch(struct kunit *test)
 	ct_claim_race(test, true, true);
 }
 
-/* The leader is asleep on its timer, with no wakeup on its way. */
-static bool ct_leading(struct dwq_queue *q)
+/**
+ * dwq_kunit_leading() - is @q's leader asleep on its timer?
+ * @q: the queue
+ *
+ * Return: true if a worker leads, asleep, with no wakeup on its way.
+ */
+bool dwq_kunit_leading(struct dwq_queue *q)
 {
 	struct task_struct *t;
 	bool asleep;
@@ -1046,7 +1051,7 @@ static void dwq_context_test_quick_in_timer(struct kunit *test)
 	int runs;
 
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
-	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	before = ct_stats(q);
 	dwq_task_set_quick(&p[1].task, true);
 	dwq_task_set_quick(&p[2].task, true);
@@ -1057,7 +1062,7 @@ static void dwq_context_test_quick_in_timer(struct kunit *test)
 	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[2].task), 0);
 	KUNIT_EXPECT_TRUE(test, ct_unbound(&p[2]));
 	runs = atomic_read(&p[2].runs);
-	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	after = ct_stats(q);
 	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
 	KUNIT_EXPECT_EQ(test, after.total.tasks_run,
@@ -1114,7 +1119,7 @@ static void dwq_context_test_quick_alone(struct kunit *test)
 	dwq_task_set_quick(&p[1].task, true);
 	dwq_task_set_quick(&p[2].task, true);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[4].task, &far), 0);
-	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	before = ct_stats(q);
 	/* The timer stays armed for the hour: nothing to find, no wakeup. */
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[4].task), DWQ_RESULT_REMOVED);
@@ -1167,11 +1172,11 @@ static void dwq_context_test_not_quick_on_worker(struct kunit *test)
 	struct dwq_queue_stats before, after;
 
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
-	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	before = ct_stats(q);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &soon), 0);
 	dwq_kunit_wait_until(test, ct_unbound(&p[1]));
-	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	after = ct_stats(q);
 	KUNIT_EXPECT_PTR_EQ(test, p[1].thread, q->workers[0].thread);
 	KUNIT_EXPECT_FALSE(test, p[1].bh_off);
@@ -1199,7 +1204,7 @@ static void dwq_context_test_quick_burst(struct kunit *test)
 	u64 at = ktime_get_ns() + 20 * MS;
 
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[n].task, &far), 0);
-	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	before = ct_stats(q);
 	for (i = 0; i < n; i++) {
 		dwq_task_set_quick(&p[i].task, true);
@@ -1210,7 +1215,7 @@ static void dwq_context_test_quick_burst(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, n), 0);
 	for (i = 0; i < n; i++)
 		dwq_kunit_wait_until(test, ct_unbound(&p[i]));
-	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	after = ct_stats(q);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 1);
@@ -1246,7 +1251,7 @@ static void dwq_context_test_quick_no_cancel_sync(struct kunit *test)
 	struct dwq_task_info info;
 
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
-	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	dwq_task_set_quick(&p[1].task, true);
 	dwq_task_set_quick(&p[2].task, true);
 	p[1].sync = &p[1].task;
@@ -1300,7 +1305,7 @@ static void dwq_context_test_quick_release_in_timer(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
-	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	dwq_task_init(&r->task, ct_released_fn, ct_released_release);
 	dwq_task_set_quick(&r->task, true);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &r->task, &soon), 0);
@@ -1336,7 +1341,7 @@ static void dwq_context_test_quick_cancel_sync_free(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, ran);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &far), 0);
-	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	before = ct_stats(q);
 	for (i = 0; i < n; i++) {
 		o = kzalloc(sizeof(*o), GFP_KERNEL);
@@ -1360,7 +1365,7 @@ static void dwq_context_test_quick_cancel_sync_free(struct kunit *test)
 		bound_left += !!READ_ONCE(o->task.queue);
 		kfree(o);
 	}
-	dwq_kunit_wait_until(test, ct_leading(q));
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	after = ct_stats(q);
 	KUNIT_EXPECT_EQ(test, refs_left, 0U);
 	KUNIT_EXPECT_EQ(test, bound_left, 0U);
@@ -1402,7 +1407,7 @@ static void dwq_context_test_quick_destroy(struct kunit *test)
 			dwq_task_set_quick(&p[i].task, true);
 		}
 		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[n].task, &far), 0);
-		dwq_kunit_wait_until(test, ct_leading(q));
+		dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[n + 1].task, &rate),
 				0);
 		ct_spin((r % 8) * 10 * NSEC_PER_USEC);

@@ -660,6 +660,81 @@ static void dwq_queue_test_slack_head_moved(struct kunit *test)
 }
 
 /*
+ * A head taken by a worker that does not lead (a callback of it returned
+ * once the head was due), while the leader sleeps toward the end of the
+ * head's slack range: the leader's timer comes in to the new head's range,
+ * as when the head is cancelled. Left at the taken head's range, it would
+ * run the new head up to that slack past its own deadline with no task
+ * due before it any more. The leader's timer may fire first (an interrupt
+ * on its CPU once the range has begun): then the leader takes the head,
+ * and the case is tried again.
+ */
+#define QT_TAKEN_TRIES 5
+
+static void dwq_queue_test_slack_head_taken(struct kunit *test)
+{
+	struct dwq_sched s[2] = {
+		{ .flags = DWQ_SCHED_ABS, .slack_ns = 1000 * MS },
+		{ .flags = DWQ_SCHED_ABS },
+	};
+	/* Probes and gates first: freed after the queue. */
+	struct qt_probe *all = qt_probes(test, 3 * QT_TAKEN_TRIES), *p;
+	struct completion *gates[QT_TAKEN_TRIES];
+	struct dwq_task *tasks[2];
+	int tries, leader, now_leader;
+	struct dwq_queue *q;
+	u64 base, hard;
+	bool fired;
+
+	for (tries = 0; tries < QT_TAKEN_TRIES; tries++)
+		gates[tries] = qt_gate(test);
+	q = qt_queue(test, 2, 0);
+	qt_wait_followers(test, q, 2);
+	for (tries = 0; tries < QT_TAKEN_TRIES; tries++) {
+		p = &all[3 * tries];
+		p[0].gate = gates[tries];
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
+		qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+		/* Both at once: no leader yet to narrow its range for p[2]. */
+		base = ktime_get_ns() + 300 * MS;
+		s[0].time_ns = base;
+		s[1].time_ns = base + 200 * MS;
+		tasks[0] = &p[1].task;
+		tasks[1] = &p[2].task;
+		KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, 2), 0);
+		/* The other worker leads, to the end of p[1]'s slack. */
+		leader = qt_wait_leader(q, p[0].worker);
+		KUNIT_ASSERT_GE(test, leader, 0);
+		dwq_kunit_wait_until(test, dwq_kunit_leading(q));
+		raw_spin_lock_irq(&q->lock);
+		hard = q->leader_hard;
+		raw_spin_unlock_irq(&q->lock);
+		KUNIT_EXPECT_EQ(test, hard, base + 1000 * MS);
+
+		/* p[1] is due: p[0]'s worker returns and takes it. */
+		msleep(250);
+		while (ktime_get_ns() < base)
+			cpu_relax();
+		complete(gates[tries]);
+		qt_wait_ran(test, &p[1]);
+		raw_spin_lock_irq(&q->lock);
+		now_leader = q->leader ? q->leader->id : -1;
+		fired = q->leader_fired;
+		hard = q->leader_hard;
+		raw_spin_unlock_irq(&q->lock);
+		qt_wait_ran(test, &p[2]);
+		KUNIT_EXPECT_LT(test, p[2].start, base + 900 * MS);
+		if (p[1].worker != p[0].worker || now_leader != leader || fired)
+			continue; /* the leader's timer came first */
+		KUNIT_EXPECT_EQ(test, hard, base + 200 * MS);
+		return;
+	}
+	KUNIT_FAIL(test,
+		   "the leader's timer fired before the head was taken, %d times",
+		   tries);
+}
+
+/*
  * A new head that is due no earlier than the leader's timer wakes nobody:
  * the leader, woken by that timer, finds it and leads again. This is the
  * common schedule-then-cancel pattern (a timeout armed and disarmed), which
@@ -1688,6 +1763,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE_SLOW(dwq_queue_test_slack_range),
 	KUNIT_CASE_SLOW(dwq_queue_test_slack_head_cancelled),
 	KUNIT_CASE_SLOW(dwq_queue_test_slack_head_moved),
+	KUNIT_CASE_SLOW(dwq_queue_test_slack_head_taken),
 	KUNIT_CASE(dwq_queue_test_later_head_keeps_leader),
 	KUNIT_CASE(dwq_queue_test_stop_leader_hands_on),
 	KUNIT_CASE_SLOW(dwq_queue_test_wakeups_per_task),

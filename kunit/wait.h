@@ -42,4 +42,7 @@
 		KUNIT_ASSERT_TRUE_MSG(test, __held, "timed out: %s", #cond); \
 	} while (0)
 
+struct dwq_queue;
+bool dwq_kunit_leading(struct dwq_queue *q);
+
 #endif /* _DWQ_KUNIT_WAIT_H */

@@ -788,7 +788,11 @@ static struct dwq_task *__dwq_pop_head(struct dwq_queue *q,
 	return task;
 }
 
-/* Pop the due head for @w at @now: it now runs on @w. */
+/*
+ * Pop the due head for @w at @now: it now runs on @w. @w does not lead;
+ * a worker that does may sleep toward the end of the head's slack range,
+ * which is no longer any task's to allow (see __dwq_queue_head_gone()).
+ */
 static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 					struct dwq_worker *w, u64 now)
 {
@@ -797,6 +801,7 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 	task->runner = w;
 	w->run_since = now;
 	w->state = DWQ_WORKER_RUNNING;
+	__dwq_queue_head_gone(q);
 	return task;
 }
 
