@@ -1315,6 +1315,7 @@ static __always_inline bool __dwq_task_claim(struct dwq_queue *q,
 	if (unlikely(!try_cmpxchg(&task->queue, &none, q)))
 		return false;
 	if (unlikely(READ_ONCE(task->canceling))) {
+		/* Pairs with the acquire in dwq_task_free(), as an unbind. */
 		smp_store_release(&task->queue, NULL);
 		return false;
 	}
