@@ -33,15 +33,15 @@
  * (%DWQ_SCHED_BOOTTIME on a monotonic queue, or plain on a boottime queue)
  * has its
  * deadline converted with the offset between the two clocks at the moment
- * it is scheduled (or rescheduled). So on a monotonic queue, a
- * CLOCK_BOOTTIME deadline is exact unless the system suspends before it
- * expires; time spent in suspend is then not counted, and the task fires
- * that much later in CLOCK_BOOTTIME terms. A user that needs suspend to
- * count creates its queue with DWQ_QUEUE_BOOTTIME. On a boottime queue a
- * plain task's key comes early after a suspend; when it is due by that
- * key it is checked on CLOCK_MONOTONIC, and keyed anew with the time
- * suspended since if it is not due there: it never runs before its
- * deadline.
+ * it is scheduled (or rescheduled). On a monotonic queue a CLOCK_BOOTTIME
+ * task's key is then late by any time suspended since: when the system
+ * resumes, every such task queued is keyed anew with the time suspended
+ * (a running one when it is queued again), so it runs at its
+ * CLOCK_BOOTTIME deadline, or at the resume if that passed during the
+ * suspend. On a boottime queue a plain task's key comes early after a
+ * suspend; when it is due by that key it is checked on CLOCK_MONOTONIC,
+ * and keyed anew with the time suspended since if it is not due there: it
+ * never runs before its deadline.
  *
  * Callers must not race dwq_queue_destroy() with any other call on that
  * queue or on its tasks, exactly as with destroy_workqueue().

@@ -744,6 +744,52 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 }
 
 /*
+ * A CLOCK_BOOTTIME task's alarm keyed before a suspend (made so here as a
+ * suspend of 5 s would: no suspend happens in a test) is late on the
+ * queue's CLOCK_MONOTONIC by the time suspended. The resume keys it anew
+ * (dwq_queue_resumed(), which the module calls for every queue when the
+ * system resumes), and it wakes the readers when the task is due, not
+ * 5 s after.
+ */
+static void dwq_dev_test_boottime_alarm_after_suspend(struct kunit *test)
+{
+	const u64 slept = 5 * NSEC_PER_SEC;
+	struct dwq_ioc_schedule s = { .time_ns = 500 * MS,
+				      .flags = DWQ_SCHED_BOOTTIME };
+	struct dwq_client *c;
+	struct dwq_task *alarm;
+	struct dwq_event ev;
+	struct dt_waker *w;
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+	bool woken;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	w = dt_waker_add(test, f);
+	c = f->private_data;
+	alarm = &c->clk[DWQ_CLOCK_BOOTTIME].alarm;
+	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE, u, &s, sizeof(s));
+	raw_spin_lock_irq(&c->q->lock);
+	KUNIT_ASSERT_TRUE(test, dwq_heap_node_queued(&alarm->node));
+	alarm->clock_offset -= slept;
+	dwq_heap_update(&c->q->heap, &alarm->node,
+			alarm->node.deadline + slept);
+	raw_spin_unlock_irq(&c->q->lock);
+	/* Late: the task is due, and nobody was woken. */
+	msleep(700);
+	KUNIT_ASSERT_EQ(test, atomic_read(&w->wakeups), 0);
+
+	dwq_queue_resumed(c->q);
+	woken = dwq_kunit_poll_ms(atomic_read(&w->wakeups) > 0, 2000);
+	KUNIT_EXPECT_TRUE_MSG(test, woken, "no wakeup 2 s after the resume");
+	dt_read_ev(test, f, u, &ev);
+	KUNIT_EXPECT_EQ(test, ev.id, s.id);
+	KUNIT_EXPECT_EQ(test, ev.flags, (u32)DWQ_EVENT_LAST);
+}
+
+/*
  * A head no later than a moment known to be past is due with no clock
  * read: the deadline the alarm woke the readers for, then the moment of
  * the read that took it; on each clock its own. Such a moment is never
@@ -1305,6 +1351,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_id_map),
 	KUNIT_CASE(dwq_dev_test_alarm_lazy),
 	KUNIT_CASE(dwq_dev_test_alarm_early),
+	KUNIT_CASE_SLOW(dwq_dev_test_boottime_alarm_after_suspend),
 	KUNIT_CASE(dwq_dev_test_passed),
 	KUNIT_CASE(dwq_dev_test_read_defers),
 	KUNIT_CASE(dwq_dev_test_read_owes),

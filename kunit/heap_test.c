@@ -550,6 +550,44 @@ static void dwq_heap_test_restore(struct kunit *test)
 }
 
 /*
+ * Lowering keys in a walk up the slots, as a resume re-keys the tasks of
+ * the other clock: every node passed is lowered once, the heap stays
+ * ordered, and nodes lowered onto one deadline keep their order of seq
+ * among themselves and behind a node already there.
+ */
+static void dwq_heap_test_lower(struct kunit *test)
+{
+	const int n = 64;
+	struct dwq_heap_node *nodes = heap_test_nodes(test, n);
+	struct dwq_heap_node *node, *first;
+	struct dwq_heap heap;
+	int i;
+
+	heap_test_init(test, &heap, n);
+	/* nodes[0] at 1000; the odd ones at 2000 + i, the even ones later. */
+	KUNIT_ASSERT_EQ(test, dwq_heap_insert(&heap, &nodes[0], 1000), 0);
+	for (i = 1; i < n; i++)
+		KUNIT_ASSERT_EQ(test,
+				dwq_heap_insert(&heap, &nodes[i],
+						(i & 1 ? 2000 : 5000) + i),
+				0);
+	/* Every odd node to 1000, in slot order. */
+	for (i = 0; i < n; i++) {
+		node = heap.slots[i].node;
+		if ((node - nodes) & 1 && node->deadline > 1000)
+			dwq_heap_lower(&heap, node, 1000);
+		KUNIT_ASSERT_TRUE(test, heap_test_check(test, &heap));
+	}
+	first = dwq_heap_pop(&heap);
+	KUNIT_EXPECT_PTR_EQ(test, first, &nodes[0]);
+	for (i = 1; i < n; i += 2)
+		KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[i]);
+	for (i = 2; i < n; i += 2)
+		KUNIT_EXPECT_PTR_EQ(test, dwq_heap_pop(&heap), &nodes[i]);
+	KUNIT_EXPECT_NULL(test, dwq_heap_pop(&heap));
+}
+
+/*
  * Adding nodes one at a time and adopting every capacity asked for grows
  * the array 16, 24, 36, 54, 81, 121, each time exactly when it is full.
  */
@@ -1222,6 +1260,7 @@ static struct kunit_case dwq_heap_test_cases[] = {
 	KUNIT_CASE(dwq_heap_test_remove_every_position),
 	KUNIT_CASE(dwq_heap_test_reinsert),
 	KUNIT_CASE(dwq_heap_test_restore),
+	KUNIT_CASE(dwq_heap_test_lower),
 	KUNIT_CASE(dwq_heap_test_growth_sequence),
 	KUNIT_CASE(dwq_heap_test_shrink_after_drain),
 	KUNIT_CASE(dwq_heap_test_want_capacity_batch),

@@ -1128,11 +1128,96 @@ static void dwq_queue_test_boottime_queue_after_suspend(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[1].deadline, deadline);
 }
 
+/*
+ * A CLOCK_BOOTTIME task on a CLOCK_MONOTONIC queue, keyed before a suspend
+ * (made so here as a suspend of 5 s would: no suspend happens in a test),
+ * is late on the queue's clock by the time suspended. The resume keys it
+ * anew (dwq_queue_resumed()): it runs at its deadline, not 5 s after, and
+ * keeps its place behind a task due at the same moment.
+ */
+static void dwq_queue_test_boottime_task_after_suspend(struct kunit *test)
+{
+	const u64 slept = 5 * NSEC_PER_SEC;
+	/* Probes and gate first: freed after the queue. */
+	struct qt_probe *p = qt_probes(test, 3);
+	struct completion *gate = qt_gate(test);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME };
+	struct dwq_task_info info;
+	u64 deadline, key;
+	bool ran;
+
+	p[0].gate = gate;
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
+	qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+	deadline = ktime_get_boottime_ns() + 500 * MS;
+	s.time_ns = deadline;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[2].task, &s), 0);
+	raw_spin_lock_irq(&q->lock);
+	key = p[1].task.node.deadline;
+	p[1].task.clock_offset -= slept;
+	dwq_heap_update(&q->heap, &p[1].task.node, key + slept);
+	raw_spin_unlock_irq(&q->lock);
+	dwq_query(&p[1].task, &info);
+	KUNIT_ASSERT_EQ(test, info.deadline_ns, deadline);
+	/* The worker leads, for p[2] and then the late key. */
+	complete(gate);
+	qt_wait_ran(test, &p[2]);
+	msleep(500);
+	KUNIT_ASSERT_EQ(test, atomic_read(&p[1].runs), 0);
+
+	dwq_queue_resumed(q);
+	raw_spin_lock_irq(&q->lock);
+	KUNIT_EXPECT_LE(test, p[1].task.node.deadline, key);
+	raw_spin_unlock_irq(&q->lock);
+	ran = dwq_kunit_poll_ms(atomic_read(&p[1].runs) == 1, 2000);
+	KUNIT_EXPECT_TRUE_MSG(test, ran, "not run 2 s after the resume");
+	KUNIT_EXPECT_EQ(test, p[1].deadline, deadline);
+	KUNIT_EXPECT_GE(test, ktime_get_boottime_ns(), deadline);
+}
+
 /* @p's task is queued again after its first run; its state in @info. */
 static bool qt_queued_after_run(struct qt_probe *p, struct dwq_task_info *info)
 {
 	dwq_query(&p->task, info);
 	return info->state == DWQ_STATE_QUEUED && info->runs == 1;
+}
+
+/*
+ * A fixed-rate CLOCK_BOOTTIME task on a CLOCK_MONOTONIC queue whose key
+ * went stale while its callback ran (made so here as a suspend of 5 s
+ * would) is queued again a period after its deadline on its own clock:
+ * its next key is keyed anew, not 5 s late.
+ */
+static void dwq_queue_test_boottime_task_rate_after_suspend(struct kunit *test)
+{
+	const u64 slept = 5 * NSEC_PER_SEC, period = NSEC_PER_SEC;
+	struct qt_probe *p = qt_probes(test, 1);
+	struct completion *gate = qt_gate(test);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_sched s = { .flags = DWQ_SCHED_BOOTTIME,
+			       .mode = DWQ_MODE_FIXED_RATE,
+			       .period_ns = period };
+	struct dwq_task_info info;
+	u64 key, next;
+
+	p[0].gate = gate;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &s), 0);
+	qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+	raw_spin_lock_irq(&q->lock);
+	key = p[0].task.node.deadline;
+	p[0].task.node.deadline = key + slept;
+	p[0].task.clock_offset -= slept;
+	raw_spin_unlock_irq(&q->lock);
+	complete_all(gate);
+	dwq_kunit_wait_until(test, qt_queued_after_run(&p[0], &info));
+	raw_spin_lock_irq(&q->lock);
+	next = p[0].task.node.deadline;
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, next, key + period);
+	KUNIT_EXPECT_EQ(test, info.overruns, 0ULL);
+	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p[0].task), DWQ_RESULT_REMOVED);
 }
 
 /*
@@ -1775,6 +1860,8 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_abs_deadline),
 	KUNIT_CASE(dwq_queue_test_clocks),
 	KUNIT_CASE(dwq_queue_test_boottime_queue_after_suspend),
+	KUNIT_CASE_SLOW(dwq_queue_test_boottime_task_after_suspend),
+	KUNIT_CASE(dwq_queue_test_boottime_task_rate_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_queue_fixed_delay),
 	KUNIT_CASE(dwq_queue_test_callbacks_sleep),
 	KUNIT_CASE(dwq_queue_test_stats_sum),

@@ -204,6 +204,8 @@ struct dwq_worker {
  * @clockid: CLOCK_MONOTONIC or CLOCK_BOOTTIME, the clock of the heap keys
  * @followers: the workers in untimed waits, first come first woken; the
  *	leader is not on it, it sleeps on its own hrtimer
+ * @all: on the list of every queue, for the resume after a suspend (see
+ *	dwq_queue_resumed()); under that list's mutex, not @lock
  * @done_wq: dwq_cancel_sync() callers waiting for a callback to return;
  *	woken outside @lock
  * @resize_work: grows the heap ahead of need, keeping a quarter of it
@@ -246,6 +248,7 @@ struct dwq_queue {
 	unsigned int nr_workers;
 	clockid_t clockid;
 	struct list_head followers;
+	struct list_head all;
 	wait_queue_head_t done_wq;
 	struct work_struct resize_work;
 	unsigned int max_workers;
@@ -314,6 +317,9 @@ extern struct dwq_queue *dwq_default_queue;
  * need the lock held, are static there; these are the entry points.
  */
 u64 dwq_queue_now(const struct dwq_queue *q);
+void dwq_queue_resumed(struct dwq_queue *q);
+int dwq_queues_init(void);
+void dwq_queues_exit(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct dwq_heap_slot *dwq_slots_alloc(unsigned int n);
 /* Test hooks of the engine, see queue.c. */

@@ -419,6 +419,32 @@ static __always_inline void dwq_heap_remove(struct dwq_heap *heap,
 }
 
 /**
+ * dwq_heap_lower() - move a queued node's deadline earlier, keeping its seq
+ * @heap: the heap
+ * @node: a node queued in @heap
+ * @deadline: the new deadline, no later than the node's
+ *
+ * Unlike dwq_heap_update(), the node keeps its place among nodes with an
+ * equal deadline (its seq): for a key corrected, not a node moved. Only
+ * @node and nodes at lower indices move, so a walk up the slots may lower
+ * each node it passes. O(log n).
+ *
+ * Context: any context; the caller serialises access to @heap.
+ * If @node is not queued in @heap, or @deadline is later, this warns once
+ * and does nothing.
+ */
+static inline void dwq_heap_lower(struct dwq_heap *heap,
+				  struct dwq_heap_node *node, u64 deadline)
+{
+	if (!dwq_heap_owns(heap, node) ||
+	    WARN_ON_ONCE(deadline > node->deadline))
+		return;
+	node->deadline = deadline;
+	heap->slots[node->index].deadline = deadline;
+	dwq_heap_sift_up(heap, node->index);
+}
+
+/**
  * dwq_heap_update() - change the deadline of a queued node
  * @heap: the heap
  * @node: a node queued in @heap

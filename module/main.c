@@ -91,9 +91,12 @@ static int __init dwq_init(void)
 
 	if (!workers)
 		workers = min(num_online_cpus(), DWQ_MAX_WORKERS);
-	err = dwq_dev_init();
+	err = dwq_queues_init();
 	if (err)
 		goto err;
+	err = dwq_dev_init();
+	if (err)
+		goto err_queues;
 	/*
 	 * Its quick tasks are the files' alarms, which only wake a file's
 	 * readers: in the timer's hard irq, as a timerfd's expiry does.
@@ -119,6 +122,8 @@ err_queue:
 	dwq_queue_destroy(dwq_default_queue, DWQ_DESTROY_DROP);
 err_dev:
 	dwq_dev_exit();
+err_queues:
+	dwq_queues_exit();
 err:
 	return err;
 }
@@ -129,6 +134,7 @@ static void __exit dwq_exit(void)
 	dwq_dev_destroy(dwq_default_dev);
 	dwq_queue_destroy(dwq_default_queue, DWQ_DESTROY_DROP);
 	dwq_dev_exit();
+	dwq_queues_exit();
 	pr_info("unloaded\n");
 }
 

@@ -128,12 +128,15 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/overflow.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/suspend.h>
 #include <linux/timekeeping.h>
 #if IS_ENABLED(CONFIG_KUNIT)
 #include <kunit/static_stub.h>
@@ -759,6 +762,29 @@ static bool __dwq_rekey_early(struct dwq_queue *q, struct dwq_heap_node *head)
 }
 
 /*
+ * A CLOCK_BOOTTIME task on a CLOCK_MONOTONIC queue is keyed on its deadline
+ * less the time spent in suspend when it was keyed (see "Clocks" in dwq.h):
+ * after a suspend its key is late by the time suspended since. @key, a key
+ * of @task made with @task->clock_offset, made anew with the offset now;
+ * @task->clock_offset becomes that offset. Any other task's key is @key.
+ */
+static u64 __dwq_rekey_late(struct dwq_queue *q, struct dwq_task *task, u64 key)
+{
+	s64 off;
+	u64 gone;
+
+	lockdep_assert_held(&q->lock);
+	if (likely(!task->boottime || q->clockid == CLOCK_BOOTTIME))
+		return key;
+	off = dwq_clock_offset(q, true);
+	if (off <= task->clock_offset)
+		return key;
+	gone = off - task->clock_offset;
+	task->clock_offset = off;
+	return key > gone ? key - gone : 0;
+}
+
+/*
  * Pop the due head to run it: on @w, or in @q's timer while @w leads
  * (then it counts as @w's, see &dwq_event.worker).
  */
@@ -1106,7 +1132,8 @@ static bool __dwq_task_next(struct dwq_queue *q, struct dwq_task *task, u64 now,
 	task->run_overruns = 0;
 	if (task->resched) {
 		task->resched = false;
-		*at = task->resched_at;
+		/* Keyed before the callback returned: a suspend since counts. */
+		*at = __dwq_rekey_late(q, task, task->resched_at);
 		return true;
 	}
 	if (task->mode == DWQ_MODE_FIXED_DELAY) {
@@ -1120,8 +1147,11 @@ static bool __dwq_task_next(struct dwq_queue *q, struct dwq_task *task, u64 now,
 		return now < KTIME_MAX - period;
 	}
 
-	/* Fixed rate: the previous deadline plus one period... */
-	next = task->node.deadline + period;
+	/*
+	 * Fixed rate: the previous deadline plus one period (keyed anew if
+	 * the system was suspended while the callback ran)...
+	 */
+	next = __dwq_rekey_late(q, task, task->node.deadline) + period;
 	if (next > KTIME_MAX)
 		return false;
 	if (next < now) {
@@ -2265,6 +2295,106 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * Every queue, so that a resume can re-key their CLOCK_BOOTTIME tasks: a
+ * queue is on it from dwq_queue_create() until dwq_queue_destroy() begins.
+ * The mutex protects the list.
+ */
+static LIST_HEAD(dwq_queues);
+static DEFINE_MUTEX(dwq_queues_lock);
+
+/**
+ * dwq_queue_resumed() - re-key a queue's CLOCK_BOOTTIME tasks after a suspend
+ * @q: the queue
+ *
+ * On a CLOCK_MONOTONIC queue, a task scheduled with %DWQ_SCHED_BOOTTIME is
+ * keyed with the time spent in suspend when it was scheduled: after a
+ * suspend its key, and the leader's timer, are late by the time suspended
+ * since. Each such task queued is keyed anew with the time suspended now,
+ * keeping its order among equal deadlines, and the leader's timer comes
+ * in as for a task queued earlier (a task now due wakes the leader, or
+ * runs in its timer if quick). Called for every queue when the system
+ * resumes; running tasks are keyed anew when they are queued again.
+ *
+ * Context: process context; takes @q's lock.
+ */
+void dwq_queue_resumed(struct dwq_queue *q)
+{
+	struct dwq_heap_node *node;
+	struct dwq_task *task;
+	unsigned long flags;
+	bool lowered = false;
+	unsigned int i;
+	u64 key, now;
+
+	raw_spin_lock_irqsave(&q->lock, flags);
+	if (q->clockid == CLOCK_BOOTTIME || q->stopping)
+		goto unlock;
+	/* Lowering a key moves only lower slots: each is passed once. */
+	for (i = 0; i < dwq_heap_size(&q->heap); i++) {
+		node = q->heap.slots[i].node;
+		task = container_of(node, struct dwq_task, node);
+		key = __dwq_rekey_late(q, task, node->deadline);
+		if (key == node->deadline)
+			continue;
+		dwq_heap_lower(&q->heap, node, key);
+		lowered = true;
+	}
+	if (!lowered)
+		goto unlock;
+	now = dwq_queue_now(q);
+	for (i = 0; i < dwq_heap_size(&q->heap); i++) {
+		node = q->heap.slots[i].node;
+		task = container_of(node, struct dwq_task, node);
+		if (task->boottime)
+			__dwq_queue_kick(q, task, i == 0, now);
+	}
+unlock:
+	raw_spin_unlock_irqrestore(&q->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_queue_resumed);
+
+static int dwq_queues_pm_notify(struct notifier_block *nb, unsigned long action,
+				void *data)
+{
+	struct dwq_queue *q;
+
+	if (action != PM_POST_SUSPEND && action != PM_POST_HIBERNATION &&
+	    action != PM_POST_RESTORE)
+		return NOTIFY_DONE;
+	mutex_lock(&dwq_queues_lock);
+	list_for_each_entry(q, &dwq_queues, all)
+		dwq_queue_resumed(q);
+	mutex_unlock(&dwq_queues_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block dwq_queues_pm_nb = {
+	.notifier_call = dwq_queues_pm_notify,
+};
+
+/**
+ * dwq_queues_init() - watch for resumes, for every queue's sake
+ *
+ * Context: process context, at module load, before any queue exists.
+ * Return: 0, or the error of register_pm_notifier().
+ */
+int dwq_queues_init(void)
+{
+	return register_pm_notifier(&dwq_queues_pm_nb);
+}
+
+/**
+ * dwq_queues_exit() - stop watching for resumes
+ *
+ * Context: process context, at module unload, once every queue is gone.
+ */
+void dwq_queues_exit(void)
+{
+	unregister_pm_notifier(&dwq_queues_pm_nb);
+	WARN_ON(!list_empty(&dwq_queues));
+}
+
 /**
  * dwq_queue_create() - create a queue and start its workers
  * @name: a short name: the workers are "dwq/<id>" for "dwq", else
@@ -2338,6 +2468,9 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	raw_spin_lock_irq(&q->lock);
 	q->nr_workers = workers;
 	raw_spin_unlock_irq(&q->lock);
+	mutex_lock(&dwq_queues_lock);
+	list_add(&q->all, &dwq_queues);
+	mutex_unlock(&dwq_queues_lock);
 	return q;
 
 err_slots:
@@ -2403,6 +2536,9 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 	lock_map_release(&q->timer_lockdep_map);
 	dwq_quick_leave(q);
 
+	mutex_lock(&dwq_queues_lock);
+	list_del(&q->all);
+	mutex_unlock(&dwq_queues_lock);
 	raw_spin_lock_irq(&q->lock);
 	q->stopping = true;
 	if (policy == DWQ_DESTROY_RUN_DUE) {

@@ -16,7 +16,9 @@
  * Every struct here has a fixed size, explicit padding and reserved
  * fields that must be zero (-EINVAL otherwise), so it can grow compatibly.
  * Times are nanoseconds on CLOCK_MONOTONIC, or CLOCK_BOOTTIME with
- * %DWQ_SCHED_BOOTTIME.
+ * %DWQ_SCHED_BOOTTIME, which counts time suspended, as a CLOCK_BOOTTIME
+ * timerfd does: a task whose deadline passes during a suspend is due when
+ * the system resumes, and wakes its readers then.
  *
  * Every ioctl that writes results back makes sure it can before it
  * changes anything: an argument that can be read but not written is

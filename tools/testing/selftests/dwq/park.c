@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 
 #include "dwq_test.h"
@@ -697,6 +698,66 @@ static void refused_rate_holds_nothing(void)
 		 refused, RACE_PAIRS);
 	close(fa);
 	close(fb);
+}
+
+/* Write @val to @path: 0 or -errno. */
+static int put_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+	ssize_t len = strlen(val);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, len) != len)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * A CLOCK_BOOTTIME task counts time suspended, as a CLOCK_BOOTTIME
+ * timerfd does, and an epoll waiter hears of it at the resume. pm_test
+ * "core" suspends the kernel's core and resumes it 5 s later, with
+ * CLOCK_MONOTONIC standing still meanwhile. A task due on CLOCK_BOOTTIME
+ * 3 s from now is due at the resume: the file is ready then, while a
+ * CLOCK_MONOTONIC task due 2 s from now is still queued. (epoll_wait()
+ * calls no ->poll() until the file's readers are woken: unlike a blocked
+ * poll() or read(), which the freezer wakes and restarts, it sees only
+ * what the file's alarm tells it.) It suspends the whole machine, so it
+ * runs only when asked: DWQ_TEST_SUSPEND=1 (make check asks in the stock
+ * guest), as root, with /sys/power/pm_test (CONFIG_PM_DEBUG).
+ */
+TEST_F(park, boottime_epoll_across_suspend)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct dwq_event e[2];
+	struct dwq_ioc_query q;
+	int fd = self->f.fd, ep, err;
+	uint64_t boot, mono;
+
+	if (!getenv("DWQ_TEST_SUSPEND"))
+		t_skip("suspends the machine: only with DWQ_TEST_SUSPEND=1");
+	if (access("/sys/power/pm_test", W_OK))
+		t_skip("no /sys/power/pm_test: %s", t_errname(errno));
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	T_EXPECT(ep >= 0, "epoll_create1: %s", t_errname(errno));
+	T_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev), 0);
+	boot = dwqt_sched_ok(fd, 3 * NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT,
+			     DWQ_SCHED_BOOTTIME, 1);
+	mono = dwqt_sched_ok(fd, 2 * NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT, 0, 2);
+
+	T_OK(put_file("/sys/power/pm_test", "core"));
+	err = put_file("/sys/power/state", "mem");
+	T_OK(put_file("/sys/power/pm_test", "none"));
+	T_OK(err);
+
+	T_EQ(epoll_wait(ep, &ev, 1, DWQT_WAIT_MS), 1);
+	T_OK(dwqt_query(fd, mono, &q));
+	T_EQ(q.state, DWQ_STATE_QUEUED);
+	T_EQ(dwqt_read_events(fd, e, 2, 0), 1);
+	T_EQ(e[0].id, boot);
+	T_EQ(e[0].flags, DWQ_EVENT_LAST);
+	close(ep);
 }
 
 TEST_F(budget, refused_rate_holds_nothing)
