@@ -413,8 +413,17 @@ struct dwq_ioc_stats {
  * fault are read; the others, and their tasks, stay exactly as they were.
  * A task has at most one unread event, so the events waiting never
  * outnumber the tasks and none is ever dropped. Events come out in
- * deadline order (of both clocks, as CLOCK_MONOTONIC times), equal
- * deadlines in the order their tasks were scheduled (or rescheduled).
+ * deadline order (of both clocks, as CLOCK_MONOTONIC times: a
+ * CLOCK_BOOTTIME deadline less the time suspended when the read() begins,
+ * so one that passed d into a suspend of s sorts s - d before the suspend
+ * began), equal deadlines in the order their tasks were scheduled (or
+ * rescheduled).
+ *
+ * The file's readers are woken when it becomes readable: when its
+ * earliest task comes due, or a task is scheduled or moved due at once.
+ * While tasks are due and unread, more coming due wake no one (an unread
+ * file costs one wakeup, however many of its tasks are due): with
+ * EPOLLET, read until -EAGAIN before waiting again, as epoll(7) advises.
  */
 struct dwq_event {
 	__u64 id;

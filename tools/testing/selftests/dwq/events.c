@@ -1079,6 +1079,39 @@ TEST_F(epoll, edge_triggered)
 }
 
 /*
+ * Edge-triggered, as the header says: while a task is due and unread, a
+ * later one coming due brings no new edge (an unread file costs one
+ * wakeup); read until -EAGAIN, and the next task that comes due brings
+ * one.
+ */
+TEST_F(epoll, edge_triggered_drain)
+{
+	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
+	int fd = dwqt_open(O_NONBLOCK), ep = epoll_create1(EPOLL_CLOEXEC);
+	struct dwq_event ev[3];
+	uint32_t events;
+
+	T_EXPECT(!epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e), "epoll_ctl: %s",
+		 t_errname(errno));
+	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 1);
+	T_EQ(epoll_one(ep, DWQT_WAIT_MS, &events), 1);
+	dwqt_sched_ok(fd, 50 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 2);
+	T_EQ(epoll_one(ep, 300, &events), 0);
+	/* Both due: read until -EAGAIN. */
+	T_EQ(read(fd, ev, sizeof(ev)), (ssize_t)(2 * sizeof(ev[0])));
+	T_EQ(ev[0].cookie, 1);
+	T_EQ(ev[1].cookie, 2);
+	T_ERR(read(fd, ev, sizeof(ev)) < 0 ? -errno : 0, EAGAIN);
+	dwqt_sched_ok(fd, 50 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 3);
+	T_EQ(epoll_one(ep, DWQT_WAIT_MS, &events), 1);
+	T_EQ(events, EPOLLIN);
+	T_EQ(read(fd, ev, sizeof(ev)), (ssize_t)sizeof(ev[0]));
+	T_EQ(ev[0].cookie, 3);
+	close(ep);
+	close(fd);
+}
+
+/*
  * Unread, a periodic task parks unfired: every firing is an event of its
  * own, made by read(), none folded, and the periods that passed are
  * counted when it is read (park.c checks the count exactly).
