@@ -1053,6 +1053,17 @@ static void dwq_queue_test_schedule_errors(struct kunit *test)
 				.mode = DWQ_MODE_FIXED_RATE,
 				.period_ns = (u64)KTIME_MAX + 1 };
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	/*
+	 * A deadline in the past runs now: its next period must fit from
+	 * now, not from the deadline (which a key clamps at 0).
+	 */
+	s = (struct dwq_sched){ .time_ns = 0,
+				.flags = DWQ_SCHED_ABS,
+				.mode = DWQ_MODE_FIXED_DELAY,
+				.period_ns = KTIME_MAX - 1000 };
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
+	s.mode = DWQ_MODE_FIXED_RATE;
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, t, &s), -EINVAL);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
 	KUNIT_EXPECT_EQ(test, t->state, (u8)DWQ_STATE_IDLE);
 

@@ -1307,8 +1307,11 @@ static __always_inline int dwq_sched_key(const struct dwq_queue *q,
 			return -EINVAL;
 		*key = k;
 	}
-	/* Leave room for the next period, so that re-queueing cannot wrap. */
-	if (check_add_overflow((s64)*key, (s64)period, &k))
+	/*
+	 * Leave room for the next period from the first run (now, for a
+	 * deadline already past), so that re-queueing cannot wrap.
+	 */
+	if (check_add_overflow((s64)max(*key, now), (s64)period, &k))
 		return -EINVAL;
 	*offset = off;
 	return 0;
