@@ -1032,16 +1032,24 @@ static int epoll_one(int ep, int timeout_ms, uint32_t *events)
 	return r;
 }
 
+/* A new epoll instance watching @fd for EPOLLIN, with @flags (EPOLLET). */
+static int epoll_watch(int fd, uint32_t flags)
+{
+	struct epoll_event e = { .events = EPOLLIN | flags };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e))
+		t_fail("epoll: %s", t_errname(errno));
+	return ep;
+}
+
 /* epoll, level-triggered: EPOLLIN while events wait. */
 TEST_F(epoll, level_triggered)
 {
-	struct epoll_event e = { .events = EPOLLIN };
-	int fd = self->f.fd, ep = epoll_create1(EPOLL_CLOEXEC);
+	int fd = self->f.fd, ep = epoll_watch(fd, 0);
 	struct dwq_event ev;
 	uint32_t events;
 
-	T_EXPECT(!epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e), "epoll_ctl: %s",
-		 t_errname(errno));
 	T_EQ(epoll_one(ep, 0, &events), 0);
 	dwqt_sched_ok(fd, 50 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 1);
 	T_EQ(epoll_one(ep, DWQT_WAIT_MS, &events), 1);
@@ -1056,13 +1064,10 @@ TEST_F(epoll, level_triggered)
 /* epoll, edge-triggered: each new event is an edge. */
 TEST_F(epoll, edge_triggered)
 {
-	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
-	int fd = dwqt_open(O_NONBLOCK), ep = epoll_create1(EPOLL_CLOEXEC);
+	int fd = dwqt_open(O_NONBLOCK), ep = epoll_watch(fd, EPOLLET);
 	struct dwq_event ev[2];
 	uint32_t events;
 
-	T_EXPECT(!epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e), "epoll_ctl: %s",
-		 t_errname(errno));
 	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 1);
 	T_EQ(epoll_one(ep, DWQT_WAIT_MS, &events), 1);
 	T_EQ(events, EPOLLIN);
@@ -1086,13 +1091,10 @@ TEST_F(epoll, edge_triggered)
  */
 TEST_F(epoll, edge_triggered_drain)
 {
-	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
-	int fd = dwqt_open(O_NONBLOCK), ep = epoll_create1(EPOLL_CLOEXEC);
+	int fd = dwqt_open(O_NONBLOCK), ep = epoll_watch(fd, EPOLLET);
 	struct dwq_event ev[3];
 	uint32_t events;
 
-	T_EXPECT(!epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e), "epoll_ctl: %s",
-		 t_errname(errno));
 	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 1);
 	T_EQ(epoll_one(ep, DWQT_WAIT_MS, &events), 1);
 	dwqt_sched_ok(fd, 50 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT, 0, 2);
