@@ -1311,32 +1311,33 @@ static __always_inline int dwq_sched_key(const struct dwq_queue *q,
 	 * Leave room for the next period from the first run (now, for a
 	 * deadline already past), so that re-queueing cannot wrap.
 	 */
-	if (check_add_overflow((s64)max(*key, now), (s64)period, &k))
+	if (period && check_add_overflow((s64)max(*key, now), (s64)period, &k))
 		return -EINVAL;
 	*offset = off;
 	return 0;
 }
 
 /*
- * Is @task free to be scheduled: bound to no queue, no dwq_cancel_sync()
- * waiting on it? Acquire: one that counted itself in @canceling before
- * the task was unbound is seen, on any architecture.
+ * Is @task free to be scheduled: bound to no queue? A dwq_cancel_sync()
+ * waiting on it is looked for once it is claimed (__dwq_task_claim()):
+ * only then is the count it takes sure to show.
  */
 static __always_inline bool dwq_task_free(struct dwq_task *task)
 {
 	/* Pairs with the release in __dwq_task_unbind(). */
-	return !smp_load_acquire(&task->queue) && !READ_ONCE(task->canceling);
+	return !smp_load_acquire(&task->queue);
 }
 
 /*
  * Bind @task, found free, to @q: false if another queue took it first, or
  * a dwq_cancel_sync() waits on it. Only @q's lock is held, so another
  * queue's schedule may be claiming @task at the same moment under its
- * own: one of them wins the exchange. A cancel_sync on another queue may
- * also have counted itself in @canceling after dwq_task_free() looked,
- * and that queue let go of @task since: the exchange, fully ordered, read
- * that queue's release, so the count shows now. Then @task is let go
- * again: while a cancel_sync waits, scheduling fails.
+ * own: one of them wins the exchange. A cancel_sync counts itself in
+ * @canceling while the queue it waits on still holds @task, and that
+ * queue lets go of it with a release: the exchange, fully ordered, read
+ * that release, so the count shows now (also one counted after
+ * dwq_task_free() looked). Then @task is let go again: while a
+ * cancel_sync waits, scheduling fails.
  */
 static __always_inline bool __dwq_task_claim(struct dwq_queue *q,
 					     struct dwq_task *task)
