@@ -233,6 +233,15 @@ static void qt_wait_ran(struct kunit *test, struct qt_probe *p)
 	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "task did not run");
 }
 
+/* Keep @q's worker busy: @p runs now, and waits at @gate to return. */
+static void qt_busy(struct kunit *test, struct dwq_queue *q, struct qt_probe *p,
+		    struct completion *gate)
+{
+	p->gate = gate;
+	KUNIT_ASSERT_EQ(test, qt_after(q, p, 0), 0);
+	qt_wait_for(test, &p->started, TIMEOUT_MS);
+}
+
 static struct dwq_queue_stats qt_stats(struct dwq_queue *q)
 {
 	struct dwq_queue_stats st;
@@ -613,9 +622,7 @@ static void qt_slack_head_gone(struct kunit *test, bool move)
 	u64 base, until, hard;
 	s64 expires;
 
-	p[0].gate = gate;
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
-	qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+	qt_busy(test, q, &p[0], gate);
 	base = ktime_get_ns() + 2000 * MS;
 	s.time_ns = base;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
@@ -692,9 +699,7 @@ static void dwq_queue_test_slack_head_taken(struct kunit *test)
 	qt_wait_followers(test, q, 2);
 	for (tries = 0; tries < QT_TAKEN_TRIES; tries++) {
 		p = &all[3 * tries];
-		p[0].gate = gates[tries];
-		KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
-		qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+		qt_busy(test, q, &p[0], gates[tries]);
 		/* Both at once: no leader yet to narrow its range for p[2]. */
 		base = ktime_get_ns() + 300 * MS;
 		s[0].time_ns = base;
@@ -1120,9 +1125,7 @@ static void dwq_queue_test_boottime_queue_after_suspend(struct kunit *test)
 	struct dwq_task_info info;
 	u64 deadline;
 
-	p[0].gate = gate;
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
-	qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+	qt_busy(test, q, &p[0], gate);
 	deadline = ktime_get_ns() + 500 * MS;
 	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], deadline), 0);
 	raw_spin_lock_irq(&q->lock);
@@ -1158,9 +1161,7 @@ static void dwq_queue_test_boottime_task_after_suspend(struct kunit *test)
 	u64 deadline, key;
 	bool ran;
 
-	p[0].gate = gate;
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 0), 0);
-	qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+	qt_busy(test, q, &p[0], gate);
 	deadline = ktime_get_boottime_ns() + 500 * MS;
 	s.time_ns = deadline;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
@@ -1229,6 +1230,35 @@ static void dwq_queue_test_boottime_task_rate_after_suspend(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, next, key + period);
 	KUNIT_EXPECT_EQ(test, info.overruns, 0ULL);
 	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p[0].task), DWQ_RESULT_REMOVED);
+}
+
+/*
+ * dwq_reduce() of a running CLOCK_BOOTTIME task whose re-arm was keyed
+ * before a suspend (made so here as a suspend of 5 s would) compares the
+ * re-arm as keyed now: a later deadline leaves the earlier re-arm.
+ */
+static void dwq_queue_test_boottime_reduce_after_suspend(struct kunit *test)
+{
+	const u64 slept = 5 * NSEC_PER_SEC;
+	struct qt_probe *p = qt_probes(test, 1);
+	struct completion *gate = qt_gate(test);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME };
+	u64 first;
+
+	qt_busy(test, q, &p[0], gate);
+	first = ktime_get_boottime_ns() + 200 * MS;
+	s.time_ns = first;
+	KUNIT_ASSERT_EQ(test, dwq_mod(q, &p[0].task, &s), 0);
+	raw_spin_lock_irq(&q->lock);
+	p[0].task.resched_at += slept;
+	p[0].task.clock_offset -= slept;
+	raw_spin_unlock_irq(&q->lock);
+	s.time_ns = first + 2500 * MS;
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p[0].task, &s), 0);
+	complete_all(gate);
+	dwq_kunit_wait_until(test, atomic_read(&p[0].runs) == 2);
+	KUNIT_EXPECT_EQ(test, p[0].deadline, first);
 }
 
 /*
@@ -1873,6 +1903,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_boottime_queue_after_suspend),
 	KUNIT_CASE_SLOW(dwq_queue_test_boottime_task_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_task_rate_after_suspend),
+	KUNIT_CASE(dwq_queue_test_boottime_reduce_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_queue_fixed_delay),
 	KUNIT_CASE(dwq_queue_test_callbacks_sleep),
 	KUNIT_CASE(dwq_queue_test_stats_sum),

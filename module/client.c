@@ -379,9 +379,9 @@ wake:
  *   it would fire now for nothing, in the timer's softirq, which no
  *   process pays for, where the reader's move is the reader's own CPU;
  * - CLOCK_BOOTTIME: the alarm's key on the queue is a CLOCK_MONOTONIC time,
- *   converted with the time spent in suspend when it was armed, so after
- *   a suspend it fires later than the deadline it was armed for; moving it
- *   converts anew, as when it was armed.
+ *   converted with the time spent in suspend when it was armed, so a
+ *   suspend leaves it late until the resume keys it anew
+ *   (dwq_queue_resumed()); moving it converts anew, as when it was armed.
  *
  * A read() that took the head the alarm fired for (@defer), with nobody
  * else waiting on the file, leaves the alarm unarmed for the next head

@@ -1483,8 +1483,10 @@ static int __dwq_schedule(struct dwq_queue *q, struct dwq_task *const *tasks,
 
 /*
  * dwq_schedule() under @q->lock, @s checked: __dwq_schedule() for one
- * task, with the same checks in the same order and the same result, and
- * nothing of the batch's loops. It is the path of every timeout armed.
+ * task, with the same checks in the same order and the same result (but
+ * for a task another queue holds, or a cancel_sync waits on, which the
+ * batch finds -EBUSY before a full queue's -ENOSPC), and nothing of the
+ * batch's loops. It is the path of every timeout armed.
  */
 static __always_inline int __dwq_schedule_one(struct dwq_queue *q,
 					      struct dwq_task *task,
@@ -1668,8 +1670,13 @@ static __always_inline int dwq_mod_common(struct dwq_queue *q,
 		__dwq_task_move(q, task, s, key, now);
 	} else {
 		err = 0;
-		if (earlier && task->resched && task->resched_at <= key)
-			goto unlock;
+		if (earlier && task->resched) {
+			/* A re-arm keyed before a suspend, keyed as now. */
+			task->resched_at =
+				__dwq_rekey_late(q, task, task->resched_at);
+			if (task->resched_at <= key)
+				goto unlock;
+		}
 		/* Running: it needs a slot to come back to. */
 		if (!task->reserved) {
 			err = -ENOSPC;
