@@ -321,6 +321,12 @@ static int timer_loop(struct timer_cmd *t)
 	sigset_t set;
 	int err, ret = 0;
 
+	/*
+	 * SIGCHLD ignored on entry (inherited across exec) would have the
+	 * kernel reap CMD with no signal, and waitpid() find no child: CMD
+	 * would never be seen to end.
+	 */
+	signal(SIGCHLD, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);

@@ -237,6 +237,11 @@ static int parse_wait(char **tok, int n, struct run_cmd *cmd, char *err,
 				snprintf(err, errlen, "wait: timeout %s", msg);
 				return -1;
 			}
+			if (!cmd->timeout_ns) {
+				snprintf(err, errlen,
+					 "wait: a timeout of 0 is no wait");
+				return -1;
+			}
 			return 0;
 		}
 		snprintf(err, errlen,

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/param.h>
 #include <sys/stat.h>
 
 #include "dwqctl.h"
@@ -481,10 +482,11 @@ static int do_wait(struct run_state *st, const struct run_cmd *cmd,
 	size_t max;
 	int i, n, err;
 
+	/* Saturated: a duration near 2^64 ns is for ever, not a wrap. */
 	if (cmd->wait == WAIT_TIME)
-		end = t0 + cmd->time_ns;
+		end = t0 + MIN(cmd->time_ns, UINT64_MAX - t0);
 	else if (cmd->wait == WAIT_EVENTS && cmd->timeout_ns)
-		end = t0 + cmd->timeout_ns;
+		end = t0 + MIN(cmd->timeout_ns, UINT64_MAX - t0);
 	for (;;) {
 		max = EVENT_BATCH;
 		if (cmd->wait == WAIT_EVENTS) {
@@ -497,7 +499,7 @@ static int do_wait(struct run_state *st, const struct run_cmd *cmd,
 		if (end) {
 			__u64 now = clock_now(0);
 
-			left = now < end ? (__s64)(end - now) : 0;
+			left = now < end ? (__s64)MIN(end - now, INT64_MAX) : 0;
 		}
 		if (cmd->wait == WAIT_ALL) {
 			err = dev_stats(st->fd, &s);
@@ -616,6 +618,32 @@ struct script_line {
 	int line;
 };
 
+/*
+ * A line that does not parse: "FILE:LINE: what" on stderr, and with
+ * --json a usage error object with its line.
+ */
+static void script_error(struct run_state *st, int line, const char *err)
+{
+	char what[512];
+
+	snprintf(what, sizeof(what), "%s:%d: %s", st->file, line, err);
+	fprintf(stderr, "dwqctl: %s\n", what);
+	if (opt.json) {
+		opt.line = line;
+		json_usage_error("run", what);
+		opt.line = 0;
+	}
+}
+
+/* Reading the script failed: say so (a directory, an I/O error). */
+static int script_read_error(struct run_state *st, FILE *in)
+{
+	if (!ferror(in))
+		return 0;
+	errorf(errno ? errno : EIO, NULL, "%s", st->file);
+	return 1;
+}
+
 /* Parse every line of a regular file first: nothing runs if one is bad. */
 static int run_whole(struct run_state *st, FILE *in)
 {
@@ -638,8 +666,7 @@ static int run_whole(struct run_state *st, FILE *in)
 		}
 		l = &lines[n];
 		if (run_parse_line(buf, &l->cmd, err, sizeof(err))) {
-			fprintf(stderr, "dwqctl: %s:%d: %s\n", st->file, line,
-				err);
+			script_error(st, line, err);
 			failed = 1;
 			continue;
 		}
@@ -648,6 +675,10 @@ static int run_whole(struct run_state *st, FILE *in)
 		clean_text(l->text, sizeof(l->text), buf);
 		l->line = line;
 		n++;
+	}
+	if (script_read_error(st, in)) {
+		free(lines);
+		return 1;
 	}
 	if (failed) {
 		free(lines);
@@ -686,8 +717,7 @@ static int run_stream(struct run_state *st, FILE *in)
 	while (fgets(buf, sizeof(buf), in)) {
 		line++;
 		if (run_parse_line(buf, &cmd, err, sizeof(err))) {
-			fprintf(stderr, "dwqctl: %s:%d: %s\n", st->file, line,
-				err);
+			script_error(st, line, err);
 			return 2;
 		}
 		if (st->check_only || cmd.op == RUN_NOP)
@@ -701,7 +731,7 @@ static int run_stream(struct run_state *st, FILE *in)
 		}
 	}
 	opt.line = 0;
-	return ret;
+	return script_read_error(st, in) ? 1 : ret;
 }
 
 /**

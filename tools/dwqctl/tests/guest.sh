@@ -17,7 +17,7 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=108 ;;
+all) PLAN=112 ;;
 timers) PLAN=62 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
@@ -424,6 +424,24 @@ echo "$old_rate" >$p/max_rate_per_user
 cp "$tmp/re" "$out/every-enospc.txt"
 result "$([ $rc = 1 ] && grep -q 'ENOSPC: too many firings per second: your periodic tasks fire 0.000 times a second, this one would add 10.000, max_rate_per_user=1$' "$tmp/re" && echo 0 || echo 1)" \
 	"every: ENOSPC names the rate limit (got $rc)" "$out/every-enospc.txt"
+
+# A timeout near 2^64 ns waits (it does not wrap to no time at all); a
+# script that cannot be read is an error, not an empty script; a bad line
+# is a usage error object with its line under --json.
+printf 'schedule 100ms\nwait 1 events timeout 18446744073709551615ns\n' |
+	dwqctl run - >"$tmp/rw" 2>&1
+result "$([ $? = 0 ] && grep -q '^event id ' "$tmp/rw" && echo 0 || echo 1)" \
+	"run: wait with a timeout of 2^64-1 ns waits for the event" "$tmp/rw"
+dwqctl run /tmp >"$tmp/rdir" 2>&1
+result "$([ $? = 1 ] && grep -q '^dwqctl: /tmp: EISDIR' "$tmp/rdir" && echo 0 || echo 1)" \
+	"run: a directory as the script is EISDIR, exit 1" "$tmp/rdir"
+printf 'echo ok\nbogus\n' | dwqctl --json run - >"$tmp/rj2" 2>/dev/null
+result "$([ $? = 2 ] && grep -q '^{"type":"error","line":2,"command":"run","usage":true,"what":"<stdin>:2: unknown command .bogus.' "$tmp/rj2" && echo 0 || echo 1)" \
+	"run --json: a bad line is a usage error object with its line" "$tmp/rj2"
+# CMD's end is seen with SIGCHLD ignored on entry (inherited across exec).
+timeout -s KILL 20 dwq-sigign CHLD dwqctl after 10ms -- true >"$tmp/chld" 2>&1
+result "$([ $? = 0 ] && echo 0 || echo 1)" \
+	"after: CMD's end is seen with SIGCHLD ignored on entry" "$tmp/chld"
 
 # Without -k the first failure stops the run; a bad line stops it before
 # anything runs (exit 2).

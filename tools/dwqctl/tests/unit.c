@@ -417,6 +417,8 @@ static void test_other(void)
 	line_bad("wait 3 events timeout", "only 'timeout DURATION'");
 	line_bad("wait 3 events timeout 5", "has no unit");
 	line_bad("wait 3 events later", "only 'timeout DURATION'");
+	line_bad("wait 3 events timeout 0", "a timeout of 0 is no wait");
+	line_bad("wait 3 events timeout 0s", "a timeout of 0 is no wait");
 	line_bad("wait 1s 2s", "expected 'wait'");
 
 	if (parse_ok("stats", &c))
