@@ -2735,11 +2735,12 @@ static const char *__dwq_worker_state_name(const struct dwq_worker *w)
 void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 {
 	struct dwq_queue_stats st;
-	unsigned int reserved, handoffs;
+	unsigned int reserved, room, handoffs;
 
 	dwq_queue_get_stats(q, &st);
 	raw_spin_lock_irq(&q->lock);
 	reserved = q->reserved;
+	room = q->room;
 	handoffs = q->handoffs;
 	raw_spin_unlock_irq(&q->lock);
 
@@ -2750,6 +2751,7 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 	seq_printf(m, "size %u\n", st.size);
 	seq_printf(m, "capacity %u\n", st.capacity);
 	seq_printf(m, "reserved %u\n", reserved);
+	seq_printf(m, "room %u\n", room);
 	seq_printf(m, "workers %u\n", st.workers);
 	seq_printf(m, "leader %d\n", st.leader);
 	seq_printf(m, "handoffs %u\n", handoffs);

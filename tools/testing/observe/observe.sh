@@ -10,7 +10,7 @@
 dbg=/sys/kernel/debug/dwq
 tr=/sys/kernel/tracing
 . /dwq/tap.sh
-tap_plan 21
+tap_plan 22
 
 # --- debugfs ----------------------------------------------------------
 
@@ -32,6 +32,9 @@ cat $dbg/heap >"$tmp/heap"
 grep -qx 'size 1' "$tmp/stats" && grep -qx 'queue dwq' "$tmp/stats" &&
 	grep -q '^tasks_run ' "$tmp/stats"
 result $? "stats: the queue's name, size 1 (the file's alarm) and its counters" "$tmp/stats"
+# The open file reserved room for its two alarms, one per clock.
+grep -Eqx 'room [2-9][0-9]*' "$tmp/stats"
+result $? "stats: the room reserved, two slots for the open file's alarms" "$tmp/stats"
 workers=$(cat /sys/module/dwq/parameters/workers)
 [ "$(grep -c '^[0-9]' "$tmp/workers")" = "$workers" ] &&
 	! grep -Ev '^(id |[0-9]+ (idle|leader|follower|running|stopped) [0-9 ]+$)' "$tmp/workers" | grep -q .
