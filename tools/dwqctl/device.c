@@ -454,11 +454,11 @@ void print_query(const struct dwq_ioc_query *q)
 	}
 	printf("query %llu: state %s mode %s remaining %s deadline %s", q->id,
 	       state_name(q->state), mode_name(q->mode),
-	       fmt_duration(rem, sizeof(rem), q->remaining_ns),
+	       fmt_duration_u(rem, sizeof(rem), q->remaining_ns),
 	       fmt_clock(dl, sizeof(dl), q->deadline_ns));
 	printf(" period %s cookie %llu runs %llu skipped %llu folded %llu clock %s\n",
-	       fmt_duration(per, sizeof(per), q->period_ns), q->cookie, q->runs,
-	       q->overruns + q->skipped, q->folded, clock);
+	       fmt_duration_u(per, sizeof(per), q->period_ns), q->cookie,
+	       q->runs, q->overruns + q->skipped, q->folded, clock);
 	fflush(stdout);
 }
 

@@ -283,21 +283,10 @@ int parse_u64(const char *s, __u64 *v)
 	return parse_number(s, v, NULL, 0);
 }
 
-/**
- * fmt_duration() - print a duration for a person: 120ns, 52.3us, 300ms, 2s
- * @buf: where
- * @len: its size
- * @ns: the duration; negative ones get a minus sign
- *
- * At most three decimals, trailing zeros dropped, written in the syntax
- * parse_duration() reads back.
- *
- * Return: @buf.
- */
-char *fmt_duration(char *buf, size_t len, __s64 ns)
+/* @a ns with @sign in front, as fmt_duration() writes it. */
+static char *fmt_magnitude(char *buf, size_t len, const char *sign,
+			   unsigned long long a)
 {
-	unsigned long long a = ns < 0 ? -(unsigned long long)ns : (__u64)ns;
-	const char *sign = ns < 0 ? "-" : "";
 	unsigned long long div, whole, frac;
 	const char *unit;
 	char dec[8];
@@ -317,10 +306,13 @@ char *fmt_duration(char *buf, size_t len, __s64 ns)
 		div = NSEC_PER_SEC;
 		unit = "s";
 	}
-	/* Round to three decimals of the unit. */
-	a = (a + div / 2000) / (div / 1000);
-	whole = a / 1000;
-	frac = a % 1000;
+	/* Round to three decimals of the unit (no wrap near 2^64). */
+	whole = a / div;
+	frac = (a % div + div / 2000) / (div / 1000);
+	if (frac == 1000) {
+		whole++;
+		frac = 0;
+	}
 	n = snprintf(dec, sizeof(dec), ".%03llu", frac);
 	while (n > 0 && dec[n - 1] == '0')
 		dec[--n] = '\0';
@@ -328,6 +320,37 @@ char *fmt_duration(char *buf, size_t len, __s64 ns)
 		dec[0] = '\0';
 	snprintf(buf, len, "%s%llu%s%s", sign, whole, dec, unit);
 	return buf;
+}
+
+/**
+ * fmt_duration() - print a duration for a person: 120ns, 52.3us, 300ms, 2s
+ * @buf: where
+ * @len: its size
+ * @ns: the duration; negative ones get a minus sign
+ *
+ * At most three decimals, trailing zeros dropped, written in the syntax
+ * parse_duration() reads back.
+ *
+ * Return: @buf.
+ */
+char *fmt_duration(char *buf, size_t len, __s64 ns)
+{
+	return fmt_magnitude(buf, len, ns < 0 ? "-" : "",
+			     ns < 0 ? -(unsigned long long)ns : (__u64)ns);
+}
+
+/**
+ * fmt_duration_u() - fmt_duration() of a duration that cannot be negative
+ * @buf: where
+ * @len: its size
+ * @ns: the duration, up to 2^64 - 1 ns (past 2^63 fmt_duration() would
+ *	read it as negative)
+ *
+ * Return: @buf.
+ */
+char *fmt_duration_u(char *buf, size_t len, __u64 ns)
+{
+	return fmt_magnitude(buf, len, "", ns);
 }
 
 /**

@@ -57,6 +57,7 @@ int poll_ms(__u64 ns);
 int parse_number(const char *s, __u64 *v, char *err, size_t errlen);
 int parse_u64(const char *s, __u64 *v);
 char *fmt_duration(char *buf, size_t len, __s64 ns);
+char *fmt_duration_u(char *buf, size_t len, __u64 ns);
 char *fmt_clock(char *buf, size_t len, __u64 ns);
 
 /* parse.c: one line of the run language */

@@ -143,23 +143,23 @@ static const char *einval_cause(__u64 time_ns, __u64 period_ns, __u32 flags,
 	if (period_ns && !param_u64("min_period_ns", &lim) && period_ns < lim) {
 		snprintf(buf, len,
 			 "the period %s is below the module's minimum, min_period_ns=%llu (%s)",
-			 fmt_duration(a, sizeof(a), period_ns), lim,
-			 fmt_duration(b, sizeof(b), lim));
+			 fmt_duration_u(a, sizeof(a), period_ns), lim,
+			 fmt_duration_u(b, sizeof(b), lim));
 		return buf;
 	}
 	if (!(flags & DWQ_SCHED_ABS) && !param_u64("max_delay_ns", &lim) &&
 	    time_ns > lim) {
 		snprintf(buf, len,
 			 "the delay %s is beyond the module's maximum, max_delay_ns=%llu (%s)",
-			 fmt_duration(a, sizeof(a), time_ns), lim,
-			 fmt_duration(b, sizeof(b), lim));
+			 fmt_duration_u(a, sizeof(a), time_ns), lim,
+			 fmt_duration_u(b, sizeof(b), lim));
 		return buf;
 	}
 	if (period_ns && !param_u64("max_delay_ns", &lim) && period_ns > lim) {
 		snprintf(buf, len,
 			 "the period %s is beyond the module's maximum, max_delay_ns=%llu (%s)",
-			 fmt_duration(a, sizeof(a), period_ns), lim,
-			 fmt_duration(b, sizeof(b), lim));
+			 fmt_duration_u(a, sizeof(a), period_ns), lim,
+			 fmt_duration_u(b, sizeof(b), lim));
 		return buf;
 	}
 	return err_cause(OP_SCHEDULE, EINVAL);
@@ -402,7 +402,7 @@ static int do_reschedule(struct run_state *st, const struct run_cmd *cmd)
 		       fmt_clock(d, sizeof(d), r.time_ns));
 	else
 		printf("%s: moved: due in %s\n", what,
-		       fmt_duration(d, sizeof(d), r.time_ns));
+		       fmt_duration_u(d, sizeof(d), r.time_ns));
 	fflush(stdout);
 	return 0;
 }
@@ -531,7 +531,7 @@ static int do_wait(struct run_state *st, const struct run_cmd *cmd,
 			snprintf(msg, sizeof(msg),
 				 "%llu of %llu events came within %s", got,
 				 cmd->count,
-				 fmt_duration(d, sizeof(d), cmd->timeout_ns));
+				 fmt_duration_u(d, sizeof(d), cmd->timeout_ns));
 			wait_summary(got, t0, "timeout");
 			run_error(st, ETIMEDOUT, msg, text);
 			return -1;

@@ -288,7 +288,7 @@ int cmd_watch(int argc, char **argv)
 			else if (n > 1)
 				putchar('\n');
 			printf("Every %s: dwq stats of %s   refresh %llu   %s\n",
-			       fmt_duration(d, sizeof(d), period), opt.dev, n,
+			       fmt_duration_u(d, sizeof(d), period), opt.dev, n,
 			       when);
 			print_stats_table(&st, n > 1 ? &prev : NULL, t - tprev);
 			fflush(stdout);

@@ -77,12 +77,21 @@ static void fmt_is(__s64 ns, const char *want)
 	       buf);
 }
 
+static void fmt_u_is(__u64 ns, const char *want)
+{
+	char buf[32];
+
+	fmt_duration_u(buf, sizeof(buf), ns);
+	result(!strcmp(buf, want), "fmt_duration_u(%llu) = %s (got %s)", ns,
+	       want, buf);
+}
+
 static void round_trip(__u64 ns)
 {
 	char buf[32], err[256];
 	__u64 back = 0;
 
-	fmt_duration(buf, sizeof(buf), ns);
+	fmt_duration_u(buf, sizeof(buf), ns);
 	result(!parse_duration(buf, &back, err, sizeof(err)) && back == ns,
 	       "round trip %llu ns -> %s -> %llu ns", ns, buf, back);
 }
@@ -215,6 +224,12 @@ static void test_durations(void)
 	fmt_is(90000000000LL, "90s");
 	fmt_is(-2000, "-2us");
 	fmt_is(-52, "-52ns");
+	fmt_is(999999, "999.999us");
+	fmt_is(1999999999, "2s");
+	/* Past 2^63 ns: positive, and rounded with no wrap. */
+	fmt_u_is(52300, "52.3us");
+	fmt_u_is(9223372036854775808ULL, "9223372036.855s");
+	fmt_u_is(UINT64_MAX, "18446744073.71s");
 
 	round_trip(0);
 	round_trip(7);
