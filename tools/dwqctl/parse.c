@@ -20,12 +20,12 @@
  * line runs (they imply `at`). ID is a task id, `$N` for the id of the
  * run's Nth schedule, or `$last`.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "dwqctl.h"
 
 #define MAX_TOKENS 32
-#define LINE_MAX_LEN 1024
 
 /**
  * mode_name() - a task mode for people
@@ -372,27 +372,28 @@ int run_parse_args(int argc, char **argv, struct run_cmd *cmd, char *err,
  * @errlen: size of @err
  *
  * Words are separated by blanks; a word that starts with # starts a
- * comment.
+ * comment. A line may be of any length.
  *
  * Return: 0, or -1 with @err set.
  */
 int run_parse_line(const char *line, struct run_cmd *cmd, char *err,
 		   size_t errlen)
 {
-	char buf[LINE_MAX_LEN], *tok[MAX_TOKENS], *p;
-	int n = 0;
+	char *buf, *tok[MAX_TOKENS], *p, *save;
+	int n = 0, ret;
 
-	if (strlen(line) >= sizeof(buf)) {
+	buf = strdup(line);
+	if (!buf) {
 		memset(cmd, 0, sizeof(*cmd));
-		snprintf(err, errlen, "line too long (at most %d characters)",
-			 LINE_MAX_LEN - 1);
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	snprintf(buf, sizeof(buf), "%s", line);
-	for (p = strtok(buf, " \t\r\n"); p; p = strtok(NULL, " \t\r\n")) {
+	for (p = strtok_r(buf, " \t\r\n", &save); p;
+	     p = strtok_r(NULL, " \t\r\n", &save)) {
 		if (p[0] == '#')
 			break;
 		if (n == MAX_TOKENS) {
+			free(buf);
 			memset(cmd, 0, sizeof(*cmd));
 			snprintf(err, errlen, "too many words (at most %d)",
 				 MAX_TOKENS);
@@ -400,5 +401,7 @@ int run_parse_line(const char *line, struct run_cmd *cmd, char *err,
 		}
 		tok[n++] = p;
 	}
-	return run_parse_args(n, tok, cmd, err, errlen);
+	ret = run_parse_args(n, tok, cmd, err, errlen);
+	free(buf);
+	return ret;
 }

@@ -635,30 +635,41 @@ static void script_error(struct run_state *st, int line, const char *err)
 	}
 }
 
-/* Reading the script failed: say so (a directory, an I/O error). */
+/*
+ * getline() failed: at the end of the script, or reading it failed (a
+ * directory, an I/O error, a line longer than the memory there is): say
+ * so, with getline()'s errno.
+ */
 static int script_read_error(struct run_state *st, FILE *in)
 {
-	if (!ferror(in))
+	int err = errno;
+
+	if (feof(in) && !ferror(in))
 		return 0;
-	errorf(errno ? errno : EIO, NULL, "%s", st->file);
+	errorf(err ? err : EIO, NULL, "%s", st->file);
 	return 1;
 }
 
-/* Parse every line of a regular file first: nothing runs if one is bad. */
+/*
+ * Parse every line of a regular file first: nothing runs if one is bad.
+ * Lines are read whole, however long, so that each is parsed as written
+ * and the lines after a long one keep their numbers.
+ */
 static int run_whole(struct run_state *st, FILE *in)
 {
 	struct script_line *lines = NULL, *l;
-	size_t n = 0, cap = 0, i;
-	char buf[2048], err[256];
+	size_t n = 0, cap = 0, bufcap = 0, i;
+	char *buf = NULL, err[256];
 	int line = 0, failed = 0, ret = 0;
 
-	while (fgets(buf, sizeof(buf), in)) {
+	while (getline(&buf, &bufcap, in) >= 0) {
 		line++;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			l = realloc(lines, cap * sizeof(*l));
 			if (!l) {
 				free(lines);
+				free(buf);
 				errorf(ENOMEM, NULL, "%s", st->file);
 				return 1;
 			}
@@ -677,9 +688,11 @@ static int run_whole(struct run_state *st, FILE *in)
 		n++;
 	}
 	if (script_read_error(st, in)) {
+		free(buf);
 		free(lines);
 		return 1;
 	}
+	free(buf);
 	if (failed) {
 		free(lines);
 		return 2;
@@ -708,16 +721,18 @@ static int run_whole(struct run_state *st, FILE *in)
 /* Line by line, from a pipe or a terminal: each runs as it comes. */
 static int run_stream(struct run_state *st, FILE *in)
 {
-	char buf[2048], err[256], text[RUN_TEXT_MAX];
+	char *buf = NULL, err[256], text[RUN_TEXT_MAX];
 	struct run_cmd cmd;
 	int line = 0, ret = 0;
+	size_t bufcap = 0;
 
 	if (!st->check_only && run_open(st))
 		return 1;
-	while (fgets(buf, sizeof(buf), in)) {
+	while (getline(&buf, &bufcap, in) >= 0) {
 		line++;
 		if (run_parse_line(buf, &cmd, err, sizeof(err))) {
 			script_error(st, line, err);
+			free(buf);
 			return 2;
 		}
 		if (st->check_only || cmd.op == RUN_NOP)
@@ -727,11 +742,15 @@ static int run_stream(struct run_state *st, FILE *in)
 		if (run_exec(st, &cmd, text)) {
 			ret = 1;
 			if (!st->keep_going)
-				break;
+				goto out;
 		}
 	}
+	if (script_read_error(st, in))
+		ret = 1;
+out:
+	free(buf);
 	opt.line = 0;
-	return script_read_error(st, in) ? 1 : ret;
+	return ret;
 }
 
 /**

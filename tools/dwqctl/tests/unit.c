@@ -2,13 +2,20 @@
 /*
  * Host-side unit tests of dwqctl's parsers (durations, numbers, the run
  * language) and of its JSON output (escaping, the 2^53 rule, usage
- * errors): no device needed. TAP output; the exit status is 1 if a test
- * failed. Built and run by `make -C tools/dwqctl test`.
+ * errors); then of the program itself (unit PROGRAM), on what needs no
+ * dwq: scripts read with `run -n` or run on /dev/null. TAP output; the
+ * exit status is 1 if a test failed. Built and run by
+ * `make -C tools/dwqctl test`.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "dwqctl.h"
 
@@ -27,6 +34,9 @@ static void __printf(2, 3) result(int ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(name, sizeof(name), fmt, ap);
 	va_end(ap);
+	/* A name quoting several lines of output stays one TAP line. */
+	for (line = name; (line = strchr(line, '\n'));)
+		*line = '|';
 	if (!ok)
 		nfailed++;
 	if (nresults == MAX_RESULTS)
@@ -453,11 +463,28 @@ static void test_other(void)
 	line_bad("Schedule 1s", "unknown command");
 
 	{
-		char big[1100];
+		/* A line is as long as it is: the parser has no limit. */
+		char big[5000], err[256] = "";
+		int ret;
 
 		memset(big, 'x', sizeof(big) - 1);
 		big[sizeof(big) - 1] = '\0';
-		line_bad(big, "line too long");
+		ret = run_parse_line(big, &c, err, sizeof(err));
+		result(ret && !strncmp(err, "unknown command 'xxx", 20),
+		       "a word of 4999 bytes is an unknown command (said: %.60s)",
+		       err);
+		big[0] = '#';
+		ret = run_parse_line(big, &c, err, sizeof(err));
+		result(!ret && c.op == RUN_NOP,
+		       "a comment of 4999 bytes is a comment (said: %.60s)",
+		       ret ? err : "");
+		memset(big, ' ', sizeof(big) - 1);
+		memcpy(big, "echo a", 6);
+		memcpy(big + sizeof(big) - 6, "b # c", 5);
+		ret = run_parse_line(big, &c, err, sizeof(err));
+		result(!ret && c.op == RUN_ECHO && !strcmp(c.text, "a b"),
+		       "echo a, 4988 blanks, b: 'a b' (got '%s', said: %.60s)",
+		       c.text, ret ? err : "");
 	}
 	line_bad("echo a b c d e f g h i j k l m n o p q r s t u v w x y z 1 2 3 4 5 6 7",
 		 "too many words");
@@ -633,16 +660,251 @@ static void test_enospc(void)
 		  "the rate rounds up");
 }
 
-int main(void)
+/* --- the program, on the host ---------------------------------------- */
+
+static const char *prog;
+
+/**
+ * struct ran - what one run of the program left
+ * @status: its exit status, or 128 + the signal that killed it
+ * @out: its standard output
+ * @err: its standard error
+ */
+struct ran {
+	int status;
+	char *out;
+	char *err;
+};
+
+static char *slurp(int fd)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	if (!buf || lseek(fd, 0, SEEK_SET))
+		exit(2);
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += n;
+		if (cap - len == 1) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			if (!buf)
+				exit(2);
+		}
+	}
+	buf[len] = '\0';
+	close(fd);
+	return buf;
+}
+
+/* How run_prog() runs it. */
+#define SMALL_MEMORY 1 /* 16 MiB of address space */
+
+/*
+ * Run the program with @args (NULL-terminated), @input on its standard
+ * input through a pipe (NULL: /dev/null), as @how says. Killed if it runs
+ * for 20 s.
+ */
+static void run_prog(struct ran *r, const char *input, int how,
+		     const char *const *args)
+{
+	struct rlimit small = { 16 << 20, 16 << 20 };
+	const char *argv[16] = { prog };
+	int out, err, in[2], ws;
+	size_t i, len;
+	pid_t pid;
+	ssize_t n;
+
+	for (i = 0; args[i] && i + 2 < ARRAY_SIZE(argv); i++)
+		argv[i + 1] = args[i];
+	out = memfd_create("out", MFD_CLOEXEC);
+	err = memfd_create("err", MFD_CLOEXEC);
+	if (out < 0 || err < 0 || pipe2(in, O_CLOEXEC))
+		exit(2);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		exit(2);
+	if (!pid) {
+		if (!input) {
+			close(in[0]);
+			in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		}
+		if (dup2(in[0], 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+			_exit(125);
+		if ((how & SMALL_MEMORY) && setrlimit(RLIMIT_AS, &small))
+			_exit(125);
+		alarm(20);
+		execv(prog, (char *const *)argv);
+		_exit(127);
+	}
+	close(in[0]);
+	for (len = input ? strlen(input) : 0; len; len -= n, input += n) {
+		n = write(in[1], input, len);
+		if (n <= 0)
+			break;
+	}
+	close(in[1]);
+	if (waitpid(pid, &ws, 0) != pid)
+		exit(2);
+	r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	r->out = slurp(out);
+	r->err = slurp(err);
+}
+
+static void ran_free(struct ran *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* How many lines of @s start with @what. */
+static int lines_with(const char *s, const char *what)
+{
+	int n = 0;
+
+	while (*s) {
+		n += !strncmp(s, what, strlen(what));
+		s = strchr(s, '\n');
+		if (!s)
+			break;
+		s++;
+	}
+	return n;
+}
+
+/* The last line of @s, without its newline, in @buf. */
+static const char *last_line(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+	const char *p;
+
+	if (n && s[n - 1] == '\n')
+		n--;
+	for (p = s + n; p > s && p[-1] != '\n'; p--)
+		;
+	snprintf(buf, len, "%.*s", (int)(s + n - p), p);
+	return buf;
+}
+
+/* @text in a new file named in @path ("/tmp/dwqctl-unit-XXXXXX"). */
+static void script_file(char *path, const char *text)
+{
+	size_t len = strlen(text);
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		exit(2);
+	close(fd);
+}
+
+/* Append @s, or @n bytes @c if @s is NULL, to @buf at @at; the new end. */
+static size_t put(char *buf, size_t at, const char *s, int c, size_t n)
+{
+	if (s) {
+		n = strlen(s);
+		memcpy(buf + at, s, n);
+	} else {
+		memset(buf + at, c, n);
+	}
+	buf[at + n] = '\0';
+	return at + n;
+}
+
+/*
+ * A line longer than any buffer is one line: the lines after it keep
+ * their numbers, in a file parsed whole and from a pipe alike.
+ */
+static void test_long_lines(void)
+{
+	char *text = malloc(12000), path[] = "/tmp/dwqctl-unit-XXXXXX";
+	const char *from[2] = { path, "<stdin>" };
+	char want[128];
+	struct ran r;
+	size_t at;
+	int k, ok;
+
+	if (!text)
+		exit(2);
+	/* A comment of 5002 bytes on line 2, a bad line 3. */
+	at = put(text, 0, "echo first\n# ", 0, 0);
+	at = put(text, at, NULL, 'x', 5000);
+	put(text, at, "\nbogus\n", 0, 0);
+	script_file(path, text);
+	for (k = 0; k < 2; k++) {
+		run_prog(&r, k ? text : NULL, 0,
+			 (const char *[]){ "run", "-n", k ? "-" : path, NULL });
+		snprintf(want, sizeof(want),
+			 "dwqctl: %s:3: unknown command 'bogus'", from[k]);
+		ok = r.status == 2 && lines_with(r.err, want) == 1 &&
+		     lines_with(r.err, "dwqctl: ") == 1;
+		result(ok,
+		       "run -n, %s: a comment of 5002 bytes is one line; line 3 is line 3 (exit %d, said: %.200s)",
+		       k ? "a pipe" : "a file", r.status, r.err);
+		ran_free(&r);
+	}
+	unlink(path);
+
+	/* echo a, 5000 blanks, b; the comment; then stats fails on line 3. */
+	at = put(text, 0, "echo a", 0, 0);
+	at = put(text, at, NULL, ' ', 5000);
+	at = put(text, at, "b\n# ", 0, 0);
+	at = put(text, at, NULL, 'x', 5000);
+	put(text, at, "\nstats\necho not reached\n", 0, 0);
+	memcpy(strrchr(path, '-') + 1, "XXXXXX", 6); /* a new name */
+	script_file(path, text);
+	for (k = 0; k < 2; k++) {
+		run_prog(&r, k ? text : NULL, 0,
+			 (const char *[]){ "--device", "/dev/null", "run",
+					   k ? "-" : path, NULL });
+		snprintf(want, sizeof(want),
+			 "dwqctl: %s:3: stats: ENOTTY: ", from[k]);
+		ok = r.status == 1 && !strcmp(r.out, "a b\n") &&
+		     lines_with(r.err, want) == 1 &&
+		     lines_with(r.err, "dwqctl: ") == 1;
+		result(ok,
+		       "run, %s: a 5007-byte echo prints 'a b'; stats fails on line 3, named so (exit %d, out: %.40s, said: %.200s)",
+		       k ? "a pipe" : "a file", r.status, r.out, r.err);
+		ran_free(&r);
+	}
+	unlink(path);
+	free(text);
+
+	/* A line longer than the memory there is: an error, not the end. */
+	text = malloc(64 << 20);
+	if (!text)
+		exit(2);
+	put(text, put(text, 0, NULL, '#', (64 << 20) - 2), "\n", 0, 0);
+	memcpy(strrchr(path, '-') + 1, "XXXXXX", 6); /* a new name */
+	script_file(path, text);
+	free(text);
+	run_prog(&r, NULL, SMALL_MEMORY,
+		 (const char *[]){ "run", "-n", path, NULL });
+	snprintf(want, sizeof(want), "dwqctl: %s: ENOMEM: ", path);
+	result(r.status == 1 && lines_with(r.err, want) == 1,
+	       "run -n: a line of 64 MiB with 16 MiB of memory is ENOMEM, exit 1 (exit %d, said: %.200s)",
+	       r.status, r.err);
+	ran_free(&r);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
 {
 	int i;
 
+	if (argc != 2) {
+		fprintf(stderr, "usage: unit PROGRAM (build/bin/dwqctl)\n");
+		return 2;
+	}
+	prog = argv[1];
 	test_durations();
 	test_schedule();
 	test_ids();
 	test_other();
 	test_json();
 	test_enospc();
+	test_long_lines();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
