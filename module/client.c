@@ -35,7 +35,9 @@
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
 #include <linux/poll.h>
+#include <linux/proc_fs.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -2226,6 +2228,7 @@ struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred)
 	}
 	c->q = q;
 	c->tgid = task_tgid_nr(current);
+	c->pid = get_task_pid(current, PIDTYPE_TGID);
 	mutex_init(&c->mutex);
 	atomic_set(&c->nr_tasks, 0);
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
@@ -2313,6 +2316,7 @@ void dwq_client_free(struct dwq_client *c)
 	if (c->reserved)
 		dwq_queue_unreserve(c->q, c->reserved);
 	mutex_destroy(&c->mutex);
+	put_pid(c->pid);
 	dwq_user_put(c->user);
 	kfree(c);
 }
@@ -2322,9 +2326,12 @@ void dwq_client_free(struct dwq_client *c)
  * @m: the seq_file
  * @c: the client
  *
- * Its counts, the sizes of its arrays outside the slab (its heaps' slots,
- * its id map's buckets), and its next task (the earliest not due yet): its
- * id, the deadline on the task's clock, that clock, and the time left.
+ * The process that opened it, as the reader's pid namespace numbers it (0
+ * if it cannot see it); its counts, the sizes of its arrays outside the
+ * slab (its heaps' slots, its id map's buckets), and its next task (the
+ * earliest not due yet): its id, the deadline on the task's clock, that
+ * clock, and the time left. Nothing if the reader is killed while it
+ * waits for the file.
  *
  * Context: process context; may sleep.
  */
@@ -2337,13 +2344,17 @@ void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c)
 	/*
 	 * Not settled: another process may be looking. A task a read() owes
 	 * was read: due in its heap, not an event any more (nor pending).
+	 * Killable: a read() holds the mutex while it copies its events out,
+	 * for as long as a fault on the reader's buffer takes to come in.
 	 */
-	mutex_lock(&c->mutex);
+	if (mutex_lock_killable(&c->mutex))
+		return;
 	for (i = 0; i < DWQ_NR_CLOCKS; i++)
 		slots += c->clk[i].heap.cap;
 	dwq_events_next(c, &next, &remaining);
 	events = dwq_events_count(c) - !!c->owed;
-	seq_printf(m, "dwq-tgid: %d\n", c->tgid);
+	seq_printf(m, "dwq-tgid: %d\n",
+		   pid_nr_ns(c->pid, proc_pid_ns(file_inode(m->file)->i_sb)));
 	seq_printf(m, "dwq-pending: %d\n", atomic_read(&c->nr_tasks));
 	seq_printf(m, "dwq-events: %llu\n", events);
 	seq_printf(m, "dwq-heap-slots: %u\n", slots);

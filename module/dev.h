@@ -176,6 +176,8 @@ struct dwq_bin {
  * @user: the user its tasks are charged to; the client holds a reference
  * @tgid: the process that opened it (in the initial pid namespace), for
  *	traces and debugfs; fixed at open
+ * @pid: the same process, for fdinfo to number in its reader's pid
+ *	namespace; the client holds a reference
  * @clk: its tasks and alarm on each clock
  * @wqh: readers and pollers wait here; the alarms wake it
  * @ready: events kept past their task's due moment (&struct dwq_uevent),
@@ -213,6 +215,7 @@ struct dwq_client {
 	atomic_t nr_tasks;
 	struct dwq_user *user;
 	pid_t tgid;
+	struct pid *pid;
 	struct dwq_client_clock clk[DWQ_NR_CLOCKS];
 	wait_queue_head_t wqh;
 	struct list_head ready;

@@ -5,11 +5,20 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "dwq_test.h"
@@ -275,6 +284,179 @@ TEST_F(file, fdinfo)
 	T_OK(dwqt_cancel(fd, id[1], NULL));
 	T_OK(dwqt_cancel(fd, id[2], NULL));
 	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 0);
+}
+
+/*
+ * In a process of another pid namespace: the number fdinfo gives is 1 for
+ * a file it opened itself, 0 for one opened by a process it cannot see.
+ */
+static int fdinfo_tgid_child(int inherited)
+{
+	char val[128];
+	int fd;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("proc", "/proc", "proc", 0, NULL))
+		return 10;
+	fd = open(dwqt_dev(), O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 11;
+	if (!dwqt_fdinfo(fd, "dwq-tgid:", val, sizeof(val)))
+		return 12;
+	if (strcmp(val, "1"))
+		return 13;
+	if (!dwqt_fdinfo(inherited, "dwq-tgid:", val, sizeof(val)))
+		return 14;
+	if (strcmp(val, "0"))
+		return 15;
+	return 0;
+}
+
+/*
+ * dwq-tgid is the opener as the reader's pid namespace numbers it, as
+ * /proc's own files are.
+ */
+TEST_F(file, fdinfo_tgid_in_readers_pid_namespace)
+{
+	int fd = self->f.fd, status;
+	pid_t pid;
+
+	T_EQ(fdinfo_u64(fd, "dwq-tgid:"), getpid());
+	pid = fork();
+	T_EXPECT(pid >= 0, "fork: %s", t_errname(errno));
+	if (!pid) {
+		pid_t inner;
+
+		if (unshare(CLONE_NEWPID | CLONE_NEWNS))
+			_exit(errno == EINVAL ? 20 : 21);
+		inner = fork();
+		if (inner < 0)
+			_exit(22);
+		if (!inner)
+			_exit(fdinfo_tgid_child(fd));
+		if (waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
+			_exit(23);
+		_exit(WEXITSTATUS(status));
+	}
+	T_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFEXITED(status), "child status %#x", status);
+	if (WEXITSTATUS(status) == 20)
+		t_skip("no pid namespaces in this kernel (CONFIG_PID_NS)");
+	T_EXPECT(!WEXITSTATUS(status),
+		 "in a new pid namespace: step %d failed (13: not 1 for its own file, 15: not 0 for the parent's)",
+		 WEXITSTATUS(status));
+}
+
+struct fdinfo_stuck_reader {
+	int fd;
+	void *buf;
+	ssize_t ret;
+};
+
+static void *fdinfo_stuck_read(void *arg)
+{
+	struct fdinfo_stuck_reader *r = arg;
+
+	r->ret = read(r->fd, r->buf, sizeof(struct dwq_event));
+	return NULL;
+}
+
+/* Wait up to @ms for @pid to end; its status, or -1 if it did not. */
+static int wait_ended(pid_t pid, int ms)
+{
+	int status, i;
+
+	for (i = 0;; i += 10) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+
+		if (got == pid)
+			return status;
+		if (got < 0)
+			t_fail("waitpid: %s", t_errname(errno));
+		if (i >= ms)
+			return -1;
+		dwqt_sleep_ms(10);
+	}
+}
+
+/*
+ * A reader of fdinfo that waits for the file's mutex can still be killed:
+ * here a read() holds it, stuck copying its event to a page that
+ * userfaultfd never brings in until the test says so.
+ */
+TEST_F(file, fdinfo_killable_while_read_holds_the_file)
+{
+	struct fdinfo_stuck_reader r = { .fd = self->f.fd };
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct uffdio_zeropage zero = { 0 };
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	long page = sysconf(_SC_PAGESIZE);
+	int uffd, status, fd = self->f.fd;
+	char path[64];
+	pthread_t th;
+	pid_t pid;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	/* Not built in (the debug kernels), or not for kernel faults. */
+	if (uffd < 0)
+		t_skip("no userfaultfd: %s", t_errname(errno));
+	T_EXPECT(!ioctl(uffd, UFFDIO_API, &api), "UFFDIO_API: %s",
+		 t_errname(errno));
+	r.buf = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	T_EXPECT(r.buf != MAP_FAILED, "mmap: %s", t_errname(errno));
+	reg.range.start = (unsigned long)r.buf;
+	reg.range.len = page;
+	T_EXPECT(!ioctl(uffd, UFFDIO_REGISTER, &reg), "UFFDIO_REGISTER: %s",
+		 t_errname(errno));
+
+	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 7);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	T_EQ(poll(&pfd, 1, 5000), 1);
+	T_EXPECT(!pthread_create(&th, NULL, fdinfo_stuck_read, &r),
+		 "pthread_create");
+	/* The read() is in the fault, with the file's mutex held. */
+	pfd = (struct pollfd){ .fd = uffd, .events = POLLIN };
+	T_EQ(poll(&pfd, 1, 5000), 1);
+	T_EQ(read(uffd, &msg, sizeof(msg)), sizeof(msg));
+	T_EQ(msg.event, UFFD_EVENT_PAGEFAULT);
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", getpid(), fd);
+	pid = fork();
+	T_EXPECT(pid >= 0, "fork: %s", t_errname(errno));
+	if (!pid) {
+		char buf[4096];
+		int f = open(path, O_RDONLY);
+
+		if (f < 0)
+			_exit(1);
+		/* Ends the child only if it got past the mutex. */
+		_exit(read(f, buf, sizeof(buf)) > 0 ? 0 : 2);
+	}
+	dwqt_sleep_ms(200);
+	T_EXPECT(wait_ended(pid, 0) < 0,
+		 "fdinfo was read while a read() held the file");
+	T_OK(kill(pid, SIGKILL) ? -errno : 0);
+	status = wait_ended(pid, 5000);
+
+	/* Let the read() go, whatever the outcome above. */
+	zero.range.start = (unsigned long)r.buf;
+	zero.range.len = page;
+	T_EXPECT(!ioctl(uffd, UFFDIO_ZEROPAGE, &zero), "UFFDIO_ZEROPAGE: %s",
+		 t_errname(errno));
+	T_EXPECT(!pthread_join(th, NULL), "pthread_join");
+	T_EQ(r.ret, sizeof(struct dwq_event));
+	if (status < 0) {
+		T_EQ(waitpid(pid, &status, 0), pid);
+		t_fail("killed, fdinfo's reader ended only after read() (%#x)",
+		       status);
+	}
+	T_EXPECT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		 "the fdinfo reader ended with status %#x", status);
+	close(uffd);
+	munmap(r.buf, page);
 }
 
 TEST_HARNESS_MAIN
