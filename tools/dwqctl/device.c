@@ -21,12 +21,6 @@
 
 #include "dwqctl.h"
 
-/**
- * dev_open() - open the device, saying why not on failure
- * @nonblock: open it O_NONBLOCK
- *
- * Return: the file descriptor, or -1 after printing the error.
- */
 /* The gid of group @name in /etc/group, or -1. */
 static long group_gid(const char *name)
 {
@@ -80,6 +74,13 @@ const char *denied_cause(char *buf, size_t len)
 	return buf;
 }
 
+/**
+ * dev_open() - open the device, saying why not on failure
+ * @nonblock: open it O_NONBLOCK
+ *
+ * Return: the file descriptor, or -1 after printing the error, with errno
+ * still open()'s.
+ */
 int dev_open(int nonblock)
 {
 	char buf[512];
@@ -93,6 +94,7 @@ int dev_open(int nonblock)
 		errorf(err, denied_cause(buf, sizeof(buf)), "%s", opt.dev);
 	else
 		errorf(err, err_cause(OP_OPEN, err), "%s", opt.dev);
+	errno = err;
 	return -1;
 }
 

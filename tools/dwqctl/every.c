@@ -47,7 +47,9 @@
  * @run_start: when the running CMD started (the task's clock)
  * @stop_sig: the SIGINT or SIGTERM that stopped dwqctl, or 0
  * @stopped_run: the run in flight when it came: its end is not a failure
- * @reason: why it ended, for the summary
+ * @err: the errno of the failure that stopped dwqctl, or 0
+ * @reason: why it ended, for the summary: "done", "count", "signal" or
+ *	"error"
  */
 struct timer_cmd {
 	const char *name;
@@ -67,6 +69,7 @@ struct timer_cmd {
 	__u64 run_start;
 	int stop_sig;
 	__u64 stopped_run;
+	int err;
 	const char *reason;
 };
 
@@ -82,6 +85,17 @@ static const char *sig_name(int sig, char *buf, size_t len)
 #endif
 	snprintf(buf, len, "signal %d", sig);
 	return buf;
+}
+
+/*
+ * dwqctl failed (the device refused the timer, read() failed, CMD cannot
+ * be run), said already: that is why it ends, whatever came before.
+ */
+static void timer_error(struct timer_cmd *t, int err)
+{
+	if (!t->err)
+		t->err = err ? err : EIO;
+	t->reason = "error";
 }
 
 /* Stop the timer: closing the file cancels its task. */
@@ -204,12 +218,14 @@ static void report_exit(struct timer_cmd *t, int ws)
 
 static void report_end(struct timer_cmd *t)
 {
-	char sn[32];
+	char sn[32], en[32];
 
 	if (opt.json) {
 		json_begin("end");
 		json_str("command", t->name);
 		json_str("reason", t->reason);
+		if (t->err)
+			json_str("errno", errno_name(t->err, en, sizeof(en)));
 		if (t->stop_sig)
 			json_str("signal",
 				 sig_name(t->stop_sig, sn, sizeof(sn)));
@@ -224,14 +240,21 @@ static void report_end(struct timer_cmd *t)
 		return;
 	}
 	if (!strcmp(t->name, "after")) {
-		if (t->stop_sig && !t->runs)
+		if (t->err && !t->runs)
+			fprintf(stderr,
+				"dwqctl after: stopped by an error (%s): CMD did not run\n",
+				errno_name(t->err, en, sizeof(en)));
+		else if (t->stop_sig && !t->runs)
 			fprintf(stderr,
 				"dwqctl after: stopped by %s before the deadline: the timer is cancelled, CMD did not run\n",
 				sig_name(t->stop_sig, sn, sizeof(sn)));
 		return;
 	}
 	fprintf(stderr, "dwqctl every: ");
-	if (t->stop_sig)
+	if (t->err)
+		fprintf(stderr, "stopped by an error (%s): ",
+			errno_name(t->err, en, sizeof(en)));
+	else if (t->stop_sig)
 		fprintf(stderr, "stopped by %s: ",
 			sig_name(t->stop_sig, sn, sizeof(sn)));
 	fprintf(stderr,
@@ -252,6 +275,7 @@ static int on_events(struct timer_cmd *t)
 		return 0;
 	if (n < 0) {
 		errorf(-n, err_cause(OP_READ, -n), "%s: read", t->name);
+		timer_error(t, -n);
 		return -1;
 	}
 	read_ns = clock_now(t->s.flags);
@@ -275,7 +299,7 @@ static int on_events(struct timer_cmd *t)
 			errorf(err, NULL, "%s: %s", t->name, t->argv[0]);
 			t->status = err == ENOENT ? 127 : 126;
 			t->failed++;
-			t->reason = "error";
+			timer_error(t, err);
 			return -1;
 		}
 		if (t->count && t->runs >= t->count) {
@@ -319,7 +343,7 @@ static int timer_loop(struct timer_cmd *t)
 	struct pollfd pfd[2];
 	char buf[256];
 	sigset_t set;
-	int err, ret = 0;
+	int err;
 
 	/*
 	 * SIGCHLD ignored on entry (inherited across exec) would have the
@@ -332,24 +356,30 @@ static int timer_loop(struct timer_cmd *t)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, NULL)) {
-		errorf(errno, NULL, "%s: sigprocmask", t->name);
-		return 1;
+		err = errno;
+		errorf(err, NULL, "%s: sigprocmask", t->name);
+		timer_error(t, err);
+		goto end;
 	}
 	t->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (t->sfd < 0) {
-		errorf(errno, NULL, "%s: signalfd", t->name);
-		return 1;
+		err = errno;
+		errorf(err, NULL, "%s: signalfd", t->name);
+		timer_error(t, err);
+		goto end;
 	}
 	t->fd = dev_open(1);
-	if (t->fd < 0)
-		return 1;
+	if (t->fd < 0) {
+		timer_error(t, errno);
+		goto end;
+	}
 	err = dev_schedule(t->fd, &t->s);
 	if (err) {
 		errorf(-err,
 		       schedule_cause(t->fd, -err, &t->s, buf, sizeof(buf)),
 		       "%s: schedule", t->name);
-		stop_timer(t);
-		return 1;
+		timer_error(t, -err);
+		goto end;
 	}
 	t->reason = "done";
 	/* Until the timer is stopped and the last CMD has ended. */
@@ -361,25 +391,25 @@ static int timer_loop(struct timer_cmd *t)
 		if (poll(pfd, t->fd >= 0 ? 2 : 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			errorf(errno, NULL, "%s: poll", t->name);
-			ret = 1;
+			err = errno;
+			errorf(err, NULL, "%s: poll", t->name);
+			timer_error(t, err);
 			break;
 		}
 		if (pfd[0].revents & POLLIN)
 			on_signal(t);
 		if (t->fd >= 0 && (pfd[1].revents & (POLLERR | POLLHUP))) {
 			errorf(EIO, "the device is gone", "%s: poll", t->name);
-			ret = 1;
+			timer_error(t, EIO);
 			break;
 		}
-		if (t->fd >= 0 && (pfd[1].revents & POLLIN) && on_events(t)) {
-			ret = 1;
+		if (t->fd >= 0 && (pfd[1].revents & POLLIN) && on_events(t))
 			break;
-		}
 		/* after: a one-shot has one firing. */
 		if (!t->s.period_ns && t->runs)
 			stop_timer(t);
 	}
+end:
 	stop_timer(t);
 	if (t->pid) {
 		int ws;
@@ -390,8 +420,8 @@ static int timer_loop(struct timer_cmd *t)
 	}
 	if (!t->status && t->stop_sig && !t->runs && !t->s.period_ns)
 		t->status = 128 + t->stop_sig; /* after: stopped before CMD */
-	if (!t->status)
-		t->status = ret;
+	if (!t->status && t->err)
+		t->status = 1;
 	report_end(t);
 	return t->status;
 }

@@ -229,26 +229,50 @@ int cmd_stats(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The end record of watch: why it ended (count, signal or error), and
+ * after how many refreshes.
+ */
+static void watch_end(int sig, int err, __u64 refreshes)
+{
+	char en[32];
+
+	if (!opt.json)
+		return;
+	json_begin("end");
+	json_str("command", "watch");
+	json_str("reason", err ? "error" : sig ? "signal" : "count");
+	if (err)
+		json_str("errno", errno_name(err, en, sizeof(en)));
+	if (sig)
+		json_str("signal", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	json_u64("refreshes", refreshes);
+	json_u64("exit_status", err ? 1 : 0);
+	json_end();
+}
+
 /**
  * cmd_watch() - dwqctl watch [INTERVAL] [--count N] [--json]
  * @argc: arguments, argv[0] being "watch"
  * @argv: the arguments
  *
- * Redraws the stats every INTERVAL (default 1s) until ^C or N refreshes.
- * On a terminal the screen is cleared first, as watch(1) does; into a
- * pipe or file the refreshes follow each other, separated by a blank line.
+ * Redraws the stats every INTERVAL (default 1s) until ^C, N refreshes or
+ * an error. On a terminal the screen is cleared first, as watch(1) does;
+ * into a pipe or file the refreshes follow each other, separated by a
+ * blank line.
  *
- * Return: the exit status.
+ * Return: the exit status: 0, or 1 after an error.
  */
 int cmd_watch(int argc, char **argv)
 {
 	const char *interval = NULL;
 	struct dwq_ioc_stats st, prev;
 	__u64 period = NSEC_PER_SEC, count = 0, n, next, t, tprev = 0;
+	__u64 shown = 0;
 	struct signalfd_siginfo si;
 	struct pollfd pfd;
 	char err[200], d[32], when[16];
-	int fd, sfd, tty, ret, sig = 0;
+	int fd, sfd, tty, ret, sig = 0, fail = 0;
 
 	ret = stats_args("watch", argc, argv, &interval, &count);
 	if (ret)
@@ -259,8 +283,11 @@ int cmd_watch(int argc, char **argv)
 		return usage_error("watch",
 				   "an interval of at least 10ms, please");
 	fd = dev_open(1);
-	if (fd < 0)
+	if (fd < 0) {
+		fail = errno ? errno : EIO;
+		watch_end(0, fail, 0);
 		return 1;
+	}
 	sfd = signal_fd();
 	tty = isatty(STDOUT_FILENO);
 	next = clock_now(0);
@@ -268,9 +295,9 @@ int cmd_watch(int argc, char **argv)
 		ret = dev_stats(fd, &st);
 		t = clock_now(0);
 		if (ret) {
-			errorf(-ret, err_cause(OP_STATS, -ret), "watch");
-			close(fd);
-			return 1;
+			fail = -ret;
+			errorf(fail, err_cause(OP_STATS, fail), "watch");
+			break;
 		}
 		if (opt.json) {
 			json_begin("stats");
@@ -293,6 +320,7 @@ int cmd_watch(int argc, char **argv)
 			print_stats_table(&st, n > 1 ? &prev : NULL, t - tprev);
 			fflush(stdout);
 		}
+		shown = n;
 		prev = st;
 		tprev = t;
 		if (count && n == count)
@@ -315,22 +343,15 @@ int cmd_watch(int argc, char **argv)
 				sig = si.ssi_signo;
 			break;
 		}
-		if (ret < 0 && errno != EINTR)
+		if (ret < 0 && errno != EINTR) {
+			fail = errno;
+			errorf(fail, NULL, "watch: poll");
 			break;
+		}
 	}
 	close(fd);
 	if (sfd >= 0)
 		close(sfd);
-	if (opt.json) {
-		json_begin("end");
-		json_str("command", "watch");
-		json_str("reason", sig ? "signal" : "count");
-		if (sig)
-			json_str("signal",
-				 sig == SIGINT ? "SIGINT" : "SIGTERM");
-		json_u64("refreshes", n);
-		json_u64("exit_status", 0);
-		json_end();
-	}
-	return 0;
+	watch_end(sig, fail, shown);
+	return fail ? 1 : 0;
 }

@@ -17,8 +17,8 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=112 ;;
-timers) PLAN=62 ;;
+all) PLAN=116 ;;
+timers) PLAN=64 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
 out=${DWQ_OUT:-/tmp}/dwqctl
@@ -233,6 +233,22 @@ fg_signal INT 0.5 "$tmp/a6" "$tmp/a6.err" dwqctl after 60s -- true
 result "$([ $rc = 130 ] && has "$tmp/a6.err" 'stopped by SIGINT before the deadline' && echo 0 || echo 1)" \
 	"after 60s, SIGINT: exit 130, says it was stopped before the deadline (rc $rc)" "$tmp/a6.err"
 
+# The device refuses the timer, a delay 1ns past max_delay_ns (EINVAL):
+# the error, then an end that says so, not "done"; exit 1, CMD never ran.
+past="$(cat /sys/module/dwq/parameters/max_delay_ns)ns 1ns"
+rm -f "$tmp/touched"
+dwqctl --json after "$past" -- touch "$tmp/touched" >"$tmp/a7" 2>"$tmp/a7.err"
+rc=$?
+result "$([ $rc = 1 ] && [ ! -e "$tmp/touched" ] &&
+	grep -q '^{"type":"error","what":"after: schedule","errno":"EINVAL",' "$tmp/a7" &&
+	tail -n 1 "$tmp/a7" | grep -qx '{"type":"end","command":"after","reason":"error","errno":"EINVAL","runs":0,"failed":0,"firings":0,"skipped":0,"overruns":0,"total_overruns":0,"exit_status":1}' && echo 0 || echo 1)" \
+	"after --json, a delay past max_delay_ns: EINVAL, an end record with reason error, exit 1 (rc $rc)" "$tmp/a7"
+dwqctl after "$past" -- true >"$tmp/a8" 2>&1
+rc=$?
+result "$([ $rc = 1 ] && has "$tmp/a8" "^dwqctl: after: schedule: EINVAL: the delay .* is beyond the module's maximum" &&
+	tail -n 1 "$tmp/a8" | grep -qx 'dwqctl after: stopped by an error (EINVAL): CMD did not run' && echo 0 || echo 1)" \
+	"after, a delay past max_delay_ns: EINVAL, the last line says CMD did not run, exit 1 (rc $rc)" "$tmp/a8"
+
 # --- every PERIOD -- CMD ---------------------------------------------------
 
 dwqctl every 100ms --count 3 -- true >"$tmp/e1" 2>&1
@@ -420,10 +436,18 @@ check "run: ENOSPC names the file's limit and its count" "$out/run-enospc.txt" \
 echo 1 >$p/max_rate_per_user
 dwqctl every 100ms -- true >"$tmp/re" 2>&1
 rc=$?
+dwqctl --json every 100ms -- true >"$tmp/rej" 2>/dev/null
+rcj=$?
 echo "$old_rate" >$p/max_rate_per_user
 cp "$tmp/re" "$out/every-enospc.txt"
+cp "$tmp/rej" "$out/every-enospc.json"
 result "$([ $rc = 1 ] && grep -q 'ENOSPC: too many firings per second: your periodic tasks fire 0.000 times a second, this one would add 10.000, max_rate_per_user=1$' "$tmp/re" && echo 0 || echo 1)" \
 	"every: ENOSPC names the rate limit (got $rc)" "$out/every-enospc.txt"
+check "every: ENOSPC: the summary says an error stopped it" "$out/every-enospc.txt" \
+	sh -c "tail -n 1 $tmp/re | grep -qx 'dwqctl every: stopped by an error (ENOSPC): 0 runs, 0 failed; 0 firings, 0 overruns (0 skipped while CMD ran, 0 in events)'"
+result "$([ $rcj = 1 ] && grep -q '^{"type":"error","what":"every: schedule","errno":"ENOSPC",' "$tmp/rej" &&
+	tail -n 1 "$tmp/rej" | grep -qx '{"type":"end","command":"every","reason":"error","errno":"ENOSPC","runs":0,"failed":0,"firings":0,"skipped":0,"overruns":0,"total_overruns":0,"exit_status":1}' && echo 0 || echo 1)" \
+	"every --json: ENOSPC: an end record with reason error, exit 1 (got $rcj)" "$out/every-enospc.json"
 
 # A timeout near 2^64 ns waits (it does not wrap to no time at all); a
 # script that cannot be read is an error, not an empty script; a bad line

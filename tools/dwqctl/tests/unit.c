@@ -3,18 +3,24 @@
  * Host-side unit tests of dwqctl's parsers (durations, numbers, the run
  * language) and of its JSON output (escaping, the 2^53 rule, usage
  * errors); then of the program itself (unit PROGRAM), on what needs no
- * dwq: scripts read with `run -n` or run on /dev/null. TAP output; the
- * exit status is 1 if a test failed. Built and run by
+ * dwq: scripts read with `run -n` or run on /dev/null, and the end records
+ * of after, every and watch on a device that fails. TAP output; the exit
+ * status is 1 if a test failed. Built and run by
  * `make -C tools/dwqctl test`.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "dwqctl.h"
@@ -698,8 +704,39 @@ static char *slurp(int fd)
 	return buf;
 }
 
+/* Low word of a system call's argument @i, for a seccomp filter. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARG_LO(i) offsetof(struct seccomp_data, args[i])
+#else
+#define ARG_LO(i) (offsetof(struct seccomp_data, args[i]) + 4)
+#endif
+
+/*
+ * DWQ_IOC_SCHEDULE answers 0 without reaching the file, so that a file
+ * that is not /dev/dwq takes dwqctl as far as its read().
+ */
+static void fake_schedule(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_SCHEDULE, 0,
+			 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fp = { .len = ARRAY_SIZE(f), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp))
+		_exit(125);
+}
+
 /* How run_prog() runs it. */
-#define SMALL_MEMORY 1 /* 16 MiB of address space */
+#define FAKE_SCHEDULE 1 /* see fake_schedule() */
+#define SMALL_MEMORY 2 /* 16 MiB of address space */
 
 /*
  * Run the program with @args (NULL-terminated), @input on its standard
@@ -733,6 +770,8 @@ static void run_prog(struct ran *r, const char *input, int how,
 		}
 		if (dup2(in[0], 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 			_exit(125);
+		if (how & FAKE_SCHEDULE)
+			fake_schedule();
 		if ((how & SMALL_MEMORY) && setrlimit(RLIMIT_AS, &small))
 			_exit(125);
 		alarm(20);
@@ -889,6 +928,80 @@ static void test_long_lines(void)
 	unlink(path);
 }
 
+/*
+ * A device that fails: the JSON "end" record of after, every and watch
+ * says "error" and which, as the last line, and the exit status is 1;
+ * every's summary and after's last line say so too.
+ */
+static void test_end_records(void)
+{
+	static const struct {
+		const char *dev;
+		int fake;
+		const char *err;
+		const char *what;
+	} devs[] = {
+		{ "/nonexistent/dwq", 0, "ENOENT", "open" },
+		{ "/dev/null", 0, "ENOTTY", "schedule" },
+		/* SCHEDULE faked; read() at offset 0 of our memory: EIO. */
+		{ "/proc/self/mem", 1, "EIO", "read" },
+	};
+	static const char *const cmds[] = { "after", "every" };
+	char want[512], got[512];
+	struct ran r;
+	size_t d, c;
+
+	for (d = 0; d < ARRAY_SIZE(devs); d++) {
+		for (c = 0; c < ARRAY_SIZE(cmds); c++) {
+			run_prog(&r, NULL, devs[d].fake ? FAKE_SCHEDULE : 0,
+				 (const char *[]){ "--json", "--device",
+						   devs[d].dev, cmds[c], "10ms",
+						   "--", "true", NULL });
+			snprintf(want, sizeof(want),
+				 "{\"type\":\"end\",\"command\":\"%s\",\"reason\":\"error\",\"errno\":\"%s\",\"runs\":0,\"failed\":0,\"firings\":0,\"skipped\":0,\"overruns\":0,\"total_overruns\":0,\"exit_status\":1}",
+				 cmds[c], devs[d].err);
+			last_line(r.out, got, sizeof(got));
+			result(r.status == 1 && !strcmp(got, want),
+			       "%s --json, %s fails (%s): the end record says so, exit 1 (exit %d, got %s)",
+			       cmds[c], devs[d].what, devs[d].err, r.status,
+			       got);
+			ran_free(&r);
+			run_prog(&r, NULL, devs[d].fake ? FAKE_SCHEDULE : 0,
+				 (const char *[]){ "--device", devs[d].dev,
+						   cmds[c], "10ms", "--",
+						   "true", NULL });
+			if (c)
+				snprintf(want, sizeof(want),
+					 "dwqctl every: stopped by an error (%s): 0 runs, 0 failed; 0 firings, 0 overruns (0 skipped while CMD ran, 0 in events)",
+					 devs[d].err);
+			else
+				snprintf(want, sizeof(want),
+					 "dwqctl after: stopped by an error (%s): CMD did not run",
+					 devs[d].err);
+			last_line(r.err, got, sizeof(got));
+			result(r.status == 1 && !strcmp(got, want),
+			       "%s, %s fails (%s): the last line says so, exit 1 (exit %d, got %s)",
+			       cmds[c], devs[d].what, devs[d].err, r.status,
+			       got);
+			ran_free(&r);
+		}
+		if (devs[d].fake)
+			continue;
+		run_prog(&r, NULL, 0,
+			 (const char *[]){ "--json", "--device", devs[d].dev,
+					   "watch", "100ms", "--count", "2",
+					   NULL });
+		snprintf(want, sizeof(want),
+			 "{\"type\":\"end\",\"command\":\"watch\",\"reason\":\"error\",\"errno\":\"%s\",\"refreshes\":0,\"exit_status\":1}",
+			 devs[d].err);
+		last_line(r.out, got, sizeof(got));
+		result(r.status == 1 && !strcmp(got, want),
+		       "watch --json on %s (%s): the end record says so, exit 1 (exit %d, got %s)",
+		       devs[d].dev, devs[d].err, r.status, got);
+		ran_free(&r);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -905,6 +1018,7 @@ int main(int argc, char **argv)
 	test_json();
 	test_enospc();
 	test_long_lines();
+	test_end_records();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
