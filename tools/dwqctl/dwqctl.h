@@ -107,7 +107,8 @@ enum run_ref {
  * @wait: for RUN_WAIT, which kind
  * @count: `wait N events`: N
  * @timeout_ns: `wait N events timeout D`: D, 0 for none
- * @text: echo: the rest of the line
+ * @text: echo: its words, one blank between each (allocated: see
+ *	run_cmd_free()); NULL for the other commands
  * @nids: cancel: how many ids the line names (@ref and @id: the first)
  * @refs: cancel: how each is named
  * @ids: cancel: each id, or N
@@ -126,7 +127,7 @@ struct run_cmd {
 	enum run_wait wait;
 	__u64 count;
 	__u64 timeout_ns;
-	char text[RUN_TEXT_MAX];
+	char *text;
 	int nids;
 	enum run_ref refs[RUN_IDS_MAX];
 	__u64 ids[RUN_IDS_MAX];
@@ -134,6 +135,7 @@ struct run_cmd {
 
 int run_parse_line(const char *line, struct run_cmd *cmd, char *err,
 		   size_t errlen);
+void run_cmd_free(struct run_cmd *cmd);
 int run_parse_args(int argc, char **argv, struct run_cmd *cmd, char *err,
 		   size_t errlen);
 const char *mode_name(__u32 mode);

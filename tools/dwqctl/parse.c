@@ -275,11 +275,11 @@ static int no_more(char **tok, int n, int want, char *err, size_t errlen)
  * run_parse_args() - parse one command of the run language, as words
  * @argc: words
  * @argv: the words; argv[0] is the command
- * @cmd: out: the command
+ * @cmd: out: the command, to be freed with run_cmd_free()
  * @err: out: on failure, why, for a person
  * @errlen: size of @err
  *
- * Return: 0, or -1 with @err set.
+ * Return: 0, or -1 with @err set (and nothing to free).
  */
 int run_parse_args(int argc, char **argv, struct run_cmd *cmd, char *err,
 		   size_t errlen)
@@ -347,15 +347,26 @@ int run_parse_args(int argc, char **argv, struct run_cmd *cmd, char *err,
 		return no_more(argv, argc, 2, err, errlen);
 	}
 	if (!strcmp(argv[0], "echo")) {
-		size_t len = 0;
+		size_t len = 1, n;
+		char *p;
 
-		cmd->op = RUN_ECHO;
 		for (i = 1; i < argc; i++)
-			len += snprintf(cmd->text + len,
-					len < sizeof(cmd->text) ?
-						sizeof(cmd->text) - len :
-						0,
-					"%s%s", i > 1 ? " " : "", argv[i]);
+			len += strlen(argv[i]) + 1;
+		p = malloc(len);
+		if (!p) {
+			snprintf(err, errlen, "echo: out of memory");
+			return -1;
+		}
+		cmd->op = RUN_ECHO;
+		cmd->text = p;
+		for (i = 1; i < argc; i++) {
+			if (i > 1)
+				*p++ = ' ';
+			n = strlen(argv[i]);
+			memcpy(p, argv[i], n);
+			p += n;
+		}
+		*p = '\0';
 		return 0;
 	}
 	snprintf(err, errlen,
@@ -365,9 +376,20 @@ int run_parse_args(int argc, char **argv, struct run_cmd *cmd, char *err,
 }
 
 /**
+ * run_cmd_free() - free what run_parse_args() or run_parse_line() took
+ * @cmd: the command
+ */
+void run_cmd_free(struct run_cmd *cmd)
+{
+	free(cmd->text);
+	cmd->text = NULL;
+}
+
+/**
  * run_parse_line() - parse one line of the run language
  * @line: the line, with or without its newline
- * @cmd: out: the command; RUN_NOP for a blank line or a comment
+ * @cmd: out: the command, to be freed with run_cmd_free(); RUN_NOP for a
+ *	blank line or a comment
  * @err: out: on failure, why, for a person
  * @errlen: size of @err
  *

@@ -668,10 +668,9 @@ static int run_whole(struct run_state *st, FILE *in)
 			cap = cap ? cap * 2 : 64;
 			l = realloc(lines, cap * sizeof(*l));
 			if (!l) {
-				free(lines);
-				free(buf);
 				errorf(ENOMEM, NULL, "%s", st->file);
-				return 1;
+				ret = 1;
+				goto out;
 			}
 			lines = l;
 		}
@@ -687,23 +686,15 @@ static int run_whole(struct run_state *st, FILE *in)
 		l->line = line;
 		n++;
 	}
-	if (script_read_error(st, in)) {
-		free(buf);
-		free(lines);
-		return 1;
-	}
-	free(buf);
-	if (failed) {
-		free(lines);
-		return 2;
-	}
-	if (st->check_only) {
-		free(lines);
-		return 0;
-	}
+	if (script_read_error(st, in))
+		ret = 1;
+	else if (failed)
+		ret = 2;
+	if (ret || st->check_only)
+		goto out;
 	if (run_open(st)) {
-		free(lines);
-		return 1;
+		ret = 1;
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		opt.line = lines[i].line;
@@ -714,7 +705,11 @@ static int run_whole(struct run_state *st, FILE *in)
 		}
 	}
 	opt.line = 0;
+out:
+	for (i = 0; i < n; i++)
+		run_cmd_free(&lines[i].cmd);
 	free(lines);
+	free(buf);
 	return ret;
 }
 
@@ -723,31 +718,30 @@ static int run_stream(struct run_state *st, FILE *in)
 {
 	char *buf = NULL, err[256], text[RUN_TEXT_MAX];
 	struct run_cmd cmd;
-	int line = 0, ret = 0;
+	int line = 0, ret = 0, stop = 0;
 	size_t bufcap = 0;
 
 	if (!st->check_only && run_open(st))
 		return 1;
-	while (getline(&buf, &bufcap, in) >= 0) {
+	while (!stop && getline(&buf, &bufcap, in) >= 0) {
 		line++;
 		if (run_parse_line(buf, &cmd, err, sizeof(err))) {
 			script_error(st, line, err);
 			free(buf);
 			return 2;
 		}
-		if (st->check_only || cmd.op == RUN_NOP)
-			continue;
-		clean_text(text, sizeof(text), buf);
-		opt.line = line;
-		if (run_exec(st, &cmd, text)) {
-			ret = 1;
-			if (!st->keep_going)
-				goto out;
+		if (!st->check_only && cmd.op != RUN_NOP) {
+			clean_text(text, sizeof(text), buf);
+			opt.line = line;
+			if (run_exec(st, &cmd, text)) {
+				ret = 1;
+				stop = !st->keep_going;
+			}
 		}
+		run_cmd_free(&cmd);
 	}
-	if (script_read_error(st, in))
+	if (!stop && script_read_error(st, in))
 		ret = 1;
-out:
 	free(buf);
 	opt.line = 0;
 	return ret;

@@ -471,7 +471,7 @@ static void test_other(void)
 	{
 		/* A line is as long as it is: the parser has no limit. */
 		char big[5000], err[256] = "";
-		int ret;
+		int ret, ok;
 
 		memset(big, 'x', sizeof(big) - 1);
 		big[sizeof(big) - 1] = '\0';
@@ -490,7 +490,19 @@ static void test_other(void)
 		ret = run_parse_line(big, &c, err, sizeof(err));
 		result(!ret && c.op == RUN_ECHO && !strcmp(c.text, "a b"),
 		       "echo a, 4988 blanks, b: 'a b' (got '%s', said: %.60s)",
-		       c.text, ret ? err : "");
+		       c.text ? c.text : "", ret ? err : "");
+		run_cmd_free(&c);
+		/* echo's text is as long as the line has it. */
+		memcpy(big, "echo ", 5);
+		memset(big + 5, 'y', sizeof(big) - 6);
+		ret = run_parse_line(big, &c, err, sizeof(err));
+		ok = !ret && c.op == RUN_ECHO && c.text &&
+		     strlen(c.text) == sizeof(big) - 6 &&
+		     !strcmp(c.text, big + 5);
+		result(ok,
+		       "echo of 4994 bytes: all of them (got %zu, said: %.60s)",
+		       c.text ? strlen(c.text) : 0, ret ? err : "");
+		run_cmd_free(&c);
 	}
 	line_bad("echo a b c d e f g h i j k l m n o p q r s t u v w x y z 1 2 3 4 5 6 7",
 		 "too many words");
@@ -908,6 +920,19 @@ static void test_long_lines(void)
 		ran_free(&r);
 	}
 	unlink(path);
+
+	/* echo prints all of a long text, its blanks made one. */
+	at = put(text, 0, "echo ", 0, 0);
+	at = put(text, at, NULL, 'y', 3000);
+	put(text, at, "  z\n", 0, 0);
+	run_prog(&r, text, 0,
+		 (const char *[]){ "--device", "/dev/null", "run", "-", NULL });
+	memmove(text, text + 5, 3000);
+	put(text, 3000, " z\n", 0, 0);
+	result(r.status == 0 && !strcmp(r.out, text),
+	       "run: echo of 3003 bytes prints them all (exit %d, printed %zu bytes)",
+	       r.status, strlen(r.out));
+	ran_free(&r);
 	free(text);
 
 	/* A line longer than the memory there is: an error, not the end. */
