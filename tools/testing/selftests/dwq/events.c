@@ -681,6 +681,12 @@ TEST_F(order, deadline_past)
  * where the other clock's next deadline comes. 24 one-shots a millisecond
  * apart, all past, their clocks in runs of one to four, scheduled in a
  * scrambled order (7 and 24 have no common factor).
+ *
+ * Only clocks apart test the conversion: in a boot never suspended
+ * CLOCK_BOOTTIME is CLOCK_MONOTONIC, and a CLOCK_BOOTTIME deadline not
+ * converted at all (or converted the wrong way) sorts right. make check's
+ * suspend job runs this case again right after a suspend of some 5 s, with
+ * DWQ_TEST_SUSPENDED=1: then the clocks must be a second apart or more.
  */
 #define NR_BOTH 24
 
@@ -721,6 +727,12 @@ TEST_F(order, both_clocks)
 	base = dwqt_now() - 40 * NSEC_PER_MSEC;
 	/* Deadlines 1 ms apart: the offset is good to 50 us. */
 	off = boot_offset();
+	t_note("CLOCK_BOOTTIME is CLOCK_MONOTONIC + %llu ms",
+	       (unsigned long long)off / NSEC_PER_MSEC);
+	if (getenv("DWQ_TEST_SUSPENDED"))
+		T_EXPECT(off >= NSEC_PER_SEC,
+			 "DWQ_TEST_SUSPENDED=1, but the clocks are %llu ns apart",
+			 (unsigned long long)off);
 	for (i = 0; i < NR_BOTH; i++) {
 		k = i * 7 % NR_BOTH;
 		e[i] = dwqt_sched_arg(base + k * NSEC_PER_MSEC +
