@@ -806,6 +806,88 @@ TEST_F(park, boottime_epoll_across_suspend)
 	close(ep);
 }
 
+/*
+ * A kept event sorts by the clocks as the read() finds them, as every
+ * event does: the events of both clocks come out as CLOCK_MONOTONIC
+ * times, a CLOCK_BOOTTIME deadline less the time suspended when the
+ * read() begins, not when the event was kept. At t on CLOCK_MONOTONIC and
+ * b on CLOCK_BOOTTIME, before a suspend of s (1 s or more), four tasks
+ * come due, and none is read:
+ *
+ *   cookie 1: a CLOCK_BOOTTIME one-shot due at b - 20 ms;
+ *   cookie 2: a CLOCK_BOOTTIME fixed-rate task due at b - 10 ms,
+ *	rescheduled while due, which keeps its event;
+ *   cookie 3: a CLOCK_MONOTONIC fixed-rate task due at t - 500 ms, kept
+ *	likewise;
+ *   cookie 4: a CLOCK_MONOTONIC one-shot due at t - 250 ms.
+ *
+ * One read() after the resume returns them in cookie order, at t - s -
+ * 20 ms, t - s - 10 ms, t - 500 ms and t - 250 ms. Event 2 keyed with
+ * the offset between the clocks of when it was kept would sort at
+ * t - 10 ms, last. (t is taken 20 s or more after boot, so that t - s -
+ * 20 ms is not below 0: order.boottime_before_monotonic_zero is about
+ * those.)
+ */
+TEST_F(park, kept_event_across_suspend)
+{
+	struct dwq_ioc_schedule e[2];
+	int fd = dwqt_open(O_NONBLOCK);
+	uint64_t t, b, kb, km, ids[4], before;
+	struct dwq_event ev[5]; /* room for one too many */
+	ssize_t n;
+	size_t i;
+
+	suspend_asked();
+	while (dwqt_now() < 20 * NSEC_PER_SEC)
+		dwqt_sleep_ms(100);
+	before = suspended_ns();
+	t = dwqt_now();
+	b = dwqt_now_boot();
+	e[0] = dwqt_sched_arg(b - 20 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT,
+			      DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME, 1);
+	e[1] = dwqt_sched_arg(t - 250 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT,
+			      DWQ_SCHED_ABS, 4);
+	kb = dwqt_sched_ok(fd, b - 10 * NSEC_PER_MSEC, DWQT_FAR_NS,
+			   DWQ_MODE_FIXED_RATE,
+			   DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME, 2);
+	km = dwqt_sched_ok(fd, t - 500 * NSEC_PER_MSEC, DWQT_FAR_NS,
+			   DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 3);
+	T_OK(dwqt_batch(fd, e, 2, NULL));
+	/* Due at once: each keeps its firing's event, and waits an hour. */
+	T_OK(dwqt_resched(fd, kb, DWQT_FAR_NS, 0, 0, 0));
+	T_OK(dwqt_resched(fd, km, DWQT_FAR_NS, 0, 0, 0));
+	T_EQ(dwqt_stats_ok(fd).events, 4);
+	ids[0] = e[0].id;
+	ids[1] = kb;
+	ids[2] = km;
+	ids[3] = e[1].id;
+
+	suspend_core();
+	T_EXPECT(suspended_ns() - before < t - 20 * NSEC_PER_MSEC,
+		 "suspended %llu ns, t - 20 ms is below 0",
+		 (unsigned long long)(suspended_ns() - before));
+
+	n = read(fd, ev, sizeof(ev));
+	T_EXPECT(n == (ssize_t)(4 * sizeof(ev[0])),
+		 "read %zd bytes (%s), expected 4 events", n,
+		 n < 0 ? t_errname(errno) : "bytes");
+	for (i = 0; i < 4; i++)
+		t_note("event %zu: cookie %llu, deadline %s %+lld ms", i,
+		       (unsigned long long)ev[i].cookie,
+		       ev[i].cookie < 3 ? "b" : "t",
+		       ((long long)ev[i].deadline_ns -
+			(long long)(ev[i].cookie < 3 ? b : t)) /
+			       (long long)NSEC_PER_MSEC);
+	for (i = 0; i < 4; i++) {
+		dwqt_check_event(&ev[i]);
+		T_EXPECT(ev[i].cookie == i + 1,
+			 "event %zu: cookie %llu, expected %zu", i,
+			 (unsigned long long)ev[i].cookie, i + 1);
+		T_EQ(ev[i].id, ids[i]);
+	}
+	close(fd);
+}
+
 TEST_F(budget, refused_rate_holds_nothing)
 {
 	int err;
