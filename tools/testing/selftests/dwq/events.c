@@ -759,6 +759,73 @@ TEST_F(order, both_clocks)
 }
 
 /*
+ * A CLOCK_BOOTTIME deadline earlier than the time suspended since boot
+ * is before 0 as a CLOCK_MONOTONIC time, and comes out before a
+ * CLOCK_MONOTONIC deadline of 0, in deadline order with the others like
+ * it, kept events too. Scheduled in this order:
+ *
+ *   cookie 3: a CLOCK_MONOTONIC one-shot due at 0;
+ *   cookie 2: a CLOCK_BOOTTIME fixed-rate task due at 2 ns, rescheduled
+ *	while due, which keeps its event;
+ *   cookie 1: a CLOCK_BOOTTIME one-shot due at 1 ns;
+ *   cookie 4: a CLOCK_MONOTONIC one-shot due 10 ms ago.
+ *
+ * With the clocks a second apart they come out in cookie order, at 1 ns
+ * and 2 ns less the offset, 0, and 10 ms ago. With the clocks one (a boot
+ * never suspended) the order is another, so the case is skipped then;
+ * make check's suspend job runs it after its suspend, with
+ * DWQ_TEST_SUSPENDED=1, which makes the clocks a second apart a
+ * condition.
+ */
+TEST_F(order, boottime_before_monotonic_zero)
+{
+	struct dwq_ioc_schedule e[2];
+	int fd = dwqt_open(O_NONBLOCK), i;
+	uint64_t off, ids[4];
+	struct dwq_event ev[5]; /* room for one too many */
+	ssize_t n;
+
+	off = boot_offset();
+	t_note("CLOCK_BOOTTIME is CLOCK_MONOTONIC + %llu ms",
+	       (unsigned long long)off / NSEC_PER_MSEC);
+	if (getenv("DWQ_TEST_SUSPENDED"))
+		T_EXPECT(off >= NSEC_PER_SEC,
+			 "DWQ_TEST_SUSPENDED=1, but the clocks are %llu ns apart",
+			 (unsigned long long)off);
+	else if (off < NSEC_PER_SEC)
+		t_skip("the clocks are %llu ns apart: no suspend to test with",
+		       (unsigned long long)off);
+	ids[2] = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 3);
+	ids[1] = dwqt_sched_ok(fd, 2, DWQT_FAR_NS, DWQ_MODE_FIXED_RATE,
+			       DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME, 2);
+	e[0] = dwqt_sched_arg(1, 0, DWQ_MODE_ONESHOT,
+			      DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME, 1);
+	e[1] = dwqt_sched_arg(dwqt_now() - 10 * NSEC_PER_MSEC, 0,
+			      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 4);
+	T_OK(dwqt_batch(fd, e, 2, NULL));
+	ids[0] = e[0].id;
+	ids[3] = e[1].id;
+	T_OK(dwqt_resched(fd, ids[1], DWQT_FAR_NS, 0, 0, 0));
+	wait_events(fd, 4);
+	n = read(fd, ev, sizeof(ev));
+	T_EXPECT(n == (ssize_t)(4 * sizeof(ev[0])),
+		 "read %zd bytes (%s), expected 4 events", n,
+		 n < 0 ? t_errname(errno) : "bytes");
+	for (i = 0; i < 4; i++)
+		t_note("event %d: cookie %llu, deadline %llu ns", i,
+		       (unsigned long long)ev[i].cookie,
+		       (unsigned long long)ev[i].deadline_ns);
+	for (i = 0; i < 4; i++) {
+		dwqt_check_event(&ev[i]);
+		T_EXPECT(ev[i].cookie == (uint64_t)i + 1,
+			 "event %d: cookie %llu, expected %d", i,
+			 (unsigned long long)ev[i].cookie, i + 1);
+		T_EQ(ev[i].id, ids[i]);
+	}
+	close(fd);
+}
+
+/*
  * A kept event comes out between the tasks due before and after its
  * deadline: a fixed-rate task due at base + 4.5 ms, rescheduled while due
  * (which keeps its event), among ten one-shots due at base + 0..9 ms, all
