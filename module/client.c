@@ -30,6 +30,7 @@
 #include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
+#include <linux/list_sort.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -753,16 +754,16 @@ static void dwq_read_now(const struct dwq_client *c, struct dwq_now *now)
 
 /*
  * A deadline of @clock as CLOCK_MONOTONIC time, for ordering the events
- * of both clocks; the offset between the clocks is @now's.
+ * of both clocks; the offset between the clocks is @now's. A
+ * CLOCK_BOOTTIME deadline earlier than the time suspended since boot is
+ * before CLOCK_MONOTONIC's 0: keys are signed times, their sign bit
+ * flipped so that they compare as u64 in the same order.
  */
 static u64 dwq_now_key(const struct dwq_now *now, unsigned int clock, u64 d)
 {
-	u64 off;
-
-	if (clock == DWQ_CLOCK_MONOTONIC)
-		return d;
-	off = now->t[DWQ_CLOCK_BOOTTIME] - now->t[DWQ_CLOCK_MONOTONIC];
-	return d > off ? d - off : 0;
+	if (clock == DWQ_CLOCK_BOOTTIME)
+		d -= now->t[DWQ_CLOCK_BOOTTIME] - now->t[DWQ_CLOCK_MONOTONIC];
+	return d ^ BIT_ULL(63);
 }
 
 /*
@@ -835,6 +836,34 @@ static __always_inline void dwq_utask_firing(const struct dwq_utask *ut,
 	ev->folded = 0;
 	ev->worker = 0;
 	ev->flags = flags;
+}
+
+static int dwq_uevent_cmp(void *priv, const struct list_head *a,
+			  const struct list_head *b)
+{
+	const struct dwq_uevent *x = list_entry(a, struct dwq_uevent, link);
+	const struct dwq_uevent *y = list_entry(b, struct dwq_uevent, link);
+
+	return x->key > y->key || (x->key == y->key && x->seq > y->seq);
+}
+
+/*
+ * Key @c->ready's events with @now's offset between the clocks: a
+ * CLOCK_BOOTTIME event keyed before a suspend sorts as late as the time
+ * suspended since. Kept events are few; only a suspend changes the offset.
+ */
+static void dwq_ready_rekey(struct dwq_client *c, const struct dwq_now *now)
+{
+	u64 off = now->t[DWQ_CLOCK_BOOTTIME] - now->t[DWQ_CLOCK_MONOTONIC];
+	struct dwq_uevent *uev;
+
+	lockdep_assert_held(&c->mutex);
+	if (c->ready_off == off)
+		return;
+	c->ready_off = off;
+	list_for_each_entry(uev, &c->ready, link)
+		uev->key = dwq_now_key(now, uev->clock, uev->ev.deadline_ns);
+	list_sort(NULL, &c->ready, dwq_uevent_cmp);
 }
 
 /* Keep @c->ready in (key, seq) order; kept events are few, and appended. */
@@ -935,8 +964,10 @@ static void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
 	}
 	uev->ev = ev;
 	dwq_now_get(&at);
+	dwq_ready_rekey(c, &at);
 	uev->key = dwq_now_key(&at, ut->clock, ut->node.deadline);
 	uev->seq = ut->node.seq;
+	uev->clock = ut->clock;
 	dwq_uevent_add(c, uev);
 	ut->runs++;
 	ut->skipped += skipped;
@@ -1473,8 +1504,11 @@ static ssize_t dwq_read_locked(struct dwq_client *c, char __user *buf,
 	/* One moment for the whole read: a task moved on is not due again. */
 	dwq_read_now(c, &now);
 	ut = dwq_read_single(c, &now);
-	if (!ut)
+	if (!ut) {
+		if (!list_empty(&c->ready))
+			dwq_ready_rekey(c, &now);
 		return dwq_read_chunks(c, buf, count, &now);
+	}
 	if (!dwq_read_owe(c, ut, &now, buf))
 		return sizeof(struct dwq_event);
 	/* Nothing changed: arm, tidy and return. */

@@ -182,6 +182,9 @@ struct dwq_bin {
  * @wqh: readers and pollers wait here; the alarms wake it
  * @ready: events kept past their task's due moment (&struct dwq_uevent),
  *	by (deadline, seq)
+ * @ready_off: the time suspended (CLOCK_BOOTTIME less CLOCK_MONOTONIC)
+ *	that @ready's keys were made with; they are made anew, and sorted,
+ *	when it has changed (after a suspend)
  * @nr_ready: entries in @ready; read locklessly by readers and pollers
  * @fired: firings of this file's tasks
  * @cancelled: its tasks cancelled before they fired (again)
@@ -219,6 +222,7 @@ struct dwq_client {
 	struct dwq_client_clock clk[DWQ_NR_CLOCKS];
 	wait_queue_head_t wqh;
 	struct list_head ready;
+	u64 ready_off;
 	unsigned int nr_ready;
 	u64 fired;
 	u64 cancelled;
@@ -239,9 +243,10 @@ struct dwq_client {
  * @link: on &dwq_client.ready
  * @ut: its task while the task lives; NULL once it was cancelled (then
  *	the event holds the task's charge to its user and to all files)
- * @key: its deadline on CLOCK_MONOTONIC when it was made, for the order
- *	of @ready
+ * @key: its deadline on CLOCK_MONOTONIC with the offset between the
+ *	clocks of &dwq_client.ready_off, for the order of @ready
  * @seq: its task's seq then
+ * @clock: its task's clock
  * @ev: the event as read() will return it
  */
 struct dwq_uevent {
@@ -249,6 +254,7 @@ struct dwq_uevent {
 	struct dwq_utask *ut;
 	u64 key;
 	u64 seq;
+	unsigned int clock;
 	struct dwq_event ev;
 };
 
