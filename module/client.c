@@ -651,8 +651,9 @@ static void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut,
  * @bin: see dwq_utask_put()
  *
  * Out of the heap and the id map, its file's charge and firing rate
- * returned. An unread event it kept stays, and holds the task's charge to
- * its user and to all files until it is read; otherwise those go too.
+ * returned. An unread event it kept stays, as the id's last
+ * (%DWQ_EVENT_LAST), and holds the task's charge to its user and to all
+ * files until it is read; otherwise those go too.
  *
  * Context: process context, @c->mutex held.
  */
@@ -668,10 +669,13 @@ static void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut,
 	if (ut->mode != DWQ_MODE_ONESHOT)
 		dwq_limits_rate_release(c->user,
 					dwq_limits_rate(ut->mode, ut->period));
-	if (ut->ev)
+	if (ut->ev) {
+		/* Its id goes: the event it kept is its last. */
+		ut->ev->ev.flags |= DWQ_EVENT_LAST;
 		ut->ev->ut = NULL;
-	else
+	} else {
 		dwq_limits_release(c->user, 1);
+	}
 	dwq_utask_put(c, ut, bin);
 }
 
@@ -786,6 +790,7 @@ static __always_inline void dwq_utask_firing(const struct dwq_utask *ut,
 			.deadline_ns = d,
 			.fired_ns = ut->fired_ns,
 			.skipped = ut->skipped,
+			.flags = DWQ_EVENT_LAST,
 		};
 		*skipped = 0;
 		*next = 0;
@@ -998,6 +1003,7 @@ static void dwq_utask_cancel_due(struct dwq_client *c, struct dwq_utask *ut,
 
 	lockdep_assert_held(&c->mutex);
 	dwq_utask_firing(ut, now, &ev, &skipped, &next);
+	ev.flags |= DWQ_EVENT_LAST;
 	dwq_ids_del(c, ut);
 	atomic_dec(&c->nr_tasks);
 	dwq_limits_rate_release(c->user, dwq_limits_rate(ut->mode, ut->period));
@@ -1888,11 +1894,14 @@ err_uncharge:
 
 /*
  * Cancel @n tasks by id, in turn, at one moment; the file's mutex held.
- * Each entry's result: %DWQ_RESULT_REMOVED, or %DWQ_RESULT_NOENT for an id
- * the file does not own (any more: a due one-shot's, or one an earlier
- * entry cancelled). A due periodic task keeps its event, unread: folded
- * into the one it kept already, or the task itself becomes it
- * (dwq_utask_cancel_due()). Nothing is allocated: it cannot fail.
+ * Each entry's result: %DWQ_RESULT_REMOVED, %DWQ_RESULT_UNREAD when an
+ * event of the task is left to read, or %DWQ_RESULT_NOENT for an id the
+ * file does not own (any more: a due one-shot's, or one an earlier entry
+ * cancelled). A due periodic task keeps its event, unread: folded into
+ * the one it kept already, or the task itself becomes it
+ * (dwq_utask_cancel_due()). Nothing it needs is allocated (the heaps and
+ * the id map shrink only if memory for the smaller arrays is there): it
+ * cannot fail.
  */
 static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 			      unsigned int n)
@@ -1916,9 +1925,12 @@ static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 			uc[i].result = DWQ_RESULT_NOENT;
 			continue;
 		}
-		uc[i].result = DWQ_RESULT_REMOVED;
+		/* An event still to read: fired now, or kept before. */
+		uc[i].result = ut->ev || dwq_utask_due(ut, now) ?
+				       DWQ_RESULT_UNREAD :
+				       DWQ_RESULT_REMOVED;
 		c->cancelled++;
-		trace_dwq_dev_cancel(ut, DWQ_RESULT_REMOVED);
+		trace_dwq_dev_cancel(ut, uc[i].result);
 		touched |= BIT(ut->clock);
 		if (!dwq_utask_due(ut, now)) {
 			dwq_utask_destroy(c, ut, NULL);
@@ -2070,7 +2082,7 @@ int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
  * @arg: for @write
  *
  * An id the file does not own (any more) is an entry's
- * %DWQ_RESULT_NOENT, not a failure. Nothing is allocated.
+ * %DWQ_RESULT_NOENT, not a failure. Nothing it needs is allocated.
  *
  * Context: process context; may sleep.
  * Return: 0, -EAGAIN, -ERESTARTSYS, or what @write returned.

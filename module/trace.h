@@ -84,7 +84,7 @@ TRACE_EVENT(dwq_cancel,
 		      __print_symbolic(__entry->result,
 				       { DWQ_RESULT_IDLE, "idle" },
 				       { DWQ_RESULT_REMOVED, "removed" },
-				       { DWQ_RESULT_RUNNING, "running" })));
+				       { DWQ_RESULT_UNREAD, "unread" })));
 
 /* A worker is about to run a task's callback, lateness ns after its due. */
 TRACE_EVENT(dwq_fire,
@@ -196,9 +196,10 @@ DEFINE_EVENT(dwq_dev_task_class, dwq_dev_reschedule,
 	     TP_ARGS(ut, time_ns, period_ns, mode, flags));
 
 /*
- * DWQ_IOC_CANCEL(_BATCH) cancelled a task. The result is always
- * DWQ_RESULT_REMOVED: a /dev/dwq task fires inside read(), never while a
- * cancel holds the file.
+ * DWQ_IOC_CANCEL(_BATCH) cancelled a task. The result is
+ * DWQ_RESULT_REMOVED, or DWQ_RESULT_UNREAD when an event of the task is
+ * left to read; never DWQ_RESULT_RUNNING: a /dev/dwq task fires inside
+ * read(), never while a cancel holds the file.
  */
 TRACE_EVENT(dwq_dev_cancel,
 	    TP_PROTO(const struct dwq_utask *ut, u32 result),
@@ -215,7 +216,7 @@ TRACE_EVENT(dwq_dev_cancel,
 		      __entry->id, __entry->cookie,
 		      __print_symbolic(__entry->result,
 				       { DWQ_RESULT_REMOVED, "removed" },
-				       { DWQ_RESULT_RUNNING, "running" })));
+				       { DWQ_RESULT_UNREAD, "unread" })));
 
 /*
  * A firing of a task made its event, or was folded into the unread one

@@ -13,8 +13,9 @@
  *   4. a thousand tasks due at once: one alarm, one read, no worker
  *      woken per event
  *   5. cancel and query: a queued task is removed; a periodic task due
- *      and unread is parked, and a cancel keeps that firing's event; a
- *      due one-shot's id is gone (its event waits)
+ *      and unread is parked, and a cancel keeps that firing's event, its
+ *      last, and says so (unread); a due one-shot's id is gone (its event
+ *      waits)
  *   6. close cancels the rest, and takes the alarm out of the queue,
  *      waking no worker
  *
@@ -915,22 +916,23 @@ static int step_cancel(struct demo *d)
 	n = dev_wait_events(d->fd, ev, 2, 50 * NSEC_PER_MSEC);
 	snprintf(label, sizeof(label), "cancel %llu", ps.id);
 	row(label, "never running: nothing runs", "%s",
-	    err				   ? errno_name(-err, nb, sizeof(nb)) :
-	    c.result == DWQ_RESULT_REMOVED ? "removed" :
-					     "?");
+	    err				  ? errno_name(-err, nb, sizeof(nb)) :
+	    c.result == DWQ_RESULT_UNREAD ? "unread" :
+					    "?");
 	more("outside read()");
 	row("events", "the cancel kept that firing's", "%llu", s1.events);
 	if (n > 0) {
 		if (opt.json)
 			print_event(&ev[0]);
-		row("read()", "its last event", "id %llu", ev[0].id);
+		row("read()", "its last event", "id %llu%s", ev[0].id,
+		    ev[0].flags & DWQ_EVENT_LAST ? ", last" : "");
 		row("periods skipped", "until the cancel", "%llu",
 		    ev[0].skipped);
 	}
 	check(d,
-	      !err && c.result == DWQ_RESULT_REMOVED && qerr == -ENOENT &&
+	      !err && c.result == DWQ_RESULT_UNREAD && qerr == -ENOENT &&
 		      s1.events == 1 && s1.fired == s0.fired + 1 && n == 1 &&
-		      ev[0].id == ps.id && !(ev[0].flags & DWQ_EVENT_LAST) &&
+		      ev[0].id == ps.id && (ev[0].flags & DWQ_EVENT_LAST) &&
 		      ev[0].skipped == (ev[0].fired_ns - ev[0].deadline_ns) /
 					       ps.period_ns &&
 		      ev[0].skipped >= 1,

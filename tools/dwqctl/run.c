@@ -246,11 +246,9 @@ static int cancel_report(struct run_state *st, __u64 id, int err, __u32 result)
 		why = "it will not fire";
 		if (t && t->mode != DWQ_MODE_ONESHOT)
 			why = "it will not fire again";
-	} else if (result == DWQ_RESULT_RUNNING) {
-		res = "running";
-		why = "too late: it is firing and this firing's event comes or came";
-		if (t && t->mode != DWQ_MODE_ONESHOT)
-			why = "this firing's event comes or came, then no more";
+	} else if (result == DWQ_RESULT_UNREAD) {
+		res = "unread";
+		why = "it will not fire again; its last event is still to read";
 	} else {
 		res = "unknown";
 		why = "the device answered a result dwqctl does not know";

@@ -145,14 +145,14 @@ struct dwq_ioc_schedule_batch {
 /**
  * struct dwq_ioc_cancel - DWQ_IOC_CANCEL: cancel a task by id
  * @id: the task
- * @result: out: %DWQ_RESULT_REMOVED; in a &struct dwq_ioc_cancel_batch
- *	also %DWQ_RESULT_NOENT
+ * @result: out: %DWQ_RESULT_REMOVED or %DWQ_RESULT_UNREAD; in a
+ *	&struct dwq_ioc_cancel_batch also %DWQ_RESULT_NOENT
  * @reserved: must be zero
  *
  * An id the file does not own, or owned by a one-shot task that is due
  * (its event waits to be read), is -ENOENT. A due periodic task (parked)
  * keeps its event: the cancel fires it first, so that its unread event
- * waits with the periods skipped until the cancel. A cancel takes no
+ * waits with the periods skipped until the cancel. A cancel needs no
  * memory (the task itself is kept as that event until it is read), so
  * it never fails with -ENOMEM; DWQ_IOC_CANCEL_BATCH can, before it
  * cancels anything, for its copy of the array.
@@ -164,10 +164,9 @@ struct dwq_ioc_cancel {
 };
 
 /*
- * The task was queued (or parked) and is removed: it will not fire
- * (again). A parked task's unread event stays, to be read, with its
- * @skipped counted up to the cancel, and so does the unread event it kept
- * when DWQ_IOC_RESCHEDULE moved it while parked.
+ * The task was queued and is removed: it will not fire (again), and no
+ * event of it is left to read. A cancelled task whose event is still to
+ * come gets %DWQ_RESULT_UNREAD instead.
  */
 #define DWQ_RESULT_REMOVED 1
 /*
@@ -182,6 +181,15 @@ struct dwq_ioc_cancel {
  * batch).
  */
 #define DWQ_RESULT_NOENT 3
+/*
+ * /dev/dwq only: the task is removed and will not fire again, and one
+ * event of it is still unread: read() returns it once, with
+ * %DWQ_EVENT_LAST. It is the event of a periodic task cancelled while
+ * parked (the cancel fired it, with @skipped counted up to the cancel),
+ * or the one it kept when DWQ_IOC_RESCHEDULE moved it while parked, with
+ * every firing since folded into it.
+ */
+#define DWQ_RESULT_UNREAD 4
 
 /**
  * struct dwq_ioc_cancel_batch - DWQ_IOC_CANCEL_BATCH: cancel many tasks at once
@@ -194,7 +202,7 @@ struct dwq_ioc_cancel {
  * @reserved: must be zero
  *
  * Each entry is cancelled as DWQ_IOC_CANCEL would, in array order, and
- * gets its result: %DWQ_RESULT_REMOVED, %DWQ_RESULT_RUNNING, or
+ * gets its result: %DWQ_RESULT_REMOVED, %DWQ_RESULT_UNREAD, or
  * %DWQ_RESULT_NOENT where DWQ_IOC_CANCEL would fail with -ENOENT; such an
  * entry does not fail the call. The call returns 0 then.
  *
@@ -377,9 +385,9 @@ struct dwq_ioc_stats {
 
 /* &struct dwq_event.flags */
 /*
- * A one-shot firing's event: the task is done and its id is gone. A
- * periodic firing's event never has it: a cancel ends a periodic task, and
- * its result says whether one more event comes.
+ * The id's last event: the task is done and its id is gone. A one-shot's
+ * firing has it, and so does the event a periodic task cancelled with an
+ * event unread leaves (the cancel's result is %DWQ_RESULT_UNREAD).
  */
 #define DWQ_EVENT_LAST (1U << 0)
 #define DWQ_EVENT_COALESCED (1U << 1) /* @folded is not zero */

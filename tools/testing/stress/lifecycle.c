@@ -234,7 +234,8 @@ static int cmd_traffic(void)
 		if (ioctl(fd, DWQ_IOC_CANCEL, &c))
 			fail("cancel periodic id %llu: %s",
 			     (unsigned long long)s[i].id, strerror(errno));
-		else if (c.result == DWQ_RESULT_REMOVED)
+		else if (c.result == DWQ_RESULT_REMOVED ||
+			 c.result == DWQ_RESULT_UNREAD)
 			removed++;
 	}
 	st = stats(fd);
@@ -574,8 +575,8 @@ static void cancel_parked_failnth(void)
 		left = fail_nth_left();
 		set_fail_nth(0);
 		t1 = now_ns();
-		if (err || c.result != DWQ_RESULT_REMOVED)
-			fail("cancel parked, nth %u: %s, result %u, want 0, removed",
+		if (err || c.result != DWQ_RESULT_UNREAD)
+			fail("cancel parked, nth %u: %s, result %u, want 0, unread",
 			     nth, strerror(err), c.result);
 		if (left != nth)
 			fail("cancel parked, nth %u: it tried %u allocations, want none",
@@ -594,7 +595,7 @@ static void cancel_parked_failnth(void)
 			     (unsigned long long)st.events);
 		len = read(fd, ev, sizeof(ev));
 		if (len != sizeof(ev[0]) || ev[0].id != s.id ||
-		    ev[0].cookie != s.cookie || ev[0].flags ||
+		    ev[0].cookie != s.cookie || ev[0].flags != DWQ_EVENT_LAST ||
 		    ev[0].fired_ns < t0 || ev[0].fired_ns > t1 ||
 		    ev[0].deadline_ns > ev[0].fired_ns ||
 		    ev[0].skipped !=

@@ -15,7 +15,9 @@
  * events are drained, and the ledger is checked:
  *  - every one-shot is exactly one of: fired (one LAST event, at the
  *    deadline it was last given) or cancelled (DWQ_RESULT_REMOVED, no
- *    event ever); a cancel that found it firing (DWQ_RESULT_RUNNING) or
+ *    event ever); a task cancelled with DWQ_RESULT_UNREAD (periodic, or
+ *    periodic once, with an event unread) sends exactly one LAST event
+ *    after it, and none after that one; a cancel that found it firing (DWQ_RESULT_RUNNING) or
  *    gone (-ENOENT) must be followed by its LAST event, unless it was
  *    periodic once: then the firing the cancel found may be a periodic
  *    one that began before a reschedule made it one-shot, whose event
@@ -85,6 +87,7 @@ struct ent {
 	bool was_periodic; /* was periodic at some time */
 	bool busy;
 	bool expect_last; /* cancel said RUNNING or ENOENT: LAST comes */
+	bool unread; /* cancel said UNREAD: one LAST event comes */
 	bool maybe_last; /* cancel said RUNNING, and it was periodic once */
 	bool last_due; /* a one-shot firing began: its LAST must come */
 	__u64 oneshot_t1; /* when the last reschedule to one-shot returned */
@@ -121,7 +124,7 @@ struct file {
 	int nlive, live_cap;
 	struct orphan *orphans; /* events read before their id was known */
 	__u64 events_read;
-	__u64 removed; /* DWQ_RESULT_REMOVED results */
+	__u64 removed; /* DWQ_RESULT_REMOVED and _UNREAD results */
 	__u64 stopped; /* periodic tasks cancelled while firing */
 	int periodic_live;
 };
@@ -262,7 +265,7 @@ static void apply_event(struct file *f, struct ent *e,
 	 */
 	if (e->state == ST_FIRED ||
 	    (e->state == ST_CANCELLED &&
-	     (!e->was_periodic || (ev->flags & DWQ_EVENT_LAST)))) {
+	     ((ev->flags & DWQ_EVENT_LAST) ? !e->unread : !e->was_periodic))) {
 		fail("id %llu: event after it was %s (flags %#x)",
 		     (unsigned long long)e->id,
 		     e->state == ST_FIRED ? "done" : "cancelled", ev->flags);
@@ -287,7 +290,11 @@ static void apply_event(struct file *f, struct ent *e,
 		fail("id %llu: mode %u event skipped %llu periods",
 		     (unsigned long long)e->id, e->mode,
 		     (unsigned long long)ev->skipped);
-	if (ev->flags & DWQ_EVENT_LAST) {
+	if ((ev->flags & DWQ_EVENT_LAST) && e->state == ST_CANCELLED) {
+		/* The event its cancel said was unread: the id's last. */
+		e->nlast++;
+		e->state = ST_FIRED;
+	} else if (ev->flags & DWQ_EVENT_LAST) {
 		e->nlast++;
 		if (e->mode != DWQ_MODE_ONESHOT)
 			fail("id %llu: LAST event of a periodic task",
@@ -555,9 +562,11 @@ static void cancel_done(struct file *f, struct ent *e, long err, __u32 result)
 			     (unsigned long long)e->id, err, c.result);
 		goto out;
 	}
-	if (!err && c.result == DWQ_RESULT_REMOVED) {
+	if (!err &&
+	    (c.result == DWQ_RESULT_REMOVED || c.result == DWQ_RESULT_UNREAD)) {
 		f->removed++;
 		e->state = ST_CANCELLED;
+		e->unread = c.result == DWQ_RESULT_UNREAD;
 		e->cancel_end = now_ns(e->clock);
 		live_del(f, e);
 	} else if (!err && c.result == DWQ_RESULT_RUNNING) {
@@ -983,6 +992,10 @@ static void verify(int fi)
 			continue;
 		ents++;
 		done += e->state != ST_LIVE;
+		if (e->unread && e->nlast != 1)
+			fail("id %llu: cancelled UNREAD, then %llu LAST events",
+			     (unsigned long long)id,
+			     (unsigned long long)e->nlast);
 		if (e->nlast > 1) {
 			fail("id %llu: %llu LAST events",
 			     (unsigned long long)id,

@@ -193,21 +193,27 @@ TEST_F(cancel_batch, mixed_noent)
 }
 
 /*
- * A periodic task due every 100 us, cancelled in a batch: REMOVED, never
- * RUNNING (a /dev/dwq task fires inside read(), atomically); its id is
- * gone and no firing happens after the call returned: a due one keeps
- * the event of its firing, stamped by the cancel. The same id again
- * later in the batch finds it gone (NOENT). The case repeats rounds, the
- * task due or not when cancelled.
+ * A periodic task due every 100 us, cancelled in a batch: never RUNNING
+ * (a /dev/dwq task fires inside read(), atomically); its id is gone and
+ * no firing happens after the call returned: a due one keeps the event
+ * of its firing, stamped by the cancel, and its result is UNREAD: that
+ * event, with DWQ_EVENT_LAST, is the one still read; REMOVED, none is.
+ * The same id again later in the batch finds it gone (NOENT). The case
+ * repeats rounds, the task due or not when cancelled.
  */
+static bool unread_now(const struct dwq_ioc_cancel *c)
+{
+	return c->result == DWQ_RESULT_UNREAD;
+}
+
 TEST_F(cancel_batch, periodic_firing)
 {
 	uint64_t end = dwqt_now() + DWQT_RACE_NS, t, period = 100000;
-	unsigned long long min, removed = 0, running = 0;
+	unsigned long long min, removed = 0, unread = 0;
 	struct dwq_event ev[16];
 	struct dwq_ioc_cancel e[3];
 	struct dwq_ioc_query q;
-	int fd, i, n, k, late;
+	int fd, i, n, k, late, last;
 
 	if (!dwqt_param("min_period_ns", &min) && min > period)
 		period = min;
@@ -224,33 +230,106 @@ TEST_F(cancel_batch, periodic_firing)
 		dwqt_read_one(fd);
 		T_OK(dwqt_cancel_batch(fd, e, ARRAY_SIZE(e), NULL));
 		t = dwqt_now();
-		T_EXPECT(e[0].result == DWQ_RESULT_REMOVED,
+		T_EXPECT(e[0].result == DWQ_RESULT_REMOVED || unread_now(&e[0]),
 			 "round %d: result %u", i, e[0].result);
 		T_EQ(e[1].result, DWQ_RESULT_REMOVED);
 		T_EXPECT(e[2].result == DWQ_RESULT_NOENT,
 			 "round %d: the same id again: result %u", i,
 			 e[2].result);
-		if (e[0].result == DWQ_RESULT_RUNNING)
-			running++;
+		if (e[0].result == DWQ_RESULT_UNREAD)
+			unread++;
 		else
 			removed++;
 		T_ERR(dwqt_query(fd, e[0].id, &q), ENOENT);
 		/* The firing under way, if any, has ended by then. */
 		dwqt_sleep_ms(20);
 		late = 0;
+		last = 0;
 		do {
 			n = dwqt_read_events(fd, ev, ARRAY_SIZE(ev), 0);
-			for (k = 0; k < n; k++)
+			for (k = 0; k < n; k++) {
 				late += ev[k].fired_ns >= t;
+				last += !!(ev[k].flags & DWQ_EVENT_LAST);
+			}
 		} while (n == (int)ARRAY_SIZE(ev));
 		T_EXPECT(!late,
 			 "round %d: %d events stamped after CANCEL_BATCH returned",
 			 i, late);
+		T_EXPECT(last == (e[0].result == DWQ_RESULT_UNREAD),
+			 "round %d: result %u, then %d last events", i,
+			 e[0].result, last);
 		dwqt_expect_no_event(fd, 5);
 		T_EQ(dwqt_stats_ok(fd).pending, 0);
 		close(fd);
 	}
-	t_note("%d rounds: %llu REMOVED, %llu RUNNING", i, removed, running);
+	t_note("%d rounds: %llu REMOVED, %llu UNREAD", i, removed, unread);
+}
+
+/*
+ * Whether one more event comes, for each kind of task a cancel can find:
+ * @n tasks, each cancelled alone or all in one batch. The result is
+ * UNREAD exactly when an event of the task is still to be read: one, with
+ * DWQ_EVENT_LAST; REMOVED when none comes.
+ */
+static void cancel_says_what_comes(int fd, bool batch)
+{
+	enum { QUEUED, PERIODIC_QUEUED, PARKED, KEPT, N };
+	static const uint32_t want[N] = {
+		[QUEUED] = DWQ_RESULT_REMOVED,
+		[PERIODIC_QUEUED] = DWQ_RESULT_REMOVED,
+		[PARKED] = DWQ_RESULT_UNREAD,
+		[KEPT] = DWQ_RESULT_UNREAD,
+	};
+	struct dwq_ioc_cancel e[N];
+	struct dwq_event ev[N + 1];
+	uint64_t id[N];
+	int i, n;
+
+	id[QUEUED] =
+		dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, QUEUED);
+	id[PERIODIC_QUEUED] = dwqt_sched_ok(fd, DWQT_FAR_NS, NSEC_PER_SEC,
+					    DWQ_MODE_FIXED_RATE, 0,
+					    PERIODIC_QUEUED);
+	id[PARKED] = dwqt_sched_ok(fd, 0, NSEC_PER_SEC, DWQ_MODE_FIXED_RATE, 0,
+				   PARKED);
+	id[KEPT] = dwqt_sched_ok(fd, 0, NSEC_PER_SEC, DWQ_MODE_FIXED_DELAY, 0,
+				 KEPT);
+	/* Moved while parked: it keeps that firing's event, not due now. */
+	T_OK(dwqt_resched(fd, id[KEPT], DWQT_FAR_NS, 0, 0, 0));
+	T_EQ(dwqt_query_ok(fd, id[KEPT]).state, DWQ_STATE_QUEUED);
+	T_EQ(dwqt_query_ok(fd, id[PARKED]).state, DWQ_STATE_PARKED);
+	memset(e, 0, sizeof(e));
+	for (i = 0; i < N; i++) {
+		e[i].id = id[i];
+		e[i].result = 0xdead;
+		if (!batch)
+			T_OK(dwqt_cancel(fd, id[i], &e[i].result));
+	}
+	if (batch)
+		T_OK(dwqt_cancel_batch(fd, e, N, NULL));
+	for (i = 0; i < N; i++)
+		T_EXPECT(e[i].result == want[i],
+			 "task %d (%s): result %u, expected %u", i,
+			 batch ? "batch" : "alone", e[i].result, want[i]);
+	n = dwqt_read_events(fd, ev, ARRAY_SIZE(ev), 200);
+	T_EQ(n, 2);
+	for (i = 0; i < n; i++) {
+		T_EXPECT(ev[i].id == id[PARKED] || ev[i].id == id[KEPT],
+			 "event %d: id %llu, not one of a cancel that said UNREAD",
+			 i, (unsigned long long)ev[i].id);
+		T_EXPECT(ev[i].flags & DWQ_EVENT_LAST,
+			 "event %d (cookie %llu): flags %#x, no DWQ_EVENT_LAST",
+			 i, (unsigned long long)ev[i].cookie, ev[i].flags);
+	}
+	T_EXPECT(ev[0].id != ev[1].id, "one event each");
+	dwqt_expect_no_event(fd, 100);
+	T_EQ(dwqt_stats_ok(fd).pending, 0);
+}
+
+TEST_F(cancel_batch, result_says_whether_an_event_comes)
+{
+	cancel_says_what_comes(self->f.fd, false);
+	cancel_says_what_comes(self->f.fd, true);
 }
 
 /* count 0 and count > DWQ_CANCEL_BATCH_MAX are -EINVAL, cancel nothing. */

@@ -282,9 +282,9 @@ TEST_F(park, fixed_delay)
 }
 
 /*
- * A parked task cancelled is REMOVED: no firing comes, its event stays
- * to be read with the periods skipped until the cancel, and its rate is
- * given back.
+ * A parked task cancelled is UNREAD: no firing comes, its event stays to
+ * be read, its last (DWQ_EVENT_LAST), with the periods skipped until the
+ * cancel, and its rate is given back.
  */
 TEST_F(park, cancel_parked)
 {
@@ -302,7 +302,7 @@ TEST_F(park, cancel_parked)
 	before = dwqt_now();
 	T_OK(dwqt_cancel(fd, id, &result));
 	after = dwqt_now();
-	T_EQ(result, DWQ_RESULT_REMOVED);
+	T_EQ(result, DWQ_RESULT_UNREAD);
 	T_ERR(query_err(fd, id), ENOENT);
 	st = dwqt_stats_ok(fd);
 	T_EQ(st.pending, 0);
@@ -314,12 +314,13 @@ TEST_F(park, cancel_parked)
 	ev = dwqt_read_one(fd);
 	T_EQ(ev.id, id);
 	T_EQ(ev.deadline_ns, first);
+	T_EQ(ev.flags, DWQ_EVENT_LAST);
 	expect_skipped(first, p, ev.skipped, before, after);
 	dwqt_expect_no_event(fd, 200);
 }
 
 /*
- * A cancel takes no memory: with the thread's 1st, 2nd, ... allocation
+ * A cancel needs no memory: with the thread's 1st, 2nd, ... allocation
  * armed to fail (fail-nth, CONFIG_FAULT_INJECTION), the cancel of a parked
  * task still works, tries no allocation (fail-nth reads back as armed),
  * and its outcome is exact: the id is gone, the one kept event says its
@@ -355,7 +356,7 @@ TEST_F(park, cancel_parked_fail_nth)
 		T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
 		after = dwqt_now();
 		T_OK(err);
-		T_EQ(result, DWQ_RESULT_REMOVED);
+		T_EQ(result, DWQ_RESULT_UNREAD);
 		T_EQ(strtol(buf, NULL, 10), nth);
 		T_ERR(query_err(fd, id), ENOENT);
 		st = dwqt_stats_ok(fd);
@@ -366,7 +367,7 @@ TEST_F(park, cancel_parked_fail_nth)
 		T_EQ(ev.id, id);
 		T_EQ(ev.cookie, 20 + nth);
 		T_EQ(ev.deadline_ns, first);
-		T_EQ(ev.flags, 0);
+		T_EQ(ev.flags, DWQ_EVENT_LAST);
 		T_EXPECT(ev.fired_ns >= before && ev.fired_ns <= after,
 			 "fired_ns %llu outside the cancel [%llu, %llu]",
 			 (unsigned long long)ev.fired_ns,
