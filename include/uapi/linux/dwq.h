@@ -15,6 +15,10 @@
  *
  * Every struct here has a fixed size, explicit padding and reserved
  * fields that must be zero (-EINVAL otherwise), so it can grow compatibly.
+ * A field that holds a user address is a __u64 on every architecture:
+ * fill it with (__u64)(uintptr_t)pointer. (A 32-bit program's pointer
+ * cast straight to __u64 may be sign-extended by the compiler, and such
+ * an address is -EFAULT.)
  * Times are nanoseconds on CLOCK_MONOTONIC, or CLOCK_BOOTTIME with
  * %DWQ_SCHED_BOOTTIME, which counts time suspended, as a CLOCK_BOOTTIME
  * timerfd does: a task whose deadline passes during a suspend is due when
@@ -77,8 +81,10 @@
 #define DWQ_MODE_FIXED_DELAY 2
 
 /*
- * &struct dwq_ioc_schedule.flags and &struct dwq_ioc_reschedule.flags;
- * the kernel API's &struct dwq_sched.flags take the same values.
+ * &struct dwq_ioc_schedule.flags and &struct dwq_ioc_reschedule.flags.
+ * The kernel API's &struct dwq_sched.flags take the same values but
+ * %DWQ_RESCHED_MONOTONIC: there each call names the task's clock, and a
+ * reschedule without %DWQ_SCHED_BOOTTIME puts it on CLOCK_MONOTONIC.
  */
 #define DWQ_SCHED_ABS (1U << 0) /* time_ns is a deadline */
 #define DWQ_SCHED_BOOTTIME (1U << 1) /* on CLOCK_BOOTTIME */
@@ -102,6 +108,11 @@
  * @flags: %DWQ_SCHED_ABS, %DWQ_SCHED_BOOTTIME
  * @id: out: the task's id, never 0
  * @reserved: must be zero
+ *
+ * If the id cannot be written back after all (another thread unmapped
+ * the argument during the call), the task is undone: -EFAULT, nothing
+ * scheduled and no charge kept; only its id is used, never given again.
+ * A batch that fails so is undone the same way, whole.
  */
 struct dwq_ioc_schedule {
 	__u64 time_ns;
@@ -400,7 +411,10 @@ struct dwq_ioc_stats {
  *	of the latest firing folded into it
  * @fired_ns: when it fired, same clock: the moment the read() that
  *	returns it began (or the cancel or reschedule that kept it); of a
- *	coalesced event, the latest firing's
+ *	coalesced event, the latest firing's. Both times are on the clock
+ *	the task had at that firing: a reschedule that moves a task with a
+ *	kept event to the other clock leaves the event's times on the old
+ *	one until a firing on the new clock folds into it
  * @overruns: always 0 for /dev/dwq: the periods a fixed-rate task misses
  *	are all in @skipped (kernel tasks count those missed while queued)
  * @skipped: fixed-rate periods that passed while the task was parked: the
@@ -417,8 +431,9 @@ struct dwq_ioc_stats {
  * It blocks until at least one task is due, unless the file is
  * O_NONBLOCK (-EAGAIN). It fires the tasks due when it begins, at most as
  * many as fit in the buffer; the rest stay due for the next read(). A
- * buffer that faults is -EFAULT, and the events copied whole before the
- * fault are read; the others, and their tasks, stay exactly as they were.
+ * buffer that faults returns the events copied whole before the fault
+ * (their byte count), or -EFAULT if none was; the others, and their
+ * tasks, stay exactly as they were.
  * A task has at most one unread event, so the events waiting never
  * outnumber the tasks and none is ever dropped. Events come out in
  * deadline order (of both clocks, as CLOCK_MONOTONIC times: a
@@ -464,6 +479,12 @@ struct dwq_event {
  * zero (no registered buffer is used), and on a ring with 128-byte SQEs
  * for any non-zero byte of the command area after this struct. The
  * SQE's other fields are io_uring's.
+ *
+ * io_uring may issue the command after io_uring_enter() has returned:
+ * from its worker thread, with IOSQE_ASYNC, in a link, with SQPOLL, or
+ * when the file is busy with another call as it is submitted. @arg is
+ * read and written back only then, and so is a batch's array: keep them
+ * valid and unchanged until the command's CQE has come.
  */
 struct dwq_uring_cmd {
 	__u64 arg;
