@@ -762,6 +762,22 @@ static bool __dwq_rekey_early(struct dwq_queue *q, struct dwq_heap_node *head)
 }
 
 /*
+ * @key, a key of CLOCK_BOOTTIME @task made with @task->clock_offset, made
+ * anew with @off, the time spent in suspend now; @task->clock_offset
+ * becomes @off.
+ */
+static u64 dwq_rekey_at(struct dwq_task *task, u64 key, s64 off)
+{
+	u64 gone;
+
+	if (off <= task->clock_offset)
+		return key;
+	gone = off - task->clock_offset;
+	task->clock_offset = off;
+	return key > gone ? key - gone : 0;
+}
+
+/*
  * A CLOCK_BOOTTIME task on a CLOCK_MONOTONIC queue is keyed on its deadline
  * less the time spent in suspend when it was keyed (see "Clocks" in dwq.h):
  * after a suspend its key is late by the time suspended since. @key, a key
@@ -770,18 +786,10 @@ static bool __dwq_rekey_early(struct dwq_queue *q, struct dwq_heap_node *head)
  */
 static u64 __dwq_rekey_late(struct dwq_queue *q, struct dwq_task *task, u64 key)
 {
-	s64 off;
-	u64 gone;
-
 	lockdep_assert_held(&q->lock);
 	if (likely(!task->boottime || q->clockid == CLOCK_BOOTTIME))
 		return key;
-	off = dwq_clock_offset(q, true);
-	if (off <= task->clock_offset)
-		return key;
-	gone = off - task->clock_offset;
-	task->clock_offset = off;
-	return key > gone ? key - gone : 0;
+	return dwq_rekey_at(task, key, dwq_clock_offset(q, true));
 }
 
 /*
@@ -2331,35 +2339,42 @@ static DEFINE_MUTEX(dwq_queues_lock);
  */
 void dwq_queue_resumed(struct dwq_queue *q)
 {
-	struct dwq_heap_node *node;
+	struct dwq_heap_node *node, *head;
 	struct dwq_task *task;
 	unsigned long flags;
-	bool lowered = false;
 	unsigned int i;
-	u64 key, now;
+	u64 key, old;
+	s64 off;
 
 	raw_spin_lock_irqsave(&q->lock, flags);
-	if (q->clockid == CLOCK_BOOTTIME || q->stopping)
+	head = dwq_heap_peek(&q->heap);
+	if (q->clockid == CLOCK_BOOTTIME || q->stopping || !head)
 		goto unlock;
+	old = head->deadline;
+	/* One moment for all: the time suspended is read once. */
+	off = dwq_clock_offset(q, true);
 	/* Lowering a key moves only lower slots: each is passed once. */
 	for (i = 0; i < dwq_heap_size(&q->heap); i++) {
 		node = q->heap.slots[i].node;
 		task = container_of(node, struct dwq_task, node);
-		key = __dwq_rekey_late(q, task, node->deadline);
+		if (!task->boottime)
+			continue;
+		key = dwq_rekey_at(task, node->deadline, off);
 		if (key == node->deadline)
 			continue;
 		dwq_heap_lower(&q->heap, node, key);
-		lowered = true;
 	}
-	if (!lowered)
-		goto unlock;
-	now = dwq_queue_now(q);
-	for (i = 0; i < dwq_heap_size(&q->heap); i++) {
-		node = q->heap.slots[i].node;
-		task = container_of(node, struct dwq_task, node);
-		if (task->boottime)
-			__dwq_queue_kick(q, task, i == 0, now);
-	}
+	/*
+	 * A head that changed or came earlier is kicked as a new head: the
+	 * leader's timer comes in to its range, or the leader is woken if it
+	 * is due, or a follower if nobody leads. A task lowered behind it,
+	 * even one whose range ends earlier, may run as late as the head's
+	 * latest (see &struct dwq_sched's @slack_ns): it needs no kick.
+	 */
+	node = dwq_heap_peek(&q->heap);
+	if (node != head || node->deadline != old)
+		__dwq_queue_kick(q, container_of(node, struct dwq_task, node),
+				 true, dwq_queue_now(q));
 unlock:
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 }
