@@ -2373,7 +2373,7 @@ void dwq_client_free(struct dwq_client *c)
  * @c: the client
  *
  * The process that opened it, as the reader's pid namespace numbers it (0
- * if it cannot see it); its counts, the sizes of its arrays outside the
+ * if it cannot see it, or the process has exited); its counts, the sizes of its arrays outside the
  * slab (its heaps' slots, its id map's buckets), and its next task (the
  * earliest not due yet): its id, the deadline on the task's clock, that
  * clock, and the time left. Nothing if the reader is killed while it
@@ -2399,8 +2399,12 @@ void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c)
 		slots += c->clk[i].heap.cap;
 	dwq_events_next(c, &next, &remaining);
 	events = dwq_events_count(c) - !!c->owed;
+	/* 0 once it has exited: its number may be another process's. */
 	seq_printf(m, "dwq-tgid: %d\n",
-		   pid_nr_ns(c->pid, proc_pid_ns(file_inode(m->file)->i_sb)));
+		   pid_has_task(c->pid, PIDTYPE_TGID) ?
+			   pid_nr_ns(c->pid,
+				     proc_pid_ns(file_inode(m->file)->i_sb)) :
+			   0);
 	seq_printf(m, "dwq-pending: %d\n", atomic_read(&c->nr_tasks));
 	seq_printf(m, "dwq-events: %llu\n", events);
 	seq_printf(m, "dwq-heap-slots: %u\n", slots);

@@ -347,6 +347,54 @@ TEST_F(file, fdinfo_tgid_in_readers_pid_namespace)
 		 WEXITSTATUS(status));
 }
 
+/*
+ * dwq-tgid is 0 once the opener has exited: its number may be another
+ * process's by then. A child opens the file and forks a grandchild that
+ * keeps it; the child exits and is reaped, then the grandchild reads
+ * fdinfo.
+ */
+TEST_F(file, fdinfo_tgid_after_opener_exits)
+{
+	int go[2], back[2], status, fd;
+	char val[128] = "";
+	pid_t pid, keeper;
+	ssize_t len;
+
+	T_OK(pipe(go) ? -errno : 0);
+	T_OK(pipe(back) ? -errno : 0);
+	pid = fork();
+	T_EXPECT(pid >= 0, "fork: %s", t_errname(errno));
+	if (!pid) {
+		fd = open(dwqt_dev(), O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(1);
+		keeper = fork();
+		if (keeper < 0)
+			_exit(2);
+		if (keeper)
+			_exit(0);
+		/* The grandchild: when its parent is reaped, look. */
+		if (read(go[0], val, 1) != 1)
+			_exit(3);
+		if (!dwqt_fdinfo(fd, "dwq-tgid:", val, sizeof(val)))
+			snprintf(val, sizeof(val), "none");
+		len = write(back[1], val, strlen(val) + 1);
+		_exit(len > 0 ? 0 : 4);
+	}
+	close(go[0]);
+	close(back[1]);
+	T_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFEXITED(status) && !WEXITSTATUS(status), "child status %#x",
+		 status);
+	T_EQ(write(go[1], "x", 1), 1);
+	len = read(back[0], val, sizeof(val) - 1);
+	close(go[1]);
+	close(back[0]);
+	T_EXPECT(len > 0, "the grandchild said nothing");
+	T_EXPECT(!strcmp(val, "0"),
+		 "dwq-tgid '%s' for an opener that has exited, not 0", val);
+}
+
 struct fdinfo_stuck_reader {
 	int fd;
 	void *buf;
