@@ -84,7 +84,7 @@ TRACE_EVENT(dwq_cancel,
 		      __print_symbolic(__entry->result,
 				       { DWQ_RESULT_IDLE, "idle" },
 				       { DWQ_RESULT_REMOVED, "removed" },
-				       { DWQ_RESULT_UNREAD, "unread" })));
+				       { DWQ_RESULT_RUNNING, "running" })));
 
 /* A worker is about to run a task's callback, lateness ns after its due. */
 TRACE_EVENT(dwq_fire,
