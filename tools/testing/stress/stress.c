@@ -258,14 +258,18 @@ static void apply_event(struct file *f, struct ent *e,
 		pthread_mutex_unlock(&glock);
 	}
 	/*
-	 * Nothing comes after a LAST event, nor after a one-shot was removed.
-	 * A periodic task (or one that was) may have had an event unread when
-	 * it was cancelled, or been firing: those still come, never a LAST
-	 * one, and verify() checks their deadlines.
+	 * Nothing comes after a LAST event. After a cancel that said
+	 * REMOVED, only an event made before it, handled late (a periodic
+	 * task's, or once periodic: never a LAST one; made before the
+	 * cancel returned, for a task never moved, whose clock is one);
+	 * after UNREAD, also its one LAST event. verify() checks the
+	 * deadlines.
 	 */
 	if (e->state == ST_FIRED ||
 	    (e->state == ST_CANCELLED &&
-	     ((ev->flags & DWQ_EVENT_LAST) ? !e->unread : !e->was_periodic))) {
+	     ((ev->flags & DWQ_EVENT_LAST) ? !e->unread : !e->was_periodic)) ||
+	    (e->state == ST_CANCELLED && !e->unread && !e->moved &&
+	     ev->fired_ns > e->cancel_end)) {
 		fail("id %llu: event after it was %s (flags %#x)",
 		     (unsigned long long)e->id,
 		     e->state == ST_FIRED ? "done" : "cancelled", ev->flags);
