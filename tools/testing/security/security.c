@@ -950,13 +950,35 @@ static void cg_enter(const char *cg)
 	cg_write(cg, "cgroup.procs", pid);
 }
 
-static unsigned int queue_size(void)
+/* STATS from a file of its own, which holds no task. */
+static struct dwq_ioc_stats fresh_stats(void)
 {
 	int fd = dev_open();
-	unsigned int n = stats(fd).queue_size;
+	struct dwq_ioc_stats st = stats(fd);
 
 	close(fd);
-	return n;
+	return st;
+}
+
+/*
+ * Every task of the limited process is gone: the tasks charged to root
+ * (who ran it) and to all users are back at @st0's, and so is the queue,
+ * which held only its file's alarm. queue_size alone would not show leaked
+ * tasks: a file's tasks wait in its own heap, not in the queue.
+ */
+static void expect_released(const struct dwq_ioc_stats *st0, const char *when)
+{
+	struct dwq_ioc_stats st = fresh_stats();
+	bool back = st.all_tasks == st0->all_tasks &&
+		    st.user_tasks == st0->user_tasks;
+
+	CHECK(back, "%s: all_tasks %llu, user_tasks %llu; before it %llu, %llu",
+	      when, (unsigned long long)st.all_tasks,
+	      (unsigned long long)st.user_tasks,
+	      (unsigned long long)st0->all_tasks,
+	      (unsigned long long)st0->user_tasks);
+	CHECK(st.queue_size == st0->queue_size, "%s: queue size %u, was %u",
+	      when, st.queue_size, st0->queue_size);
 }
 
 static unsigned long long slab_object_size(void)
@@ -1020,13 +1042,27 @@ static void memcg_charged(void)
 	      slab0, slab1);
 }
 
-/* Shared with the child of the ENOMEM case; set up before it runs. */
+/* STATS as the limited process saw it while it held its tasks. */
+struct held {
+	uint64_t pending;
+	uint64_t all_tasks;
+	uint64_t user_tasks;
+};
+
+/* Shared with the child of the memory.max cases; set up before it runs. */
 struct limited {
 	long err;
 	uint64_t made;
 	uint64_t pending;
 	long cancel_err;
 	long after_err;
+	/*
+	 * The child may be killed at any instruction: it fills the slot
+	 * nheld % 2, then counts it in nheld, so held[(nheld - 1) % 2] is
+	 * always whole.
+	 */
+	struct held held[2];
+	unsigned int nheld;
 };
 
 static struct limited *g_lim;
@@ -1042,6 +1078,18 @@ static void prefault_stack(void)
 
 	memset(buf, 1, sizeof(buf));
 	asm volatile("" : : "r"(buf) : "memory");
+}
+
+static void record_held(int fd)
+{
+	struct dwq_ioc_stats st = stats(fd);
+	unsigned int n = g_lim->nheld;
+	struct held *h = &g_lim->held[n % 2];
+
+	h->pending = st.pending;
+	h->all_tasks = st.all_tasks;
+	h->user_tasks = st.user_tasks;
+	__atomic_store_n(&g_lim->nheld, n + 1, __ATOMIC_RELEASE);
 }
 
 static void limited_child(const char *cg, bool unkillable)
@@ -1062,6 +1110,7 @@ static void limited_child(const char *cg, bool unkillable)
 	cg_enter(cg);
 	fd = dev_open();
 	first = sched_ok(fd, FAR_NS);
+	record_held(fd);
 	snprintf(max, sizeof(max), "%llu",
 		 cg_read(cg, "memory.current", NULL) + (1 << 20));
 	cg_write(cg, "memory.max", max);
@@ -1073,11 +1122,13 @@ static void limited_child(const char *cg, bool unkillable)
 			break;
 		}
 		g_lim->made += 256;
+		record_held(fd);
 		if (g_lim->made > 200000)
 			break;
 	}
 	/* What the failed call left: every earlier task, nothing more. */
 	g_lim->pending = stats(fd).pending;
+	record_held(fd);
 	g_lim->cancel_err = -cancel(fd, first);
 	g_lim->after_err = -cancel(fd, first);
 	close(fd);
@@ -1100,14 +1151,36 @@ static pid_t limited_run(const char *cg, bool unkillable)
 }
 
 /*
+ * The limited process's tasks were counted while it held them: root's
+ * (who ran it) and all users' tasks were @st0's plus its pending ones. So
+ * expect_released() after it is not vacuous.
+ */
+static void expect_held(const struct dwq_ioc_stats *st0)
+{
+	unsigned int n = __atomic_load_n(&g_lim->nheld, __ATOMIC_ACQUIRE);
+	const struct held *h = &g_lim->held[(n - 1) % 2];
+	bool counted = h->pending &&
+		       h->all_tasks == st0->all_tasks + h->pending &&
+		       h->user_tasks == st0->user_tasks + h->pending;
+
+	CHECK(n, "the limited process counted no tasks");
+	CHECK(counted,
+	      "holding %llu tasks: all_tasks %llu, user_tasks %llu; before it %llu, %llu",
+	      (unsigned long long)h->pending, (unsigned long long)h->all_tasks,
+	      (unsigned long long)h->user_tasks,
+	      (unsigned long long)st0->all_tasks,
+	      (unsigned long long)st0->user_tasks);
+}
+
+/*
  * memory.max reached and the OOM killer unable to help (the only process
  * in the cgroup is unkillable): the schedule fails with ENOMEM, all or
- * nothing, and the file works on.
+ * nothing, and the file works on; its close gives every task back.
  */
 static void memcg_enomem(void)
 {
 	const char *cg = "dwq-enomem";
-	unsigned int q0 = queue_size();
+	struct dwq_ioc_stats st0 = fresh_stats();
 	pid_t pid;
 	int st;
 
@@ -1130,20 +1203,21 @@ static void memcg_enomem(void)
 	      errname(g_lim->after_err));
 	CHECK(cg_read(cg, "memory.events", "oom_kill") == 0,
 	      "someone was killed");
-	CHECK(queue_size() == q0, "queue size %u after close, was %u",
-	      queue_size(), q0);
+	expect_held(&st0);
+	expect_released(&st0, "after its close");
 }
 
 /*
  * The same with a killable process: the memory cgroup's OOM killer picks
  * it (it is all the cgroup has), which is what memory.max promises for
  * any charge the cgroup cannot reclaim. Its file is closed as it dies, so
- * its tasks are all cancelled.
+ * its tasks are all cancelled: none is left counted in all_tasks or in
+ * root's user_tasks.
  */
 static void memcg_oom_kill(void)
 {
 	const char *cg = "dwq-oom";
-	unsigned int q0 = queue_size();
+	struct dwq_ioc_stats st0 = fresh_stats();
 	pid_t pid;
 	int st;
 
@@ -1157,8 +1231,8 @@ static void memcg_oom_kill(void)
 	      errname(g_lim->err));
 	CHECK(cg_read(cg, "memory.events", "oom_kill") >= 1,
 	      "no oom_kill event");
-	CHECK(queue_size() == q0, "queue size %u after the kill, was %u",
-	      queue_size(), q0);
+	expect_held(&st0);
+	expect_released(&st0, "after the kill");
 	/* The module works on: a round trip as root. */
 	user_round_trip();
 }
