@@ -269,8 +269,6 @@ void __dwqt_expect_no_event(const char *file, int line, int fd, int ms)
 
 void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev)
 {
-	unsigned int workers = dwqt_workers();
-
 	if (!ev->id)
 		__t_fail(file, line, "an event with id 0");
 	if (ev->fired_ns < ev->deadline_ns)
@@ -279,9 +277,15 @@ void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev)
 			 (unsigned long long)ev->id,
 			 (unsigned long long)(ev->deadline_ns - ev->fired_ns),
 			 (unsigned long long)ev->deadline_ns);
-	if (ev->worker >= workers)
-		__t_fail(file, line, "event of id %llu: worker %u of %u",
-			 (unsigned long long)ev->id, ev->worker, workers);
+	/* read() fires a /dev/dwq task, never a worker: always 0. */
+	if (ev->worker)
+		__t_fail(file, line, "event of id %llu: worker %u, not 0",
+			 (unsigned long long)ev->id, ev->worker);
+	/* A /dev/dwq task's missed periods are all in @skipped. */
+	if (ev->overruns)
+		__t_fail(file, line, "event of id %llu: overruns %llu, not 0",
+			 (unsigned long long)ev->id,
+			 (unsigned long long)ev->overruns);
 	if (ev->flags & ~(DWQ_EVENT_LAST | DWQ_EVENT_COALESCED))
 		__t_fail(file, line, "event of id %llu: unknown flags %#x",
 			 (unsigned long long)ev->id, ev->flags);
@@ -410,17 +414,6 @@ int dwqt_with_param(const char *name, unsigned long long val, void (*fn)(void))
 		       WTERMSIG(status),
 		       WTERMSIG(status) == SIGALRM ? " (timed out)" : "");
 	return 0;
-}
-
-unsigned int dwqt_workers(void)
-{
-	static unsigned int workers;
-	unsigned long long n;
-
-	/* Read once: sysfs is slow in a debug guest. */
-	if (!workers)
-		workers = dwqt_param("workers", &n) ? 4 : n;
-	return workers;
 }
 
 void *dwqt_unmapped(void)

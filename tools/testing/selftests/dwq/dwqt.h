@@ -108,8 +108,6 @@ int dwqt_param_set(const char *name, unsigned long long val);
  * set (nothing was run); 0 once @fn ran (its failures are the case's).
  */
 int dwqt_with_param(const char *name, unsigned long long val, void (*fn)(void));
-/* The number of workers: the parameter, or 4 (the guest's setting). */
-unsigned int dwqt_workers(void);
 
 /* An address nothing may access: a PROT_NONE page. */
 void *dwqt_unmapped(void);
