@@ -15,8 +15,12 @@ tap_plan 22
 # --- debugfs ----------------------------------------------------------
 
 ls -l $dbg >"$tmp/ls" 2>&1
-[ "$(stat -c '%a %u' $dbg/stats $dbg/workers $dbg/heap 2>/dev/null | sort -u)" = "400 0" ]
-result $? "debugfs: stats, workers, heap exist, mode 0400, owned by root" "$tmp/ls"
+# Each file on its own: one missing must fail, not vanish from a list.
+ok=0
+for f in stats workers heap; do
+	[ -f $dbg/$f ] && [ "$(stat -c '%a %u' $dbg/$f)" = "400 0" ] || ok=1
+done
+result $ok "debugfs: stats, workers, heap exist, mode 0400, owned by root" "$tmp/ls"
 
 # Two tasks pending, from a dwqctl in the background that waits until it
 # is killed, closing its file. (An echo marks when they are scheduled.)
