@@ -30,7 +30,7 @@ tap() {	# tap WHAT CMD...: run CMD, one TAP line for its status
 
 echo "TAP version 13"
 echo "1..3"
-tap "modeswitch: LAST follows the mode a firing was taken with" \
+tap "modeswitch: reschedules and cancels racing read()'s firings, each id ends once" \
 	dwq-modeswitch --iterations "$iters"
 # shellcheck disable=SC2086 # $seed is empty or two words
 tap "stress: ${secs}s, 8 threads, ledger exact" \

@@ -1,28 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dwq-modeswitch: DWQ_IOC_RESCHEDULE with DWQ_RESCHED_PERIOD turns tasks
- * from one-shot into periodic and back while they are due or firing; the
- * LAST flag (and the id's removal) must follow the mode the firing really
- * had, never the one a concurrent reschedule is about to give.
+ * from one-shot into periodic and back, and DWQ_IOC_CANCEL ends them, while
+ * another thread sits in read() on the same file. A /dev/dwq task fires
+ * inside read(), under the file's mutex, so each ioctl comes either before
+ * or after a firing, never during one: the LAST flag (and the id's
+ * removal) must follow the mode the task had when read() fired it, and
+ * every id must end exactly once.
  *
  * usage: dwq-modeswitch [--iterations N] [--threads T] [--dev PATH]
  *
- * Each thread, on its own file, repeats:
- *  A. a one-shot due now becomes fixed-rate (1 ms): if the reschedule
- *     succeeded, no LAST event may come and the id must stay until
- *     cancelled; if it found the one-shot gone (-ENOENT), exactly one LAST,
- *     and once that was read, CANCEL is -ENOENT.
- *  B. a fixed-rate task (1 ms) that fired becomes a one-shot due in
- *     0..1 ms: exactly one LAST event must come, at the new deadline, and
- *     nothing after it.
- *  C. a fixed-rate task (1 ms) that fired becomes a one-shot due in 10 s
- *     and is cancelled at once. A cancel that finds it firing
- *     (DWQ_RESULT_RUNNING) found the periodic firing that began before
- *     the reschedule: its event comes (or came) without LAST, and nothing
- *     after it;
- *     a cancel that removed it: no LAST either. Always: the id is gone.
- * At the end nothing may be pending or still firing on any file.
- * Prints "iterations=... failures=..." and exits 1 on any failure.
+ * T files, each with a reader thread, blocked in read() and recording every
+ * event it returns, and a switcher thread that repeats, with deadlines and
+ * pauses of 0 to 1 ms so that the ioctl meets the reader's firing on
+ * either side:
+ *  A. a one-shot made fixed-rate (1 ms) near its deadline: if the
+ *     reschedule succeeded, it began before that deadline, no event comes
+ *     at the one-shot's deadline, and a CANCEL 0..1.2 ms after its first
+ *     periodic event ends it (below), nothing fired after the cancel
+ *     returned; if it was due (-ENOENT: it ended after that deadline),
+ *     exactly one event comes, LAST, at its deadline, and the CANCEL is
+ *     -ENOENT.
+ *  B. a fixed-rate task (1 ms) that fired made a one-shot due in 0..1 ms:
+ *     exactly one LAST event comes, at the new deadline, and nothing after
+ *     it; every event before it fired by the time the reschedule returned.
+ *  C. a fixed-rate task (1 ms) that fired made a one-shot due in 10 s and
+ *     cancelled at once: ended (below), nothing fired after the cancel
+ *     returned.
+ *  D. a one-shot cancelled near its deadline: DWQ_RESULT_REMOVED (the
+ *     cancel began before it) and no event, or -ENOENT (it ended after it)
+ *     and exactly one event, LAST, at that deadline.
+ * A cancel ends a periodic task (or one made one-shot) one of two ways:
+ * DWQ_RESULT_REMOVED, and no event of it comes after; or, with an event
+ * unread (a parked task the cancel fired, or an event a parked task kept
+ * when it was rescheduled), DWQ_RESULT_UNREAD, and that event comes,
+ * LAST. So each id ends exactly once: one LAST event, or one cancel that
+ * said REMOVED, never both, never neither. At the end the reader sees
+ * nothing more for 300 ms, and each file's STATS agree with what was seen:
+ * nothing pending or unread, fired - coalesced = the events read,
+ * cancelled = the cancels that said REMOVED or UNREAD.
+ * Prints "iterations=... failures=..." with how often each side of each
+ * race was taken, and exits 1 on any failure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +48,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -40,29 +59,73 @@
 #include <unistd.h>
 #include <linux/dwq.h>
 
+#define NS_PER_US 1000ULL
 #define NS_PER_MS 1000000ULL
-#define UNTIL_LAST 1
-#define UNTIL_ANY 2
+#define STOP_COOKIE 0xdeadULL
+/* Ids per iteration: one per case. */
+#define CASES 4
+
+enum { CASE_NONE, CASE_A, CASE_B, CASE_C, CASE_D, CASE_STOP };
+static const char kase_name[] = "?ABCDS";
+
+/* One id: what the switcher did (set by it), what the reader saw. */
+struct ent {
+	int kase;
+	int iter;
+	long err; /* RESCHEDULE's (A, B, C), or 0 */
+	long cerr; /* CANCEL's, or 1 if none was made */
+	__u32 result; /* CANCEL's result */
+	__u64 dl; /* the one-shot's deadline (A, D) */
+	__u64 t0, t1; /* around the RESCHEDULE (A, B, C) */
+	__u64 d; /* the new delay (B) */
+	__u64 tc0, tc; /* around the CANCEL */
+	/* The reader's, under the file's lock. */
+	int nev, nlast, after_last;
+	__u64 last_dl; /* the LAST event's deadline */
+	__u64 min_dl; /* the earliest deadline of its events */
+	__u64 max_fired; /* the latest fired_ns of its events */
+	__u64 max_fired_periodic; /* the same, of its events without LAST */
+};
+
+struct file {
+	int t, fd;
+	pthread_t reader;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct ent *tab; /* by id: a file's ids count up from 1 */
+	__u64 cap;
+	__u64 events, unknown, bad;
+	__u64 removed; /* cancels that said REMOVED or UNREAD */
+	bool done; /* the reader read the stop event */
+};
 
 static int iterations = 300, nthreads = 4;
 static const char *dev = "/dev/dwq";
-static int failures, stray, c_running; /* __atomic */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int failures; /* under out_lock */
+/*
+ * How often each side of each race was taken (__atomic). B and C "raced"
+ * when a periodic firing came after the reschedule began (it fired the
+ * parked task itself, or read() came first); "unread", when the cancel
+ * left an event to read.
+ */
+static int a_switched, a_unread, a_due, b_raced, c_raced, c_unread;
+static int d_removed, d_due;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void fail(int t, int i, const char *fmt, ...)
 {
 	va_list ap;
 
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&out_lock);
 	if (++failures <= 20) {
-		printf("dwq-modeswitch: FAIL: thread %d iteration %d: ", t, i);
+		printf("dwq-modeswitch: FAIL: file %d iteration %d: ", t, i);
 		va_start(ap, fmt);
 		vprintf(fmt, ap);
 		va_end(ap);
 		putchar('\n');
 		fflush(stdout);
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&out_lock);
 }
 
 static __u64 now_ns(void)
@@ -73,249 +136,470 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+static void pause_ns(__u64 ns)
+{
+	struct timespec ts = { .tv_nsec = ns };
+
+	if (ns)
+		nanosleep(&ts, NULL);
+}
+
+/* Spin until @t: a sleep this short would take far longer under TCG. */
+static void spin_until(__u64 t)
+{
+	while (now_ns() < t)
+		;
+}
+
 static long xioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? -errno : 0;
 }
 
-/*
- * Read events of @id for up to @ms, or until a LAST one came (@until
- * UNTIL_LAST), or any new one (UNTIL_ANY); count them and the LAST ones.
- */
-static bool done(int until, int n, int n0, int last)
+static struct ent *ent_of(struct file *f, __u64 id)
 {
-	return (until && last) || (until == UNTIL_ANY && n > n0);
+	return id && id < f->cap ? &f->tab[id] : NULL;
 }
 
-static void collect(int fd, __u64 id, int ms, int *n, int *last, __u64 *last_dl,
-		    int *other, int until)
+/* The reader's record of one event; the file's lock held. */
+static void record(struct file *f, const struct dwq_event *ev)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	__u64 end = now_ns() + ms * NS_PER_MS;
-	struct dwq_event ev[8];
-	int i, n0 = *n;
-	ssize_t len;
+	struct ent *e = ent_of(f, ev->id);
 
-	/* At least one look, however late this thread got the CPU back. */
-	do {
-		if (poll(&p, 1, 1) <= 0)
-			continue;
-		len = read(fd, ev, sizeof(ev));
-		for (i = 0; i < len / (ssize_t)sizeof(ev[0]); i++) {
-			if (ev[i].id != id) {
-				(*other)++;
-				continue;
-			}
-			(*n)++;
-			if (ev[i].flags & DWQ_EVENT_LAST) {
-				(*last)++;
-				*last_dl = ev[i].deadline_ns;
-			}
+	f->events++;
+	if (ev->fired_ns < ev->deadline_ns || ev->worker || ev->overruns ||
+	    ev->flags & ~(DWQ_EVENT_LAST | DWQ_EVENT_COALESCED) ||
+	    !(ev->flags & DWQ_EVENT_COALESCED) != !ev->folded) {
+		if (!f->bad++)
+			fail(f->t, -1,
+			     "event of id %llu: deadline %llu fired %llu worker %u overruns %llu flags %#x folded %llu",
+			     (unsigned long long)ev->id,
+			     (unsigned long long)ev->deadline_ns,
+			     (unsigned long long)ev->fired_ns, ev->worker,
+			     (unsigned long long)ev->overruns, ev->flags,
+			     (unsigned long long)ev->folded);
+	}
+	if (!e) {
+		if (!f->unknown++)
+			fail(f->t, -1, "event of id %llu, beyond any id made",
+			     (unsigned long long)ev->id);
+		return;
+	}
+	if (e->nlast)
+		e->after_last++;
+	if (!e->nev || ev->deadline_ns < e->min_dl)
+		e->min_dl = ev->deadline_ns;
+	if (ev->fired_ns > e->max_fired)
+		e->max_fired = ev->fired_ns;
+	e->nev++;
+	if (ev->flags & DWQ_EVENT_LAST) {
+		e->nlast++;
+		e->last_dl = ev->deadline_ns;
+		if (ev->cookie == STOP_COOKIE)
+			f->done = true;
+	} else if (ev->fired_ns > e->max_fired_periodic) {
+		e->max_fired_periodic = ev->fired_ns;
+	}
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+/* Blocked in read() until the stop event comes; records every event. */
+static void *reader(void *arg)
+{
+	struct file *f = arg;
+	struct dwq_event ev[16];
+	ssize_t n;
+	int i;
+
+	for (;;) {
+		n = read(f->fd, ev, sizeof(ev));
+		if (n < 0 && errno == EINTR)
+			break; /* the switcher gave up waiting for us */
+		if (n <= 0 || n % sizeof(ev[0])) {
+			fail(f->t, -1, "read: %zd (%s)", n,
+			     n < 0 ? strerror(errno) : "bytes");
+			break;
 		}
-	} while (now_ns() < end && !done(until, *n, n0, *last));
+		pthread_mutex_lock(&f->lock);
+		for (i = 0; i < n / (ssize_t)sizeof(ev[0]); i++)
+			record(f, &ev[i]);
+		pthread_cond_broadcast(&f->cond);
+		pthread_mutex_unlock(&f->lock);
+		if (f->done)
+			break;
+	}
+	return NULL;
 }
 
-static void case_a(int t, int i, int fd)
+/* Wait up to @ms for the reader to have seen @nev events of @id, or LAST. */
+static void wait_events(struct file *f, __u64 id, int nev, bool last, int ms)
 {
-	struct dwq_ioc_schedule s = { .mode = DWQ_MODE_ONESHOT };
-	struct dwq_ioc_reschedule r = {
-		.mode = DWQ_MODE_FIXED_RATE,
-		.period_ns = NS_PER_MS,
-		.flags = DWQ_RESCHED_PERIOD,
-	};
-	struct dwq_ioc_cancel c = {};
-	int n = 0, last = 0, other = 0, last_before;
-	__u64 dl = 0;
-	long err, cerr;
+	__u64 end = now_ns() + ms * NS_PER_MS;
+	struct timespec ts = { .tv_sec = end / 1000000000ULL,
+			       .tv_nsec = end % 1000000000ULL };
+	struct ent *e = ent_of(f, id);
 
-	if (xioctl(fd, DWQ_IOC_SCHEDULE, &s)) {
-		fail(t, i, "A: SCHEDULE: %s", strerror(errno));
+	if (!e)
 		return;
-	}
-	r.id = s.id;
-	err = xioctl(fd, DWQ_IOC_RESCHEDULE, &r);
-	collect(fd, s.id, 5, &n, &last, &dl, &other, 0);
-	last_before = last;
-	c.id = s.id;
-	cerr = xioctl(fd, DWQ_IOC_CANCEL, &c);
-	/* A one-shot's LAST, or a periodic firing cancelled: one more. */
-	if (err)
-		collect(fd, s.id, 5000, &n, &last, &dl, &other, UNTIL_LAST);
-	else if (!cerr && c.result == DWQ_RESULT_RUNNING)
-		collect(fd, s.id, 3000, &n, &last, &dl, &other, UNTIL_ANY);
-	else /* REMOVED: an event of an earlier firing may be unread. */
-		collect(fd, s.id, 5, &n, &last, &dl, &other, 0);
-	if (err == 0 && (last || cerr))
-		fail(t, i,
-		     "A: one-shot made periodic: %d LAST events of %d, then CANCEL %ld",
-		     last, n, cerr);
-	else if (err == -ENOENT && (last != 1 || n != 1))
-		fail(t, i, "A: one-shot fired first: %d LAST of %d events",
-		     last, n);
-	else if (err == -ENOENT && last_before && cerr != -ENOENT)
-		fail(t, i,
-		     "A: CANCEL after the LAST event was read: %ld, result %u",
-		     cerr, c.result);
-	else if (err == -ENOENT && cerr && cerr != -ENOENT)
-		fail(t, i, "A: CANCEL of a fired one-shot: %ld", cerr);
-	else if (err && err != -ENOENT)
-		fail(t, i, "A: RESCHEDULE: %s", strerror((int)-err));
-	/* A periodic firing cancelled RUNNING may come late: see quiet(). */
-	__atomic_add_fetch(&stray, other, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&f->lock);
+	while (last ? !e->nlast : e->nev < nev)
+		if (pthread_cond_timedwait(&f->cond, &f->lock, &ts))
+			break;
+	pthread_mutex_unlock(&f->lock);
 }
 
-static void case_b(int t, int i, int fd)
+/* Make the id's entry; the reader may have recorded its events already. */
+static struct ent *made(struct file *f, int i, __u64 id, int kase)
 {
-	struct dwq_ioc_schedule s = {
-		.mode = DWQ_MODE_FIXED_RATE,
-		.period_ns = NS_PER_MS,
-	};
-	struct dwq_ioc_reschedule r = {
-		.mode = DWQ_MODE_ONESHOT,
-		.flags = DWQ_RESCHED_PERIOD,
-	};
-	struct dwq_ioc_query q = {};
-	int n = 0, last = 0, other = 0;
-	__u64 dl = 0, t0, t1;
-	long err, qerr;
+	struct ent *e = ent_of(f, id);
 
-	if (xioctl(fd, DWQ_IOC_SCHEDULE, &s)) {
-		fail(t, i, "B: SCHEDULE: %s", strerror(errno));
-		return;
-	}
-	/* Let it fire (a little while, so the switch meets it anywhere). */
-	collect(fd, s.id, 1 + i % 3, &n, &last, &dl, &other, 0);
-	r.id = s.id;
-	r.time_ns = (i % 4) * NS_PER_MS / 4;
-	t0 = now_ns();
-	err = xioctl(fd, DWQ_IOC_RESCHEDULE, &r);
-	t1 = now_ns();
-	n = 0;
-	/* TCG guests can be late by hundreds of ms under load. */
-	collect(fd, s.id, 5000, &n, &last, &dl, &other, UNTIL_LAST);
-	collect(fd, s.id, 5, &n, &last, &dl, &other, 0);
-	q.id = s.id;
-	qerr = xioctl(fd, DWQ_IOC_QUERY, &q);
-	if (err)
-		fail(t, i, "B: RESCHEDULE of a periodic task: %s",
-		     strerror((int)-err));
-	else if (last != 1)
-		fail(t, i,
-		     "B: periodic made one-shot: %d LAST events (%d events after)",
-		     last, n);
-	else if (dl < t0 + r.time_ns || dl > t1 + r.time_ns)
-		fail(t, i,
-		     "B: LAST deadline %llu not the new one, in [%llu, %llu]",
-		     (unsigned long long)dl,
-		     (unsigned long long)(t0 + r.time_ns),
-		     (unsigned long long)(t1 + r.time_ns));
-	if (!err && qerr != -ENOENT)
-		fail(t, i, "B: after its LAST event, QUERY: %ld", qerr);
-	if (qerr == 0) {
-		struct dwq_ioc_cancel c = { .id = s.id };
-
-		xioctl(fd, DWQ_IOC_CANCEL, &c);
-	}
-	__atomic_add_fetch(&stray, other, __ATOMIC_RELAXED);
-}
-
-static void case_c(int t, int i, int fd)
-{
-	struct dwq_ioc_schedule s = {
-		.mode = DWQ_MODE_FIXED_RATE,
-		.period_ns = NS_PER_MS,
-	};
-	struct dwq_ioc_reschedule r = {
-		.mode = DWQ_MODE_ONESHOT,
-		.time_ns = 10000 * NS_PER_MS,
-		.flags = DWQ_RESCHED_PERIOD,
-	};
-	struct dwq_ioc_cancel c = {};
-	struct dwq_ioc_query q = {};
-	int n = 0, last = 0, other = 0;
-	__u64 dl = 0;
-	long err, cerr, qerr;
-
-	if (xioctl(fd, DWQ_IOC_SCHEDULE, &s)) {
-		fail(t, i, "C: SCHEDULE: %s", strerror(errno));
-		return;
-	}
-	collect(fd, s.id, 5000, &n, &last, &dl, &other, UNTIL_ANY);
-	r.id = s.id;
-	c.id = s.id;
-	err = xioctl(fd, DWQ_IOC_RESCHEDULE, &r);
-	cerr = xioctl(fd, DWQ_IOC_CANCEL, &c);
-	q.id = s.id;
-	qerr = xioctl(fd, DWQ_IOC_QUERY, &q);
-	n = 0;
-	if (!cerr && c.result == DWQ_RESULT_RUNNING) {
-		__atomic_add_fetch(&c_running, 1, __ATOMIC_RELAXED);
-		/* The firing's own event may come late under TCG. */
-		collect(fd, s.id, 1000, &n, &last, &dl, &other, UNTIL_ANY);
-	}
-	collect(fd, s.id, 5, &n, &last, &dl, &other, 0);
-	if (err)
-		fail(t, i, "C: RESCHEDULE of a periodic task: %s",
-		     strerror((int)-err));
-	else if (cerr)
-		fail(t, i, "C: CANCEL: %s", strerror((int)-cerr));
-	else if (last)
-		fail(t, i,
-		     "C: made one-shot due in 10 s, cancelled %s: %d LAST of %d events",
-		     c.result == DWQ_RESULT_RUNNING ? "firing" : "queued", last,
-		     n);
-	else if (n > (c.result == DWQ_RESULT_RUNNING ? 2 : 1))
-		/* One unread from before, and one of the firing found. */
-		fail(t, i, "C: %d events after the cancel (result %u)", n,
-		     c.result);
-	if (qerr != -ENOENT)
-		fail(t, i, "C: after CANCEL, QUERY: %ld", qerr);
-	if (cerr) /* do not leave it firing into the next case */
-		xioctl(fd, DWQ_IOC_CANCEL, &c);
-	__atomic_add_fetch(&stray, other, __ATOMIC_RELAXED);
-}
-
-/*
- * At the end nothing of the file's may live on: nothing pending, and no
- * firing for 300 ms (a periodic task that lost its id would go on).
- */
-static void quiet(int t, int fd)
-{
-	struct dwq_ioc_stats a, b;
-	int n = 0, last = 0, other = 0;
-	__u64 dl = 0;
-
-	collect(fd, 0, 300, &n, &last, &dl, &other, 0);
-	if (xioctl(fd, DWQ_IOC_STATS, &a)) {
-		fail(t, iterations, "STATS: %s", strerror(errno));
-		return;
-	}
-	collect(fd, 0, 300, &n, &last, &dl, &other, 0);
-	if (xioctl(fd, DWQ_IOC_STATS, &b))
-		fail(t, iterations, "STATS: %s", strerror(errno));
-	else if (a.pending || b.pending || a.fired != b.fired)
-		fail(t, iterations,
-		     "at the end: pending %llu, fired %llu then %llu",
-		     (unsigned long long)b.pending, (unsigned long long)a.fired,
-		     (unsigned long long)b.fired);
-}
-
-static void *thread(void *arg)
-{
-	int t = (int)(long)arg, fd, i;
-
-	fd = open(dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		fail(t, 0, "%s: %s", dev, strerror(errno));
+	if (!e) {
+		fail(f->t, i, "id %llu, beyond the %llu expected",
+		     (unsigned long long)id, (unsigned long long)f->cap - 1);
 		return NULL;
 	}
-	for (i = 0; i < iterations; i++) {
-		case_a(t, i, fd);
-		case_b(t, i, fd);
-		case_c(t, i, fd);
+	pthread_mutex_lock(&f->lock);
+	e->kase = kase;
+	e->iter = i;
+	e->cerr = 1;
+	pthread_mutex_unlock(&f->lock);
+	return e;
+}
+
+static __u64 sched(struct file *f, int i, __u64 time_ns, __u32 flags,
+		   __u32 mode, __u64 period, __u64 cookie)
+{
+	struct dwq_ioc_schedule s = {
+		.time_ns = time_ns,
+		.period_ns = period,
+		.cookie = cookie,
+		.mode = mode,
+		.flags = flags,
+	};
+	long err = xioctl(f->fd, DWQ_IOC_SCHEDULE, &s);
+
+	if (err) {
+		fail(f->t, i, "SCHEDULE: %s", strerror((int)-err));
+		return 0;
 	}
-	quiet(t, fd);
-	close(fd);
+	return s.id;
+}
+
+static void resched(struct file *f, struct ent *e, __u64 id, __u64 time_ns,
+		    __u32 mode, __u64 period)
+{
+	struct dwq_ioc_reschedule r = {
+		.id = id,
+		.time_ns = time_ns,
+		.period_ns = period,
+		.mode = mode,
+		.flags = DWQ_RESCHED_PERIOD,
+	};
+	__u64 t0, t1;
+	long err;
+
+	t0 = now_ns();
+	err = xioctl(f->fd, DWQ_IOC_RESCHEDULE, &r);
+	t1 = now_ns();
+	pthread_mutex_lock(&f->lock);
+	e->t0 = t0;
+	e->t1 = t1;
+	e->err = err;
+	pthread_mutex_unlock(&f->lock);
+}
+
+static void cancel(struct file *f, struct ent *e, __u64 id)
+{
+	struct dwq_ioc_cancel c = { .id = id };
+	__u64 t0 = now_ns(), t;
+	long err = xioctl(f->fd, DWQ_IOC_CANCEL, &c);
+
+	t = now_ns();
+	pthread_mutex_lock(&f->lock);
+	e->cerr = err;
+	e->result = err ? 0 : c.result;
+	e->tc0 = t0;
+	e->tc = t;
+	if (!err &&
+	    (c.result == DWQ_RESULT_REMOVED || c.result == DWQ_RESULT_UNREAD))
+		f->removed++;
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* A: a one-shot due in 0..1 ms made fixed-rate 0..1 ms later, cancelled. */
+static void case_a(struct file *f, int i)
+{
+	__u64 t = now_ns(), dl = t + (i % 5) * 250 * NS_PER_US, id;
+	struct ent *e;
+
+	id = sched(f, i, dl, DWQ_SCHED_ABS, DWQ_MODE_ONESHOT, 0, 1);
+	e = id ? made(f, i, id, CASE_A) : NULL;
+	if (!e)
+		return;
+	e->dl = dl;
+	spin_until(t + (i * 3 % 5) * 250 * NS_PER_US);
+	resched(f, e, id, NS_PER_MS, DWQ_MODE_FIXED_RATE, NS_PER_MS);
+	/*
+	 * Periodic now: let the reader fire it once, then cancel it 0..1.2
+	 * ms later, before, while or after its next period is due.
+	 */
+	if (!e->err) {
+		wait_events(f, id, 1, false, 20);
+		spin_until(now_ns() + (i % 4) * 400 * NS_PER_US);
+	}
+	cancel(f, e, id);
+}
+
+/* B: a fixed-rate task that fired made a one-shot due in 0..1 ms. */
+static void case_b(struct file *f, int i)
+{
+	__u64 id = sched(f, i, 0, 0, DWQ_MODE_FIXED_RATE, NS_PER_MS, 2);
+	struct ent *e = id ? made(f, i, id, CASE_B) : NULL;
+
+	if (!e)
+		return;
+	wait_events(f, id, 1 + i % 3, false, 1000);
+	e->d = (i % 4) * 250 * NS_PER_US;
+	resched(f, e, id, e->d, DWQ_MODE_ONESHOT, 0);
+	/* TCG guests can be late by hundreds of ms under load. */
+	wait_events(f, id, 0, true, 5000);
+}
+
+/* C: a fixed-rate task that fired made a one-shot in 10 s, cancelled. */
+static void case_c(struct file *f, int i)
+{
+	__u64 id = sched(f, i, 0, 0, DWQ_MODE_FIXED_RATE, NS_PER_MS, 3);
+	struct ent *e = id ? made(f, i, id, CASE_C) : NULL;
+
+	if (!e)
+		return;
+	wait_events(f, id, 1, false, 1000);
+	spin_until(now_ns() + (i % 3) * 400 * NS_PER_US);
+	resched(f, e, id, 10000 * NS_PER_MS, DWQ_MODE_ONESHOT, 0);
+	cancel(f, e, id);
+}
+
+/* D: a one-shot due in 0..1 ms, cancelled 0..1 ms after it was made. */
+static void case_d(struct file *f, int i)
+{
+	__u64 t = now_ns(), dl = t + (i * 3 % 5) * 250 * NS_PER_US, id;
+	struct ent *e;
+
+	id = sched(f, i, dl, DWQ_SCHED_ABS, DWQ_MODE_ONESHOT, 0, 4);
+	e = id ? made(f, i, id, CASE_D) : NULL;
+	if (!e)
+		return;
+	e->dl = dl;
+	spin_until(t + (i % 5) * 250 * NS_PER_US);
+	cancel(f, e, id);
+}
+
+/* The checks of one id, once the reader is done. */
+static void verify(struct file *f, __u64 id)
+{
+	struct ent *e = &f->tab[id];
+	bool removed = !e->cerr && e->result == DWQ_RESULT_REMOVED;
+	bool unread = !e->cerr && e->result == DWQ_RESULT_UNREAD;
+	int t = f->t, i = e->iter;
+
+	if (e->kase == CASE_NONE) {
+		if (e->nev)
+			fail(t, -1, "%d events of id %llu, which no case made",
+			     e->nev, (unsigned long long)id);
+		return;
+	}
+	/*
+	 * Each id ends exactly once: a LAST event (a one-shot's firing, or
+	 * the event an UNREAD cancel left), or a cancel that REMOVED it.
+	 */
+	if (e->nlast + removed != 1 || e->after_last)
+		fail(t, i,
+		     "case %c id %llu: %d LAST events (%d after one), cancel %ld result %u",
+		     kase_name[e->kase], (unsigned long long)id, e->nlast,
+		     e->after_last, e->cerr, e->result);
+	if (e->cerr < 0 && e->cerr != -ENOENT)
+		fail(t, i, "case %c: CANCEL: %s", kase_name[e->kase],
+		     strerror((int)-e->cerr));
+	/* A one-shot never parks, so it never keeps an event: REMOVED. */
+	if (!e->cerr && !removed && (!unread || e->kase == CASE_D))
+		fail(t, i, "case %c: CANCEL said %u", kase_name[e->kase],
+		     e->result);
+	if (unread && !e->nlast)
+		fail(t, i,
+		     "case %c: CANCEL said UNREAD, yet no LAST event came",
+		     kase_name[e->kase]);
+	/* Nothing fires after a cancel that ended the task returned. */
+	if ((removed || unread) && e->nev && e->max_fired > e->tc)
+		fail(t, i, "case %c: fired at %llu, after the cancel at %llu",
+		     kase_name[e->kase], (unsigned long long)e->max_fired,
+		     (unsigned long long)e->tc);
+	switch (e->kase) {
+	case CASE_A:
+		if (!e->err) {
+			__atomic_add_fetch(&a_switched, 1, __ATOMIC_RELAXED);
+			if (unread)
+				__atomic_add_fetch(&a_unread, 1,
+						   __ATOMIC_RELAXED);
+			/* Moved: it was not due when the reschedule began. */
+			if (e->t0 >= e->dl)
+				fail(t, i,
+				     "A: moved at %llu, yet due at %llu: -ENOENT",
+				     (unsigned long long)e->t0,
+				     (unsigned long long)e->dl);
+			/* Periodic from the switch: its first deadline 1 ms on. */
+			if (e->nev && e->min_dl < e->t0 + NS_PER_MS)
+				fail(t, i,
+				     "A: made periodic, yet an event due at %llu, before %llu",
+				     (unsigned long long)e->min_dl,
+				     (unsigned long long)(e->t0 + NS_PER_MS));
+		} else if (e->err == -ENOENT) {
+			__atomic_add_fetch(&a_due, 1, __ATOMIC_RELAXED);
+			/* Gone: it was due by the time the reschedule ended. */
+			if (e->t1 < e->dl)
+				fail(t, i,
+				     "A: -ENOENT at %llu, yet due only at %llu",
+				     (unsigned long long)e->t1,
+				     (unsigned long long)e->dl);
+			if (e->nev != 1 || e->last_dl != e->dl)
+				fail(t, i,
+				     "A: one-shot due first: %d events, LAST at %llu, deadline %llu",
+				     e->nev, (unsigned long long)e->last_dl,
+				     (unsigned long long)e->dl);
+			if (e->cerr != -ENOENT)
+				fail(t, i, "A: CANCEL of a one-shot gone: %ld",
+				     e->cerr);
+		} else {
+			fail(t, i, "A: RESCHEDULE: %s", strerror((int)-e->err));
+		}
+		break;
+	case CASE_B:
+		if (e->err)
+			fail(t, i, "B: RESCHEDULE of a periodic task: %s",
+			     strerror((int)-e->err));
+		else if (e->nlast && (e->last_dl < e->t0 + e->d ||
+				      e->last_dl > e->t1 + e->d))
+			fail(t, i,
+			     "B: LAST deadline %llu not the new one, in [%llu, %llu]",
+			     (unsigned long long)e->last_dl,
+			     (unsigned long long)(e->t0 + e->d),
+			     (unsigned long long)(e->t1 + e->d));
+		/* A periodic firing: by read() or the reschedule, not after. */
+		if (e->max_fired_periodic > e->t1)
+			fail(t, i,
+			     "B: an event without LAST fired at %llu, after the switch at %llu",
+			     (unsigned long long)e->max_fired_periodic,
+			     (unsigned long long)e->t1);
+		if (e->max_fired_periodic > e->t0)
+			__atomic_add_fetch(&b_raced, 1, __ATOMIC_RELAXED);
+		break;
+	case CASE_C:
+		if (e->err)
+			fail(t, i, "C: RESCHEDULE of a periodic task: %s",
+			     strerror((int)-e->err));
+		if (e->max_fired > e->t0)
+			__atomic_add_fetch(&c_raced, 1, __ATOMIC_RELAXED);
+		if (unread)
+			__atomic_add_fetch(&c_unread, 1, __ATOMIC_RELAXED);
+		break;
+	case CASE_D:
+		if (removed) {
+			__atomic_add_fetch(&d_removed, 1, __ATOMIC_RELAXED);
+			if (e->nev)
+				fail(t, i, "D: removed, yet %d events", e->nev);
+			if (e->tc0 >= e->dl)
+				fail(t, i,
+				     "D: removed at %llu, yet due at %llu: -ENOENT",
+				     (unsigned long long)e->tc0,
+				     (unsigned long long)e->dl);
+		} else if (e->cerr == -ENOENT) {
+			__atomic_add_fetch(&d_due, 1, __ATOMIC_RELAXED);
+			if (e->tc < e->dl)
+				fail(t, i,
+				     "D: -ENOENT at %llu, yet due only at %llu",
+				     (unsigned long long)e->tc,
+				     (unsigned long long)e->dl);
+			if (e->nev != 1 || e->last_dl != e->dl)
+				fail(t, i,
+				     "D: due first: %d events, LAST at %llu, deadline %llu",
+				     e->nev, (unsigned long long)e->last_dl,
+				     (unsigned long long)e->dl);
+		}
+		break;
+	}
+}
+
+/*
+ * The end: the stop event read, nothing more comes for 300 ms (a periodic
+ * task that lost its id would go on), and STATS agree with what was seen.
+ */
+static void finish(struct file *f)
+{
+	struct pollfd p = { .fd = f->fd, .events = POLLIN };
+	struct dwq_ioc_stats a, b;
+	__u64 id;
+	int r;
+
+	if (xioctl(f->fd, DWQ_IOC_STATS, &a)) {
+		fail(f->t, iterations, "STATS: %s", strerror(errno));
+		return;
+	}
+	r = poll(&p, 1, 300);
+	if (r)
+		fail(f->t, iterations, "after the stop event, poll: %d", r);
+	if (xioctl(f->fd, DWQ_IOC_STATS, &b)) {
+		fail(f->t, iterations, "STATS: %s", strerror(errno));
+		return;
+	}
+	if (b.pending || b.events || a.fired != b.fired ||
+	    b.fired - b.coalesced != f->events || b.cancelled != f->removed)
+		fail(f->t, iterations,
+		     "at the end: pending %llu events %llu fired %llu then %llu coalesced %llu cancelled %llu; read %llu events, %llu cancels removed",
+		     (unsigned long long)b.pending,
+		     (unsigned long long)b.events, (unsigned long long)a.fired,
+		     (unsigned long long)b.fired,
+		     (unsigned long long)b.coalesced,
+		     (unsigned long long)b.cancelled,
+		     (unsigned long long)f->events,
+		     (unsigned long long)f->removed);
+	for (id = 1; id < f->cap; id++)
+		verify(f, id);
+}
+
+static void *switcher(void *arg)
+{
+	struct file *f = arg;
+	struct ent *e;
+	__u64 id;
+	int i, tries;
+
+	for (i = 0; i < iterations; i++) {
+		case_a(f, i);
+		case_b(f, i);
+		case_c(f, i);
+		case_d(f, i);
+	}
+	/* The last event: the reader stops when it has read it. */
+	id = sched(f, iterations, 0, 0, DWQ_MODE_ONESHOT, 0, STOP_COOKIE);
+	e = id ? made(f, iterations, id, CASE_STOP) : NULL;
+	if (e)
+		wait_events(f, id, 0, true, 10000);
+	pthread_mutex_lock(&f->lock);
+	if (!f->done)
+		fail(f->t, iterations, "the reader never read the stop event");
+	pthread_mutex_unlock(&f->lock);
+	/* Unblock a reader still in read(): SIGUSR1, no SA_RESTART. */
+	for (tries = 0; pthread_tryjoin_np(f->reader, NULL); tries++) {
+		if (tries >= 20)
+			pthread_kill(f->reader, SIGUSR1);
+		pause_ns(50 * NS_PER_MS);
+	}
+	if (f->done)
+		finish(f);
+	close(f->fd);
 	return NULL;
 }
 
@@ -325,7 +609,10 @@ int main(int argc, char **argv)
 					    { "threads", 1, NULL, 't' },
 					    { "dev", 1, NULL, 'd' },
 					    {} };
-	pthread_t th[64];
+	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART */
+	static struct file files[64];
+	pthread_condattr_t ca;
+	pthread_t sw[64];
 	int c, t;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -338,13 +625,38 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (nthreads < 1 || nthreads > 64)
+	if (nthreads < 1 || nthreads > 64 || iterations < 1)
 		return 2;
+	sigaction(SIGUSR1, &sa, NULL);
+	for (t = 0; t < nthreads; t++) {
+		struct file *f = &files[t];
+
+		f->t = t;
+		pthread_mutex_init(&f->lock, NULL);
+		/* wait_events() counts on CLOCK_MONOTONIC. */
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&f->cond, &ca);
+		pthread_condattr_destroy(&ca);
+		f->cap = (__u64)iterations * CASES + 2;
+		f->tab = calloc(f->cap, sizeof(*f->tab));
+		f->fd = open(dev, O_RDWR | O_CLOEXEC);
+		if (!f->tab || f->fd < 0) {
+			fprintf(stderr, "dwq-modeswitch: %s: %s\n", dev,
+				strerror(errno));
+			return 2;
+		}
+	}
 	for (t = 0; t < nthreads; t++)
-		pthread_create(&th[t], NULL, thread, (void *)(long)t);
+		pthread_create(&files[t].reader, NULL, reader, &files[t]);
 	for (t = 0; t < nthreads; t++)
-		pthread_join(th[t], NULL);
-	printf("iterations=%d threads=%d late-events=%d c-cancelled-firing=%d failures=%d\n",
-	       iterations, nthreads, stray, c_running, failures);
+		pthread_create(&sw[t], NULL, switcher, &files[t]);
+	for (t = 0; t < nthreads; t++)
+		pthread_join(sw[t], NULL);
+	printf("iterations=%d files=%d A-switched=%d A-unread=%d A-due=%d ",
+	       iterations, nthreads, a_switched, a_unread, a_due);
+	printf("B-raced=%d C-raced=%d C-unread=%d D-removed=%d D-due=%d ",
+	       b_raced, c_raced, c_unread, d_removed, d_due);
+	printf("failures=%d\n", failures);
 	return failures ? 1 : 0;
 }
