@@ -694,7 +694,8 @@ TEST_F(order, deadline_past)
  * CLOCK_BOOTTIME minus CLOCK_MONOTONIC, to within 50 us: a CLOCK_BOOTTIME
  * read between two CLOCK_MONOTONIC reads no more than 100 us apart (a
  * test preempted between its reads would see the clocks apart by the
- * time it was off the CPU).
+ * time it was off the CPU). Never suspended, the clocks are equal, and
+ * the estimate may come out a few us below 0: compare it signed.
  */
 static uint64_t boot_offset(void)
 {
@@ -727,10 +728,10 @@ TEST_F(order, both_clocks)
 	base = dwqt_now() - 40 * NSEC_PER_MSEC;
 	/* Deadlines 1 ms apart: the offset is good to 50 us. */
 	off = boot_offset();
-	t_note("CLOCK_BOOTTIME is CLOCK_MONOTONIC + %llu ms",
-	       (unsigned long long)off / NSEC_PER_MSEC);
+	t_note("CLOCK_BOOTTIME is CLOCK_MONOTONIC + %lld ms",
+	       (long long)off / (long long)NSEC_PER_MSEC);
 	if (getenv("DWQ_TEST_SUSPENDED"))
-		T_EXPECT(off >= NSEC_PER_SEC,
+		T_EXPECT((int64_t)off >= (int64_t)NSEC_PER_SEC,
 			 "DWQ_TEST_SUSPENDED=1, but the clocks are %llu ns apart",
 			 (unsigned long long)off);
 	for (i = 0; i < NR_BOTH; i++) {
@@ -786,15 +787,15 @@ TEST_F(order, boottime_before_monotonic_zero)
 	ssize_t n;
 
 	off = boot_offset();
-	t_note("CLOCK_BOOTTIME is CLOCK_MONOTONIC + %llu ms",
-	       (unsigned long long)off / NSEC_PER_MSEC);
+	t_note("CLOCK_BOOTTIME is CLOCK_MONOTONIC + %lld ms",
+	       (long long)off / (long long)NSEC_PER_MSEC);
 	if (getenv("DWQ_TEST_SUSPENDED"))
-		T_EXPECT(off >= NSEC_PER_SEC,
+		T_EXPECT((int64_t)off >= (int64_t)NSEC_PER_SEC,
 			 "DWQ_TEST_SUSPENDED=1, but the clocks are %llu ns apart",
 			 (unsigned long long)off);
-	else if (off < NSEC_PER_SEC)
-		t_skip("the clocks are %llu ns apart: no suspend to test with",
-		       (unsigned long long)off);
+	else if ((int64_t)off < (int64_t)NSEC_PER_SEC)
+		t_skip("the clocks are %lld ns apart: no suspend to test with",
+		       (long long)off);
 	ids[2] = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 3);
 	ids[1] = dwqt_sched_ok(fd, 2, DWQT_FAR_NS, DWQ_MODE_FIXED_RATE,
 			       DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME, 2);
