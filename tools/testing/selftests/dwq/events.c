@@ -713,6 +713,23 @@ static uint64_t boot_offset(void)
 	return 0;
 }
 
+/*
+ * boot_offset(), noted; with DWQ_TEST_SUSPENDED=1 (the suspend job, after
+ * its suspend) the clocks must be a second apart or more.
+ */
+static uint64_t case_offset(void)
+{
+	uint64_t off = boot_offset();
+
+	t_note("CLOCK_BOOTTIME is CLOCK_MONOTONIC + %lld ms",
+	       (long long)off / (long long)NSEC_PER_MSEC);
+	if (getenv("DWQ_TEST_SUSPENDED"))
+		T_EXPECT((int64_t)off >= (int64_t)NSEC_PER_SEC,
+			 "DWQ_TEST_SUSPENDED=1, but the clocks are %lld ns apart",
+			 (long long)off);
+	return off;
+}
+
 TEST_F(order, both_clocks)
 {
 	static const uint8_t boot[NR_BOTH] = { 0, 0, 0, 1, 1, 0, 1, 0,
@@ -727,13 +744,7 @@ TEST_F(order, both_clocks)
 
 	base = dwqt_now() - 40 * NSEC_PER_MSEC;
 	/* Deadlines 1 ms apart: the offset is good to 50 us. */
-	off = boot_offset();
-	t_note("CLOCK_BOOTTIME is CLOCK_MONOTONIC + %lld ms",
-	       (long long)off / (long long)NSEC_PER_MSEC);
-	if (getenv("DWQ_TEST_SUSPENDED"))
-		T_EXPECT((int64_t)off >= (int64_t)NSEC_PER_SEC,
-			 "DWQ_TEST_SUSPENDED=1, but the clocks are %llu ns apart",
-			 (unsigned long long)off);
+	off = case_offset();
 	for (i = 0; i < NR_BOTH; i++) {
 		k = i * 7 % NR_BOTH;
 		e[i] = dwqt_sched_arg(base + k * NSEC_PER_MSEC +
@@ -786,14 +797,8 @@ TEST_F(order, boottime_before_monotonic_zero)
 	struct dwq_event ev[5]; /* room for one too many */
 	ssize_t n;
 
-	off = boot_offset();
-	t_note("CLOCK_BOOTTIME is CLOCK_MONOTONIC + %lld ms",
-	       (long long)off / (long long)NSEC_PER_MSEC);
-	if (getenv("DWQ_TEST_SUSPENDED"))
-		T_EXPECT((int64_t)off >= (int64_t)NSEC_PER_SEC,
-			 "DWQ_TEST_SUSPENDED=1, but the clocks are %llu ns apart",
-			 (unsigned long long)off);
-	else if ((int64_t)off < (int64_t)NSEC_PER_SEC)
+	off = case_offset();
+	if ((int64_t)off < (int64_t)NSEC_PER_SEC)
 		t_skip("the clocks are %lld ns apart: no suspend to test with",
 		       (long long)off);
 	ids[2] = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 3);
