@@ -1775,12 +1775,25 @@ static void f9_setup(void)
  */
 static const char *idle_source = "none";
 
+/*
+ * idle_ns()'s sample, or -1 if it cannot be: a CPU's idle or iowait in
+ * /proc/stat beyond all the time since boot. An idle CPU's idle (and
+ * iowait) is counted up to a clock read that may be made on another CPU;
+ * one whose clock is behind (as a vCPU's can be under TCG) makes it go
+ * below zero, and it wraps to about 2^64 ns. Seen in F9's repetitions,
+ * in idle and in iowait, on the client alone and on the loads: such a
+ * sample says nothing of the window, and the window is not counted.
+ */
+static int idle_bad;
+
 static __u64 idle_ns(unsigned int *ncpu)
 {
-	unsigned long long v[5] = { 0 }, tick, us;
+	unsigned long long v[5], tick, us, sum = 0, most;
 	char line[512];
 	FILE *f = fopen("/sys/kernel/debug/dwq_bench/idle_us", "re");
+	unsigned int cpu;
 
+	idle_bad = 0;
 	if (f) {
 		if (fscanf(f, "%llu %u", &us, ncpu) == 2 && *ncpu == 1) {
 			fclose(f);
@@ -1793,27 +1806,27 @@ static __u64 idle_ns(unsigned int *ncpu)
 	f = fopen("/proc/stat", "re");
 	if (!f || !fgets(line, sizeof(line), f))
 		die("/proc/stat");
-	if (sscanf(line, "cpu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-		   &v[3], &v[4]) != 5) {
+	tick = NSEC_PER_SEC / sysconf(_SC_CLK_TCK);
+	/* One CPU's most, in ticks, and a tick for rounding. */
+	most = boottime_ns() / tick + 1;
+	*ncpu = 0;
+	/* Each CPU's line: the sum line would hide which one wrapped. */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "cpu%u %llu %llu %llu %llu %llu", &cpu, &v[0],
+			   &v[1], &v[2], &v[3], &v[4]) != 6)
+			continue;
+		(*ncpu)++;
+		if (v[3] > most || v[4] > most)
+			idle_bad = 1;
+		else
+			sum += v[3] + v[4];
+	}
+	fclose(f);
+	if (!*ncpu) {
 		errno = EINVAL;
 		die("/proc/stat");
 	}
-	*ncpu = 0;
-	while (fgets(line, sizeof(line), f))
-		*ncpu += !strncmp(line, "cpu", 3);
-	fclose(f);
-	tick = NSEC_PER_SEC / sysconf(_SC_CLK_TCK);
-	/*
-	 * More iowait than all CPUs have had time since boot: a CPU's
-	 * iowait, counted from when a task there began to wait for I/O up
-	 * to a clock read on another CPU whose clock is behind (as a vCPU's
-	 * can be under TCG), went below zero and wrapped. Seen in one
-	 * repetition of F9, which then read 9.2e9 CPUs busy. The guest
-	 * does next to no I/O: its iowait is about 0.
-	 */
-	if (v[4] > boottime_ns() / tick * sysconf(_SC_NPROCESSORS_CONF))
-		v[4] = 0;
-	return (v[3] + v[4]) * tick;
+	return sum * tick;
 }
 
 /*
@@ -1855,6 +1868,7 @@ static __u64 pid_cpu(pid_t pid)
 struct cpu_sample {
 	__u64 wall, idle, load, self, workers;
 	unsigned int ncpu;
+	int idle_bad; /* see idle_ns() */
 };
 
 static void cpu_sample(struct cpu_sample *s, pid_t load)
@@ -1865,6 +1879,7 @@ static void cpu_sample(struct cpu_sample *s, pid_t load)
 	s->self = pid_cpu(getpid());
 	s->workers = workers_cpu_ns(&nw);
 	s->idle = idle_ns(&s->ncpu);
+	s->idle_bad = idle_bad;
 	s->wall = now_ns();
 }
 
@@ -2158,6 +2173,7 @@ struct f9_out {
 	double load_rate; /* events/s the load read */
 	struct f9_armed armed;
 	int ran;
+	int idle_bad; /* a sample of its window is not one: not counted */
 };
 
 static void f9_run(const struct f9_variant *v, struct f9_out *o)
@@ -2272,6 +2288,11 @@ static void f9_run(const struct f9_variant *v, struct f9_out *o)
 		o->max = (double)c.late[c.nlate - 1] / 1000;
 	}
 	free(c.late);
+	o->idle_bad = s0.idle_bad || s1.idle_bad;
+	if (o->idle_bad)
+		fprintf(stderr,
+			"dwq-ubench: F9 %s: a CPU's idle time in /proc/stat went past the time since boot (wrapped): its busy time is not counted in this repetition\n",
+			v->name);
 	o->ran = 1;
 }
 
@@ -2279,6 +2300,7 @@ static void bench_f9(void)
 {
 	unsigned int nv = NVARIANTS(f9_variants), r, k, i, ncpu;
 	struct f9_out o[NVARIANTS(f9_variants)];
+	int bad;
 	const struct f9_variant *v;
 	double idle, lower;
 
@@ -2296,7 +2318,9 @@ static void bench_f9(void)
 			v = &f9_variants[i];
 			if (!o[i].ran)
 				continue;
-			add("F9", v->name, 0, "cpu_share", "%", o[i].share);
+			if (!o[i].idle_bad)
+				add("F9", v->name, 0, "cpu_share", "%",
+				    o[i].share);
 			add("F9", v->name, 0, "dwq_threads", "%", o[i].workers);
 			add("F9", v->name, 0, "client_events", "%",
 			    o[i].events_pct);
@@ -2326,21 +2350,25 @@ static void bench_f9(void)
 			 */
 			idle = 0;
 			lower = 0;
+			bad = o[i].idle_bad;
 			for (k = 0; k < nv; k++)
 				if (f9_variants[k].client == v->client &&
 				    f9_variants[k].load == F9_NONE &&
 				    o[k].ran) {
 					idle = o[k].behalf_cpus;
 					lower = o[k].workers_cpus;
+					bad |= o[k].idle_bad;
 				}
 			lower = o[i].load_cpus + o[i].workers_cpus - lower;
 			add("F9", v->name, 0, "load_read", "events/s",
 			    o[i].load_rate);
 			add("F9", v->name, 0, "behalf_floor", "cpus", lower);
-			add("F9", v->name, 0, "behalf", "cpus",
-			    o[i].behalf_cpus - idle > lower ?
-				    o[i].behalf_cpus - idle :
-				    lower);
+			/* Either window's busy time unknown: not counted. */
+			if (!bad)
+				add("F9", v->name, 0, "behalf", "cpus",
+				    o[i].behalf_cpus - idle > lower ?
+					    o[i].behalf_cpus - idle :
+					    lower);
 		}
 	}
 	if (f9.ok)
