@@ -2173,7 +2173,8 @@ struct f9_out {
 	double load_rate; /* events/s the load read */
 	struct f9_armed armed;
 	int ran;
-	int idle_bad; /* a sample of its window is not one: not counted */
+	/* a sample of its window is not one (see idle_ns()): not counted */
+	int idle_bad;
 };
 
 static void f9_run(const struct f9_variant *v, struct f9_out *o)
@@ -2293,6 +2294,19 @@ static void f9_run(const struct f9_variant *v, struct f9_out *o)
 		fprintf(stderr,
 			"dwq-ubench: F9 %s: a CPU's idle time in /proc/stat went past the time since boot (wrapped): its busy time is not counted in this repetition\n",
 			v->name);
+	/*
+	 * Run times only grow; a sum that went down lost a thread (or a
+	 * schedstat read) between the samples, and its delta, unsigned,
+	 * would wrap to about 2^64 ns: not counted either.
+	 */
+	if (s1.self < s0.self || s1.load < s0.load || s1.workers < s0.workers) {
+		o->idle_bad = 1;
+		fprintf(stderr,
+			"dwq-ubench: F9 %s: a run time went down over the window (self %lld, load %lld, workers %lld ns): its busy time is not counted in this repetition\n",
+			v->name, (long long)(s1.self - s0.self),
+			(long long)(s1.load - s0.load),
+			(long long)(s1.workers - s0.workers));
+	}
 	o->ran = 1;
 }
 
@@ -2318,10 +2332,12 @@ static void bench_f9(void)
 			v = &f9_variants[i];
 			if (!o[i].ran)
 				continue;
-			if (!o[i].idle_bad)
+			if (!o[i].idle_bad) {
 				add("F9", v->name, 0, "cpu_share", "%",
 				    o[i].share);
-			add("F9", v->name, 0, "dwq_threads", "%", o[i].workers);
+				add("F9", v->name, 0, "dwq_threads", "%",
+				    o[i].workers);
+			}
 			add("F9", v->name, 0, "client_events", "%",
 			    o[i].events_pct);
 			add("F9", v->name, 0, "client_p50", "us", o[i].p50);
@@ -2329,8 +2345,9 @@ static void bench_f9(void)
 			add("F9", v->name, 0, "client_max", "us", o[i].max);
 			if (v->load == F9_NONE)
 				continue;
-			add("F9", v->name, 0, "load_cpu", "cpus",
-			    o[i].load_cpus);
+			if (!o[i].idle_bad)
+				add("F9", v->name, 0, "load_cpu", "cpus",
+				    o[i].load_cpus);
 			add("F9", v->name, 0, "tasks", "count",
 			    o[i].armed.periodic + o[i].armed.oneshot);
 			add("F9", v->name, 0, "periodic", "count",
@@ -2362,13 +2379,14 @@ static void bench_f9(void)
 			lower = o[i].load_cpus + o[i].workers_cpus - lower;
 			add("F9", v->name, 0, "load_read", "events/s",
 			    o[i].load_rate);
-			add("F9", v->name, 0, "behalf_floor", "cpus", lower);
 			/* Either window's busy time unknown: not counted. */
-			if (!bad)
-				add("F9", v->name, 0, "behalf", "cpus",
-				    o[i].behalf_cpus - idle > lower ?
-					    o[i].behalf_cpus - idle :
-					    lower);
+			if (bad)
+				continue;
+			add("F9", v->name, 0, "behalf_floor", "cpus", lower);
+			add("F9", v->name, 0, "behalf", "cpus",
+			    o[i].behalf_cpus - idle > lower ?
+				    o[i].behalf_cpus - idle :
+				    lower);
 		}
 	}
 	if (f9.ok)
