@@ -2373,11 +2373,11 @@ void dwq_client_free(struct dwq_client *c)
  * @c: the client
  *
  * The process that opened it, as the reader's pid namespace numbers it (0
- * if it cannot see it, or the process has exited); its counts, the sizes of its arrays outside the
- * slab (its heaps' slots, its id map's buckets), and its next task (the
- * earliest not due yet): its id, the deadline on the task's clock, that
- * clock, and the time left. Nothing if the reader is killed while it
- * waits for the file.
+ * if it cannot see it, or the process has exited); its counts, the sizes
+ * of its arrays outside the slab (its heaps' slots, its id map's
+ * buckets), and its next task (the earliest not due yet): its id, the
+ * deadline on the task's clock, that clock, and the time left. Nothing if
+ * the reader is killed while it waits for the file.
  *
  * Context: process context; may sleep.
  */
