@@ -936,6 +936,7 @@ static int dwq_uevents_alloc(struct list_head *spares, unsigned int n)
  * @spares: events from dwq_uevents_alloc(); one is taken unless @ut has
  *	a kept event already, which this firing folds into (then @spares
  *	may be NULL)
+ * @flags: event flags added to the firing's, %DWQ_EVENT_LAST for a cancel
  *
  * The firing's event is kept on the file's ready list, unread, with the
  * periods it skipped until @now. The caller then removes or moves the
@@ -944,7 +945,7 @@ static int dwq_uevents_alloc(struct list_head *spares, unsigned int n)
  * Context: process context, @c->mutex held.
  */
 static void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
-			   struct list_head *spares)
+			   struct list_head *spares, u32 flags)
 {
 	struct dwq_uevent *uev = ut->ev;
 	bool folded = !!uev;
@@ -954,6 +955,7 @@ static void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
 
 	lockdep_assert_held(&c->mutex);
 	dwq_utask_firing(ut, now, &ev, &skipped, &next);
+	ev.flags |= flags;
 	if (folded) {
 		list_del(&uev->link);
 		c->coalesced++;
@@ -1936,7 +1938,7 @@ static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 			dwq_utask_destroy(c, ut, NULL);
 		} else if (ut->ev) {
 			/* Folds into the event it kept: no memory taken. */
-			dwq_utask_keep(c, ut, now, NULL);
+			dwq_utask_keep(c, ut, now, NULL, DWQ_EVENT_LAST);
 			dwq_utask_destroy(c, ut, NULL);
 		} else {
 			dwq_utask_cancel_due(c, ut, now);
@@ -2015,7 +2017,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 
 	/* Nothing fails from here on. */
 	if (due)
-		dwq_utask_keep(c, ut, now, &spares);
+		dwq_utask_keep(c, ut, now, &spares, 0);
 	dwq_uevents_free(&spares);
 	if (rate < old_rate)
 		dwq_limits_rate_release(c->user, old_rate - rate);

@@ -10,7 +10,7 @@
 dbg=/sys/kernel/debug/dwq
 tr=/sys/kernel/tracing
 . /dwq/tap.sh
-tap_plan 22
+tap_plan 23
 
 # --- debugfs ----------------------------------------------------------
 
@@ -202,6 +202,36 @@ SCRIPT
 		grep -q "dwq_dev_event: tgid=$pid id=2 cookie=2 deadline=[0-9]* lateness=[0-9]* overruns=0 last$" "$tmp/trace"
 	result $? "trace: dwq_dev_event for each firing, with its lateness" "$tmp/trace"
 
+	# A due periodic task moved keeps its firing's event; due again and
+	# cancelled, that firing folds into the kept event, which is the
+	# id's last: the trace says so when it happens.
+	cat >"$tmp/fold" <<'SCRIPT'
+schedule 10ms every 10s cookie 7
+sleep 100ms
+reschedule $1 10ms
+sleep 100ms
+cancel $1
+wait 1 events timeout 10s
+SCRIPT
+	echo >$tr/trace
+	echo 1 >$tr/events/dwq/enable
+	echo 1 >$tr/tracing_on
+	dwqctl run "$tmp/fold" >"$tmp/fold.out" 2>&1 &
+	pid=$!
+	wait $pid
+	rc=$?
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/dwq/enable
+	{
+		cat $tr/trace
+		cat "$tmp/fold.out"
+	} >"$tmp/fold.trace"
+	[ $rc = 0 ] &&
+		grep -q 'unread' "$tmp/fold.out" &&
+		grep -q "dwq_dev_event: tgid=$pid id=1 cookie=7 deadline=[0-9]* lateness=[0-9]* overruns=0$" "$tmp/fold.trace" &&
+		grep -q "dwq_dev_event: tgid=$pid id=1 cookie=7 deadline=[0-9]* lateness=[0-9]* overruns=0 last coalesced$" "$tmp/fold.trace"
+	result $? "trace: a cancel folded into a kept event traces it as the last" "$tmp/fold.trace"
+
 	# As a user would: trace-cmd records the events and decodes them.
 	if command -v trace-cmd >/dev/null; then
 		(cd "$tmp" && trace-cmd record -q -e dwq -o "$tmp/trace.dat" \
@@ -226,7 +256,7 @@ SCRIPT
 else
 	ls $tr >"$tmp/tr" 2>&1
 	i=0
-	while [ $i -lt 11 ]; do
+	while [ $i -lt 12 ]; do
 		result 1 "tracefs: no $tr/events/dwq" "$tmp/tr"
 		i=$((i + 1))
 	done
