@@ -718,6 +718,68 @@ static void ct_obj_fn(struct dwq_task *task)
 	atomic_inc(o->ran);
 }
 
+/* An object whose task holds its only reference once scheduled. */
+struct ct_owned {
+	struct dwq_task task;
+	struct completion *started;
+	atomic_t *released;
+};
+
+static void ct_owned_fn(struct dwq_task *task)
+{
+	struct ct_owned *o = container_of(task, struct ct_owned, task);
+
+	complete(o->started);
+	/* Long enough for dwq_cancel_sync() to find it running and wait. */
+	msleep(20);
+}
+
+static void ct_owned_release(struct dwq_task *task)
+{
+	struct ct_owned *o = container_of(task, struct ct_owned, task);
+
+	atomic_inc(o->released);
+	kfree(o);
+}
+
+/*
+ * A fire-and-forget task: its owner drops its own reference once it is
+ * scheduled, and stops it later with dwq_cancel_sync() while its callback
+ * runs. The queue's reference is then the last: the cancel must keep the
+ * task alive while it waits, the release function must have run once
+ * when it returns (in it, as the kernel-doc says), and nothing may touch
+ * the object after that (KASAN reports any use after the kfree()).
+ */
+static void dwq_context_test_cancel_sync_no_ref(struct kunit *test)
+{
+	atomic_t *released = kunit_kzalloc(test, sizeof(*released), GFP_KERNEL);
+	struct completion *started =
+		kunit_kzalloc(test, sizeof(*started), GFP_KERNEL);
+	struct dwq_queue *q = ct_queue(test, 2, 4);
+	struct dwq_sched s = {};
+	unsigned int i;
+	struct ct_owned *o;
+
+	KUNIT_ASSERT_NOT_NULL(test, released);
+	KUNIT_ASSERT_NOT_NULL(test, started);
+	for (i = 0; i < 4; i++) {
+		o = kzalloc(sizeof(*o), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, o);
+		init_completion(started);
+		dwq_task_init(&o->task, ct_owned_fn, ct_owned_release);
+		o->started = started;
+		o->released = released;
+		s.mode = i % 2 ? DWQ_MODE_FIXED_RATE : DWQ_MODE_ONESHOT;
+		s.period_ns = i % 2 ? 50 * NSEC_PER_MSEC : 0;
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &o->task, &s), 0);
+		dwq_task_put(&o->task);
+		ct_wait(test, started);
+		KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&o->task),
+				(int)DWQ_RESULT_RUNNING);
+		KUNIT_EXPECT_EQ(test, atomic_read(released), (int)i + 1);
+	}
+}
+
 /*
  * Schedule an object's task due now (one-shot or periodic), let it race
  * with cancel_sync at varying points, then free the object at once. The
@@ -1460,6 +1522,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_mod_cancel_order),
 	KUNIT_CASE(dwq_context_test_mod_during_cancel_sync),
 	KUNIT_CASE_SLOW(dwq_context_test_cancel_sync_free),
+	KUNIT_CASE(dwq_context_test_cancel_sync_no_ref),
 	KUNIT_CASE(dwq_context_test_last_put_while_unbinding),
 	KUNIT_CASE(dwq_context_test_claim_race),
 	KUNIT_CASE(dwq_context_test_claim_race_batch),

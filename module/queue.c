@@ -302,8 +302,9 @@ static void dwq_kunit_unbinding(struct dwq_task *task)
  *
  * Drops the queue's reference here, under the lock, unless it is the last
  * one: then nobody else holds @task (nobody waits in dwq_cancel_sync(),
- * whose caller holds a reference), and the caller must call dwq_task_put()
- * after unlocking, so that the release function runs outside the lock.
+ * which holds a reference of its own while it waits), and the caller must
+ * call dwq_task_put() after unlocking, so that the release function runs
+ * outside the lock.
  * Either way, once the lock is dropped the queue no longer touches @task:
  * a dwq_cancel_sync() that sees it unbound may free it at once.
  *
@@ -2006,8 +2007,12 @@ retry:
 		 * Wait with the lock dropped. Meanwhile @canceling makes every
 		 * schedule of @task fail, and dwq_task_finish() wakes @done_wq
 		 * when it sees it. The worker's reference keeps @task alive
-		 * until it has unbound it; ours keeps it alive after.
+		 * until it has unbound it; the one taken here (the queue's is
+		 * held, so it cannot be the first) keeps it alive after, for a
+		 * caller that holds none: its put below may be the last.
 		 */
+		kref_get(&task->ref);
+		put = true;
 		WRITE_ONCE(task->canceling, task->canceling + 1);
 		raw_spin_unlock_irqrestore(&q->lock, flags);
 		dwq_task_touch_map(q, task);
