@@ -114,20 +114,24 @@ static int dwq_client_lock(struct dwq_client *c, bool nonblock)
 #define DWQ_IDS_MIN_BITS 4
 #define DWQ_IDS_MAX_BITS 20
 
-static struct hlist_head *dwq_ids_bucket(struct dwq_client *c, u64 id)
+static struct dwq_utask **dwq_ids_bucket(struct dwq_client *c, u64 id)
 {
 	return &c->ids[hash_64(id, c->ids_bits)];
 }
 
 /* An empty id map of 2^@bits buckets, or NULL. */
-static struct hlist_head *dwq_ids_alloc(unsigned int bits, gfp_t gfp)
+static struct dwq_utask **dwq_ids_alloc(unsigned int bits, gfp_t gfp)
 {
-	struct hlist_head *ids;
+	return kvcalloc(1U << bits, sizeof(struct dwq_utask *), gfp);
+}
 
-	ids = kvmalloc_array(1U << bits, sizeof(*ids), gfp);
-	if (ids)
-		__hash_init(ids, 1U << bits);
-	return ids;
+/* Put @ut at the head of its bucket's chain. */
+static void dwq_ids_link(struct dwq_client *c, struct dwq_utask *ut)
+{
+	struct dwq_utask **b = dwq_ids_bucket(c, ut->id);
+
+	ut->idnext = *b;
+	*b = ut;
 }
 
 /**
@@ -142,10 +146,8 @@ static struct hlist_head *dwq_ids_alloc(unsigned int bits, gfp_t gfp)
  */
 static void dwq_ids_resize(struct dwq_client *c, unsigned int bits)
 {
-	struct hlist_head *old = c->ids, *ids;
+	struct dwq_utask **old = c->ids, **ids, *ut, *next;
 	unsigned int i, oldn = 1U << c->ids_bits, moved = 0;
-	struct hlist_node *tmp;
-	struct dwq_utask *ut;
 
 	lockdep_assert_held(&c->mutex);
 	ids = dwq_ids_alloc(bits, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
@@ -155,9 +157,9 @@ static void dwq_ids_resize(struct dwq_client *c, unsigned int bits)
 	c->ids_bits = bits;
 	/* Up to the last task: a map shrunk when emptied is not walked. */
 	for (i = 0; i < oldn && moved < c->nr_ids; i++) {
-		hlist_for_each_entry_safe(ut, tmp, &old[i], idnode) {
-			hlist_del(&ut->idnode);
-			hlist_add_head(&ut->idnode, dwq_ids_bucket(c, ut->id));
+		for (ut = old[i]; ut; ut = next) {
+			next = ut->idnext;
+			dwq_ids_link(c, ut);
 			moved++;
 		}
 	}
@@ -165,20 +167,22 @@ static void dwq_ids_resize(struct dwq_client *c, unsigned int bits)
 }
 
 /*
- * Keep the id map between a quarter full and full (one task a bucket):
- * doubled as tasks come, halved once a quarter is left, never past its
- * smallest and largest sizes. The file's mutex held.
+ * Keep the id map between a quarter full and two tasks a bucket: doubled
+ * (or more) as tasks come, to between one and two tasks a bucket; halved
+ * (or more) once under a quarter of a task a bucket is left, to one or
+ * fewer; never past its smallest and largest sizes. The file's mutex
+ * held.
  */
 static void dwq_ids_fit(struct dwq_client *c)
 {
 	unsigned int n = 1U << c->ids_bits, bits;
 
-	if (c->nr_ids > n && c->ids_bits < DWQ_IDS_MAX_BITS) {
-		bits = min_t(unsigned int, order_base_2(c->nr_ids),
+	if (c->nr_ids / 2 > n && c->ids_bits < DWQ_IDS_MAX_BITS) {
+		bits = min_t(unsigned int, order_base_2(c->nr_ids) - 1,
 			     DWQ_IDS_MAX_BITS);
 		dwq_ids_resize(c, bits);
 	} else if (c->nr_ids < n / 4 && c->ids_bits > DWQ_IDS_MIN_BITS) {
-		bits = max_t(unsigned int, order_base_2(max(c->nr_ids, 1U)) + 1,
+		bits = max_t(unsigned int, order_base_2(max(c->nr_ids, 1U)),
 			     DWQ_IDS_MIN_BITS);
 		dwq_ids_resize(c, bits);
 	}
@@ -187,14 +191,23 @@ static void dwq_ids_fit(struct dwq_client *c)
 /* Put a task with its new id in the id map; the file's mutex held. */
 static void dwq_ids_add(struct dwq_client *c, struct dwq_utask *ut)
 {
-	hlist_add_head(&ut->idnode, dwq_ids_bucket(c, ut->id));
+	dwq_ids_link(c, ut);
 	c->nr_ids++;
 }
 
-/* Take a task out of the id map; the file's mutex held. */
+/*
+ * Take a task out of the id map; the file's mutex held. Its chain is
+ * walked from the bucket to the link that points at it: two tasks a
+ * bucket at most, on average.
+ */
 static void dwq_ids_del(struct dwq_client *c, struct dwq_utask *ut)
 {
-	hlist_del_init(&ut->idnode);
+	struct dwq_utask **p = dwq_ids_bucket(c, ut->id);
+
+	while (*p != ut)
+		p = &(*p)->idnext;
+	*p = ut->idnext;
+	ut->idnext = NULL;
 	c->nr_ids--;
 }
 
@@ -215,7 +228,7 @@ static struct dwq_utask *dwq_client_find(struct dwq_client *c, u64 id)
 	struct dwq_utask *ut;
 
 	lockdep_assert_held(&c->mutex);
-	hlist_for_each_entry(ut, dwq_ids_bucket(c, id), idnode) {
+	for (ut = *dwq_ids_bucket(c, id); ut; ut = ut->idnext) {
 		if (ut->id == id)
 			return ut;
 	}
@@ -501,7 +514,6 @@ static void dwq_utask_init(struct dwq_utask *ut)
 {
 	memset(ut, 0, sizeof(*ut));
 	dwq_heap_node_init(&ut->node);
-	INIT_HLIST_NODE(&ut->idnode);
 }
 
 /*
@@ -616,7 +628,6 @@ static int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts,
 		return -ENOSPC;
 	for (i = 0; i < n; i++) {
 		uts[i]->id = ++c->next_id;
-		uts[i]->client = c;
 		dwq_ids_add(c, uts[i]);
 	}
 	dwq_ids_fit(c);
@@ -1873,7 +1884,7 @@ static int dwq_schedule_locked(struct dwq_client *c,
 		return err;
 	}
 	for (i = 0; trace_dwq_dev_schedule_enabled() && i < n; i++)
-		trace_dwq_dev_schedule(r->uts[i], r->us[i].time_ns,
+		trace_dwq_dev_schedule(c->tgid, r->uts[i], r->us[i].time_ns,
 				       r->us[i].period_ns, r->us[i].mode,
 				       r->us[i].flags);
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
@@ -1932,7 +1943,7 @@ static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 				       DWQ_RESULT_UNREAD :
 				       DWQ_RESULT_REMOVED;
 		c->cancelled++;
-		trace_dwq_dev_cancel(ut, uc[i].result);
+		trace_dwq_dev_cancel(c->tgid, ut, uc[i].result);
 		touched |= BIT(ut->clock);
 		if (!dwq_utask_due(ut, now)) {
 			dwq_utask_destroy(c, ut, NULL);
@@ -2156,8 +2167,9 @@ int dwq_client_reschedule(struct dwq_client *c,
 	} else {
 		err = dwq_reschedule_locked(c, ut, ur, now);
 		if (!err)
-			trace_dwq_dev_reschedule(ut, ur->time_ns, ur->period_ns,
-						 ur->mode, ur->flags);
+			trace_dwq_dev_reschedule(c->tgid, ut, ur->time_ns,
+						 ur->period_ns, ur->mode,
+						 ur->flags);
 	}
 	mutex_unlock(&c->mutex);
 	return err;

@@ -160,8 +160,11 @@ struct dwq_bin {
  *	copies their events to user space and only then commits them, so
  *	that a failed copy loses nothing.
  * @ids: the id map: the tasks it owns, in 2^@ids_bits buckets by
- *	hash_64() of their id, resized to keep one task a bucket or fewer
- *	(dwq_ids_fit()). A hash rather than an rbtree: ids only grow, so a
+ *	hash_64() of their id, each a chain through &dwq_utask.idnext,
+ *	resized to keep two tasks a bucket or fewer (dwq_ids_fit()). Chains
+ *	of one pointer a task, not an hlist's two: a removal walks its short
+ *	chain from the bucket, and a pending task costs 8 bytes less. A
+ *	hash rather than an rbtree: ids only grow, so a
  *	tree built by them has its newest ids, the ones a timeout cancels,
  *	deepest. Not an xarray: a file whose tasks come and go one at a
  *	time would have it allocate a node for each new window of 64 ids and
@@ -210,7 +213,7 @@ struct dwq_bin {
 struct dwq_client {
 	struct dwq_queue *q;
 	struct mutex mutex; /* see the kernel-doc above */
-	struct hlist_head *ids;
+	struct dwq_utask **ids;
 	unsigned int ids_bits;
 	unsigned int nr_ids;
 	u64 next_id;
@@ -262,9 +265,8 @@ struct dwq_uevent {
  * struct dwq_utask - a task owned by a client
  * @node: its place in its clock's heap: deadline and seq. A task is in
  *	its heap for its whole life, due or not.
- * @idnode: in @client->ids
- * @client: the owner
- * @id: its key in @client->ids
+ * @idnext: the next task in its &dwq_client.ids bucket, or NULL
+ * @id: its key in &dwq_client.ids
  * @cookie: the user's value, returned in every event
  * @period: its period, 0 for a one-shot
  * @runs: its firings so far (made by read(), or kept by a cancel or
@@ -283,12 +285,11 @@ struct dwq_uevent {
  *	files until read() returns the event and frees it. So a cancel
  *	allocates nothing.
  *
- * All fields are guarded by @client->mutex.
+ * All fields are guarded by the owning file's &dwq_client.mutex.
  */
 struct dwq_utask {
 	struct dwq_heap_node node;
-	struct hlist_node idnode;
-	struct dwq_client *client;
+	struct dwq_utask *idnext;
 	u64 id;
 	u64 cookie;
 	u64 period;

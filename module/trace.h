@@ -152,9 +152,9 @@ TRACE_EVENT(dwq_wakeup,
  * the process that opened the file, the id and the cookie.
  */
 DECLARE_EVENT_CLASS(dwq_dev_task_class,
-		    TP_PROTO(const struct dwq_utask *ut, u64 time_ns,
-			     u64 period_ns, u32 mode, u32 flags),
-		    TP_ARGS(ut, time_ns, period_ns, mode, flags),
+		    TP_PROTO(pid_t tgid, const struct dwq_utask *ut,
+			     u64 time_ns, u64 period_ns, u32 mode, u32 flags),
+		    TP_ARGS(tgid, ut, time_ns, period_ns, mode, flags),
 		    TP_STRUCT__entry(__field(pid_t, tgid)
 				     __field(u64, id)
 				     __field(u64, cookie)
@@ -162,7 +162,7 @@ DECLARE_EVENT_CLASS(dwq_dev_task_class,
 				     __field(u64, period)
 				     __field(u32, mode)
 				     __field(u32, flags)),
-		    TP_fast_assign(__entry->tgid = ut->client->tgid;
+		    TP_fast_assign(__entry->tgid = tgid;
 				   __entry->id = ut->id;
 				   __entry->cookie = ut->cookie;
 				   __entry->time = time_ns;
@@ -182,18 +182,18 @@ DECLARE_EVENT_CLASS(dwq_dev_task_class,
 
 /* DWQ_IOC_SCHEDULE(_BATCH) scheduled a task; time as the program gave it. */
 DEFINE_EVENT(dwq_dev_task_class, dwq_dev_schedule,
-	     TP_PROTO(const struct dwq_utask *ut, u64 time_ns, u64 period_ns,
-		      u32 mode, u32 flags),
-	     TP_ARGS(ut, time_ns, period_ns, mode, flags));
+	     TP_PROTO(pid_t tgid, const struct dwq_utask *ut, u64 time_ns,
+		      u64 period_ns, u32 mode, u32 flags),
+	     TP_ARGS(tgid, ut, time_ns, period_ns, mode, flags));
 
 /*
  * DWQ_IOC_RESCHEDULE moved a task; without DWQ_RESCHED_PERIOD in flags,
  * mode and period are the ones it keeps (shown as given: 0).
  */
 DEFINE_EVENT(dwq_dev_task_class, dwq_dev_reschedule,
-	     TP_PROTO(const struct dwq_utask *ut, u64 time_ns, u64 period_ns,
-		      u32 mode, u32 flags),
-	     TP_ARGS(ut, time_ns, period_ns, mode, flags));
+	     TP_PROTO(pid_t tgid, const struct dwq_utask *ut, u64 time_ns,
+		      u64 period_ns, u32 mode, u32 flags),
+	     TP_ARGS(tgid, ut, time_ns, period_ns, mode, flags));
 
 /*
  * DWQ_IOC_CANCEL(_BATCH) cancelled a task. The result is
@@ -202,13 +202,13 @@ DEFINE_EVENT(dwq_dev_task_class, dwq_dev_reschedule,
  * read(), never while a cancel holds the file.
  */
 TRACE_EVENT(dwq_dev_cancel,
-	    TP_PROTO(const struct dwq_utask *ut, u32 result),
-	    TP_ARGS(ut, result),
+	    TP_PROTO(pid_t tgid, const struct dwq_utask *ut, u32 result),
+	    TP_ARGS(tgid, ut, result),
 	    TP_STRUCT__entry(__field(pid_t, tgid)
 			     __field(u64, id)
 			     __field(u64, cookie)
 			     __field(u32, result)),
-	    TP_fast_assign(__entry->tgid = ut->client->tgid;
+	    TP_fast_assign(__entry->tgid = tgid;
 			   __entry->id = ut->id;
 			   __entry->cookie = ut->cookie;
 			   __entry->result = result;),
