@@ -1906,42 +1906,81 @@ err_uncharge:
 }
 
 /*
- * Cancel @n tasks by id, in turn, at one moment; the file's mutex held.
- * Each entry's result: %DWQ_RESULT_REMOVED, %DWQ_RESULT_UNREAD when an
- * event of the task is left to read, or %DWQ_RESULT_NOENT for an id the
- * file does not own (any more: a due one-shot's, or one an earlier entry
- * cancelled). A due periodic task keeps its event, unread: folded into
- * the one it kept already, or the task itself becomes it
- * (dwq_utask_cancel_due()). Nothing it needs is allocated (the heaps and
- * the id map shrink only if memory for the smaller arrays is there): it
- * cannot fail.
+ * The results of cancelling @n tasks by id, in turn, at the moment @at,
+ * the file's mutex held; nothing changes but each task's @picked. Each
+ * entry's result: %DWQ_RESULT_REMOVED, %DWQ_RESULT_UNREAD when an event
+ * of the task is left to read (one it kept, or the firing of a due
+ * periodic task), or %DWQ_RESULT_NOENT for an id the file does not own
+ * (any more: a due one-shot's, or one an earlier entry cancels).
  */
-static void dwq_cancel_locked(struct dwq_client *c, struct dwq_ioc_cancel *uc,
-			      unsigned int n)
+static void dwq_cancel_results(struct dwq_client *c, struct dwq_ioc_cancel *uc,
+			       unsigned int n, struct dwq_moment *at)
 {
-	unsigned int i, touched = 0;
 	struct dwq_utask *ut;
-	struct dwq_moment at;
+	unsigned int i;
 	u64 now;
 
 	lockdep_assert_held(&c->mutex);
-	/* One moment for the whole batch: what is due stays so. */
-	dwq_moment_init(&at);
 	for (i = 0; i < n; i++) {
 		ut = dwq_client_find(c, uc[i].id);
-		if (!ut) {
+		if (!ut || ut->picked) {
 			uc[i].result = DWQ_RESULT_NOENT;
 			continue;
 		}
-		now = dwq_moment(&at, ut->clock);
+		now = dwq_moment(at, ut->clock);
 		if (ut->mode == DWQ_MODE_ONESHOT && dwq_utask_due(ut, now)) {
 			uc[i].result = DWQ_RESULT_NOENT;
 			continue;
 		}
-		/* An event still to read: fired now, or kept before. */
 		uc[i].result = ut->ev || dwq_utask_due(ut, now) ?
 				       DWQ_RESULT_UNREAD :
 				       DWQ_RESULT_REMOVED;
+		ut->picked = true;
+	}
+}
+
+/* The results could not be written back: cancel none of them. */
+static void dwq_cancel_unpick(struct dwq_client *c,
+			      const struct dwq_ioc_cancel *uc, unsigned int n)
+{
+	struct dwq_utask *ut;
+	unsigned int i;
+
+	lockdep_assert_held(&c->mutex);
+	for (i = 0; i < n; i++) {
+		if (uc[i].result == DWQ_RESULT_NOENT)
+			continue;
+		ut = dwq_client_find(c, uc[i].id);
+		if (ut)
+			ut->picked = false;
+	}
+}
+
+/*
+ * Cancel the tasks dwq_cancel_results() picked, as it answered, at the
+ * same moment @at; the file's mutex held. A due periodic task keeps its
+ * event, unread: folded into the one it kept already, or the task itself
+ * becomes it (dwq_utask_cancel_due()). Nothing it needs is allocated (the
+ * heaps and the id map shrink only if memory for the smaller arrays is
+ * there): it cannot fail.
+ */
+static void dwq_cancel_apply(struct dwq_client *c,
+			     const struct dwq_ioc_cancel *uc, unsigned int n,
+			     struct dwq_moment *at)
+{
+	unsigned int i, touched = 0;
+	struct dwq_utask *ut;
+	u64 now;
+
+	lockdep_assert_held(&c->mutex);
+	for (i = 0; i < n; i++) {
+		if (uc[i].result == DWQ_RESULT_NOENT)
+			continue;
+		ut = dwq_client_find(c, uc[i].id);
+		if (WARN_ON_ONCE(!ut || !ut->picked))
+			continue;
+		ut->picked = false;
+		now = dwq_moment(at, ut->clock);
 		c->cancelled++;
 		trace_dwq_dev_cancel(c->tgid, ut, uc[i].result);
 		touched |= BIT(ut->clock);
@@ -2089,13 +2128,17 @@ int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
  * @uc: @n entries; each one's result is set
  * @n: how many
  * @nonblock: -EAGAIN rather than wait for the file's mutex
- * @write: writes the results back, called with the mutex still held (so
- *	that no event of a cancelled task can be read before): 0 or an
- *	errno, which this returns
+ * @write: writes the results back, called with the mutex held, before
+ *	anything is cancelled: 0, or an errno, which this returns having
+ *	cancelled nothing
  * @arg: for @write
  *
  * An id the file does not own (any more) is an entry's
- * %DWQ_RESULT_NOENT, not a failure. Nothing it needs is allocated.
+ * %DWQ_RESULT_NOENT, not a failure. Nothing it needs is allocated. The
+ * results are worked out first, written back, and only then acted on,
+ * all under the file's mutex at one moment: a cancel whose results cannot
+ * be written back (the memory unmapped or made read-only meanwhile, a
+ * fault that fails) changes nothing.
  *
  * Context: process context; may sleep.
  * Return: 0, -EAGAIN, -ERESTARTSYS, or what @write returned.
@@ -2106,13 +2149,21 @@ int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 				   unsigned int n),
 		      void *arg)
 {
+	struct dwq_moment at;
 	int err;
 
 	err = dwq_client_lock(c, nonblock);
 	if (err)
 		return err;
-	dwq_cancel_locked(c, uc, n);
+	/* One moment for the whole batch: what is due stays so. */
+	dwq_moment_init(&at);
+	dwq_cancel_results(c, uc, n, &at);
+	/* Nothing is cancelled unless the caller gets to know what was. */
 	err = write(arg, uc, n);
+	if (err)
+		dwq_cancel_unpick(c, uc, n);
+	else
+		dwq_cancel_apply(c, uc, n, &at);
 	mutex_unlock(&c->mutex);
 	return err;
 }

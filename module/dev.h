@@ -284,6 +284,8 @@ struct dwq_uevent {
  *	deadline that fired, and holds its charge to its user and to all
  *	files until read() returns the event and frees it. So a cancel
  *	allocates nothing.
+ * @picked: a cancel in progress answered for it (dwq_cancel_results()):
+ *	a later entry of the same batch with its id is %DWQ_RESULT_NOENT
  *
  * All fields are guarded by the owning file's &dwq_client.mutex.
  */
@@ -303,6 +305,7 @@ struct dwq_utask {
 	u8 mode;
 	u8 clock;
 	bool last;
+	bool picked;
 };
 
 /**

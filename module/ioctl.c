@@ -134,9 +134,14 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 		err = -EINVAL;
 		goto out_report;
 	}
-	us = kvmalloc_array(b.count, sizeof(*us), GFP_KERNEL);
-	ds = kvmalloc_array(b.count, sizeof(*ds), GFP_KERNEL);
-	uts = kvmalloc_array(b.count, sizeof(*uts), GFP_KERNEL);
+	/* An address past a 32-bit kernel's is no address of the caller's. */
+	if (b.entries != (unsigned long)b.entries) {
+		err = -EFAULT;
+		goto out_report;
+	}
+	us = kvmalloc_array(b.count, sizeof(*us), GFP_KERNEL_ACCOUNT);
+	ds = kvmalloc_array(b.count, sizeof(*ds), GFP_KERNEL_ACCOUNT);
+	uts = kvmalloc_array(b.count, sizeof(*uts), GFP_KERNEL_ACCOUNT);
 	if (!us || !ds || !uts) {
 		err = -ENOMEM;
 		goto out_free;
@@ -200,6 +205,7 @@ out_report:
 struct dwq_cancel_out {
 	struct dwq_ioc_cancel __user *arg;
 	void __user *entries;
+	__u32 __user *error_index;
 };
 
 /* DWQ_IOC_CANCEL's result: -ENOENT for an id not the file's. */
@@ -210,7 +216,6 @@ static int dwq_write_result(void *arg, const struct dwq_ioc_cancel *uc,
 
 	if (uc->result == DWQ_RESULT_NOENT)
 		return -ENOENT;
-	/* Only fails if another thread unmapped the argument meanwhile. */
 	return put_user(uc->result, &out->arg->result) ? -EFAULT : 0;
 }
 
@@ -220,8 +225,8 @@ static int dwq_write_results(void *arg, const struct dwq_ioc_cancel *uc,
 {
 	struct dwq_cancel_out *out = arg;
 
-	/* Only fails if another thread unmapped the array meanwhile. */
-	if (copy_to_user(out->entries, uc, array_size(n, sizeof(*uc))))
+	if (copy_to_user(out->entries, uc, array_size(n, sizeof(*uc))) ||
+	    put_user(n, out->error_index))
 		return -EFAULT;
 	return 0;
 }
@@ -237,13 +242,10 @@ static long dwq_ioctl_cancel(struct dwq_client *c,
 	if (uc.reserved)
 		return -EINVAL;
 	/*
-	 * Prove the result writable before cancelling: a cancel whose result
-	 * could not be written back would leave the caller not knowing
-	 * whether it happened.
+	 * A batch of one: the same path as DWQ_IOC_CANCEL_BATCH. The result
+	 * is written back before the task is cancelled: if it cannot be,
+	 * nothing is (the caller could not tell what happened).
 	 */
-	if (put_user(uc.result, &arg->result))
-		return -EFAULT;
-	/* A batch of one: the same path as DWQ_IOC_CANCEL_BATCH. */
 	return dwq_client_cancel(c, &uc, 1, nonblock, dwq_write_result, &out);
 }
 
@@ -267,6 +269,11 @@ static long dwq_ioctl_cancel_batch(struct dwq_client *c,
 		err = -EINVAL;
 		goto out_report;
 	}
+	/* An address past a 32-bit kernel's is no address of the caller's. */
+	if (b.entries != (unsigned long)b.entries) {
+		err = -EFAULT;
+		goto out_report;
+	}
 	/* At most DWQ_CANCEL_BATCH_MAX entries: 16 KiB (dwq_dev_init()). */
 	uc = kvmalloc_array(b.count, sizeof(*uc), GFP_KERNEL_ACCOUNT);
 	if (!uc) {
@@ -287,20 +294,18 @@ static long dwq_ioctl_cancel_batch(struct dwq_client *c,
 		}
 	}
 	/*
-	 * Prove the array and error_index writable before cancelling
-	 * anything: a batch that faults here has changed nothing.
+	 * An id not the file's (any more) is an answer, not a failure. The
+	 * results and error_index are written back before anything is
+	 * cancelled: a batch that faults there has changed nothing.
 	 */
-	if (copy_to_user(entries, uc, size) ||
-	    put_user(b.count, &arg->error_index)) {
-		err = -EFAULT;
-		goto out_free;
-	}
-	/* An id not the file's (any more) is an answer, not a failure. */
 	out.entries = entries;
+	out.error_index = &arg->error_index;
 	err = dwq_client_cancel(c, uc, b.count, nonblock, dwq_write_results,
 				&out);
+	if (err)
+		goto out_free;
 	kvfree(uc);
-	return err;
+	return 0;
 
 out_free:
 	kvfree(uc);

@@ -24,12 +24,13 @@
  * timerfd does: a task whose deadline passes during a suspend is due when
  * the system resumes, and wakes its readers then.
  *
- * Every ioctl that writes results back makes sure it can before it
- * changes anything: an argument that can be read but not written is
- * -EFAULT with no task made, cancelled or moved, no id used and no
- * charge taken. Only another thread unmapping the argument during the
- * call can make it fail with -EFAULT after acting (each struct says what
- * then happened).
+ * Every ioctl that writes results back writes them before what it did
+ * can be seen, or undoes it: an argument that can be read but not
+ * written is -EFAULT with no task made, cancelled or moved, no id used
+ * and no charge taken. A cancel writes its results before it cancels
+ * anything. A schedule whose ids cannot be written back after all
+ * (another thread unmapped the argument, or made it read-only, during
+ * the call) is undone; only its ids are used (&struct dwq_ioc_schedule).
  *
  * An unread periodic task costs nothing: a periodic task that is due and
  * not read is parked (%DWQ_STATE_PARKED): none of its periods runs. read()
@@ -110,7 +111,8 @@
  * @reserved: must be zero
  *
  * If the id cannot be written back after all (another thread unmapped
- * the argument during the call), the task is undone: -EFAULT, nothing
+ * the argument, or made it read-only, during the call), the task is
+ * undone: -EFAULT, nothing
  * scheduled and no charge kept; only its id is used, never given again.
  * A batch that fails so is undone the same way, whole.
  */
@@ -166,7 +168,9 @@ struct dwq_ioc_schedule_batch {
  * waits with the periods skipped until the cancel. A cancel needs no
  * memory (the task itself is kept as that event until it is read), so
  * it never fails with -ENOMEM; DWQ_IOC_CANCEL_BATCH can, before it
- * cancels anything, for its copy of the array.
+ * cancels anything, for its copy of the array. The result is written
+ * back before the task is cancelled: if it cannot be, the call is
+ * -EFAULT and the task stays as it was.
  */
 struct dwq_ioc_cancel {
 	__u64 id;
@@ -217,11 +221,10 @@ struct dwq_ioc_cancel {
  * %DWQ_RESULT_NOENT where DWQ_IOC_CANCEL would fail with -ENOENT; such an
  * entry does not fail the call. The call returns 0 then.
  *
- * Before cancelling anything the whole array is read, checked and written
- * back unchanged: an invalid batch (-EINVAL) or an array that cannot be
- * read or written (-EFAULT) cancels nothing. Only if the array stops
- * being writable during the call (another thread unmapping it) can the
- * call fail with -EFAULT after cancelling, as DWQ_IOC_CANCEL can.
+ * The whole array is read and checked, and the results and @error_index
+ * written back, before anything is cancelled: an invalid batch (-EINVAL)
+ * or an array that cannot be read or written (-EFAULT) cancels nothing.
+ * After -EFAULT the entries' @result are meaningless.
  */
 struct dwq_ioc_cancel_batch {
 	__u64 entries;

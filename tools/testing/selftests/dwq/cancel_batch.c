@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "dwq_test.h"
 
@@ -458,6 +459,36 @@ TEST_F(cancel_batch, readonly_efault)
 	T_EQ(idx, ARRAY_SIZE(e));
 	expect_all_queued(fd, ids, ARRAY_SIZE(ids));
 	dwqt_expect_no_event(fd, 100);
+}
+
+/*
+ * Entries that become read-only while the call waits for the file
+ * (another thread's read() holds it): the results cannot be written back,
+ * so the call is -EFAULT, error_index the count, and nothing is
+ * cancelled.
+ */
+TEST_F(cancel_batch, made_readonly_while_waiting_cancels_nothing)
+{
+	struct dwq_ioc_cancel *e = dwqt_page();
+	struct dwq_ioc_cancel_batch b = { .count = 4 };
+	int fd = self->f.fd;
+	uint64_t ids[4];
+	long ret;
+
+	schedule_far(fd, ids, ARRAY_SIZE(ids));
+	/* Due at once: the event the stuck read() takes. */
+	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 99);
+	entries_for(e, ids, ARRAY_SIZE(ids));
+	b.entries = (uint64_t)(uintptr_t)e;
+	b.error_index = 0xdead;
+	ret = dwqt_ioctl_then_readonly(fd, DWQ_IOC_CANCEL_BATCH, &b, e);
+	if (ret == DWQT_NO_UFFD)
+		t_skip("no userfaultfd in this kernel");
+	T_ERR(ret, EFAULT);
+	T_EQ(b.error_index, ARRAY_SIZE(ids));
+	expect_all_queued(fd, ids, ARRAY_SIZE(ids));
+	dwqt_expect_no_event(fd, 100);
+	munmap(e, sysconf(_SC_PAGESIZE));
 }
 
 /* A batch of DWQ_CANCEL_BATCH_MAX entries, every one REMOVED. */

@@ -11,9 +11,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "dwqt.h"
@@ -446,6 +448,113 @@ void *dwqt_ro_copy(const void *src, size_t len)
 	if (mprotect(p, page, PROT_READ))
 		t_fail("mprotect: %s", t_errname(errno));
 	return p;
+}
+
+static void *dwqt_stuck_read_fn(void *arg)
+{
+	struct dwqt_stuck_read *r = arg;
+
+	r->ret = read(r->fd, r->buf, sizeof(struct dwq_event));
+	return NULL;
+}
+
+bool dwqt_stuck_read_start(struct dwqt_stuck_read *r, int fd)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	long page = sysconf(_SC_PAGESIZE);
+	struct pollfd pfd;
+	struct uffd_msg msg;
+
+	*r = (struct dwqt_stuck_read){ .fd = fd, .ret = -1 };
+	r->uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	/* Not built in, or not for kernel faults. */
+	if (r->uffd < 0)
+		return false;
+	if (ioctl(r->uffd, UFFDIO_API, &api))
+		t_fail("UFFDIO_API: %s", t_errname(errno));
+	r->buf = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->buf == MAP_FAILED)
+		t_fail("mmap: %s", t_errname(errno));
+	reg.range.start = (unsigned long)r->buf;
+	reg.range.len = page;
+	if (ioctl(r->uffd, UFFDIO_REGISTER, &reg))
+		t_fail("UFFDIO_REGISTER: %s", t_errname(errno));
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (poll(&pfd, 1, DWQT_WAIT_MS) != 1)
+		t_fail("no event due on the file to read");
+	if (pthread_create(&r->th, NULL, dwqt_stuck_read_fn, r))
+		t_fail("pthread_create");
+	/* The read() is in the fault, with the file's mutex held. */
+	pfd = (struct pollfd){ .fd = r->uffd, .events = POLLIN };
+	if (poll(&pfd, 1, DWQT_WAIT_MS) != 1 ||
+	    read(r->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT)
+		t_fail("the read() did not fault on its buffer");
+	return true;
+}
+
+ssize_t dwqt_stuck_read_end(struct dwqt_stuck_read *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct uffdio_zeropage zero = {
+		.range = { .start = (unsigned long)r->buf, .len = page },
+	};
+
+	if (ioctl(r->uffd, UFFDIO_ZEROPAGE, &zero))
+		t_fail("UFFDIO_ZEROPAGE: %s", t_errname(errno));
+	if (pthread_join(r->th, NULL))
+		t_fail("pthread_join");
+	close(r->uffd);
+	munmap(r->buf, page);
+	return r->ret;
+}
+
+void *dwqt_page(void)
+{
+	void *p = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		t_fail("mmap: %s", t_errname(errno));
+	return p;
+}
+
+struct dwqt_late_ioctl {
+	int fd;
+	unsigned long cmd;
+	void *arg;
+	long ret;
+};
+
+static void *dwqt_late_ioctl_fn(void *arg)
+{
+	struct dwqt_late_ioctl *l = arg;
+
+	l->ret = dwqt_ioctl(l->fd, l->cmd, l->arg);
+	return NULL;
+}
+
+long dwqt_ioctl_then_readonly(int fd, unsigned long cmd, void *arg, void *page)
+{
+	struct dwqt_late_ioctl l = { .fd = fd, .cmd = cmd, .arg = arg };
+	struct dwqt_stuck_read r;
+	pthread_t th;
+
+	if (!dwqt_stuck_read_start(&r, fd))
+		return DWQT_NO_UFFD;
+	if (pthread_create(&th, NULL, dwqt_late_ioctl_fn, &l))
+		t_fail("pthread_create");
+	/* Long enough for the ioctl to read its argument and wait. */
+	dwqt_sleep_ms(200);
+	if (mprotect(page, sysconf(_SC_PAGESIZE), PROT_READ))
+		t_fail("mprotect: %s", t_errname(errno));
+	if (dwqt_stuck_read_end(&r) != sizeof(struct dwq_event))
+		t_fail("the stuck read() returned %zd", r.ret);
+	if (pthread_join(th, NULL))
+		t_fail("pthread_join");
+	return l.ret;
 }
 
 void *dwqt_at_end_of_mapping(size_t len)

@@ -6,9 +6,11 @@
 #ifndef DWQT_DWQT_H
 #define DWQT_DWQT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <linux/dwq.h>
 
 #include "dwq_harness.h"
@@ -115,6 +117,38 @@ void *dwqt_unmapped(void);
 void *dwqt_ro_copy(const void *src, size_t len);
 /* @len bytes that end where the mapping ends: the next byte is unmapped. */
 void *dwqt_at_end_of_mapping(size_t len);
+
+/*
+ * A read() of a file stuck in a page fault that userfaultfd holds: the
+ * file's mutex held until dwqt_stuck_read_end(), which lets the fault be
+ * served (a zero page) and returns what read() returned. The file must
+ * have an event due. dwqt_stuck_read_start() returns false, having done
+ * nothing, if the kernel has no userfaultfd; it fails the case on any
+ * other error.
+ */
+struct dwqt_stuck_read {
+	int fd;
+	int uffd;
+	void *buf;
+	ssize_t ret;
+	pthread_t th;
+};
+
+bool dwqt_stuck_read_start(struct dwqt_stuck_read *r, int fd);
+ssize_t dwqt_stuck_read_end(struct dwqt_stuck_read *r);
+
+/*
+ * ioctl(@fd, @cmd, @arg) from another thread while a stuck read() holds
+ * the file, and @page (a page of its own, where @arg or what it points to
+ * lives) made read-only before the read() lets go: the ioctl can read its
+ * argument but not write its results back. Its return (0 or -errno), or
+ * DWQT_NO_UFFD, having done nothing, if the kernel has no userfaultfd.
+ * @fd must have an event due, which the read() consumes.
+ */
+#define DWQT_NO_UFFD (-4095L - 1)
+long dwqt_ioctl_then_readonly(int fd, unsigned long cmd, void *arg, void *page);
+/* A page of its own, read and write; unmap with munmap(p, page size). */
+void *dwqt_page(void);
 
 /* The value of "key:" in /proc/self/fdinfo/@fd; false if absent. */
 bool dwqt_fdinfo(int fd, const char *key, char *val, size_t size);

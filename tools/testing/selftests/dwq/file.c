@@ -7,18 +7,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "dwq_test.h"
@@ -395,20 +391,6 @@ TEST_F(file, fdinfo_tgid_after_opener_exits)
 		 "dwq-tgid '%s' for an opener that has exited, not 0", val);
 }
 
-struct fdinfo_stuck_reader {
-	int fd;
-	void *buf;
-	ssize_t ret;
-};
-
-static void *fdinfo_stuck_read(void *arg)
-{
-	struct fdinfo_stuck_reader *r = arg;
-
-	r->ret = read(r->fd, r->buf, sizeof(struct dwq_event));
-	return NULL;
-}
-
 /* Wait up to @ms for @pid to end; its status, or -1 if it did not. */
 static int wait_ended(pid_t pid, int ms)
 {
@@ -434,42 +416,14 @@ static int wait_ended(pid_t pid, int ms)
  */
 TEST_F(file, fdinfo_killable_while_read_holds_the_file)
 {
-	struct fdinfo_stuck_reader r = { .fd = self->f.fd };
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
-	struct uffdio_zeropage zero = { 0 };
-	struct uffd_msg msg;
-	struct pollfd pfd;
-	long page = sysconf(_SC_PAGESIZE);
-	int uffd, status, fd = self->f.fd;
+	struct dwqt_stuck_read r;
+	int status, fd = self->f.fd;
 	char path[64];
-	pthread_t th;
 	pid_t pid;
 
-	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
-	/* Not built in (the debug kernels), or not for kernel faults. */
-	if (uffd < 0)
-		t_skip("no userfaultfd: %s", t_errname(errno));
-	T_EXPECT(!ioctl(uffd, UFFDIO_API, &api), "UFFDIO_API: %s",
-		 t_errname(errno));
-	r.buf = mmap(NULL, page, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	T_EXPECT(r.buf != MAP_FAILED, "mmap: %s", t_errname(errno));
-	reg.range.start = (unsigned long)r.buf;
-	reg.range.len = page;
-	T_EXPECT(!ioctl(uffd, UFFDIO_REGISTER, &reg), "UFFDIO_REGISTER: %s",
-		 t_errname(errno));
-
 	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 7);
-	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-	T_EQ(poll(&pfd, 1, 5000), 1);
-	T_EXPECT(!pthread_create(&th, NULL, fdinfo_stuck_read, &r),
-		 "pthread_create");
-	/* The read() is in the fault, with the file's mutex held. */
-	pfd = (struct pollfd){ .fd = uffd, .events = POLLIN };
-	T_EQ(poll(&pfd, 1, 5000), 1);
-	T_EQ(read(uffd, &msg, sizeof(msg)), sizeof(msg));
-	T_EQ(msg.event, UFFD_EVENT_PAGEFAULT);
+	if (!dwqt_stuck_read_start(&r, fd))
+		t_skip("no userfaultfd: %s", t_errname(errno));
 
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", getpid(), fd);
 	pid = fork();
@@ -490,12 +444,7 @@ TEST_F(file, fdinfo_killable_while_read_holds_the_file)
 	status = wait_ended(pid, 5000);
 
 	/* Let the read() go, whatever the outcome above. */
-	zero.range.start = (unsigned long)r.buf;
-	zero.range.len = page;
-	T_EXPECT(!ioctl(uffd, UFFDIO_ZEROPAGE, &zero), "UFFDIO_ZEROPAGE: %s",
-		 t_errname(errno));
-	T_EXPECT(!pthread_join(th, NULL), "pthread_join");
-	T_EQ(r.ret, sizeof(struct dwq_event));
+	T_EQ(dwqt_stuck_read_end(&r), sizeof(struct dwq_event));
 	if (status < 0) {
 		T_EQ(waitpid(pid, &status, 0), pid);
 		t_fail("killed, fdinfo's reader ended only after read() (%#x)",
@@ -503,8 +452,6 @@ TEST_F(file, fdinfo_killable_while_read_holds_the_file)
 	}
 	T_EXPECT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		 "the fdinfo reader ended with status %#x", status);
-	close(uffd);
-	munmap(r.buf, page);
 }
 
 TEST_HARNESS_MAIN

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "dwq_test.h"
 
@@ -201,6 +202,37 @@ TEST_F(cancel, readonly_efault)
 	/* Still there to be cancelled, with a result that can be written. */
 	T_OK(dwqt_cancel(fd, c.id, &result));
 	T_EQ(result, DWQ_RESULT_REMOVED);
+}
+
+/*
+ * CANCEL whose argument becomes read-only while the call waits for the
+ * file (another thread's read() holds it): its result cannot be written
+ * back, so the call is -EFAULT and the task stays as it was, not
+ * cancelled behind the caller's back.
+ */
+TEST_F(cancel, made_readonly_while_waiting_cancels_nothing)
+{
+	struct dwq_ioc_cancel *c = dwqt_page();
+	int fd = self->f.fd;
+	uint32_t result;
+	uint64_t id;
+	long ret;
+
+	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
+	/* Due at once: the event the stuck read() takes. */
+	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 1);
+	*c = (struct dwq_ioc_cancel){ .id = id, .result = 0xdead };
+	ret = dwqt_ioctl_then_readonly(fd, DWQ_IOC_CANCEL, c, c);
+	if (ret == DWQT_NO_UFFD)
+		t_skip("no userfaultfd in this kernel");
+	T_ERR(ret, EFAULT);
+	T_EQ(c->result, 0xdead);
+	T_EQ(dwqt_query_ok(fd, id).state, DWQ_STATE_QUEUED);
+	T_EQ(dwqt_stats_ok(fd).cancelled, 0);
+	T_EQ(dwqt_stats_ok(fd).pending, 1);
+	T_OK(dwqt_cancel(fd, id, &result));
+	T_EQ(result, DWQ_RESULT_REMOVED);
+	munmap(c, sysconf(_SC_PAGESIZE));
 }
 
 /*
