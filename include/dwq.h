@@ -118,9 +118,13 @@ struct dwq_worker;
  *	deadline plus that task's slack (an hrtimer range) and then runs every
  *	task already due. 0: none, the timer is armed for the deadline
  *	itself, as an hrtimer without a range is. A
- *	task never runs before its deadline; it may run later than its own
- *	deadline plus slack only when a task due before it has more slack,
- *	never later than that task's deadline plus slack.
+ *	task never runs before its deadline. The timer is armed to fire by
+ *	its deadline plus slack, or later only when a task due before it
+ *	has more slack, by that task's deadline plus slack. A worker runs it
+ *	then if one is free; when its deadline comes while the worker that
+ *	would lead still runs an ordinary (not quick) callback, a free
+ *	worker is woken for it up to 50 us later (the hand-off grace, in
+ *	which that callback usually returns and takes it itself).
  */
 struct dwq_sched {
 	u64 time_ns;
@@ -440,7 +444,8 @@ static inline bool dwq_task_run_oneshot(const struct dwq_task *task)
  * thread sleeps on meanwhile, and the callback runs in softirq context.
  *
  * Context: only from @task's own callback.
- * Return: the worker's id, 0 .. workers - 1 (its thread is "dwq/<id>").
+ * Return: the worker's id, 0 .. workers - 1 (its thread is "dwq/<id>",
+ * or "dwq-<name>/<id>" on a queue named other than "dwq").
  */
 static inline int dwq_task_run_worker(const struct dwq_task *task)
 {

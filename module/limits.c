@@ -166,8 +166,8 @@ struct dwq_user {
 /*
  * Every user with a dwq file open: kuid value -> &struct dwq_user. Its
  * xa_lock guards the map and every entry's @ref; taken with interrupts
- * off, because the last put may come from the queue's timer (a task's
- * last reference, dropped in softirq context, frees its file's client).
+ * off, so that a put is safe from any context (today a file's client is
+ * freed, and its user put, only in release(), in process context).
  */
 static DEFINE_XARRAY_FLAGS(dwq_users, XA_FLAGS_LOCK_IRQ);
 

@@ -432,7 +432,9 @@ struct dwq_ioc_stats {
  *
  * read() returns whole events only; a buffer smaller than one is -EINVAL.
  * It blocks until at least one task is due, unless the file is
- * O_NONBLOCK (-EAGAIN). It fires the tasks due when it begins, at most as
+ * O_NONBLOCK (-EAGAIN); either may first wait for another thread's
+ * read() or ioctl() on the same file to finish, as a pipe's read() waits
+ * for another reader of the pipe. It fires the tasks due when it begins, at most as
  * many as fit in the buffer; the rest stay due for the next read(). A
  * buffer that faults returns the events copied whole before the fault
  * (their byte count), or -EFAULT if none was; the others, and their
