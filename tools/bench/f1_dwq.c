@@ -3,7 +3,9 @@
  * F1 for dwq's heap: the four variants (2- and 4-ary, keys inline or
  * through the node pointer; see heap_variants.h), each driven by the loops
  * of f1_dwq_tmpl.h. The heap functions are called across translation
- * units, as dwq.ko's queue calls them.
+ * units (a call and a return per operation), where dwq.ko's queue inlines
+ * them and F1's min_heap rows use lib/min_heap.h's inline functions: a
+ * few instructions against dwq's variants.
  */
 #include <linux/errno.h>
 #include <linux/ktime.h>

@@ -13,10 +13,13 @@
  *     N + 1) cancelled: N stays N;
  *   - rearm: a pending object moved to a new deadline as the facility
  *     does it (mod_delayed_work, mod_timer, hrtimer_start on an armed
- *     one, kthread_mod_delayed_work, dwq_reschedule; dwq_mod as dwq-mod);
- *   - head: a new object armed 5 s to 15 s ahead, before every pending
+ *     one, kthread_mod_delayed_work, dwq_reschedule; dwq_mod as dwq-mod,
+ *     on other objects and delays drawn for it, in a loop of its own);
+ *   - head: an idle object armed 5 s to 15 s ahead, before every pending
  *     one and before the head before it (the new earliest deadline), then
- *     cancelled;
+ *     cancelled; a different object each time, from a pool of one per
+ *     operation taken in random order, so that each head, like each
+ *     pair's victim, is an object the loop has not touched yet;
  * and the bytes per pending object: the object's size in its kmem_cache,
  * plus for dwq the heap's array (ksize(), or the pages of a vmalloc'ed
  * one) over N. Every variant gets the same seeded delays and victims;
@@ -89,6 +92,13 @@ struct f8_key {
  * @rearm: a new delay per re-arm
  * @moved: per re-arm, the pending object to move, 0..N - 1
  * @head: per new head, its delay: each one earlier than the one before
+ * @head_obj: per new head, the idle object (of @ops) it arms and cancels:
+ *	a permutation, so that each new head touches an object the loop has
+ *	not touched yet, as each pair cancels one at random
+ * @mod_rearm: a new delay per re-arm by dwq_mod(), drawn apart from
+ *	@rearm so that its loop, which runs after dwq_reschedule()'s, moves
+ *	other tasks by other amounts than the ones just moved
+ * @mod_moved: per dwq_mod() re-arm, the pending object to move
  */
 struct f8_keys {
 	struct f8_key *fill;
@@ -97,6 +107,9 @@ struct f8_keys {
 	struct f8_key *rearm;
 	u32 *moved;
 	struct f8_key *head;
+	u32 *head_obj;
+	struct f8_key *mod_rearm;
+	u32 *mod_moved;
 };
 
 /**
@@ -106,6 +119,8 @@ struct f8_keys {
  * @obj: @n + 1 objects; @obj[@n] is the spare (not armed)
  * @cache: where the objects come from
  * @q: dwq's queue (dwq variants)
+ * @pool: idle objects for the new-head loop, one per operation
+ * @npool: objects made in @pool
  * @bad: calls that did not return what a pending (or idle) object gives:
  *	the figure fails rather than report them
  */
@@ -115,6 +130,8 @@ struct f8_set {
 	void **obj;
 	struct kmem_cache *cache;
 	struct dwq_queue *q;
+	void **pool;
+	unsigned int npool;
 	unsigned int bad;
 };
 
@@ -139,6 +156,9 @@ static void f8_keys_free(struct f8_keys *k)
 	kvfree(k->rearm);
 	kvfree(k->moved);
 	kvfree(k->head);
+	kvfree(k->head_obj);
+	kvfree(k->mod_rearm);
+	kvfree(k->mod_moved);
 }
 
 static int f8_keys_make(struct f8_keys *k, unsigned int rep, unsigned int n,
@@ -153,8 +173,11 @@ static int f8_keys_make(struct f8_keys *k, unsigned int rep, unsigned int n,
 	k->rearm = kvmalloc_array(ops, sizeof(*k->rearm), GFP_KERNEL);
 	k->moved = kvmalloc_array(ops, sizeof(*k->moved), GFP_KERNEL);
 	k->head = kvmalloc_array(ops, sizeof(*k->head), GFP_KERNEL);
+	k->head_obj = kvmalloc_array(ops, sizeof(*k->head_obj), GFP_KERNEL);
+	k->mod_rearm = kvmalloc_array(ops, sizeof(*k->mod_rearm), GFP_KERNEL);
+	k->mod_moved = kvmalloc_array(ops, sizeof(*k->mod_moved), GFP_KERNEL);
 	if (!k->fill || !k->pair || !k->victim || !k->rearm || !k->moved ||
-	    !k->head) {
+	    !k->head || !k->head_obj || !k->mod_rearm || !k->mod_moved) {
 		f8_keys_free(k);
 		pr_err("F8: no memory for the keys of N=%u\n", n);
 		return -ENOMEM;
@@ -169,6 +192,14 @@ static int f8_keys_make(struct f8_keys *k, unsigned int rep, unsigned int n,
 		k->moved[i] = bench_rnd_below(&rnd, n);
 		k->head[i] = f8_key_ms(F8_HEAD_MS + ops - i, 0);
 	}
+	/* Drawn after the others, which stay what they were. */
+	for (i = 0; i < ops; i++) {
+		k->mod_rearm[i] = f8_key_rnd(&rnd);
+		k->mod_moved[i] = bench_rnd_below(&rnd, n);
+		k->head_obj[i] = i;
+	}
+	for (i = ops - 1; i > 0; i--)
+		swap(k->head_obj[i], k->head_obj[bench_rnd_below(&rnd, i + 1)]);
 	return 0;
 }
 
@@ -369,10 +400,11 @@ static inline void f8_kd_rearm(struct f8_set *s, void *o,
 				      const struct f8_keys *k, \
 				      unsigned int ops)        \
 	{                                                      \
-		void *o = s->obj[s->n];                        \
 		unsigned int i;                                \
 		u64 t0 = ktime_get_ns();                       \
+		void *o;                                       \
 		for (i = 0; i < ops; i++) {                    \
+			o = s->pool[k->head_obj[i]];           \
 			ARM(s, o, &k->head[i]);                \
 			CANCEL(s, o);                          \
 		}                                              \
@@ -406,7 +438,7 @@ static u64 f8_dwqmod_rearm_loop(struct f8_set *s, const struct f8_keys *k,
 	u64 t0 = ktime_get_ns();
 
 	for (i = 0; i < ops; i++)
-		f8_dwqmod_rearm(s, s->obj[k->moved[i]], &k->rearm[i]);
+		f8_dwqmod_rearm(s, s->obj[k->mod_moved[i]], &k->mod_rearm[i]);
 	return ktime_get_ns() - t0;
 }
 #endif
@@ -562,8 +594,14 @@ static void f8_set_free(struct f8_set *s, const struct f8_variant *v,
 			v->fini(s->obj[i]);
 		kmem_cache_free(s->cache, s->obj[i]);
 	}
+	/* The new-head loop's objects are idle: each was cancelled. */
+	for (i = 0; i < s->npool; i++) {
+		v->fini(s->pool[i]);
+		kmem_cache_free(s->cache, s->pool[i]);
+	}
 	kmem_cache_destroy(s->cache);
 	kvfree(s->obj);
+	kvfree(s->pool);
 }
 
 /* One variant at one N: set up, the three loops, the bytes, torn down. */
@@ -577,8 +615,9 @@ static int f8_one(struct f8_ctx *c, const struct f8_variant *v,
 	int err = 0, fired;
 
 	s.obj = kvcalloc(n + 1, sizeof(*s.obj), GFP_KERNEL);
+	s.pool = kvcalloc(ops, sizeof(*s.pool), GFP_KERNEL);
 	s.cache = kmem_cache_create("dwq_bench_f8", v->size, 0, 0, NULL);
-	if (!s.obj || !s.cache) {
+	if (!s.obj || !s.pool || !s.cache) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -604,6 +643,14 @@ static int f8_one(struct f8_ctx *c, const struct f8_variant *v,
 			goto out;
 		}
 		v->init(s.obj[made]);
+	}
+	for (; s.npool < ops; s.npool++) {
+		s.pool[s.npool] = kmem_cache_alloc(s.cache, GFP_KERNEL);
+		if (!s.pool[s.npool]) {
+			err = -ENOMEM;
+			goto out;
+		}
+		v->init(s.pool[s.npool]);
 	}
 	atomic_set(&f8_fired, 0);
 	for (i = 0; i < n; i++) {
