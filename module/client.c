@@ -28,7 +28,6 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
-#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/list_sort.h>
 #include <linux/log2.h>
@@ -177,7 +176,7 @@ static void dwq_ids_fit(struct dwq_client *c)
 {
 	unsigned int n = 1U << c->ids_bits, bits;
 
-	if (c->nr_ids / 2 > n && c->ids_bits < DWQ_IDS_MAX_BITS) {
+	if (c->nr_ids > 2 * n && c->ids_bits < DWQ_IDS_MAX_BITS) {
 		bits = min_t(unsigned int, order_base_2(c->nr_ids) - 1,
 			     DWQ_IDS_MAX_BITS);
 		dwq_ids_resize(c, bits);
@@ -1911,10 +1910,12 @@ err_uncharge:
  * entry's result: %DWQ_RESULT_REMOVED, %DWQ_RESULT_UNREAD when an event
  * of the task is left to read (one it kept, or the firing of a due
  * periodic task), or %DWQ_RESULT_NOENT for an id the file does not own
- * (any more: a due one-shot's, or one an earlier entry cancels).
+ * (any more: a due one-shot's, or one an earlier entry cancels). The task
+ * an entry answers for in @found (NULL for NOENT).
  */
 static void dwq_cancel_results(struct dwq_client *c, struct dwq_ioc_cancel *uc,
-			       unsigned int n, struct dwq_moment *at)
+			       struct dwq_utask **found, unsigned int n,
+			       struct dwq_moment *at)
 {
 	struct dwq_utask *ut;
 	unsigned int i;
@@ -1922,6 +1923,7 @@ static void dwq_cancel_results(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 
 	lockdep_assert_held(&c->mutex);
 	for (i = 0; i < n; i++) {
+		found[i] = NULL;
 		ut = dwq_client_find(c, uc[i].id);
 		if (!ut || ut->picked) {
 			uc[i].result = DWQ_RESULT_NOENT;
@@ -1936,23 +1938,20 @@ static void dwq_cancel_results(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 				       DWQ_RESULT_UNREAD :
 				       DWQ_RESULT_REMOVED;
 		ut->picked = true;
+		found[i] = ut;
 	}
 }
 
 /* The results could not be written back: cancel none of them. */
-static void dwq_cancel_unpick(struct dwq_client *c,
-			      const struct dwq_ioc_cancel *uc, unsigned int n)
+static void dwq_cancel_unpick(struct dwq_client *c, struct dwq_utask **found,
+			      unsigned int n)
 {
-	struct dwq_utask *ut;
 	unsigned int i;
 
 	lockdep_assert_held(&c->mutex);
 	for (i = 0; i < n; i++) {
-		if (uc[i].result == DWQ_RESULT_NOENT)
-			continue;
-		ut = dwq_client_find(c, uc[i].id);
-		if (ut)
-			ut->picked = false;
+		if (found[i])
+			found[i]->picked = false;
 	}
 }
 
@@ -1965,7 +1964,8 @@ static void dwq_cancel_unpick(struct dwq_client *c,
  * there): it cannot fail.
  */
 static void dwq_cancel_apply(struct dwq_client *c,
-			     const struct dwq_ioc_cancel *uc, unsigned int n,
+			     const struct dwq_ioc_cancel *uc,
+			     struct dwq_utask **found, unsigned int n,
 			     struct dwq_moment *at)
 {
 	unsigned int i, touched = 0;
@@ -1974,10 +1974,8 @@ static void dwq_cancel_apply(struct dwq_client *c,
 
 	lockdep_assert_held(&c->mutex);
 	for (i = 0; i < n; i++) {
-		if (uc[i].result == DWQ_RESULT_NOENT)
-			continue;
-		ut = dwq_client_find(c, uc[i].id);
-		if (WARN_ON_ONCE(!ut || !ut->picked))
+		ut = found[i];
+		if (!ut)
 			continue;
 		ut->picked = false;
 		now = dwq_moment(at, ut->clock);
@@ -2126,6 +2124,8 @@ int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
  * dwq_client_cancel() - cancel tasks of a file by id
  * @c: the file
  * @uc: @n entries; each one's result is set
+ * @found: room for @n task pointers: the task each entry answers for,
+ *	between working the results out and acting on them
  * @n: how many
  * @nonblock: -EAGAIN rather than wait for the file's mutex
  * @write: writes the results back, called with the mutex held, before
@@ -2144,7 +2144,7 @@ int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
  * Return: 0, -EAGAIN, -ERESTARTSYS, or what @write returned.
  */
 int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
-		      unsigned int n, bool nonblock,
+		      struct dwq_utask **found, unsigned int n, bool nonblock,
 		      int (*write)(void *arg, const struct dwq_ioc_cancel *uc,
 				   unsigned int n),
 		      void *arg)
@@ -2157,13 +2157,13 @@ int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 		return err;
 	/* One moment for the whole batch: what is due stays so. */
 	dwq_moment_init(&at);
-	dwq_cancel_results(c, uc, n, &at);
+	dwq_cancel_results(c, uc, found, n, &at);
 	/* Nothing is cancelled unless the caller gets to know what was. */
 	err = write(arg, uc, n);
 	if (err)
-		dwq_cancel_unpick(c, uc, n);
+		dwq_cancel_unpick(c, found, n);
 	else
-		dwq_cancel_apply(c, uc, n, &at);
+		dwq_cancel_apply(c, uc, found, n, &at);
 	mutex_unlock(&c->mutex);
 	return err;
 }
@@ -2621,8 +2621,11 @@ EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_ids);
  */
 int dwq_client_init(void)
 {
-	/* A pending task costs this object and a 24-byte heap slot. */
-	BUILD_BUG_ON(sizeof(struct dwq_utask) > 128);
+	/*
+	 * A pending task costs this object, a 24-byte heap slot and its
+	 * share of the id map (4 to 8 bytes with many tasks): 128 in all.
+	 */
+	BUILD_BUG_ON(sizeof(struct dwq_utask) > 96);
 	dwq_utask_cache = KMEM_CACHE(dwq_utask, SLAB_ACCOUNT);
 	return dwq_utask_cache ? 0 : -ENOMEM;
 }

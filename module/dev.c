@@ -156,9 +156,13 @@ int dwq_dev_init(void)
 	BUILD_BUG_ON(sizeof(struct dwq_event) != 64);
 	BUILD_BUG_ON(sizeof(struct dwq_ioc_cancel_batch) != 24);
 	BUILD_BUG_ON(DWQ_SCHEDULE_BATCH_MAX > DWQ_BATCH_MAX);
-	/* DWQ_IOC_CANCEL_BATCH's copy of the array stays small. */
-	BUILD_BUG_ON(DWQ_CANCEL_BATCH_MAX * sizeof(struct dwq_ioc_cancel) >
-		     16384);
+	/*
+	 * DWQ_IOC_CANCEL_BATCH's copy of the array, with a task pointer an
+	 * entry, stays small.
+	 */
+	BUILD_BUG_ON(DWQ_CANCEL_BATCH_MAX *
+			     (sizeof(struct dwq_ioc_cancel) + sizeof(void *)) >
+		     24576);
 
 	err = dwq_limits_init();
 	if (err)

@@ -352,7 +352,7 @@ int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period,
 int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
 			bool nonblock);
 int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
-		      unsigned int n, bool nonblock,
+		      struct dwq_utask **found, unsigned int n, bool nonblock,
 		      int (*write)(void *arg, const struct dwq_ioc_cancel *uc,
 				   unsigned int n),
 		      void *arg);

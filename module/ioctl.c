@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/dwq ioctls: copy the argument in, check all of it, then act under
- * the file's mutex (client.c's functions, which take it). Every result is
- * proven writable (written once with what is there) before anything
- * changes: a result that cannot be written back fails the call with
- * nothing done. The results are written back
- * with the mutex still held, so that a fault then (another thread
- * unmapping the argument during the call) can still undo a schedule;
- * only a cancel, which cannot be undone, can fail with -EFAULT after
- * acting.
+ * the file's mutex (client.c's functions, which take it). A result that
+ * cannot be written back fails the call with nothing done: a schedule's
+ * ids are proven writable (written once with what is there) before an id
+ * or a charge is taken, and written back with the mutex still held, so
+ * that a fault then (another thread unmapping the argument during the
+ * call) can still undo the schedule; a cancel, which cannot be undone,
+ * works its results out and writes them back under the mutex before it
+ * cancels anything.
  */
 #include <linux/bitops.h>
 #include <linux/minmax.h>
@@ -204,6 +204,7 @@ out_report:
  */
 struct dwq_cancel_out {
 	struct dwq_ioc_cancel __user *arg;
+	u32 result_in;
 	void __user *entries;
 	__u32 __user *error_index;
 };
@@ -214,8 +215,15 @@ static int dwq_write_result(void *arg, const struct dwq_ioc_cancel *uc,
 {
 	struct dwq_cancel_out *out = arg;
 
-	if (uc->result == DWQ_RESULT_NOENT)
+	/*
+	 * An id not the file's: the caller's own value written back, so that
+	 * an argument that cannot be written is -EFAULT whatever the id.
+	 */
+	if (uc->result == DWQ_RESULT_NOENT) {
+		if (put_user(out->result_in, &out->arg->result))
+			return -EFAULT;
 		return -ENOENT;
+	}
 	return put_user(uc->result, &out->arg->result) ? -EFAULT : 0;
 }
 
@@ -235,18 +243,21 @@ static long dwq_ioctl_cancel(struct dwq_client *c,
 			     struct dwq_ioc_cancel __user *arg, bool nonblock)
 {
 	struct dwq_cancel_out out = { .arg = arg };
+	struct dwq_utask *found;
 	struct dwq_ioc_cancel uc;
 
 	if (copy_from_user(&uc, arg, sizeof(uc)))
 		return -EFAULT;
 	if (uc.reserved)
 		return -EINVAL;
+	out.result_in = uc.result;
 	/*
 	 * A batch of one: the same path as DWQ_IOC_CANCEL_BATCH. The result
 	 * is written back before the task is cancelled: if it cannot be,
 	 * nothing is (the caller could not tell what happened).
 	 */
-	return dwq_client_cancel(c, &uc, 1, nonblock, dwq_write_result, &out);
+	return dwq_client_cancel(c, &uc, &found, 1, nonblock, dwq_write_result,
+				 &out);
 }
 
 static long dwq_ioctl_cancel_batch(struct dwq_client *c,
@@ -256,6 +267,7 @@ static long dwq_ioctl_cancel_batch(struct dwq_client *c,
 	struct dwq_ioc_cancel_batch b;
 	struct dwq_ioc_cancel *uc = NULL;
 	struct dwq_cancel_out out = {};
+	struct dwq_utask **found;
 	void __user *entries;
 	unsigned int i;
 	size_t size;
@@ -274,8 +286,12 @@ static long dwq_ioctl_cancel_batch(struct dwq_client *c,
 		err = -EFAULT;
 		goto out_report;
 	}
-	/* At most DWQ_CANCEL_BATCH_MAX entries: 16 KiB (dwq_dev_init()). */
-	uc = kvmalloc_array(b.count, sizeof(*uc), GFP_KERNEL_ACCOUNT);
+	/*
+	 * The entries, then a task pointer for each (dwq_client_cancel()):
+	 * at most DWQ_CANCEL_BATCH_MAX of both, 24 KiB (dwq_dev_init()).
+	 */
+	uc = kvmalloc_array(b.count, sizeof(*uc) + sizeof(*found),
+			    GFP_KERNEL_ACCOUNT);
 	if (!uc) {
 		err = -ENOMEM;
 		goto out_report;
@@ -300,8 +316,9 @@ static long dwq_ioctl_cancel_batch(struct dwq_client *c,
 	 */
 	out.entries = entries;
 	out.error_index = &arg->error_index;
-	err = dwq_client_cancel(c, uc, b.count, nonblock, dwq_write_results,
-				&out);
+	found = (struct dwq_utask **)(uc + b.count);
+	err = dwq_client_cancel(c, uc, found, b.count, nonblock,
+				dwq_write_results, &out);
 	if (err)
 		goto out_free;
 	kvfree(uc);
