@@ -729,9 +729,12 @@ static void ct_owned_fn(struct dwq_task *task)
 {
 	struct ct_owned *o = container_of(task, struct ct_owned, task);
 
+	int i;
+
 	complete(o->started);
-	/* Long enough for dwq_cancel_sync() to find it running and wait. */
-	msleep(20);
+	/* Until dwq_cancel_sync() has found it running (and waits). */
+	for (i = 0; i < TIMEOUT_MS && !READ_ONCE(task->stop); i++)
+		usleep_range(1000, 2000);
 }
 
 static void ct_owned_release(struct dwq_task *task)
