@@ -175,9 +175,14 @@ err_stop:
  * @id: the worker's id
  *
  * The worker finishes its callback if it runs one, and leaves take(); a
- * leader that stops hands leadership to a follower on its way out.
+ * leader that stops hands leadership to a follower on its way out. A
+ * worker that finds due tasks runs them before it looks at the request
+ * to stop: in a stream of due tasks this waits until the stream pauses
+ * (dwq_queue_destroy() sets @q->stopping first, which ends it).
  *
- * Context: process context; sleeps. Not from one of @q's callbacks.
+ * Context: process context; sleeps. Not from one of @q's callbacks. The
+ *	caller serialises calls for one queue (dwq_workers_stop() and KUnit
+ *	do): two stopping the same worker would both kthread_stop() it.
  * Return: 0; -EINVAL for a bad @id; -ENOENT if it was stopped already.
  */
 int dwq_queue_stop_worker(struct dwq_queue *q, unsigned int id)
