@@ -116,10 +116,22 @@ if [ -d $tr/events/dwq ]; then
 	! grep -q missing "$tmp/events"
 	result $? "tracefs: events/dwq/ has the engine's and /dev/dwq's events" "$tmp/events"
 
-	echo 0 >$tr/tracing_on
-	echo >$tr/trace
-	echo 1 >$tr/events/dwq/enable
-	echo 1 >$tr/tracing_on
+	# dwqctl run $1 with dwq's events traced alone: its output in $1.out,
+	# the trace then that output in $1.trace; pid and rc are dwqctl's.
+	traced_run() {
+		echo 0 >$tr/tracing_on
+		echo >$tr/trace
+		echo 1 >$tr/events/dwq/enable
+		echo 1 >$tr/tracing_on
+		dwqctl run "$1" >"$1.out" 2>&1 &
+		pid=$!
+		wait $pid
+		rc=$?
+		echo 0 >$tr/tracing_on
+		echo 0 >$tr/events/dwq/enable
+		cat $tr/trace "$1.out" >"$1.trace"
+	}
+
 	cat >"$tmp/work" <<'SCRIPT'
 schedule 200ms cookie 1
 schedule 10s cookie 2
@@ -128,14 +140,8 @@ schedule 5s cookie 3
 cancel $3
 wait 2 events timeout 10s
 SCRIPT
-	dwqctl run "$tmp/work" >"$tmp/work.out" 2>&1 &
-	pid=$!
-	wait $pid
-	rc=$?
-	echo 0 >$tr/tracing_on
-	echo 0 >$tr/events/dwq/enable
-	cat $tr/trace >"$tmp/trace"
-	cat "$tmp/work.out" >>"$tmp/trace"
+	traced_run "$tmp/work"
+	mv "$tmp/work.trace" "$tmp/trace"
 	# Traced apart, so that the workload's trace holds its events only.
 	echo >$tr/trace
 	echo 1 >$tr/events/dwq/enable
@@ -213,19 +219,7 @@ sleep 100ms
 cancel $1
 wait 1 events timeout 10s
 SCRIPT
-	echo >$tr/trace
-	echo 1 >$tr/events/dwq/enable
-	echo 1 >$tr/tracing_on
-	dwqctl run "$tmp/fold" >"$tmp/fold.out" 2>&1 &
-	pid=$!
-	wait $pid
-	rc=$?
-	echo 0 >$tr/tracing_on
-	echo 0 >$tr/events/dwq/enable
-	{
-		cat $tr/trace
-		cat "$tmp/fold.out"
-	} >"$tmp/fold.trace"
+	traced_run "$tmp/fold"
 	[ $rc = 0 ] &&
 		grep -q 'unread' "$tmp/fold.out" &&
 		grep -q "dwq_dev_event: tgid=$pid id=1 cookie=7 deadline=[0-9]* lateness=[0-9]* overruns=0$" "$tmp/fold.trace" &&
