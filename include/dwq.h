@@ -286,8 +286,12 @@ void dwq_task_init_key(struct dwq_task *task,
  *	see dwq_task_set_quick())
  * @release: called with @task when its last reference is dropped (by
  *	dwq_task_put(), or by dwq when it lets go of the task: from a worker,
- *	from dwq_cancel*() or from dwq_queue_destroy()), typically to free the
- *	object; may be NULL
+ *	from the queue's timer for a quick task (softirq, or hard irq on a
+ *	%DWQ_QUEUE_HARDIRQ queue), from dwq_cancel*() or from
+ *	dwq_queue_destroy()), typically to free the object; may be NULL.
+ *	After dwq_cancel() where sleeping is not allowed, dropping one's own
+ *	reference with dwq_task_put() frees the object through @release once
+ *	a running callback has returned
  *
  * The caller holds the first reference. Every call site is its own lock
  * class for lockdep (as INIT_WORK()'s are), named after @func.

@@ -2036,20 +2036,21 @@ EXPORT_SYMBOL_GPL(dwq_cancel_sync);
 
 /**
  * dwq_reschedule() - move a task's next deadline, keeping its identity
- * @task: the task, queued or a running periodic one
+ * @task: the task, queued or running and due to run again (periodic, or a
+ *	one-shot that dwq_mod() re-armed from its callback)
  * @s: the new delay or deadline (%DWQ_SCHED_ABS, %DWQ_SCHED_BOOTTIME); with
  *	%DWQ_RESCHED_PERIOD also a new mode and period, otherwise @s->mode and
  *	@s->period_ns are ignored
  *
  * A queued task moves in the heap in O(log n) and goes after the tasks
- * already queued with the same deadline. For a periodic task whose callback
- * is running, this sets the deadline of its next run; a fixed-rate task
- * keeps its new phase from then on.
+ * already queued with the same deadline. For a running task that will run
+ * again, this sets the deadline of its next run; a fixed-rate task keeps
+ * its new phase from then on.
  *
  * Context: any context, hard interrupt context and under raw spinlocks
  *	included, on PREEMPT_RT too; never sleeps or allocates.
  * Return: 0; -EINVAL for bad flags, mode, period or time; -ENOENT if @task
- * is neither queued nor a running periodic task that will run again;
+ * is neither queued nor a running task that will run again;
  * -ESHUTDOWN if its queue is being destroyed (a callback that runs during
  * dwq_queue_destroy()): nothing changed.
  */

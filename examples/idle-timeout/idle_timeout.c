@@ -10,9 +10,10 @@
  * closes a connection with dwq_cancel() in the same softirq. The idle
  * callback runs on a dwq worker, in process context, and marks its
  * connection timed out. At rmmod every connection is closed with
- * dwq_cancel_sync() and freed at once. dwq_queue_reserve() at load makes
- * room for every connection's task, so that the softirq path never
- * allocates.
+ * dwq_cancel_sync() and freed at once (the packets stopped first: nothing
+ * can queue it again). dwq_queue_reserve() at load makes room for every
+ * connection's task, so that no dwq_mod() in softirq fails with -ENOSPC
+ * (dwq never allocates on that path: the room is what can run out).
  *
  * The run checks itself. Connection i plays role i % 4:
  *
@@ -315,7 +316,11 @@ static int conn_open(unsigned int id)
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
-	/* No release function: dwq_cancel_sync() leaves no reference. */
+	/*
+	 * No release function: the connection is freed by its owner, after
+	 * dwq_cancel_sync() (then the queue holds no reference; ours, from
+	 * dwq_task_init(), needs no put with no release function).
+	 */
 	dwq_task_init(&c->task, conn_idle, NULL);
 	spin_lock_init(&c->lock);
 	c->id = id;
@@ -378,7 +383,10 @@ static void conn_close_sync(struct idle_conn *c, struct close_tally *t)
 		else if (ktime_get_ns() - last < idle_ns)
 			t->missed++;
 	}
-	/* The callback has returned and dwq holds no reference: free it. */
+	/*
+	 * The callback has returned and the queue holds no reference; no
+	 * packet can queue it again (they stopped, and it is closed).
+	 */
 	kfree(c);
 	t->freed++;
 }
@@ -492,7 +500,7 @@ static int __init idle_timeout_init(void)
 	idle_q = dwq_queue_create("idle", 1, 0);
 	if (IS_ERR(idle_q))
 		return PTR_ERR(idle_q);
-	/* Room for every connection's task: dwq_mod() never allocates. */
+	/* Room for every connection's task: no dwq_mod() fails -ENOSPC. */
 	err = dwq_queue_reserve(idle_q, conns);
 	if (err)
 		goto err_queue;
