@@ -678,6 +678,65 @@ static struct dt_waker *dt_waker_add(struct kunit *test, struct file *f)
 }
 
 /*
+ * A backlog of due tasks, each with its own deadline, drained 8 events a
+ * read(): the readers are woken once, when it comes due, not again by
+ * each read() that leaves a head due since then; a task that comes due
+ * after that wake wakes them again (an edge for epoll's EPOLLET).
+ */
+static void dwq_dev_test_drain_wakes_once(struct kunit *test)
+{
+	const unsigned int n = 64, per = 8;
+	struct dwq_ioc_schedule_batch sb = { .count = n };
+	struct dwq_ioc_schedule __user *us;
+	struct dwq_ioc_schedule s = {};
+	struct dt_waker *w;
+	unsigned long addr;
+	char __user *buf;
+	struct file *f;
+	loff_t pos = 0;
+	unsigned int i;
+	u64 now;
+
+	f = dt_open(test, 4 * PAGE_SIZE, &addr);
+	buf = (char __user *)addr;
+	us = (struct dwq_ioc_schedule __user *)(addr + PAGE_SIZE);
+	w = dt_waker_add(test, f);
+	now = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		s = (struct dwq_ioc_schedule){
+			.time_ns = now - (n - i) * NSEC_PER_USEC,
+			.flags = DWQ_SCHED_ABS,
+			.cookie = i,
+		};
+		KUNIT_ASSERT_EQ(test, copy_to_user(us + i, &s, sizeof(s)), 0UL);
+	}
+	sb.entries = (u64)(uintptr_t)us;
+	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE_BATCH, buf, &sb, sizeof(sb));
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 1);
+
+	/* All but the last chunk: each leaves a head due before the wake. */
+	atomic_set(&w->wakeups, 0);
+	for (i = 0; i < n / per - 1; i++)
+		KUNIT_ASSERT_EQ(test,
+				f->f_op->read(f, buf,
+					      per * sizeof(struct dwq_event),
+					      &pos),
+				(ssize_t)(per * sizeof(struct dwq_event)));
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 0);
+
+	/* Due now, after the wake: the readers hear of it. */
+	s = (struct dwq_ioc_schedule){ .time_ns = ktime_get_ns(),
+				       .flags = DWQ_SCHED_ABS };
+	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE, buf, &s, sizeof(s));
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 1);
+	KUNIT_EXPECT_EQ(test,
+			f->f_op->read(f, buf,
+				      (per + 1) * sizeof(struct dwq_event),
+				      &pos),
+			(ssize_t)((per + 1) * sizeof(struct dwq_event)));
+}
+
+/*
  * An alarm left early by a cancel fires, finds nothing due, wakes no
  * reader and re-arms itself for the head; moved in, it wakes the readers
  * once that head is due, and read() returns it. Re-armed by itself, it
@@ -1352,6 +1411,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_id_map),
 	KUNIT_CASE(dwq_dev_test_alarm_lazy),
 	KUNIT_CASE(dwq_dev_test_alarm_early),
+	KUNIT_CASE(dwq_dev_test_drain_wakes_once),
 	KUNIT_CASE_SLOW(dwq_dev_test_boottime_alarm_after_suspend),
 	KUNIT_CASE(dwq_dev_test_passed),
 	KUNIT_CASE(dwq_dev_test_read_defers),

@@ -406,9 +406,9 @@ wake:
  * the file meanwhile sees @unarmed and arms it too.
  *
  * A head already due is not armed for: the readers are woken here, at
- * once, as the alarm would wake them, and not again while it stays the
- * head, so that a due task nobody reads costs one wakeup and a backlog
- * drained by many read()s none. Callers that queue a task already due
+ * once, as the alarm would wake them, and not again for a head that was
+ * due by then, so that a due task nobody reads costs one wakeup and a
+ * backlog drained by many read()s one. Callers that queue a task already due
  * behind such a head wake the readers themselves when this returns false.
  *
  * Context: process context, @c->mutex held; may sleep (to make room in
@@ -422,7 +422,7 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
 {
 	struct dwq_client_clock *clk = &c->clk[clock];
 	struct dwq_heap_node *head = dwq_heap_peek(&clk->heap);
-	u64 next = head ? head->deadline : U64_MAX;
+	u64 next = head ? head->deadline : U64_MAX, now;
 	bool exact;
 	int err;
 
@@ -467,22 +467,26 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
 		dwq_cancel(&clk->alarm);
 		return false;
 	}
-	if (next <= dwq_client_clock_now(clock)) {
+	now = dwq_client_clock_now(clock);
+	if (next <= now) {
 		/*
 		 * Due already, as the head a read() leaves while it drains
 		 * a backlog: wake the readers here, as an alarm armed in the
 		 * past would at once, without the queue's timer in between;
-		 * an alarm armed for later would only fire in vain.
+		 * an alarm armed for later would only fire in vain. Not again
+		 * for a head that was due when they were last woken: a
+		 * backlog drained by many read()s wakes them once, a task due
+		 * after that wake again.
 		 */
 		clk->armed = U64_MAX;
 		dwq_cancel(&clk->alarm);
-		if (next == clk->woke)
+		if (next <= clk->woke)
 			return false;
-		clk->woke = next;
+		clk->woke = now;
 		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 		return true;
 	}
-	clk->woke = U64_MAX;
+	clk->woke = 0;
 	clk->armed = next;
 	err = dwq_client_alarm_set(clk, next, exact);
 	/* Kernel users of the queue took the room: make more. */
@@ -2351,7 +2355,7 @@ struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred)
 		clk->client = c;
 		clk->next = U64_MAX;
 		clk->armed = U64_MAX;
-		clk->woke = U64_MAX;
+		clk->woke = 0;
 		clk->lost = false;
 		clk->clock = i;
 	}

@@ -91,9 +91,9 @@ enum dwq_clock {
  * @armed: with the mutex held: @alarm fires by this deadline unless it
  *	has @fired since (U64_MAX: it is not armed, or a due head's readers
  *	were woken instead)
- * @woke: with the mutex held: the due head the readers were last woken
- *	for by dwq_client_arm(), so that they are not woken again while it
- *	stays the head; U64_MAX once a head is armed for
+ * @woke: with the mutex held: when (on this clock) dwq_client_arm() last
+ *	woke the readers for a head already due, so that a head due by then
+ *	wakes them no more; 0 once a head is armed for
  * @lost: set locklessly by @alarm's callback when it could not re-arm
  *	itself: the file reads as readable until a read() arms it, with the
  *	mutex held
