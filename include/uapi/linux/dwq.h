@@ -332,9 +332,11 @@ struct dwq_ioc_query {
  *	and the events kept by a cancel or reschedule of parked tasks
  * @queue_size: tasks in the queue, all files and kernel users together.
  *	A file's tasks are not the queue's: each file has one task in the
- *	queue per clock it uses (its alarm, at its earliest deadline; none
- *	while that task is due and unread, nor after a read() by a reader
- *	alone on the file until its next read() or poll())
+ *	queue per clock it uses (its alarm, at or before its earliest
+ *	deadline, and on CLOCK_MONOTONIC until it fires once after the
+ *	clock's last task is gone; none while that task is due and unread,
+ *	nor after a read() by a reader alone on the file until its next
+ *	read() or poll())
  * @queue_capacity: slots in the queue's heap array
  * @workers: worker threads
  * @leader: the worker sleeping with a timeout, or -1. The timeout is the
@@ -413,7 +415,8 @@ struct dwq_ioc_stats {
  * @deadline_ns: the deadline of this firing; of a coalesced event, that
  *	of the latest firing folded into it
  * @fired_ns: when it fired, same clock: the moment the read() that
- *	returns it began (or the cancel or reschedule that kept it); of a
+ *	returns it took the file (or the cancel or reschedule that kept it,
+ *	see below); of a
  *	coalesced event, the latest firing's. Both times are on the clock
  *	the task had at that firing: a reschedule that moves a task with a
  *	kept event to the other clock leaves the event's times on the old
@@ -434,24 +437,28 @@ struct dwq_ioc_stats {
  * It blocks until at least one task is due, unless the file is
  * O_NONBLOCK (-EAGAIN); either may first wait for another thread's
  * read() or ioctl() on the same file to finish, as a pipe's read() waits
- * for another reader of the pipe. It fires the tasks due when it begins, at most as
- * many as fit in the buffer; the rest stay due for the next read(). A
+ * for another reader of the pipe. It fires the tasks due when it takes
+ * the file, at most as many as fit in the buffer; the rest stay due for
+ * the next read(). A
  * buffer that faults returns the events copied whole before the fault
  * (their byte count), or -EFAULT if none was; the others, and their
  * tasks, stay exactly as they were.
  * A task has at most one unread event, so the events waiting never
  * outnumber the tasks and none is ever dropped. Events come out in
  * deadline order (of both clocks, as CLOCK_MONOTONIC times: a
- * CLOCK_BOOTTIME deadline less the time suspended when the read() begins,
- * so one that passed d into a suspend of s sorts s - d before the suspend
- * began), equal deadlines in the order their tasks were scheduled (or
- * rescheduled).
+ * CLOCK_BOOTTIME deadline less the time suspended when the read() takes
+ * the file, so one that passed d into a suspend of s sorts s - d before
+ * the suspend began), equal deadlines in the order their tasks were
+ * scheduled, rescheduled or, for a periodic task, last fired.
  *
  * The file's readers are woken when it becomes readable: when its
  * earliest task comes due, or a task is scheduled or moved due at once.
  * While tasks are due and unread, more coming due wake no one (an unread
  * file costs one wakeup, however many of its tasks are due): with
  * EPOLLET, read until -EAGAIN before waiting again, as epoll(7) advises.
+ * poll() may also report EPOLLIN with nothing due, while another
+ * thread's call holds the file: a read() then waits for it (or is
+ * -EAGAIN with O_NONBLOCK).
  */
 struct dwq_event {
 	__u64 id;

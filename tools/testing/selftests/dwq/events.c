@@ -934,6 +934,45 @@ TEST_F(order, coalesced_event)
 }
 
 /* Equal deadlines: first scheduled, first out, singles and batch alike. */
+/*
+ * A periodic task's next deadline is keyed when it fires: a one-shot
+ * scheduled earlier for that same deadline goes first. P, fixed-rate, due
+ * at T + 1 s and every second, scheduled before O, a one-shot at T + 2 s;
+ * P fires (read at T + 1.5 s) and its next deadline, T + 2 s, is keyed
+ * then, after O's: at T + 2.5 s, O's event comes before P's, both with
+ * the deadline T + 2 s.
+ */
+TEST_F(order, periodic_keyed_when_it_fires)
+{
+	int fd = self->f.fd;
+	uint64_t t = dwqt_now(), p, o;
+	struct dwq_event ev[2];
+	int n = 0;
+
+	p = dwqt_sched_ok(fd, t + NSEC_PER_SEC, NSEC_PER_SEC,
+			  DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 1);
+	o = dwqt_sched_ok(fd, t + 2 * NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT,
+			  DWQ_SCHED_ABS, 2);
+	while (dwqt_now() < t + 1500 * NSEC_PER_MSEC)
+		dwqt_sleep_ms(50);
+	ev[0] = dwqt_read_one(fd);
+	T_EQ(ev[0].id, p);
+	T_EQ(ev[0].deadline_ns, t + NSEC_PER_SEC);
+	while (dwqt_now() < t + 2500 * NSEC_PER_MSEC)
+		dwqt_sleep_ms(50);
+	while (n < 2) {
+		int got = dwqt_read_events(fd, ev + n, 2 - n, DWQT_WAIT_MS);
+
+		if (!got)
+			t_fail("%d events of 2", n);
+		n += got;
+	}
+	T_EQ(ev[0].id, o);
+	T_EQ(ev[1].id, p);
+	T_EQ(ev[0].deadline_ns, t + 2 * NSEC_PER_SEC);
+	T_EQ(ev[1].deadline_ns, t + 2 * NSEC_PER_SEC);
+}
+
 TEST_F(order, fifo_ties)
 {
 	struct dwq_event ev[12];
