@@ -616,9 +616,10 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 static void qt_slack_head_gone(struct kunit *test, bool move)
 {
 	struct dwq_sched s = { .flags = DWQ_SCHED_ABS, .slack_ns = 1000 * MS };
+	/* Probes and gate first: freed after the queue. */
 	struct qt_probe *p = qt_probes(test, 3);
-	struct dwq_queue *q = qt_queue(test, 1, 0);
 	struct completion *gate = qt_gate(test);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
 	u64 base, until, hard;
 	s64 expires;
 
@@ -1119,9 +1120,10 @@ static void dwq_queue_test_abs_deadline(struct kunit *test)
 static void dwq_queue_test_boottime_queue_after_suspend(struct kunit *test)
 {
 	const u64 slept = 200 * MS;
-	struct dwq_queue *q = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
+	/* Gate and probes first: freed after the queue. */
 	struct completion *gate = qt_gate(test);
 	struct qt_probe *p = qt_probes(test, 2);
+	struct dwq_queue *q = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
 	struct dwq_task_info info;
 	u64 deadline;
 
@@ -1271,11 +1273,12 @@ static void dwq_queue_test_boottime_reduce_after_suspend(struct kunit *test)
 static void dwq_queue_test_boottime_queue_fixed_delay(struct kunit *test)
 {
 	const u64 slept = 300 * MS, period = 100 * MS;
+	/* Gate and probe first: freed after the queue. */
+	struct completion *gate = qt_gate(test);
+	struct qt_probe *p = qt_probes(test, 1);
 	struct dwq_queue *q = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
 	struct dwq_sched s = { .period_ns = period,
 			       .mode = DWQ_MODE_FIXED_DELAY };
-	struct completion *gate = qt_gate(test);
-	struct qt_probe *p = qt_probes(test, 1);
 	struct dwq_task_info info;
 	s64 offset, now_offset;
 	u64 ended;
