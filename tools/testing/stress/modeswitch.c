@@ -330,18 +330,34 @@ static void cancel(struct file *f, struct ent *e, __u64 id)
 	pthread_mutex_unlock(&f->lock);
 }
 
+/*
+ * A one-shot (cookie @cookie) due @due quarters of a millisecond from now,
+ * recorded as case @kind, and the caller let go @at quarters after now:
+ * its entry (its id in @id), or NULL if it could not be made.
+ */
+static struct ent *oneshot_soon(struct file *f, int i, int kind, __u64 cookie,
+				int due, int at, __u64 *id)
+{
+	__u64 t = now_ns(), dl = t + due * 250 * NS_PER_US;
+	struct ent *e;
+
+	*id = sched(f, i, dl, DWQ_SCHED_ABS, DWQ_MODE_ONESHOT, 0, cookie);
+	e = *id ? made(f, i, *id, kind) : NULL;
+	if (!e)
+		return NULL;
+	e->dl = dl;
+	spin_until(t + at * 250 * NS_PER_US);
+	return e;
+}
+
 /* A: a one-shot due in 0..1 ms made fixed-rate 0..1 ms later, cancelled. */
 static void case_a(struct file *f, int i)
 {
-	__u64 t = now_ns(), dl = t + (i % 5) * 250 * NS_PER_US, id;
-	struct ent *e;
+	__u64 id;
+	struct ent *e = oneshot_soon(f, i, CASE_A, 1, i % 5, i * 3 % 5, &id);
 
-	id = sched(f, i, dl, DWQ_SCHED_ABS, DWQ_MODE_ONESHOT, 0, 1);
-	e = id ? made(f, i, id, CASE_A) : NULL;
 	if (!e)
 		return;
-	e->dl = dl;
-	spin_until(t + (i * 3 % 5) * 250 * NS_PER_US);
 	resched(f, e, id, NS_PER_MS, DWQ_MODE_FIXED_RATE, NS_PER_MS);
 	/*
 	 * Periodic now: let the reader fire it once, then cancel it 0..1.2
@@ -386,16 +402,28 @@ static void case_c(struct file *f, int i)
 /* D: a one-shot due in 0..1 ms, cancelled 0..1 ms after it was made. */
 static void case_d(struct file *f, int i)
 {
-	__u64 t = now_ns(), dl = t + (i * 3 % 5) * 250 * NS_PER_US, id;
-	struct ent *e;
+	__u64 id;
+	struct ent *e = oneshot_soon(f, i, CASE_D, 4, i * 3 % 5, i % 5, &id);
 
-	id = sched(f, i, dl, DWQ_SCHED_ABS, DWQ_MODE_ONESHOT, 0, 4);
-	e = id ? made(f, i, id, CASE_D) : NULL;
-	if (!e)
-		return;
-	e->dl = dl;
-	spin_until(t + (i % 5) * 250 * NS_PER_US);
-	cancel(f, e, id);
+	if (e)
+		cancel(f, e, id);
+}
+
+/*
+ * Case @c's one-shot answered -ENOENT to a call that ended at @at: it was
+ * due by then, and it came as exactly one event, LAST, at its deadline.
+ */
+static void check_gone_due(int t, int i, const struct ent *e, const char *c,
+			   __u64 at)
+{
+	if (at < e->dl)
+		fail(t, i, "%s: -ENOENT at %llu, yet due only at %llu", c,
+		     (unsigned long long)at, (unsigned long long)e->dl);
+	if (e->nev != 1 || e->last_dl != e->dl)
+		fail(t, i,
+		     "%s: one-shot due first: %d events, LAST at %llu, deadline %llu",
+		     c, e->nev, (unsigned long long)e->last_dl,
+		     (unsigned long long)e->dl);
 }
 
 /* The checks of one id, once the reader is done. */
@@ -459,16 +487,7 @@ static void verify(struct file *f, __u64 id)
 		} else if (e->err == -ENOENT) {
 			__atomic_add_fetch(&a_due, 1, __ATOMIC_RELAXED);
 			/* Gone: it was due by the time the reschedule ended. */
-			if (e->t1 < e->dl)
-				fail(t, i,
-				     "A: -ENOENT at %llu, yet due only at %llu",
-				     (unsigned long long)e->t1,
-				     (unsigned long long)e->dl);
-			if (e->nev != 1 || e->last_dl != e->dl)
-				fail(t, i,
-				     "A: one-shot due first: %d events, LAST at %llu, deadline %llu",
-				     e->nev, (unsigned long long)e->last_dl,
-				     (unsigned long long)e->dl);
+			check_gone_due(t, i, e, "A", e->t1);
 			if (e->cerr != -ENOENT)
 				fail(t, i, "A: CANCEL of a one-shot gone: %ld",
 				     e->cerr);
@@ -517,16 +536,7 @@ static void verify(struct file *f, __u64 id)
 				     (unsigned long long)e->dl);
 		} else if (e->cerr == -ENOENT) {
 			__atomic_add_fetch(&d_due, 1, __ATOMIC_RELAXED);
-			if (e->tc < e->dl)
-				fail(t, i,
-				     "D: -ENOENT at %llu, yet due only at %llu",
-				     (unsigned long long)e->tc,
-				     (unsigned long long)e->dl);
-			if (e->nev != 1 || e->last_dl != e->dl)
-				fail(t, i,
-				     "D: due first: %d events, LAST at %llu, deadline %llu",
-				     e->nev, (unsigned long long)e->last_dl,
-				     (unsigned long long)e->dl);
+			check_gone_due(t, i, e, "D", e->tc);
 		}
 		break;
 	}
