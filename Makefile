@@ -73,10 +73,15 @@ tools:
 $(TOOL_DIRS:%=tool-%):
 	$(MAKE) -C $(@:tool-%=%)
 
+# Targets that run the test programs build them in their recipe, after
+# deps: as two prerequisites, make -j would build them while deps is still
+# installing their compilers and libraries.
 deps:
 	$(TESTING)/deps
 
-check: deps tools
+# check installs the dependencies and builds the test programs itself,
+# each a case of its own, so that a failure there still ends in its summary.
+check:
 	$(TESTING)/check
 
 # The stress, mode-switch and fuzz programs of make check, for longer:
@@ -89,14 +94,16 @@ KCSAN_DURATION ?= 60
 soak: soak-debug
 	$(MAKE) soak-kcsan
 
-soak-debug: deps tools
+soak-debug: deps
+	$(MAKE) tools
 	$(TESTING)/vm-run --kernel debug --modparam workers=4 \
 		--timeout $$(( $(DURATION) * 3 / 2 + 1800 )) \
 		--add $(TESTING)/stress/guest.sh -- \
 		sh $(CURDIR)/$(TESTING)/stress/guest.sh $(DURATION) 1000000 1000
 	$(MAKE) soak-lifecycle
 
-soak-kcsan: deps tools
+soak-kcsan: deps
+	$(MAKE) tools
 	$(TESTING)/vm-run --kernel kcsan --modparam workers=4 \
 		--timeout $$(( $(KCSAN_DURATION) * 3 + 1200 )) \
 		--add $(TESTING)/stress/guest.sh --add $(TESTING)/stress/kcsan.sh -- \
@@ -105,7 +112,8 @@ soak-kcsan: deps tools
 # The lifecycle and fault-injection tests of make check, longer: 200
 # insmod/rmmod cycles, a process holding 100k tasks killed, and DURATION
 # seconds of dwq-stress with 10% of dwq's allocations failing.
-soak-lifecycle: deps tools
+soak-lifecycle: deps
+	$(MAKE) tools
 	$(TESTING)/vm-run --kernel debug --no-load \
 		--timeout $$(( $(DURATION) * 3 / 2 + 3600 )) \
 		--add $(TESTING)/stress/lifecycle.sh -- \
@@ -114,7 +122,8 @@ soak-lifecycle: deps tools
 
 # Every figure of the performance plan in one stock 6.12 guest (no debug
 # options), again in one under icount, then the report; see tools/bench/run.
-bench: deps tools
+bench: deps
+	$(MAKE) tools
 	tools/bench/run
 
 # After a make bench worth keeping: the report again from the run's raw
@@ -134,13 +143,16 @@ bench-publish:
 # See tools/prof/profile.
 MODE ?= dwq
 N ?= 100000
-profile: deps tools
+profile: deps
+	$(MAKE) tools
 	tools/prof/profile $(if $(WINDOW),--window) $(MODE) $(N)
 
-run: deps tools
+run: deps
+	$(MAKE) tools
 	$(TESTING)/vm-run --kernel stock --no-leakcheck --modparam workers=4 -- dwqctl demo
 
-shell: deps tools
+shell: deps
+	$(MAKE) tools
 	$(TESTING)/vm-run --kernel stock --shell
 
 load:
