@@ -72,10 +72,10 @@ hz=
 # load's cgroup with cpu.max and lifts the cap again, and each time the
 # first quota in the system comes or goes the kernel patches the
 # scheduler's cfs_bandwidth_used() static key in place, which under TCG a
-# vCPU has been seen to trip over (an "Oops: int3" in the scheduler).
-# vm-run --cfs-pin turned the key on at boot, while only one vCPU was
-# online, with a quota nobody reaches; F9's quotas then only count it up
-# and down, and every figure runs with the same key. Without the pin this
+# vCPU running that code meanwhile can trip over (an "Oops: int3" in the
+# scheduler). vm-run --cfs-pin turns the key on at boot, while only one
+# vCPU is online, with a quota nobody reaches; F9's quotas then only count
+# it up and down, and every figure runs with the same key. Without the pin this
 # script does not make one: the patching would then happen here, with
 # every vCPU running.
 pin=0
