@@ -90,21 +90,15 @@ static __always_inline void dwq_client_settle(struct dwq_client *c)
 /**
  * dwq_client_lock() - take a file's mutex, and settle what a read() owes
  * @c: the file
- * @nonblock: do not wait for it (an io_uring inline issue): -EAGAIN if
- *	another thread holds it, and io_uring retries from its worker
  *
- * Context: process context; may sleep unless @nonblock.
- * Return: 0 with the mutex held (dwq_client_settle() done); -EAGAIN, or
- * -ERESTARTSYS for a signal.
+ * Context: process context; may sleep.
+ * Return: 0 with the mutex held (dwq_client_settle() done); -ERESTARTSYS
+ * for a signal.
  */
-static int dwq_client_lock(struct dwq_client *c, bool nonblock)
+static int dwq_client_lock(struct dwq_client *c)
 {
-	if (nonblock) {
-		if (!mutex_trylock(&c->mutex))
-			return -EAGAIN;
-	} else if (mutex_lock_interruptible(&c->mutex)) {
+	if (mutex_lock_interruptible(&c->mutex))
 		return -ERESTARTSYS;
-	}
 	dwq_client_settle(c);
 	return 0;
 }
@@ -2105,18 +2099,16 @@ err_rate:
  * dwq_client_schedule() - schedule tasks on a file, all or none
  * @c: the file
  * @r: the tasks and how to write their ids back
- * @nonblock: -EAGAIN rather than wait for the file's mutex
  *
  * Context: process context; may sleep.
- * Return: 0; -EAGAIN, -ERESTARTSYS, a limit's -ENOSPC, -ENOMEM, or what
+ * Return: 0; -ERESTARTSYS, a limit's -ENOSPC, -ENOMEM, or what
  * @r->write_ids returned. Nothing changed on failure.
  */
-int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
-			bool nonblock)
+int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r)
 {
 	int err;
 
-	err = dwq_client_lock(c, nonblock);
+	err = dwq_client_lock(c);
 	if (err)
 		return err;
 	err = dwq_schedule_locked(c, r);
@@ -2131,7 +2123,6 @@ int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
  * @found: room for @n task pointers: the task each entry answers for,
  *	between working the results out and acting on them
  * @n: how many
- * @nonblock: -EAGAIN rather than wait for the file's mutex
  * @write: writes the results back, called with the mutex held, before
  *	anything is cancelled: 0, or an errno, which this returns having
  *	cancelled nothing
@@ -2145,10 +2136,10 @@ int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
  * fault that fails) changes nothing.
  *
  * Context: process context; may sleep.
- * Return: 0, -EAGAIN, -ERESTARTSYS, or what @write returned.
+ * Return: 0, -ERESTARTSYS, or what @write returned.
  */
 int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
-		      struct dwq_utask **found, unsigned int n, bool nonblock,
+		      struct dwq_utask **found, unsigned int n,
 		      int (*write)(void *arg, const struct dwq_ioc_cancel *uc,
 				   unsigned int n),
 		      void *arg)
@@ -2156,7 +2147,7 @@ int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 	struct dwq_moment at;
 	int err;
 
-	err = dwq_client_lock(c, nonblock);
+	err = dwq_client_lock(c);
 	if (err)
 		return err;
 	/* One moment for the whole batch: what is due stays so. */
@@ -2196,20 +2187,19 @@ static struct dwq_utask *dwq_client_find_live(struct dwq_client *c, u64 id,
  * dwq_client_reschedule() - DWQ_IOC_RESCHEDULE on a file, checked
  * @c: the file
  * @ur: the request
- * @nonblock: -EAGAIN rather than wait for the file's mutex
  *
  * Context: process context; may sleep.
  * Return: 0; -ENOENT for an id the file does not own (or a due
- * one-shot's), -EAGAIN, -ERESTARTSYS, -EINVAL, -ENOSPC, -ENOMEM.
+ * one-shot's), -ERESTARTSYS, -EINVAL, -ENOSPC, -ENOMEM.
  */
 int dwq_client_reschedule(struct dwq_client *c,
-			  const struct dwq_ioc_reschedule *ur, bool nonblock)
+			  const struct dwq_ioc_reschedule *ur)
 {
 	struct dwq_utask *ut;
 	u64 now = 0;
 	int err;
 
-	err = dwq_client_lock(c, nonblock);
+	err = dwq_client_lock(c);
 	if (err)
 		return err;
 	/*
@@ -2234,20 +2224,18 @@ int dwq_client_reschedule(struct dwq_client *c,
  * dwq_client_query() - DWQ_IOC_QUERY's answer
  * @c: the file
  * @uq: its @id read; the rest filled in
- * @nonblock: -EAGAIN rather than wait for the file's mutex
  *
  * Context: process context; may sleep.
  * Return: 0; -ENOENT for an id the file does not own (or a due
- * one-shot's), -EAGAIN, -ERESTARTSYS.
+ * one-shot's), -ERESTARTSYS.
  */
-int dwq_client_query(struct dwq_client *c, struct dwq_ioc_query *uq,
-		     bool nonblock)
+int dwq_client_query(struct dwq_client *c, struct dwq_ioc_query *uq)
 {
 	struct dwq_utask *ut;
 	u64 now = 0;
 	int err;
 
-	err = dwq_client_lock(c, nonblock);
+	err = dwq_client_lock(c);
 	if (err)
 		return err;
 	ut = dwq_client_find_live(c, uq->id, &now);
@@ -2281,17 +2269,15 @@ int dwq_client_query(struct dwq_client *c, struct dwq_ioc_query *uq,
  * @c: the file
  * @st: its pending, fired, cancelled, coalesced, events and limit fields
  *	are filled in
- * @nonblock: -EAGAIN rather than wait for the file's mutex
  *
  * Context: process context; may sleep.
- * Return: 0, -EAGAIN or -ERESTARTSYS.
+ * Return: 0 or -ERESTARTSYS.
  */
-int dwq_client_stats(struct dwq_client *c, struct dwq_ioc_stats *st,
-		     bool nonblock)
+int dwq_client_stats(struct dwq_client *c, struct dwq_ioc_stats *st)
 {
 	int err;
 
-	err = dwq_client_lock(c, nonblock);
+	err = dwq_client_lock(c);
 	if (err)
 		return err;
 	st->pending = atomic_read(&c->nr_tasks);

@@ -58,8 +58,7 @@ static int dwq_write_id(void *arg, struct dwq_utask **uts, unsigned int n)
 }
 
 static long dwq_ioctl_schedule(struct dwq_client *c,
-			       struct dwq_ioc_schedule __user *arg,
-			       bool nonblock)
+			       struct dwq_ioc_schedule __user *arg)
 {
 	struct dwq_one_out out = { .arg = arg };
 	u64 now[DWQ_NR_CLOCKS] = {};
@@ -86,7 +85,7 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 		.write_ids = dwq_write_id,
 		.arg = &out,
 	};
-	return dwq_client_schedule(c, &req, nonblock);
+	return dwq_client_schedule(c, &req);
 }
 
 /* A batch's ids and error_index, written back under the mutex. */
@@ -112,8 +111,7 @@ static int dwq_write_ids(void *arg, struct dwq_utask **uts, unsigned int n)
 }
 
 static long dwq_ioctl_schedule_batch(struct dwq_client *c,
-				     struct dwq_ioc_schedule_batch __user *arg,
-				     bool nonblock)
+				     struct dwq_ioc_schedule_batch __user *arg)
 {
 	struct dwq_ioc_schedule_batch b;
 	u64 now[DWQ_NR_CLOCKS] = {};
@@ -184,7 +182,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 		.write_ids = dwq_write_ids,
 		.arg = &out,
 	};
-	err = dwq_client_schedule(c, &req, nonblock);
+	err = dwq_client_schedule(c, &req);
 
 out_free:
 	kvfree(uts);
@@ -240,7 +238,7 @@ static int dwq_write_results(void *arg, const struct dwq_ioc_cancel *uc,
 }
 
 static long dwq_ioctl_cancel(struct dwq_client *c,
-			     struct dwq_ioc_cancel __user *arg, bool nonblock)
+			     struct dwq_ioc_cancel __user *arg)
 {
 	struct dwq_cancel_out out = { .arg = arg };
 	struct dwq_utask *found;
@@ -256,13 +254,11 @@ static long dwq_ioctl_cancel(struct dwq_client *c,
 	 * is written back before the task is cancelled: if it cannot be,
 	 * nothing is (the caller could not tell what happened).
 	 */
-	return dwq_client_cancel(c, &uc, &found, 1, nonblock, dwq_write_result,
-				 &out);
+	return dwq_client_cancel(c, &uc, &found, 1, dwq_write_result, &out);
 }
 
 static long dwq_ioctl_cancel_batch(struct dwq_client *c,
-				   struct dwq_ioc_cancel_batch __user *arg,
-				   bool nonblock)
+				   struct dwq_ioc_cancel_batch __user *arg)
 {
 	struct dwq_ioc_cancel_batch b;
 	struct dwq_ioc_cancel *uc = NULL;
@@ -317,8 +313,7 @@ static long dwq_ioctl_cancel_batch(struct dwq_client *c,
 	out.entries = entries;
 	out.error_index = &arg->error_index;
 	found = (struct dwq_utask **)(uc + b.count);
-	err = dwq_client_cancel(c, uc, found, b.count, nonblock,
-				dwq_write_results, &out);
+	err = dwq_client_cancel(c, uc, found, b.count, dwq_write_results, &out);
 	if (err)
 		goto out_free;
 	kvfree(uc);
@@ -333,8 +328,7 @@ out_report:
 }
 
 static long dwq_ioctl_reschedule(struct dwq_client *c,
-				 struct dwq_ioc_reschedule __user *arg,
-				 bool nonblock)
+				 struct dwq_ioc_reschedule __user *arg)
 {
 	struct dwq_ioc_reschedule ur;
 
@@ -351,11 +345,11 @@ static long dwq_ioctl_reschedule(struct dwq_client *c,
 		return -EINVAL;
 	if (!(ur.flags & DWQ_RESCHED_PERIOD) && (ur.mode || ur.period_ns))
 		return -EINVAL;
-	return dwq_client_reschedule(c, &ur, nonblock);
+	return dwq_client_reschedule(c, &ur);
 }
 
 static long dwq_ioctl_query(struct dwq_client *c,
-			    struct dwq_ioc_query __user *arg, bool nonblock)
+			    struct dwq_ioc_query __user *arg)
 {
 	struct dwq_ioc_query uq;
 	int err;
@@ -365,14 +359,14 @@ static long dwq_ioctl_query(struct dwq_client *c,
 		return -EFAULT;
 	if (uq.reserved)
 		return -EINVAL;
-	err = dwq_client_query(c, &uq, nonblock);
+	err = dwq_client_query(c, &uq);
 	if (err)
 		return err;
 	return copy_to_user(arg, &uq, sizeof(uq)) ? -EFAULT : 0;
 }
 
 static long dwq_ioctl_stats(struct dwq_client *c,
-			    struct dwq_ioc_stats __user *arg, bool nonblock)
+			    struct dwq_ioc_stats __user *arg)
 {
 	struct dwq_queue_stats qs = { .leader = -1 };
 	struct dwq_ioc_stats st = {};
@@ -381,7 +375,7 @@ static long dwq_ioctl_stats(struct dwq_client *c,
 	/* No side effect: a result that cannot be written is just -EFAULT. */
 	if (c->q)
 		dwq_queue_get_stats(c->q, &qs);
-	err = dwq_client_stats(c, &st, nonblock);
+	err = dwq_client_stats(c, &st);
 	if (err)
 		return err;
 	st.queue_size = qs.size;
@@ -398,12 +392,10 @@ static long dwq_ioctl_stats(struct dwq_client *c,
 }
 
 /**
- * dwq_dev_ioctl_flags() - an ioctl of /dev/dwq, from ioctl() or io_uring
+ * dwq_dev_ioctl() - an ioctl of /dev/dwq, from ioctl() or io_uring
  * @file: the file
  * @cmd: a DWQ_IOC_* command
  * @arg: its argument, a user pointer to the command's struct
- * @nonblock: -EAGAIN rather than wait for the file's mutex (io_uring's
- *	inline issue, which retries from its worker)
  *
  * Each command copies its argument in, checks it whole, acts under the
  * file's mutex, and copies its results out.
@@ -411,42 +403,27 @@ static long dwq_ioctl_stats(struct dwq_client *c,
  * Context: process context; may sleep.
  * Return: 0 or what the command says; -ENOTTY for an unknown command.
  */
-long dwq_dev_ioctl_flags(struct file *file, unsigned int cmd, unsigned long arg,
-			 bool nonblock)
+long dwq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct dwq_client *c = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
 	switch (cmd) {
 	case DWQ_IOC_SCHEDULE:
-		return dwq_ioctl_schedule(c, uarg, nonblock);
+		return dwq_ioctl_schedule(c, uarg);
 	case DWQ_IOC_SCHEDULE_BATCH:
-		return dwq_ioctl_schedule_batch(c, uarg, nonblock);
+		return dwq_ioctl_schedule_batch(c, uarg);
 	case DWQ_IOC_CANCEL:
-		return dwq_ioctl_cancel(c, uarg, nonblock);
+		return dwq_ioctl_cancel(c, uarg);
 	case DWQ_IOC_RESCHEDULE:
-		return dwq_ioctl_reschedule(c, uarg, nonblock);
+		return dwq_ioctl_reschedule(c, uarg);
 	case DWQ_IOC_QUERY:
-		return dwq_ioctl_query(c, uarg, nonblock);
+		return dwq_ioctl_query(c, uarg);
 	case DWQ_IOC_STATS:
-		return dwq_ioctl_stats(c, uarg, nonblock);
+		return dwq_ioctl_stats(c, uarg);
 	case DWQ_IOC_CANCEL_BATCH:
-		return dwq_ioctl_cancel_batch(c, uarg, nonblock);
+		return dwq_ioctl_cancel_batch(c, uarg);
 	default:
 		return -ENOTTY;
 	}
-}
-
-/**
- * dwq_dev_ioctl() - ioctl() of /dev/dwq
- * @file: the file
- * @cmd: a DWQ_IOC_* command
- * @arg: its argument, a user pointer to the command's struct
- *
- * Context: process context; may sleep.
- * Return: as dwq_dev_ioctl_flags().
- */
-long dwq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
-{
-	return dwq_dev_ioctl_flags(file, cmd, arg, false);
 }

@@ -42,14 +42,14 @@ static_assert(offsetof(struct io_uring_sqe, cmd) +
  * may still be the submitter's ring memory, which it can change under us:
  * it is copied once, then only the copy is used.
  *
- * With IO_URING_F_NONBLOCK (an inline issue) the ioctl runs all the same
- * unless the file's mutex is held (by a read() firing its tasks, or
- * another thread's ioctl): then -EAGAIN, and io_uring issues it again from
- * its worker, which waits for the mutex. Otherwise none waits for
- * anything but memory (the allocations of tasks, of a batch's copy and of
- * the heap's growth, GFP_KERNEL as when io_uring prepares an SQE) and page
- * faults on its argument; punting those to io-wq would cost a thread
- * switch for nothing. The ring's SQE128 and CQE32
+ * With IO_URING_F_NONBLOCK (an inline issue) the ioctl runs all the same,
+ * and waits, as ioctl() would, for the file's mutex if another thread
+ * holds it (a read() firing its tasks, another ioctl), for memory (the
+ * allocations of tasks, of a batch's copy and of the heap's growth,
+ * GFP_KERNEL as when io_uring prepares an SQE) and for page faults on its
+ * argument. It never returns -EAGAIN: io_uring would issue it again from
+ * its worker, where the command area may be read again from the ring,
+ * whose slot the submitter may have reused by then. The ring's SQE128 and CQE32
  * are accepted (the rest of a 128-byte SQE's command area must be zero);
  * IO_URING_F_COMPAT changes nothing, as @arg is a 64-bit user address,
  * like the batches' arrays.
@@ -79,9 +79,8 @@ int dwq_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	/* A 32-bit kernel: an address past 4 GiB is no user address. */
 	if (cmd.arg != (unsigned long)cmd.arg)
 		return -EFAULT;
-	ret = dwq_dev_ioctl_flags(ioucmd->file, ioucmd->cmd_op,
-				  (unsigned long)cmd.arg,
-				  issue_flags & IO_URING_F_NONBLOCK);
+	ret = dwq_dev_ioctl(ioucmd->file, ioucmd->cmd_op,
+			    (unsigned long)cmd.arg);
 	/*
 	 * The CQE gets @ret as it is, with no system call to restart: a
 	 * wait for the file's mutex that a signal ended (io_uring cancelling

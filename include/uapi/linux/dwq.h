@@ -492,11 +492,19 @@ struct dwq_event {
  * for any non-zero byte of the command area after this struct. The
  * SQE's other fields are io_uring's.
  *
- * io_uring may issue the command after io_uring_enter() has returned:
- * from its worker thread, with IOSQE_ASYNC, in a link, with SQPOLL, or
- * when the file is busy with another call as it is submitted. @arg is
- * read and written back only then, and so is a batch's array: keep them
- * valid and unchanged until the command's CQE has come.
+ * A command that finds the file busy with another call waits for it,
+ * in io_uring_enter() or wherever io_uring issues it. io_uring may issue
+ * the command after io_uring_enter() has returned: from its worker thread
+ * with IOSQE_ASYNC, in a link, after IOSQE_IO_DRAIN, or with SQPOLL. @arg
+ * is read and written back only then, and so is a batch's array: keep
+ * them valid and unchanged until the command's CQE has come. Where
+ * io_uring does not copy an SQE as it prepares it (6.12's, without
+ * IOSQE_ASYNC), a command issued later than io_uring_enter() (in a link,
+ * after a drain) reads its command area from the ring only then: keep
+ * that SQE's slot unchanged until its CQE as well, or set IOSQE_ASYNC,
+ * with which io_uring copies the SQE when it takes it. On a ring set up
+ * with IORING_SETUP_IOPOLL, io_uring refuses the command (-EOPNOTSUPP):
+ * there is nothing to poll for.
  */
 struct dwq_uring_cmd {
 	__u64 arg;

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -462,6 +463,65 @@ struct same_case {
 };
 
 /* Each file: task 1 a far one-shot (cookie 10), task 2 a periodic one. */
+/* The submitting thread of held_file_runs_its_command, and its CQE. */
+struct held_submit {
+	struct io_uring *r;
+	struct io_uring_sqe *sqe;
+	int got;
+	int res;
+	uint64_t ud;
+};
+
+/*
+ * Submits, takes the SQE's slot back at once, then waits for the CQE
+ * (the thread stays: io_uring cancels the work a thread left in io-wq
+ * when it exits).
+ */
+static void *held_submit_fn(void *arg)
+{
+	struct held_submit *h = arg;
+
+	h->got = io_uring_submit(h->r);
+	memset(h->sqe->cmd, 0xff, sizeof(struct dwq_uring_cmd));
+	if (h->got == 1)
+		h->res = wait_cqe(h->r, &h->ud);
+	return NULL;
+}
+
+/*
+ * A command that finds the file's mutex held (a read() stuck in a page
+ * fault holds it) runs, once the file is free, the command it was
+ * submitted with, though the program takes its SQE's slot back as soon as
+ * io_uring_submit() returns, filling its command area with bytes no
+ * command accepts. The schedule is done, its id written back.
+ */
+TEST_F(uring, held_file_runs_its_command)
+{
+	struct dwq_ioc_schedule s =
+		dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 7);
+	struct held_submit h = { .r = &ring, .res = 1 };
+	struct dwqt_stuck_read r;
+	int fd = self->f.fd;
+	pthread_t th;
+
+	ring_init();
+	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 1);
+	if (!dwqt_stuck_read_start(&r, fd))
+		t_skip("no userfaultfd: %s", t_errname(errno));
+	h.sqe = prep_cmd(&ring, fd, DWQ_IOC_SCHEDULE, &s, 0x5eed);
+	/* The submission may wait for the file: from a thread of its own. */
+	T_EQ(pthread_create(&th, NULL, held_submit_fn, &h), 0);
+	dwqt_sleep_ms(200);
+	T_EQ(dwqt_stuck_read_end(&r), sizeof(struct dwq_event));
+	T_EQ(pthread_join(th, NULL), 0);
+	T_EQ(h.got, 1);
+	T_EQ(h.ud, 0x5eed);
+	T_OK(h.res);
+	T_EXPECT(s.id != 0, "no id written back");
+	T_EQ(dwqt_query_ok(fd, s.id).cookie, 7);
+	T_EQ(dwqt_stats_ok(fd).pending, 1);
+}
+
 static void same_prepare(int fd)
 {
 	T_EQ(dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 10), 1);
