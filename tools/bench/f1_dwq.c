@@ -2,10 +2,11 @@
 /*
  * F1 for dwq's heap: the four variants (2- and 4-ary, keys inline or
  * through the node pointer; see heap_variants.h), each driven by the loops
- * of f1_dwq_tmpl.h. The heap functions are called across translation
- * units (a call and a return per operation), where dwq.ko's queue inlines
- * them and F1's min_heap rows use lib/min_heap.h's inline functions: a
- * few instructions against dwq's variants.
+ * of f1_dwq_tmpl.h. The loops inline each variant's insert, remove and pop
+ * (heap_4i.h: dwq.ko's heap.h itself; heap_param.h: the benchmark's
+ * copies), as dwq.ko's queue inlines heap.h's and F1's min_heap rows
+ * inline include/linux/min_heap.h's: only creating and destroying a heap
+ * is a call into another file (heap_*.c).
  */
 #include <linux/errno.h>
 #include <linux/ktime.h>
@@ -14,7 +15,27 @@
 #include <linux/slab.h>
 
 #include "f1.h"
+#include "heap_4i.h"
 #include "heap_variants.h"
+
+/* The benchmark's copies, inline (heap_param.h); heap_4i.h has h4i's. */
+#define BENCH_HEAP_INLINE_ONLY
+#define BENCH_HEAP_ARITY 2
+#define BENCH_HEAP_INLINE_KEYS 1
+#define BENCH_HEAP_PREFIX h2i
+#include "heap_param.h"
+
+#define BENCH_HEAP_INLINE_ONLY
+#define BENCH_HEAP_ARITY 2
+#define BENCH_HEAP_INLINE_KEYS 0
+#define BENCH_HEAP_PREFIX h2p
+#include "heap_param.h"
+
+#define BENCH_HEAP_INLINE_ONLY
+#define BENCH_HEAP_ARITY 4
+#define BENCH_HEAP_INLINE_KEYS 0
+#define BENCH_HEAP_PREFIX h4p
+#include "heap_param.h"
 
 /* The state of one dwq heap variant: the heap and its @n + 1 nodes. */
 struct f1_dwq {

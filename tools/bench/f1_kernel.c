@@ -3,7 +3,9 @@
  * F1 anchors from the kernel: timerqueue (an rbtree with a cached
  * leftmost node, what hrtimers use), min_heap (include/linux/min_heap.h,
  * 6.12's API, with a back-index kept in its swap callback so that cancel is
- * O(log n)) and hrtimers themselves.
+ * O(log n)) and hrtimers themselves. Each is called as its users call it:
+ * timerqueue_add() and timerqueue_del() are the kernel's out-of-line
+ * functions, min_heap's operations are inlined into the loops.
  *
  * hrtimer "pop" is expiry: @k armed timers are moved to one instant a
  * little ahead, so that a single hrtimer interrupt runs all of them, and the
@@ -173,8 +175,13 @@ static const struct min_heap_callbacks f1_mh_cb = {
 	.swp = f1_mh_swp,
 };
 
-static void f1_mh_push(struct f1_mh_heap *heap, struct f1_mh_item *item,
-		       u64 key)
+/*
+ * Push, delete and pop are forced inline, and min_heap.h's functions with
+ * them: F1's loops then hold the whole operation, as a min_heap user's
+ * code does and as they hold dwq's heap operations (f1_dwq.c).
+ */
+static __always_inline void f1_mh_push(struct f1_mh_heap *heap,
+				       struct f1_mh_item *item, u64 key)
 {
 	struct f1_mh_elem e = { .key = key, .item = item };
 
@@ -183,13 +190,14 @@ static void f1_mh_push(struct f1_mh_heap *heap, struct f1_mh_item *item,
 	dwq_min_heap_push(heap, &e, &f1_mh_cb, heap);
 }
 
-static void f1_mh_del(struct f1_mh_heap *heap, struct f1_mh_item *item)
+static __always_inline void f1_mh_del(struct f1_mh_heap *heap,
+				      struct f1_mh_item *item)
 {
 	dwq_min_heap_del(heap, item->idx, &f1_mh_cb, heap);
 	item->idx = -1;
 }
 
-static struct f1_mh_item *f1_mh_pop(struct f1_mh_heap *heap)
+static __always_inline struct f1_mh_item *f1_mh_pop(struct f1_mh_heap *heap)
 {
 	struct f1_mh_item *item = heap->data[0].item;
 

@@ -10,9 +10,10 @@
  * A copy rather than a call into dwq.ko: dwq.ko exports its heap only to
  * KUnit (EXPORT_SYMBOL_IF_KUNIT), and the stock kernels the figures are
  * taken on have no KUnit. The copy is never exported, so no object is
- * linked into two modules. The benchmark's loops (f1_dwq.c) call each
- * operation across a translation unit, through the wrappers below, as
- * they call every other variant; dwq.ko's queue inlines them.
+ * linked into two modules. F1's loops (f1_dwq.c) inline the operations
+ * from heap_4i.h, as dwq.ko's queue inlines them; the functions below are
+ * what the rest calls out of line: F1's setup and teardown, and F3's
+ * wake-all queue.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -25,17 +26,7 @@
 #undef EXPORT_SYMBOL_IF_KUNIT
 #define EXPORT_SYMBOL_IF_KUNIT(symbol) static_assert(sizeof(typeof(symbol) *))
 
-#define dwq_heap h4i_heap
-#define dwq_heap_slot h4i_slot
-#define dwq_heap_init h4i_init
-#define dwq_heap_insert h4i_insert_inline
-#define dwq_heap_pop h4i_pop_inline
-#define dwq_heap_remove h4i_remove_inline
-#define dwq_heap_update h4i_update_inline
-#define dwq_heap_want_capacity h4i_want_capacity
-#define dwq_heap_shrunk_capacity h4i_shrunk_capacity
-#define dwq_heap_adopt h4i_adopt
-
+#include "heap_4i.h"
 #include "../../module/heap.c"
 #include "heap_variants.h"
 

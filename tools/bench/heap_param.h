@@ -9,7 +9,13 @@
  *
  * The includer defines BENCH_HEAP_ARITY (2 or 4), BENCH_HEAP_INLINE_KEYS
  * (1: keys in the slots; 0: node pointers only) and BENCH_HEAP_PREFIX (say
- * h2p: h2p_insert(), struct h2p_heap, ...), then includes this file once.
+ * h2p: struct h2p_heap, h2p_insert_inline(), ...), then includes this
+ * file, which takes the four parameters away again at its end. The
+ * operations on nodes are inline, as heap.h's are: F1's loops (f1_dwq.c,
+ * which includes this once per variant) inline them, as dwq.ko's queue
+ * inlines heap.h's. Unless the includer also defines
+ * BENCH_HEAP_INLINE_ONLY, the file defines the out-of-line functions of
+ * heap_variants.h as well (heap_2i.c, heap_2p.c, heap_4p.c).
  *
  * The algorithm is module/heap.c's, step for step (a hole moved rather
  * than entries swapped, the bottom-up removal, the same child tests), so
@@ -39,6 +45,12 @@ static_assert(BENCH_HEAP_ARITY == 2 || BENCH_HEAP_ARITY == 4,
 
 #define bench_heap BENCH_HEAP(_heap)
 #define bench_slot BENCH_HEAP(_slot)
+#define bench_heap_slot_rekey BENCH_HEAP(_slot_rekey)
+#define bench_heap_less BENCH_HEAP(_less)
+#define bench_heap_set BENCH_HEAP(_set)
+#define bench_heap_sift_up BENCH_HEAP(_sift_up)
+#define bench_heap_remove_at BENCH_HEAP(_remove_at)
+#define bench_heap_owns BENCH_HEAP(_owns)
 
 /**
  * struct bench_slot - one array slot
@@ -103,7 +115,8 @@ static inline void bench_heap_set(struct bench_slot *slots, unsigned int i,
 }
 
 /* Move the entry at slot @i towards the root. */
-static void bench_heap_sift_up(struct bench_heap *heap, unsigned int i)
+static __always_inline void bench_heap_sift_up(struct bench_heap *heap,
+					       unsigned int i)
 {
 	struct bench_slot *slots = heap->slots;
 	struct bench_slot s = slots[i];
@@ -158,15 +171,54 @@ bench_heap_remove_at(struct bench_heap *heap, unsigned int i, bool deep)
 	return node;
 }
 
-/* Is @node queued in @heap? heap.c's dwq_heap_owns(). */
-static bool bench_heap_owns(const struct bench_heap *heap,
-			    const struct dwq_heap_node *node)
+/* Is @node queued in @heap? heap.h's dwq_heap_owns(). */
+static __always_inline bool bench_heap_owns(const struct bench_heap *heap,
+					    const struct dwq_heap_node *node)
 {
 	unsigned int i = node->index;
 
 	return !WARN_ON_ONCE(i >= heap->nr || heap->slots[i].node != node);
 }
 
+/* heap.h's dwq_heap_insert(): queue @node with @deadline and a fresh seq. */
+static __always_inline int
+BENCH_HEAP(_insert_inline)(struct bench_heap *heap, struct dwq_heap_node *node,
+			   u64 deadline)
+{
+	unsigned int i;
+
+	if (WARN_ON_ONCE(node->index >= 0))
+		return -EBUSY;
+	if (heap->nr >= heap->cap)
+		return -ENOSPC;
+	node->deadline = deadline;
+	node->seq = heap->next_seq++;
+	i = heap->nr++;
+	heap->slots[i].node = node;
+	bench_heap_slot_rekey(&heap->slots[i]);
+	node->index = i;
+	bench_heap_sift_up(heap, i);
+	return 0;
+}
+
+/* heap.h's dwq_heap_pop(): the node with the earliest key, or NULL. */
+static inline struct dwq_heap_node *
+BENCH_HEAP(_pop_inline)(struct bench_heap *heap)
+{
+	if (!heap->nr)
+		return NULL;
+	return bench_heap_remove_at(heap, 0, true);
+}
+
+/* heap.h's dwq_heap_remove(): dequeue @node, queued in @heap. */
+static __always_inline void
+BENCH_HEAP(_remove_inline)(struct bench_heap *heap, struct dwq_heap_node *node)
+{
+	if (bench_heap_owns(heap, node))
+		bench_heap_remove_at(heap, node->index, false);
+}
+
+#ifndef BENCH_HEAP_INLINE_ONLY
 struct bench_heap *BENCH_HEAP(_create)(unsigned int cap)
 {
 	struct bench_heap *heap;
@@ -192,36 +244,38 @@ void BENCH_HEAP(_destroy)(struct bench_heap *heap)
 int BENCH_HEAP(_insert)(struct bench_heap *heap, struct dwq_heap_node *node,
 			u64 deadline)
 {
-	unsigned int i;
-
-	if (WARN_ON_ONCE(node->index >= 0))
-		return -EBUSY;
-	if (heap->nr >= heap->cap)
-		return -ENOSPC;
-	node->deadline = deadline;
-	node->seq = heap->next_seq++;
-	i = heap->nr++;
-	heap->slots[i].node = node;
-	bench_heap_slot_rekey(&heap->slots[i]);
-	node->index = i;
-	bench_heap_sift_up(heap, i);
-	return 0;
+	return BENCH_HEAP(_insert_inline)(heap, node, deadline);
 }
 
 struct dwq_heap_node *BENCH_HEAP(_pop)(struct bench_heap *heap)
 {
-	if (!heap->nr)
-		return NULL;
-	return bench_heap_remove_at(heap, 0, true);
+	return BENCH_HEAP(_pop_inline)(heap);
 }
 
 void BENCH_HEAP(_remove)(struct bench_heap *heap, struct dwq_heap_node *node)
 {
-	if (bench_heap_owns(heap, node))
-		bench_heap_remove_at(heap, node->index, false);
+	BENCH_HEAP(_remove_inline)(heap, node);
 }
 
 struct dwq_heap_node *BENCH_HEAP(_peek)(struct bench_heap *heap)
 {
 	return heap->nr ? heap->slots[0].node : NULL;
 }
+#endif /* BENCH_HEAP_INLINE_ONLY */
+
+#undef bench_heap_owns
+#undef bench_heap_remove_at
+#undef bench_heap_sift_up
+#undef bench_heap_set
+#undef bench_heap_less
+#undef bench_heap_slot_rekey
+#undef bench_slot
+#undef bench_heap
+#undef BENCH_SLOT_KEY
+#undef BENCH_HEAP
+#undef BENCH_CAT
+#undef BENCH_CAT2
+#undef BENCH_HEAP_INLINE_ONLY
+#undef BENCH_HEAP_PREFIX
+#undef BENCH_HEAP_INLINE_KEYS
+#undef BENCH_HEAP_ARITY
