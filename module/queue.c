@@ -2001,18 +2001,21 @@ retry:
 		raw_spin_unlock_irqrestore(&q->lock, flags);
 		return -EDEADLK;
 	}
+	/*
+	 * A reference of our own (the queue's is held, so it is not the
+	 * first), for a caller that holds none: the queue lets go of @task
+	 * in __dwq_cancel() or when its callback returns, another holder may
+	 * drop theirs at any time after we unlock, and we touch @task until
+	 * the end. Our put there may be the last.
+	 */
+	kref_get(&task->ref);
 	ret = __dwq_cancel(q, task, &put);
 	if (ret == DWQ_RESULT_RUNNING) {
 		/*
 		 * Wait with the lock dropped. Meanwhile @canceling makes every
 		 * schedule of @task fail, and dwq_task_finish() wakes @done_wq
-		 * when it sees it. The worker's reference keeps @task alive
-		 * until it has unbound it; the one taken here (the queue's is
-		 * held, so it cannot be the first) keeps it alive after, for a
-		 * caller that holds none: its put below may be the last.
+		 * when it sees it.
 		 */
-		kref_get(&task->ref);
-		put = true;
 		WRITE_ONCE(task->canceling, task->canceling + 1);
 		raw_spin_unlock_irqrestore(&q->lock, flags);
 		dwq_task_touch_map(q, task);
@@ -2024,8 +2027,9 @@ retry:
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 	if (ret != DWQ_RESULT_RUNNING)
 		dwq_task_touch_map(q, task);
-	if (put)
-		dwq_task_put(task);
+	/* Ours held, the queue's was never the last: @put stays false. */
+	WARN_ON_ONCE(put);
+	dwq_task_put(task);
 	return ret;
 
 idle:
