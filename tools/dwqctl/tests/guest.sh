@@ -332,13 +332,15 @@ fg_signal INT 0.5 "$tmp/e10" "$tmp/e10.err" dwqctl every 100ms --first 0 -- slee
 result "$([ $rc = 0 ] && has "$tmp/e10.err" 'stopped by SIGINT: 1 runs, 0 failed' && echo 0 || echo 1)" \
 	"every: SIGINT during CMD stops both; a run ended by it is not a failure (rc $rc)" "$tmp/e10.err"
 
+# $bad: the first case whose exit status or output is wrong; empty if none.
+bad=
 for u in "every 1s" "every 1s true" "every 0 -- true" "after -- true" "every 1s --count 0 -- true" "after 5x -- true"; do
 	# shellcheck disable=SC2086 # one word per argument
 	dwqctl --json $u >"$tmp/u" 2>"$tmp/u.err"
 	rc=$?
-	[ $rc = 2 ] && grep -q '^{"type":"error","command":"[a-z]*","usage":true,"what":".*","exit_status":2}$' "$tmp/u" || break
+	[ $rc = 2 ] && grep -q '^{"type":"error","command":"[a-z]*","usage":true,"what":".*","exit_status":2}$' "$tmp/u" || { bad=$u; break; }
 done
-result "$(holds [ $rc = 2 ])" "after/every usage errors exit 2 with an error object (stopped at: $u)" "$tmp/u.err"
+result "$(holds [ -z "$bad" ])" "after/every usage errors exit 2 with an error object (failed: ${bad:-none}, exit $rc)" "$tmp/u"
 
 if [ "$mode" = all ]; then
 
@@ -513,12 +515,13 @@ dwqctl schedule 10ms --count 2 >"$tmp/s5" 2>&1
 result "$([ $? = 2 ] && has "$tmp/s5" "a one-shot has one event" && echo 0 || echo 1)" \
 	"schedule of a one-shot with --count 2 is refused, not a wait for ever" "$tmp/s5"
 
+bad=
 for c in cancel query; do
 	dwqctl $c 7 >"$tmp/g" 2>&1
 	rc=$?
-	[ $rc = 2 ] && has "$tmp/g" "'$c' is gone: a task belongs to the file that scheduled it" || break
+	[ $rc = 2 ] && has "$tmp/g" "'$c' is gone: a task belongs to the file that scheduled it" || { bad=$c; break; }
 done
-result "$(holds [ $rc = 2 ])" "cancel and query alone are gone: exit 2, they say why and point to run ($c)" "$tmp/g"
+result "$(holds [ -z "$bad" ])" "cancel and query alone are gone: exit 2, they say why and point to run (failed: ${bad:-none}, exit $rc)" "$tmp/g"
 
 # cancel ID... in a run: one CANCEL_BATCH, one line per id, in order.
 printf 'schedule 60s\nschedule 60s\ncancel 7777 $1 8888 $2\n' >"$tmp/cb.dwq"
