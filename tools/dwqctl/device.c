@@ -250,9 +250,6 @@ const char *err_cause(enum dwq_op op, int err)
 		return "invalid argument";
 	case ENOSPC:
 		return "too many pending tasks: a per-file or global limit";
-	case ERANGE:
-	case EOVERFLOW:
-		return "the deadline does not fit the clock";
 	case ENOMEM:
 		return "out of memory";
 	case EFAULT:
@@ -481,9 +478,31 @@ __u64 clock_now(__u32 flags)
 }
 
 /**
+ * stop_signals() - the signals that end a loop cleanly
+ * @set: out: SIGINT and SIGTERM, but not one ignored
+ *
+ * A signal dwqctl was started with ignored stays ignored (main() leaves
+ * it so, as a shell leaves SIGINT ignored for a command started with &):
+ * blocked to be read from a signalfd, it would arrive all the same, so it
+ * is left out.
+ */
+void stop_signals(sigset_t *set)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	struct sigaction old;
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		if (sigaction(sigs[i], NULL, &old) || old.sa_handler != SIG_IGN)
+			sigaddset(set, sigs[i]);
+}
+
+/**
  * signal_fd() - take SIGINT and SIGTERM as a readable file instead
  *
- * So a loop that poll()s can end cleanly when the user presses ^C.
+ * So a loop that poll()s can end cleanly when the user presses ^C. A
+ * signal ignored stays ignored (see stop_signals()).
  *
  * Return: the signalfd, or -1.
  */
@@ -491,9 +510,7 @@ int signal_fd(void)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	stop_signals(&set);
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -1;
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);

@@ -18,6 +18,7 @@
 #ifndef DWQCTL_H
 #define DWQCTL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -102,7 +103,8 @@ enum run_ref {
  * @now_off: see @now
  * @period_ns: the period of every/rate (0: one-shot)
  * @mode: DWQ_MODE_*
- * @flags: DWQ_SCHED_ABS, DWQ_SCHED_BOOTTIME, DWQ_RESCHED_PERIOD
+ * @flags: DWQ_SCHED_ABS, DWQ_SCHED_BOOTTIME, DWQ_RESCHED_PERIOD,
+ *	DWQ_RESCHED_MONOTONIC
  * @cookie: schedule: the cookie
  * @wait: for RUN_WAIT, which kind
  * @count: `wait N events`: N
@@ -150,7 +152,6 @@ struct run_task {
  * struct run_state - one run: its open file and what it scheduled
  * @fd: the device file, O_NONBLOCK; -1 before run_open()
  * @file: the script's name for messages, or NULL for a one-off command
- * @hint: a line to print after an ENOENT, or NULL
  * @keep_going: -k: go on after a command fails
  * @echo: -x: print each command before its result
  * @check_only: -n: parse only
@@ -161,7 +162,6 @@ struct run_task {
 struct run_state {
 	int fd;
 	const char *file;
-	const char *hint;
 	int keep_going;
 	int echo;
 	int check_only;
@@ -213,6 +213,7 @@ int dev_wait_events(int fd, struct dwq_event *ev, size_t max, __s64 timeout_ns);
 const char *state_name(__u32 state);
 void print_query(const struct dwq_ioc_query *q);
 __u64 clock_now(__u32 flags);
+void stop_signals(sigset_t *set);
 int signal_fd(void);
 
 /* stats.c */

@@ -13,7 +13,8 @@
  * and the periods it skipped as overruns. Runs never overlap: a firing
  * that finds CMD still running is skipped and counted as an overrun.
  * SIGINT, SIGTERM and SIGCHLD come through a signalfd, so the loop is one
- * poll() with nothing missed.
+ * poll() with nothing missed; a SIGINT or SIGTERM ignored when dwqctl
+ * started stays ignored.
  */
 #include <errno.h>
 #include <poll.h>
@@ -351,9 +352,7 @@ static int timer_loop(struct timer_cmd *t)
 	 * would never be seen to end.
 	 */
 	signal(SIGCHLD, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	stop_signals(&set);
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, NULL)) {
 		err = errno;
@@ -457,7 +456,8 @@ static int timer_args(struct timer_cmd *t, int argc, char **argv)
 						   "--count needs a number of runs, at least 1");
 			i++;
 		} else if (periodic && !strcmp(a, "--first")) {
-			if (i + 1 >= argc)
+			/* --first -- CMD: the duration is missing, not CMD's --. */
+			if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))
 				return usage_error(cmd,
 						   "--first needs a duration");
 			first = argv[++i];

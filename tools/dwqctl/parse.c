@@ -4,7 +4,7 @@
  * nothing of the device, so the unit tests run it on the host.
  *
  *   schedule TIME [every P | rate P] [cookie C] [at] [boottime]
- *   reschedule ID TIME [every P | rate P | once] [at] [boottime]
+ *   reschedule ID TIME [every P | rate P | once] [at] [boottime | monotonic]
  *   cancel ID...              several: one DWQ_IOC_CANCEL_BATCH
  *   query ID
  *   wait                      until nothing is pending and nothing unread
@@ -17,8 +17,11 @@
  *
  * TIME is a duration (the delay), or with `at` the deadline on the clock;
  * `now`, `now+D` and `now-D` are deadlines relative to the clock when the
- * line runs (they imply `at`). ID is a task id, `$N` for the id of the
- * run's Nth schedule, or `$last`.
+ * line runs (they imply `at`). A reschedule keeps the task's clock unless
+ * it says `boottime` or `monotonic` (DWQ_RESCHED_MONOTONIC): its TIME is on
+ * the clock the task has after it, and its `now` is that clock's (run.c
+ * asks the device for the task's own when the line names none). ID is a
+ * task id, `$N` for the id of the run's Nth schedule, or `$last`.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -149,7 +152,7 @@ static int parse_schedule(char **tok, int n, struct run_cmd *cmd, char *err,
 {
 	int resched = cmd->op == RUN_RESCHEDULE;
 	const char *what = tok[0];
-	int have_period = 0, have_cookie = 0, have_at = 0, have_boot = 0;
+	int have_period = 0, have_cookie = 0, have_at = 0, have_clock = 0;
 	char msg[200];
 	int i = 1;
 
@@ -198,14 +201,22 @@ static int parse_schedule(char **tok, int n, struct run_cmd *cmd, char *err,
 			i++;
 		} else if (!strcmp(t, "at") && !have_at++) {
 			cmd->flags |= DWQ_SCHED_ABS;
-		} else if (!strcmp(t, "boottime") && !have_boot++) {
-			cmd->flags |= DWQ_SCHED_BOOTTIME;
+		} else if (!strcmp(t, "boottime") ||
+			   (resched && !strcmp(t, "monotonic"))) {
+			if (have_clock++) {
+				snprintf(err, errlen,
+					 "%s: '%s': one clock word, boottime or monotonic",
+					 what, t);
+				return -1;
+			}
+			cmd->flags |= t[0] == 'b' ? DWQ_SCHED_BOOTTIME :
+						    DWQ_RESCHED_MONOTONIC;
 		} else {
 			snprintf(err, errlen,
-				 "%s: unexpected '%s' (options: %s, at, boottime)",
-				 what, t,
-				 resched ? "every P, rate P, once" :
-					   "every P, rate P, cookie C");
+				 "%s: unexpected '%s' (options: %s)", what, t,
+				 resched ?
+					 "every P, rate P, once, at, boottime, monotonic" :
+					 "every P, rate P, cookie C, at, boottime");
 			return -1;
 		}
 	}

@@ -54,8 +54,6 @@ static void run_error(struct run_state *st, int err, const char *cause,
 		errorf(err, cause, "%s:%d: %s", st->file, opt.line, what);
 	else
 		errorf(err, cause, "%s", what);
-	if (err == ENOENT && st->hint)
-		fprintf(stderr, "dwqctl: %s\n", st->hint);
 }
 
 static int remember(struct run_state *st, __u64 id, __u32 mode)
@@ -120,10 +118,10 @@ static int resolve(struct run_state *st, const struct run_cmd *cmd,
 	return -1;
 }
 
-/* The deadline of a now, now+D or now-D time. */
-static __u64 now_time(const struct run_cmd *cmd)
+/* The deadline of a now, now+D or now-D time, on @clock (clock_now()). */
+static __u64 now_time(const struct run_cmd *cmd, __u32 clock)
 {
-	__u64 now = clock_now(cmd->flags);
+	__u64 now = clock_now(clock);
 
 	if (cmd->now_off < 0 && (__u64)-cmd->now_off > now)
 		return 0;
@@ -192,7 +190,7 @@ static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 		       const char *text)
 {
 	struct dwq_ioc_schedule s = {
-		.time_ns = cmd->now ? now_time(cmd) : cmd->time_ns,
+		.time_ns = cmd->now ? now_time(cmd, cmd->flags) : cmd->time_ns,
 		.period_ns = cmd->period_ns,
 		.cookie = cmd->cookie,
 		.mode = cmd->mode,
@@ -291,11 +289,9 @@ static int do_cancel(struct run_state *st, const struct run_cmd *cmd)
 /*
  * Cancel @n ids (at most DWQ_CANCEL_BATCH_MAX) with one CANCEL_BATCH, or
  * one CANCEL each where the device has no CANCEL_BATCH. Return how many
- * were not cancelled, or -1 if the batch failed as a whole; count the
- * ENOENTs in @noent.
+ * were not cancelled, or -1 if the batch failed as a whole.
  */
-static int cancel_chunk(struct run_state *st, const __u64 *ids, __u32 n,
-			size_t *noent)
+static int cancel_chunk(struct run_state *st, const __u64 *ids, __u32 n)
 {
 	static struct dwq_ioc_cancel c[DWQ_CANCEL_BATCH_MAX];
 	int err, failed = 0;
@@ -309,7 +305,6 @@ static int cancel_chunk(struct run_state *st, const __u64 *ids, __u32 n,
 		/* A dwq.ko from before DWQ_IOC_CANCEL_BATCH. */
 		for (i = 0; i < n; i++) {
 			err = -dev_cancel(st->fd, &c[i]);
-			*noent += err == ENOENT;
 			failed -= cancel_report(st, ids[i], err, c[i].result);
 		}
 		return failed;
@@ -324,7 +319,6 @@ static int cancel_chunk(struct run_state *st, const __u64 *ids, __u32 n,
 	}
 	for (i = 0; i < n; i++) {
 		err = c[i].result == DWQ_RESULT_NOENT ? ENOENT : 0;
-		*noent += err == ENOENT;
 		failed -= cancel_report(st, ids[i], err, c[i].result);
 	}
 	return failed;
@@ -337,32 +331,46 @@ static int cancel_chunk(struct run_state *st, const __u64 *ids, __u32 n,
  * @n: how many
  *
  * One DWQ_IOC_CANCEL_BATCH per DWQ_CANCEL_BATCH_MAX ids; each id's result
- * is printed as `cancel ID` prints it, the hint after an ENOENT once.
+ * is printed as `cancel ID` prints it.
  *
  * Return: 0 if every id was cancelled, -1 otherwise.
  */
 int run_cancel_ids(struct run_state *st, const __u64 *ids, size_t n)
 {
-	const char *hint = st->hint;
-	size_t done, failed = 0, noent = 0;
+	size_t done, failed = 0;
 	__u32 chunk;
 	int ret;
 
-	st->hint = NULL;
 	for (done = 0; done < n; done += chunk) {
 		chunk = n - done < DWQ_CANCEL_BATCH_MAX ? n - done :
 							  DWQ_CANCEL_BATCH_MAX;
-		ret = cancel_chunk(st, ids + done, chunk, &noent);
-		if (ret < 0) {
-			st->hint = hint;
+		ret = cancel_chunk(st, ids + done, chunk);
+		if (ret < 0)
 			return -1;
-		}
 		failed += ret;
 	}
-	st->hint = hint;
-	if (noent && hint)
-		fprintf(stderr, "dwqctl: %s\n", hint);
 	return failed ? -1 : 0;
+}
+
+/*
+ * The clock a reschedule's now, now+D or now-D is on, in @clock: the one
+ * the line moves the task to, or else the task's own, which it keeps: the
+ * device says which (QUERY). Return 0 or a negative errno.
+ */
+static int task_clock(struct run_state *st, const struct run_cmd *cmd, __u64 id,
+		      __u32 *clock)
+{
+	struct dwq_ioc_query q = { .id = id };
+	int err;
+
+	if (cmd->flags & (DWQ_SCHED_BOOTTIME | DWQ_RESCHED_MONOTONIC)) {
+		*clock = cmd->flags & DWQ_SCHED_BOOTTIME;
+		return 0;
+	}
+	err = dev_query(st->fd, &q);
+	if (!err)
+		*clock = q.flags & DWQ_SCHED_BOOTTIME;
+	return err;
 }
 
 static int do_reschedule(struct run_state *st, const struct run_cmd *cmd)
@@ -370,15 +378,24 @@ static int do_reschedule(struct run_state *st, const struct run_cmd *cmd)
 	struct dwq_ioc_reschedule r = { 0 };
 	const char *cause;
 	char what[64], buf[160], d[32];
+	__u32 clock;
 	int err;
 
 	if (resolve(st, cmd, "reschedule", &r.id))
 		return -1;
-	r.time_ns = cmd->now ? now_time(cmd) : cmd->time_ns;
+	snprintf(what, sizeof(what), "reschedule %llu", r.id);
+	r.time_ns = cmd->time_ns;
+	if (cmd->now) {
+		err = task_clock(st, cmd, r.id, &clock);
+		if (err) {
+			run_error(st, -err, err_cause(OP_QUERY, -err), what);
+			return -1;
+		}
+		r.time_ns = now_time(cmd, clock);
+	}
 	r.period_ns = cmd->period_ns;
 	r.mode = cmd->mode;
 	r.flags = cmd->flags;
-	snprintf(what, sizeof(what), "reschedule %llu", r.id);
 	err = dev_reschedule(st->fd, &r);
 	if (err) {
 		cause = err == -EINVAL ?

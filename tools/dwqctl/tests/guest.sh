@@ -17,7 +17,7 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=116 ;;
+all) PLAN=118 ;;
 timers) PLAN=64 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
@@ -415,6 +415,32 @@ check "run: a period below the minimum names EINVAL and min_period_ns" "$out/run
 	grep -q "^dwqctl: $tmp/b.dwq:8: schedule 1s every 10us: EINVAL: the period 10us is below the module's minimum, min_period_ns=" "$tmp/rb.err"
 check "run -k goes on after errors" "$out/run-b.txt" \
 	sh -c "test \$(grep -c '^schedule: id' $tmp/rb) = 2 && grep -q '^still here$' $tmp/rb"
+
+# A reschedule keeps the task's clock and reads that clock for now+D;
+# boottime and monotonic move it (DWQ_SCHED_BOOTTIME, DWQ_RESCHED_MONOTONIC)
+# and now+D is then on the new one. Without a suspend the two clocks agree:
+# the unit tests show which one is read; here, the clock each line leaves.
+cat >"$tmp/clk.dwq" <<'EOF'
+schedule 60s boottime
+reschedule $1 now+30s
+query $1
+reschedule $1 now+20s monotonic
+query $1
+reschedule $1 now+10s boottime
+query $1
+reschedule 999999 now+1s
+EOF
+dwqctl run -k "$tmp/clk.dwq" >"$tmp/rclk" 2>"$tmp/rclk.err"
+rc=$?
+cat "$tmp/rclk" "$tmp/rclk.err" >"$out/run-clock.txt"
+# Each query: its whole seconds remaining and its clock.
+clk=$(sed -n 's/^query [0-9]*: state queued mode oneshot remaining \([0-9]*\)[.0-9]*s .* clock \([a-z]*\)$/\1 \2/p' "$tmp/rclk" | tr '\n' ' ')
+result "$(echo "$clk" | awk '{ exit !(NF == 6 && $1 >= 25 && $1 <= 30 && $2 == "boottime" &&
+	$3 >= 15 && $3 <= 20 && $4 == "monotonic" && $5 >= 5 && $5 <= 10 && $6 == "boottime") }' && echo 0 || echo 1)" \
+	"run: reschedule now+D keeps a CLOCK_BOOTTIME task's clock; monotonic and boottime move it (got: $clk)" "$out/run-clock.txt"
+result "$([ $rc = 1 ] && grep -qx "dwqctl: $tmp/clk.dwq:8: reschedule 999999: ENOENT: no such task in this file" "$tmp/rclk.err" &&
+	[ "$(grep -c '^reschedule [0-9]*: moved: deadline ' "$tmp/rclk")" = 3 ] && echo 0 || echo 1)" \
+	"run: reschedule of an unknown id now+1s: ENOENT, named with its line, exit 1 (rc $rc)" "$out/run-clock.txt"
 
 # A fixed-rate task read late: its event counts the periods skipped
 # (10ms, then every 50ms; read after 400ms: about 7 skipped).

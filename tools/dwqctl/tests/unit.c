@@ -3,24 +3,33 @@
  * Host-side unit tests of dwqctl's parsers (durations, numbers, the run
  * language) and of its JSON output (escaping, the 2^53 rule, usage
  * errors); then of the program itself (unit PROGRAM), on what needs no
- * dwq: scripts read with `run -n` or run on /dev/null, and the end records
- * of after, every and watch on a device that fails. TAP output; the exit
- * status is 1 if a test failed. Built and run by
- * `make -C tools/dwqctl test`.
+ * dwq: scripts read with `run -n` or run on /dev/null, the end records
+ * of after, every and watch on a device that fails, and, with ioctls a
+ * seccomp filter answers, the clock a reschedule reads and SIGINT ignored
+ * on entry. TAP output; the exit status is 1 if a test failed. Built and
+ * run by `make -C tools/dwqctl test`.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include "dwqctl.h"
@@ -431,6 +440,19 @@ static void test_ids(void)
 		result((c.flags == (DWQ_RESCHED_PERIOD | DWQ_SCHED_ABS) &&
 			c.mode == DWQ_MODE_ONESHOT && !c.period_ns && c.now),
 		       "reschedule 3 now+1s once: made a one-shot");
+	if (parse_ok("reschedule 3 now+1s monotonic", &c))
+		result((c.flags == (DWQ_SCHED_ABS | DWQ_RESCHED_MONOTONIC) &&
+			c.now && c.now_off == 1000000000),
+		       "reschedule 3 now+1s monotonic: moved to CLOCK_MONOTONIC");
+	if (parse_ok("reschedule 3 2s boottime", &c))
+		result(c.flags == DWQ_SCHED_BOOTTIME && !c.now,
+		       "reschedule 3 2s boottime: moved to CLOCK_BOOTTIME");
+	line_bad("reschedule 3 1s boottime monotonic", "one clock word");
+	line_bad("reschedule 3 1s monotonic monotonic", "one clock word");
+	line_bad("reschedule 3 1s boottime boottime", "one clock word");
+	line_bad("reschedule 3 1s cookie 4",
+		 "(options: every P, rate P, once, at, boottime, monotonic)");
+	line_bad("schedule 1s monotonic", "unexpected 'monotonic'");
 	line_bad("reschedule", "which task?");
 	line_bad("reschedule 3", "when?");
 	line_bad("reschedule 3 1s cookie 4", "unexpected 'cookie'");
@@ -706,11 +728,18 @@ static const char *prog;
  * @status: its exit status, or 128 + the signal that killed it
  * @out: its standard output
  * @err: its standard error
+ * @outfd: while it runs: the file of @out
+ * @errfd: while it runs: the file of @err
+ * @notify: while it runs SUPERVISED: the listener of its seccomp filter,
+ *	or -1 if it could not set one up
  */
 struct ran {
 	int status;
 	char *out;
 	char *err;
+	int outfd;
+	int errfd;
+	int notify;
 };
 
 static char *slurp(int fd)
@@ -743,18 +772,20 @@ static char *slurp(int fd)
 #endif
 
 /*
- * DWQ_IOC_SCHEDULE answers 0 without reaching the file, so that a file
- * that is not /dev/dwq takes dwqctl as far as its read().
+ * DWQ_IOC_SCHEDULE and DWQ_IOC_STATS answer 0 without reaching the file,
+ * so that a file that is not /dev/dwq takes dwqctl as far as its read()
+ * or poll() (the stats all zero: dwqctl zeroes them first).
  */
 static void fake_schedule(void)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 4),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_SCHEDULE, 0,
-			 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_SCHEDULE, 1,
+			 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_STATS, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
@@ -785,30 +816,120 @@ static int seccomp_allowed(void)
 	return WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
 }
 
+/*
+ * A supervised program's CLOCK_BOOTTIME is this far ahead of ours: its
+ * CLOCK_BOOTTIME and CLOCK_MONOTONIC are then always 1000 s or more apart,
+ * as after a suspend of 1000 s, and a time read on the wrong one shows.
+ */
+#define BOOT_AHEAD_S 1000
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+/*
+ * Set up the child for supervise(): a time namespace whose CLOCK_BOOTTIME
+ * is BOOT_AHEAD_S ahead (entered by its exec), and a seccomp filter that
+ * hands its DWQ_IOC_QUERY and DWQ_IOC_RESCHEDULE to the listener, sent to
+ * the parent through @sock. Exit 125 if the system allows none of it.
+ */
+static void supervised_child(int sock)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_QUERY, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_RESCHEDULE,
+			 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+	};
+	struct sock_fprog fp = { .len = ARRAY_SIZE(f), .filter = f };
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, off[64];
+	struct iovec iov = { .iov_base = "", .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	int fd, len;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWTIME))
+		_exit(125);
+	len = snprintf(off, sizeof(off), "boottime %d 0", BOOT_AHEAD_S);
+	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, off, len) != len)
+		_exit(125);
+	close(fd);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		_exit(125);
+	fd = syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
+		     SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
+	if (fd < 0)
+		_exit(125);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(sock, &msg, 0) != 1)
+		_exit(125);
+	close(fd);
+}
+
+/* The listener supervised_child() sends through @sock, or -1. */
+static int recv_listener(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], c;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd = -1;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
 /* How run_prog() runs it. */
 #define FAKE_SCHEDULE 1 /* see fake_schedule() */
 #define SMALL_MEMORY 2 /* 16 MiB of address space */
+#define SIGINT_IGNORED 4 /* SIGINT ignored, as sh starts a command with & */
+#define SUPERVISED 8 /* see supervised_child(); in @r->notify */
 
 /*
- * Run the program with @args (NULL-terminated), @input on its standard
+ * Start the program with @args (NULL-terminated), @input on its standard
  * input through a pipe (NULL: /dev/null), as @how says. Killed if it runs
- * for 20 s.
+ * for 20 s. Return its pid, for end_prog().
  */
-static void run_prog(struct ran *r, const char *input, int how,
-		     const char *const *args)
+static pid_t start_prog(struct ran *r, const char *input, int how,
+			const char *const *args)
 {
 	struct rlimit small = { 16 << 20, 16 << 20 };
 	const char *argv[16] = { prog };
-	int out, err, in[2], ws;
+	int in[2], sock[2];
 	size_t i, len;
 	pid_t pid;
 	ssize_t n;
 
 	for (i = 0; args[i] && i + 2 < ARRAY_SIZE(argv); i++)
 		argv[i + 1] = args[i];
-	out = memfd_create("out", MFD_CLOEXEC);
-	err = memfd_create("err", MFD_CLOEXEC);
-	if (out < 0 || err < 0 || pipe2(in, O_CLOEXEC))
+	r->outfd = memfd_create("out", MFD_CLOEXEC);
+	r->errfd = memfd_create("err", MFD_CLOEXEC);
+	r->notify = -1;
+	if (r->outfd < 0 || r->errfd < 0 || pipe2(in, O_CLOEXEC) ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock))
 		exit(2);
 	fflush(stdout);
 	pid = fork();
@@ -819,28 +940,55 @@ static void run_prog(struct ran *r, const char *input, int how,
 			close(in[0]);
 			in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		}
-		if (dup2(in[0], 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		if (dup2(in[0], 0) < 0 || dup2(r->outfd, 1) < 0 ||
+		    dup2(r->errfd, 2) < 0)
 			_exit(125);
 		if (how & FAKE_SCHEDULE)
 			fake_schedule();
 		if ((how & SMALL_MEMORY) && setrlimit(RLIMIT_AS, &small))
 			_exit(125);
+		if (how & SIGINT_IGNORED)
+			signal(SIGINT, SIG_IGN);
+		if (how & SUPERVISED)
+			supervised_child(sock[1]);
 		alarm(20);
 		execv(prog, (char *const *)argv);
 		_exit(127);
 	}
 	close(in[0]);
+	close(sock[1]);
+	if (how & SUPERVISED)
+		r->notify = recv_listener(sock[0]);
+	close(sock[0]);
 	for (len = input ? strlen(input) : 0; len; len -= n, input += n) {
 		n = write(in[1], input, len);
 		if (n <= 0)
 			break;
 	}
 	close(in[1]);
+	return pid;
+}
+
+/* Wait for the program started as @pid to end, and take what it left. */
+static void end_prog(struct ran *r, pid_t pid)
+{
+	int ws;
+
 	if (waitpid(pid, &ws, 0) != pid)
 		exit(2);
 	r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	r->out = slurp(out);
-	r->err = slurp(err);
+	r->out = slurp(r->outfd);
+	r->err = slurp(r->errfd);
+	if (r->notify >= 0)
+		close(r->notify);
+	r->notify = -1;
+}
+
+/* Run the program as start_prog() starts it, to its end. */
+static void run_prog(struct ran *r, const char *input, int how,
+		     const char *const *args)
+{
+	end_prog(r, start_prog(r, input, how, args));
 }
 
 static void ran_free(struct ran *r)
@@ -1075,6 +1223,338 @@ static void test_end_records(void)
 	}
 }
 
+/* --- a reschedule's now, on the task's clock --------------------------- */
+
+/* Tasks as supervise() answers for them. */
+#define BOOT_TASK 7 /* on CLOCK_BOOTTIME */
+#define MONO_TASK 8 /* on CLOCK_MONOTONIC */
+#define GONE_TASK 404 /* no such task: ENOENT */
+#define MAX_SEEN 16
+
+/**
+ * struct seen - the ioctls a supervised program made
+ * @queried: the ids it queried
+ * @nqueried: how many
+ * @resched: its reschedules, as it passed them
+ * @nresched: how many
+ */
+struct seen {
+	__u64 queried[MAX_SEEN];
+	int nqueried;
+	struct dwq_ioc_reschedule resched[MAX_SEEN];
+	int nresched;
+};
+
+/* Copy @len bytes at @addr in process @pid to @buf, or from it (@write). */
+static int peek(pid_t pid, __u64 addr, void *buf, size_t len, int write)
+{
+	struct iovec here = { .iov_base = buf, .iov_len = len };
+	struct iovec there = { .iov_base = (void *)(uintptr_t)addr,
+			       .iov_len = len };
+	ssize_t n = write ? process_vm_writev(pid, &here, 1, &there, 1, 0) :
+			    process_vm_readv(pid, &here, 1, &there, 1, 0);
+
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * Be the device of a program started SUPERVISED, until it ends: QUERY
+ * says BOOT_TASK is on CLOCK_BOOTTIME, GONE_TASK is ENOENT, any other
+ * task is on CLOCK_MONOTONIC; RESCHEDULE succeeds. Note both in @seen.
+ */
+static void supervise(int notify, pid_t pid, struct seen *seen)
+{
+	struct seccomp_notif_sizes sz;
+	struct seccomp_notif_resp *resp;
+	struct seccomp_notif *req;
+	struct dwq_ioc_reschedule rs;
+	struct dwq_ioc_query q;
+	struct pollfd pfd = { .fd = notify, .events = POLLIN };
+	__u64 addr;
+
+	memset(seen, 0, sizeof(*seen));
+	if (syscall(__NR_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz))
+		exit(2);
+	req = malloc(sz.seccomp_notif > sizeof(*req) ? sz.seccomp_notif :
+						       sizeof(*req));
+	resp = malloc(sz.seccomp_notif_resp > sizeof(*resp) ?
+			      sz.seccomp_notif_resp :
+			      sizeof(*resp));
+	if (!req || !resp)
+		exit(2);
+	/* POLLHUP: the program is gone. */
+	while (poll(&pfd, 1, 20000) > 0 && (pfd.revents & POLLIN)) {
+		memset(req, 0, sz.seccomp_notif);
+		if (ioctl(notify, SECCOMP_IOCTL_NOTIF_RECV, req))
+			continue; /* the call was interrupted meanwhile */
+		memset(resp, 0, sz.seccomp_notif_resp);
+		resp->id = req->id;
+		addr = req->data.args[2];
+		if ((__u32)req->data.args[1] == (__u32)DWQ_IOC_QUERY &&
+		    !peek(pid, addr, &q, sizeof(q), 0)) {
+			if (seen->nqueried < MAX_SEEN)
+				seen->queried[seen->nqueried++] = q.id;
+			q.state = DWQ_STATE_QUEUED;
+			q.flags = q.id == BOOT_TASK ? DWQ_SCHED_BOOTTIME : 0;
+			if (q.id == GONE_TASK)
+				resp->error = -ENOENT;
+			else if (peek(pid, addr, &q, sizeof(q), 1))
+				resp->error = -EFAULT;
+		} else if ((__u32)req->data.args[1] ==
+				   (__u32)DWQ_IOC_RESCHEDULE &&
+			   !peek(pid, addr, &rs, sizeof(rs), 0)) {
+			if (seen->nresched < MAX_SEEN)
+				seen->resched[seen->nresched++] = rs;
+		} else {
+			resp->error = -EFAULT;
+		}
+		/* ENOENT if the program was killed meanwhile: nothing to do. */
+		ioctl(notify, SECCOMP_IOCTL_NOTIF_SEND, resp);
+	}
+	free(req);
+	free(resp);
+}
+
+static __u64 now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/*
+ * Is @seen's reschedule @i (if it made that many) the one of @id to
+ * @flags, with a deadline 30 s after a moment between @lo and @hi (plus
+ * @ahead s)?
+ */
+static int resched_is(const struct seen *seen, int i, __u64 id, __u32 flags,
+		      __u64 lo, __u64 hi, __u64 ahead)
+{
+	const struct dwq_ioc_reschedule *r = &seen->resched[i];
+	__u64 off = (ahead + 30) * NSEC_PER_SEC;
+
+	return i < seen->nresched && r->id == id && r->flags == flags &&
+	       r->time_ns >= lo + off && r->time_ns <= hi + off;
+}
+
+/*
+ * `reschedule ID now+D` keeps the task's clock, so it reads that clock:
+ * the one the device says the task is on when the line names none, the
+ * one it names (boottime or monotonic, which it passes on) otherwise. The
+ * program runs with CLOCK_BOOTTIME BOOT_AHEAD_S ahead of CLOCK_MONOTONIC,
+ * as after a suspend that long: a deadline on the wrong clock is 1000 s
+ * off.
+ */
+static void test_reschedule_clock(void)
+{
+	static const char script[] = "reschedule 7 now+30s\n" /* BOOT_TASK */
+				     "reschedule 8 now+30s\n" /* MONO_TASK */
+				     "reschedule 7 now+30s monotonic\n"
+				     "reschedule 8 now+30s boottime\n"
+				     "reschedule 7 30s\n"
+				     "reschedule 404 now+30s\n"; /* GONE_TASK */
+	static const char *const name =
+		"run: reschedule ID now+30s on the task's clock";
+	__u64 m0, b0, m1, b1;
+	struct seen seen;
+	struct ran r;
+	pid_t pid;
+	int ok;
+
+	m0 = now_ns(CLOCK_MONOTONIC);
+	b0 = now_ns(CLOCK_BOOTTIME);
+	pid = start_prog(&r, script, SUPERVISED,
+			 (const char *[]){ "--device", "/dev/null", "run", "-k",
+					   "-", NULL });
+	if (r.notify < 0) {
+		end_prog(&r, pid);
+		skip("no user and time namespaces, or no seccomp listener here",
+		     "%s", name);
+		ran_free(&r);
+		return;
+	}
+	supervise(r.notify, pid, &seen);
+	end_prog(&r, pid);
+	m1 = now_ns(CLOCK_MONOTONIC);
+	b1 = now_ns(CLOCK_BOOTTIME);
+
+	ok = r.status == 1 && seen.nresched == 5 && seen.nqueried == 3 &&
+	     seen.queried[0] == BOOT_TASK && seen.queried[1] == MONO_TASK &&
+	     seen.queried[2] == GONE_TASK;
+	result(ok,
+	       "%s: only now without a clock word asks the task's clock; 5 reschedules (exit %d, %d queries, %d reschedules, said: %.200s)",
+	       name, r.status, seen.nqueried, seen.nresched, r.err);
+	result(resched_is(&seen, 0, BOOT_TASK, DWQ_SCHED_ABS, b0, b1,
+			  BOOT_AHEAD_S),
+	       "%s: a CLOCK_BOOTTIME task's deadline is on CLOCK_BOOTTIME, its clock kept (flags %#x, %lld s from the monotonic now)",
+	       name, seen.resched[0].flags,
+	       (long long)(seen.resched[0].time_ns - m0) / 1000000000LL);
+	result(resched_is(&seen, 1, MONO_TASK, DWQ_SCHED_ABS, m0, m1, 0),
+	       "%s: a CLOCK_MONOTONIC task's deadline is on CLOCK_MONOTONIC (flags %#x, %lld s from the monotonic now)",
+	       name, seen.resched[1].flags,
+	       (long long)(seen.resched[1].time_ns - m0) / 1000000000LL);
+	result(resched_is(&seen, 2, BOOT_TASK,
+			  DWQ_SCHED_ABS | DWQ_RESCHED_MONOTONIC, m0, m1, 0),
+	       "%s monotonic: moved to CLOCK_MONOTONIC, the deadline on it (flags %#x, %lld s from the monotonic now)",
+	       name, seen.resched[2].flags,
+	       (long long)(seen.resched[2].time_ns - m0) / 1000000000LL);
+	result(resched_is(&seen, 3, MONO_TASK,
+			  DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME, b0, b1,
+			  BOOT_AHEAD_S),
+	       "%s boottime: moved to CLOCK_BOOTTIME, the deadline on it (flags %#x, %lld s from the monotonic now)",
+	       name, seen.resched[3].flags,
+	       (long long)(seen.resched[3].time_ns - m0) / 1000000000LL);
+	ok = seen.nresched > 4 && seen.resched[4].id == BOOT_TASK &&
+	     !seen.resched[4].flags &&
+	     seen.resched[4].time_ns == 30 * NSEC_PER_SEC;
+	result(ok,
+	       "run: reschedule ID 30s: a delay, no clock read (flags %#x, time %llu)",
+	       seen.resched[4].flags, seen.resched[4].time_ns);
+	ok = lines_with(r.err,
+			"dwqctl: <stdin>:6: reschedule 404: ENOENT: no such task in this file") ==
+		     1 &&
+	     lines_with(r.err, "dwqctl: ") == 1;
+	result(ok,
+	       "run: reschedule of an unknown id now+30s: its query's ENOENT, no reschedule (said: %.200s)",
+	       r.err);
+	ran_free(&r);
+}
+
+/* --- SIGINT ignored on entry stays ignored ------------------------------ */
+
+/* Does process @pid block @sig? */
+static int blocks(pid_t pid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "SigBlk: %llx", &mask) == 1;
+	fclose(f);
+	return found && (mask & (1ULL << (sig - 1)));
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * after, every and watch started with SIGINT ignored (as sh starts a
+ * command with &) go on when it comes, and end cleanly on SIGTERM. The
+ * device is a FIFO that never becomes readable, SCHEDULE and STATS faked.
+ */
+static void test_ignored_sigint(void)
+{
+	char dir[] = "/tmp/dwqctl-unit-XXXXXX", fifo[64], got[512];
+	static const struct {
+		const char *cmd;
+		const char *args[5];
+		int status;
+		int json;
+	} runs[] = {
+		{
+			.cmd = "after",
+			.args = { "after", "1h", "--", "true" },
+			.status = 143,
+		},
+		{
+			.cmd = "every",
+			.args = { "every", "1h", "--", "true" },
+		},
+		{
+			.cmd = "watch",
+			.args = { "--json", "watch", "1h" },
+			.json = 1,
+		},
+	};
+	/* The last line of each, on stderr or with --json on stdout. */
+	static const char *const last[] = {
+		"dwqctl after: stopped by SIGTERM before the deadline: the timer is cancelled, CMD did not run",
+		"dwqctl every: stopped by SIGTERM: 0 runs, 0 failed; 0 firings, 0 overruns (0 skipped while CMD ran, 0 in events)",
+		"{\"type\":\"end\",\"command\":\"watch\",\"reason\":\"signal\",\"signal\":\"SIGTERM\",\"refreshes\":1,\"exit_status\":0}",
+	};
+	struct ran r;
+	size_t c;
+	int i, running, ws, ok;
+	pid_t pid;
+
+	if (!seccomp_allowed()) {
+		for (c = 0; c < ARRAY_SIZE(runs); c++)
+			skip("no seccomp filters here",
+			     "%s started with SIGINT ignored: SIGINT does not stop it",
+			     runs[c].cmd);
+		return;
+	}
+	if (!mkdtemp(dir))
+		exit(2);
+	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
+	/* The device, for each command and nothing else. */
+	if (mkfifo(fifo, 0600) || setenv("DWQ_DEVICE", fifo, 1))
+		exit(2);
+	for (c = 0; c < ARRAY_SIZE(runs); c++) {
+		pid = start_prog(&r, NULL, FAKE_SCHEDULE | SIGINT_IGNORED,
+				 runs[c].args);
+		/* SIGTERM blocked: its signalfd is made, or about to be. */
+		for (i = 0; i < 1000 && !blocks(pid, SIGTERM); i++)
+			sleep_ms(10);
+		kill(pid, SIGINT);
+		sleep_ms(500);
+		running = waitpid(pid, &ws, WNOHANG) == 0;
+		if (!running) {
+			/* Ended already: end_prog() has nothing to reap. */
+			r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) :
+						   128 + WTERMSIG(ws);
+			r.out = slurp(r.outfd);
+			r.err = slurp(r.errfd);
+		} else {
+			kill(pid, SIGTERM);
+			end_prog(&r, pid);
+		}
+		last_line(runs[c].json ? r.out : r.err, got, sizeof(got));
+		ok = running && r.status == runs[c].status &&
+		     !strcmp(got, last[c]);
+		result(ok,
+		       "%s started with SIGINT ignored: SIGINT does not stop it, SIGTERM does, exit %d (%s; exit %d, last line: %s)",
+		       runs[c].cmd, runs[c].status,
+		       running ? "ran on after SIGINT" : "SIGINT stopped it",
+		       r.status, got);
+		ran_free(&r);
+	}
+	unsetenv("DWQ_DEVICE");
+	unlink(fifo);
+	rmdir(dir);
+}
+
+/* --- usage errors ---------------------------------------------------- */
+
+/* every 1s --first -- CMD: the -- is CMD's, not a duration. */
+static void test_usage(void)
+{
+	struct ran r;
+	int ok;
+
+	run_prog(&r, NULL, 0,
+		 (const char *[]){ "every", "1s", "--first", "--", "true",
+				   NULL });
+	ok = r.status == 2 && !strstr(r.err, "put --") &&
+	     lines_with(r.err, "dwqctl every: --first needs a duration\n") == 1;
+	result(ok,
+	       "every 1s --first -- true: --first's duration is missing, exit 2 (exit %d, said: %.200s)",
+	       r.status, r.err);
+	ran_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -1092,6 +1572,9 @@ int main(int argc, char **argv)
 	test_enospc();
 	test_long_lines();
 	test_end_records();
+	test_reschedule_clock();
+	test_ignored_sigint();
+	test_usage();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
