@@ -1145,6 +1145,46 @@ static void dwq_queue_test_boottime_queue_after_suspend(struct kunit *test)
 }
 
 /*
+ * dwq_reduce() and dwq_query() of a plain task on a CLOCK_BOOTTIME queue
+ * keyed before a suspend (made so as in
+ * dwq_queue_test_boottime_queue_after_suspend(): its key 200 ms early)
+ * see its deadline as it is now: a reduce to 100 ms before it moves it
+ * there, and the time left is counted to its real deadline.
+ */
+static void
+dwq_queue_test_boottime_queue_reduce_after_suspend(struct kunit *test)
+{
+	const u64 slept = 200 * MS;
+	/* Gate and probes first: freed after the queue. */
+	struct completion *gate = qt_gate(test);
+	struct qt_probe *p = qt_probes(test, 2);
+	struct dwq_queue *q = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS };
+	struct dwq_task_info info;
+	u64 deadline;
+
+	qt_busy(test, q, &p[0], gate);
+	deadline = ktime_get_ns() + 800 * MS;
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], deadline), 0);
+	raw_spin_lock_irq(&q->lock);
+	p[1].task.clock_offset += slept;
+	dwq_heap_update(&q->heap, &p[1].task.node,
+			p[1].task.node.deadline - slept);
+	raw_spin_unlock_irq(&q->lock);
+	dwq_query(&p[1].task, &info);
+	KUNIT_EXPECT_EQ(test, info.deadline_ns, deadline);
+	KUNIT_EXPECT_GT(test, info.remaining_ns, 700 * MS);
+
+	s.time_ns = deadline - 100 * MS;
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p[1].task, &s), 1);
+	dwq_query(&p[1].task, &info);
+	KUNIT_EXPECT_EQ(test, info.deadline_ns, deadline - 100 * MS);
+	complete(gate);
+	qt_wait_ran(test, &p[1]);
+	KUNIT_EXPECT_EQ(test, p[1].deadline, deadline - 100 * MS);
+}
+
+/*
  * A CLOCK_BOOTTIME task on a CLOCK_MONOTONIC queue, keyed before a suspend
  * (made so here as a suspend of 5 s would: no suspend happens in a test),
  * is late on the queue's clock by the time suspended. The resume keys it
@@ -1904,6 +1944,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_abs_deadline),
 	KUNIT_CASE(dwq_queue_test_clocks),
 	KUNIT_CASE(dwq_queue_test_boottime_queue_after_suspend),
+	KUNIT_CASE(dwq_queue_test_boottime_queue_reduce_after_suspend),
 	KUNIT_CASE_SLOW(dwq_queue_test_boottime_task_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_task_rate_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_reduce_after_suspend),

@@ -794,6 +794,37 @@ static u64 __dwq_rekey_late(struct dwq_queue *q, struct dwq_task *task, u64 key)
 }
 
 /*
+ * @key, a key of @task made with @task->clock_offset, as it would be made
+ * now, changing nothing. A task of the other clock than @q's is keyed on
+ * its deadline less the offset between the clocks when it was keyed (see
+ * dwq_sched_key()), and a suspend since moves that offset: a
+ * CLOCK_BOOTTIME task's key is late by the time suspended since, a plain
+ * task's on a CLOCK_BOOTTIME queue early (the heap's keys are made anew
+ * by __dwq_rekey_late() and __dwq_rekey_early(), as they are used). A key
+ * clamped at 0, of a deadline before boot, stays as it is.
+ */
+static u64 __dwq_key_now(struct dwq_queue *q, struct dwq_task *task, u64 key)
+{
+	bool qboot = q->clockid == CLOCK_BOOTTIME;
+	s64 off;
+	u64 d;
+
+	lockdep_assert_held(&q->lock);
+	if (likely(task->boottime == qboot))
+		return key;
+	off = dwq_clock_offset(q, task->boottime);
+	if (off > task->clock_offset) {
+		d = off - task->clock_offset;
+		return key > d ? key - d : 0;
+	}
+	if (off < task->clock_offset && (s64)key + task->clock_offset > 0) {
+		d = task->clock_offset - off;
+		return key < KTIME_MAX - d ? key + d : KTIME_MAX;
+	}
+	return key;
+}
+
+/*
  * Pop the due head to run it: on @w, or in @q's timer while @w leads
  * (then it counts as @w's, see &dwq_event.worker).
  */
@@ -1547,7 +1578,8 @@ static __always_inline int __dwq_schedule_one(struct dwq_queue *q,
  * deadline that overflows) or @n too big; -EBUSY if a task is queued,
  * running, being cancelled or in the batch twice; -ESHUTDOWN if @q is being
  * destroyed; -ENOSPC if the heap has no room for @n more tasks now (see
- * dwq_queue_reserve()). Nothing changed on error.
+ * dwq_queue_reserve()). Nothing changed on error. An empty batch (@n 0)
+ * is 0, whatever the queue's state: it changes nothing.
  */
 int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 		       const struct dwq_sched *s, unsigned int n)
@@ -1674,18 +1706,16 @@ static __always_inline int dwq_mod_common(struct dwq_queue *q,
 		goto unlock;
 	if (task->state == DWQ_STATE_QUEUED) {
 		err = 1;
-		if (earlier && task->node.deadline <= key)
+		if (earlier &&
+		    __dwq_key_now(q, task, task->node.deadline) <= key)
 			goto unlock;
 		__dwq_task_move(q, task, s, key, now);
 	} else {
 		err = 0;
-		if (earlier && task->resched) {
-			/* A re-arm keyed before a suspend, keyed as now. */
-			task->resched_at =
-				__dwq_rekey_late(q, task, task->resched_at);
-			if (task->resched_at <= key)
-				goto unlock;
-		}
+		/* A re-arm keyed before a suspend, as it would be now. */
+		if (earlier && task->resched &&
+		    __dwq_key_now(q, task, task->resched_at) <= key)
+			goto unlock;
 		/* Running: it needs a slot to come back to. */
 		if (!task->reserved) {
 			err = -ENOSPC;
@@ -2148,7 +2178,7 @@ void dwq_query(struct dwq_task *task, struct dwq_task_info *info)
 {
 	struct dwq_queue *q;
 	unsigned long flags;
-	u64 now;
+	u64 now, key;
 
 	memset(info, 0, sizeof(*info));
 retry:
@@ -2167,8 +2197,9 @@ retry:
 	if (info->state == DWQ_STATE_QUEUED) {
 		now = dwq_queue_now(q);
 		info->deadline_ns = task->node.deadline + task->clock_offset;
-		if (task->node.deadline > now)
-			info->remaining_ns = task->node.deadline - now;
+		key = __dwq_key_now(q, task, task->node.deadline);
+		if (key > now)
+			info->remaining_ns = key - now;
 	}
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 }
