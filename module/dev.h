@@ -174,8 +174,9 @@ struct dwq_bin {
  * @next_id: the last id handed out
  * @seq: the file's tie-breaker, handed to its heaps so that equal
  *	deadlines leave in the order they were (re)scheduled, across clocks
- * @nr_tasks: its tasks (checked against max_tasks_per_file): all
- *	&struct dwq_utask it holds, due one-shots included
+ * @nr_tasks: its pending tasks (checked against max_tasks_per_file):
+ *	queued, parked, and due one-shots whose event is unread; not a task
+ *	whose id is gone and whose kept event is unread (see limits.c)
  * @user: the user its tasks are charged to; the client holds a reference
  * @tgid: the process that opened it (in the initial pid namespace), for
  *	traces and debugfs; fixed at open

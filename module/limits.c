@@ -2,10 +2,14 @@
 /*
  * /dev/dwq limits: the module parameters that bound what user space may
  * ask for, and the charges they are checked against. Every task counts
- * against the file that owns it (max_tasks_per_file), the user who opened
- * that file (max_tasks_per_user, over all the user's files) and all files
- * together (max_tasks) from the moment it is made until its memory is
- * freed: a fired one-shot whose event is unread still counts.
+ * against the user who opened its file (max_tasks_per_user, over all the
+ * user's files) and all files together (max_tasks) from the moment it is
+ * made until its memory is freed: a fired one-shot whose event is unread
+ * still counts, and so does a cancelled periodic task whose kept event is
+ * unread. Against its file (max_tasks_per_file) it counts while the file
+ * holds it: queued, parked, or a due one-shot whose event is unread (what
+ * STATS reports as pending); a task whose id is gone, its kept event
+ * unread, no longer does.
  *
  * The periodic tasks of a user also count against max_rate_per_user, a
  * budget of firings per second: each task its rate, 1/period, in mHz
@@ -322,9 +326,11 @@ void dwq_limits_rate_release(struct dwq_user *u, u64 rate)
  *
  * A charge that fails returns what it took, but another caller may see
  * it meanwhile. So the counts are taken from the narrowest to the
- * widest, and all files' last, where nothing after can fail: a failed
- * charge is seen, for that moment, only by the user's own files, never
- * by another user's.
+ * widest, all files' last: a charge that fails here is seen, for that
+ * moment, only by the user's own files. A schedule can still fail after
+ * its charge (memory, ids, its ids' write-back) and return it: for that
+ * moment another user's schedule at the edge of max_tasks may be
+ * refused.
  *
  * Context: any context.
  * Return: 0, or -ENOSPC.
