@@ -378,24 +378,17 @@ int dwqt_param_set(const char *name, unsigned long long val)
 	return err;
 }
 
-int dwqt_with_param(const char *name, unsigned long long val, void (*fn)(void))
+/*
+ * Run @fn in a child and wait for it. The harness kills the whole case at
+ * its time limit: the child gets a limit of its own, 10 s earlier, so
+ * that the caller lives to restore what it changed for @fn.
+ */
+static int dwqt_run_child(void (*fn)(void))
 {
-	unsigned long long old, now;
-	unsigned int left;
-	int status, err;
+	unsigned int left = dwq_case_time_left();
+	int status;
 	pid_t pid;
 
-	if (dwqt_param(name, &old))
-		t_fail("no parameter %s", name);
-	err = dwqt_param_set(name, val);
-	if (err)
-		return err;
-	t_note("%s set to %llu (was %llu) for this case", name, val, old);
-	/*
-	 * The harness kills the whole case at its time limit: the child gets
-	 * a limit of its own, 10 s earlier, so that we live to restore.
-	 */
-	left = dwq_case_time_left();
 	pid = fork();
 	if (pid < 0)
 		t_fail("fork: %s", t_errname(errno));
@@ -407,14 +400,112 @@ int dwqt_with_param(const char *name, unsigned long long val, void (*fn)(void))
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	err = dwqt_param_set(name, old);
-	if (err || dwqt_param(name, &now) || now != old)
-		t_fail("cannot restore %s to %llu: %s", name, old,
-		       t_errname(-err));
+	return status;
+}
+
+/* A child of dwqt_run_child() that did not end by itself fails the case. */
+static void dwqt_child_ended(int status)
+{
 	if (WIFSIGNALED(status))
 		t_fail("the case's child was killed by signal %d%s",
 		       WTERMSIG(status),
 		       WTERMSIG(status) == SIGALRM ? " (timed out)" : "");
+}
+
+int dwqt_with_param(const char *name, unsigned long long val, void (*fn)(void))
+{
+	unsigned long long old, now;
+	int status, err;
+
+	if (dwqt_param(name, &old))
+		t_fail("no parameter %s", name);
+	err = dwqt_param_set(name, val);
+	if (err)
+		return err;
+	t_note("%s set to %llu (was %llu) for this case", name, val, old);
+	status = dwqt_run_child(fn);
+	err = dwqt_param_set(name, old);
+	if (err || dwqt_param(name, &now) || now != old)
+		t_fail("cannot restore %s to %llu: %s", name, old,
+		       t_errname(-err));
+	dwqt_child_ended(status);
+	return 0;
+}
+
+/* The contents of @path, up to @size - 1 bytes, its newline cut off. */
+static int dwqt_file_read(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int dwqt_file_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+	size_t len = strlen(val);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+#define DWQT_FILES_MAX 8
+
+int dwqt_with_files(const char *const *paths, unsigned int n, const char *val,
+		    void (*fn)(void))
+{
+	char old[DWQT_FILES_MAX][64], now[64];
+	bool set[DWQT_FILES_MAX] = {};
+	unsigned int i, nr_set = 0;
+	int status = 0, err = 0;
+
+	if (n > DWQT_FILES_MAX)
+		t_fail("%u files to set, at most %d", n, DWQT_FILES_MAX);
+	for (i = 0; i < n; i++) {
+		if (dwqt_file_read(paths[i], old[i], sizeof(old[i])))
+			continue;
+		err = dwqt_file_write(paths[i], val);
+		if (err)
+			break;
+		set[i] = true;
+		nr_set++;
+		t_note("%s set to %s (was %s) for this case", paths[i], val,
+		       old[i]);
+	}
+	if (!err && !nr_set)
+		return -ENOENT;
+	if (!err)
+		status = dwqt_run_child(fn);
+	for (i = 0; i < n; i++) {
+		if (!set[i])
+			continue;
+		if (dwqt_file_write(paths[i], old[i]) ||
+		    dwqt_file_read(paths[i], now, sizeof(now)) ||
+		    strcmp(now, old[i]))
+			t_fail("cannot restore %s to %s", paths[i], old[i]);
+	}
+	if (err)
+		return err;
+	dwqt_child_ended(status);
 	return 0;
 }
 

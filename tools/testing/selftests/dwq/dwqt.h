@@ -94,13 +94,13 @@ void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev);
  */
 long t_leftovers(void);
 
-/* A module parameter from /sys/module/dwq/parameters; -errno if none. */
 /*
  * Whether @n tasks can be scheduled and closed within @budget_ms, judged
  * from scheduling and closing 2048: a case whose size would take minutes
  * under the debug kernel runs a smaller one there.
  */
 bool dwqt_cheap_enough(unsigned long long n, unsigned int budget_ms);
+/* A module parameter from /sys/module/dwq/parameters; -errno if none. */
 int dwqt_param(const char *name, unsigned long long *val);
 /* Write a module parameter; 0 or -errno. */
 int dwqt_param_set(const char *name, unsigned long long val);
@@ -110,6 +110,14 @@ int dwqt_param_set(const char *name, unsigned long long val);
  * set (nothing was run); 0 once @fn ran (its failures are the case's).
  */
 int dwqt_with_param(const char *name, unsigned long long val, void (*fn)(void));
+/*
+ * Run @fn in a child with each of the @n files @paths that exists (debugfs
+ * knobs, say) holding @val, and restore what each held afterwards, whatever
+ * the child did. -ENOENT if none exists, -errno if one could not be set
+ * (nothing was run, what was set is restored); 0 once @fn ran.
+ */
+int dwqt_with_files(const char *const *paths, unsigned int n, const char *val,
+		    void (*fn)(void));
 
 /* An address nothing may access: a PROT_NONE page. */
 void *dwqt_unmapped(void);

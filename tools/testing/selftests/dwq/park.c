@@ -319,17 +319,13 @@ TEST_F(park, cancel_parked)
 	dwqt_expect_no_event(fd, 200);
 }
 
-/*
- * A cancel needs no memory: with the thread's 1st, 2nd, ... allocation
- * armed to fail (fail-nth, CONFIG_FAULT_INJECTION), the cancel of a parked
- * task still works, tries no allocation (fail-nth reads back as armed),
- * and its outcome is exact: the id is gone, the one kept event says its
- * deadline, the cancel's moment and the periods skipped until then.
- */
-TEST_F(park, cancel_parked_fail_nth)
+/* The file cancel_parked_fail_nth() works on, in its child. */
+static int fail_nth_fd = -1;
+
+static void cancel_parked_fail_nth(void)
 {
 	const uint64_t p = 5 * NSEC_PER_MSEC;
-	int fd = self->f.fd, nth_fd, nth;
+	int fd = fail_nth_fd, nth_fd, nth;
 	uint64_t first, id, before, after;
 	struct dwq_ioc_stats st;
 	struct dwq_event ev;
@@ -339,7 +335,7 @@ TEST_F(park, cancel_parked_fail_nth)
 
 	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
 	if (nth_fd < 0)
-		t_skip("no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)");
+		t_fail("/proc/thread-self/fail-nth: %s", t_errname(errno));
 	for (nth = 1; nth <= 4; nth++) {
 		first = dwqt_now();
 		id = dwqt_sched_ok(fd, first, p, DWQ_MODE_FIXED_RATE,
@@ -376,6 +372,47 @@ TEST_F(park, cancel_parked_fail_nth)
 		dwqt_expect_no_event(fd, 20);
 	}
 	close(nth_fd);
+}
+
+#define FAILSLAB "/sys/kernel/debug/failslab"
+#define FAIL_PAGE_ALLOC "/sys/kernel/debug/fail_page_alloc"
+
+/*
+ * A cancel needs no memory: with the thread's 1st, 2nd, ... allocation
+ * armed to fail (fail-nth, CONFIG_FAULT_INJECTION), the cancel of a parked
+ * task still works, tries no allocation (fail-nth reads back as armed),
+ * and its outcome is exact: the id is gone, the one kept event says its
+ * deadline, the cancel's moment and the periods skipped until then.
+ *
+ * fail-nth counts only the allocations that reach failslab's and
+ * fail_page_alloc's should_fail_ex(), and by default neither lets one
+ * that may sleep (__GFP_DIRECT_RECLAIM: GFP_KERNEL's) get there: each has
+ * its ignore-gfp-wait. So both are off for the case, and failslab's
+ * cache-filter (which would leave out every cache but a few): then a
+ * kmalloc(), kmem_cache_alloc() or kvmalloc() in the cancel counts, with
+ * any flags but __GFP_NOFAIL. (fail_page_alloc still leaves out order 0,
+ * its min-order: a lone page.)
+ */
+TEST_F(park, cancel_parked_fail_nth)
+{
+	static const char *const knobs[] = {
+		FAILSLAB "/ignore-gfp-wait",
+		FAILSLAB "/cache-filter",
+		FAIL_PAGE_ALLOC "/ignore-gfp-wait",
+	};
+	int err;
+
+	if (access("/proc/thread-self/fail-nth", W_OK))
+		t_skip("no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)");
+	if (access(FAILSLAB "/ignore-gfp-wait", W_OK))
+		t_skip("no %s (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)",
+		       FAILSLAB "/ignore-gfp-wait");
+	fail_nth_fd = self->f.fd;
+	err = dwqt_with_files(knobs, ARRAY_SIZE(knobs), "N",
+			      cancel_parked_fail_nth);
+	if (err)
+		t_fail("cannot turn failslab's ignore-gfp-wait off: %s",
+		       t_errname(-err));
 }
 
 /*
