@@ -567,7 +567,8 @@ TEST_F(cancel_batch, limit_given_back)
 
 	if (dwqt_param("max_tasks", &global))
 		t_skip("no /sys/module/dwq/parameters/max_tasks");
-	err = dwqt_with_param("max_tasks", t_leftovers() + ROOM,
+	err = dwqt_with_param("max_tasks",
+			      dwqt_stats_ok(self->f.fd).all_tasks + ROOM,
 			      limit_given_back);
 	if (err)
 		t_skip("max_tasks cannot be lowered for the case: %s",

@@ -299,28 +299,48 @@ void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev)
 			 (unsigned long long)ev->folded);
 }
 
-/*
- * The most of a few samples, since a periodic task is out of the queue
- * while it fires.
- */
-long t_leftovers(void)
+bool dwqt_charges(int fd, struct dwqt_charges *ch)
 {
-	int fd = open(dwqt_dev(), O_RDWR | O_CLOEXEC), i;
 	struct dwq_ioc_stats st;
-	long most = -1;
+	int own = -1;
+	bool ok;
 
-	if (fd < 0)
-		return -1;
-	for (i = 0; i < 5; i++) {
-		memset(&st, 0, sizeof(st));
-		if (ioctl(fd, DWQ_IOC_STATS, &st))
-			break;
-		if ((long)st.queue_size > most)
-			most = st.queue_size;
-		dwqt_sleep_ms(2);
+	if (fd < 0) {
+		own = open(dwqt_dev(), O_RDWR | O_CLOEXEC);
+		if (own < 0)
+			return false;
+		fd = own;
 	}
-	close(fd);
-	return most;
+	memset(&st, 0, sizeof(st));
+	ok = !ioctl(fd, DWQ_IOC_STATS, &st);
+	if (own >= 0)
+		close(own);
+	*ch = (struct dwqt_charges){
+		.all_tasks = st.all_tasks,
+		.user_tasks = st.user_tasks,
+		.user_rate_mhz = st.user_rate_mhz,
+	};
+	return ok;
+}
+
+bool dwqt_charges_back(int fd, const struct dwqt_charges *want,
+		       struct dwqt_charges *now)
+{
+	uint64_t end = dwqt_now() + 2 * NSEC_PER_SEC;
+
+	for (;;) {
+		if (!dwqt_charges(fd, now)) {
+			t_note("STATS for the charges: %s", t_errname(errno));
+			return false;
+		}
+		if (now->all_tasks == want->all_tasks &&
+		    now->user_tasks == want->user_tasks &&
+		    now->user_rate_mhz == want->user_rate_mhz)
+			return true;
+		if (dwqt_now() >= end)
+			return false;
+		dwqt_sleep_ms(10);
+	}
 }
 
 /* Whether @n tasks can be scheduled and closed within @budget_ms. */

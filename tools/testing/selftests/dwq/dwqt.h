@@ -88,11 +88,32 @@ void __dwqt_expect_no_event(const char *file, int line, int fd, int ms);
 void __dwqt_check_event(const char *file, int line, const struct dwq_event *ev);
 #define dwqt_check_event(ev) __dwqt_check_event(__FILE__, __LINE__, (ev))
 
-/*
- * Tasks in the queue (STATS queue_size, the most of a few samples), for
- * the leftovers check around each case (dwq_test.h); negative: no count.
+/**
+ * struct dwqt_charges - what the limits count, from STATS
+ * @all_tasks: the tasks of all files (what max_tasks bounds)
+ * @user_tasks: the tasks of the files the asking file's user opened
+ * @user_rate_mhz: the firing rate of that user's periodic tasks
  */
-long t_leftovers(void);
+struct dwqt_charges {
+	uint64_t all_tasks;
+	uint64_t user_tasks;
+	uint64_t user_rate_mhz;
+};
+
+/*
+ * The charges, through @fd, or through a file opened for it if @fd < 0;
+ * false if there is no file to ask. For the leftovers check around each
+ * case (dwq_test.h).
+ */
+bool dwqt_charges(int fd, struct dwqt_charges *ch);
+/*
+ * Whether the charges are back at @want, waiting up to 2 s for them to
+ * come back; *@now gets the last reading. A file's last reference may go
+ * after its process has ended (an io_uring ring drops its requests' in a
+ * work item of its own), and its charges with it.
+ */
+bool dwqt_charges_back(int fd, const struct dwqt_charges *want,
+		       struct dwqt_charges *now);
 
 /*
  * Whether @n tasks can be scheduled and closed within @budget_ms, judged

@@ -751,7 +751,8 @@ TEST_F_TIMEOUT(limits, global_enospc, 240)
 	if (dwqt_param("max_tasks", &global))
 		t_skip("no /sys/module/dwq/parameters/max_tasks");
 	t_note("max_tasks = %llu", global);
-	err = dwqt_with_param("max_tasks", t_leftovers() + GLOBAL_ROOM,
+	err = dwqt_with_param("max_tasks",
+			      dwqt_stats_ok(self->f.fd).all_tasks + GLOBAL_ROOM,
 			      global_limit);
 	if (err)
 		t_skip("max_tasks cannot be lowered for the case: %s",
