@@ -127,7 +127,7 @@ static void ktime_max_bounds(void)
 {
 	const uint64_t p = NSEC_PER_SEC;
 	int fd = dwqt_open(0);
-	uint64_t t0, id;
+	uint64_t t0, t1, id;
 	struct dwq_ioc_query q;
 
 	/* A delay ending past KTIME_MAX is refused, whenever it is made. */
@@ -172,12 +172,26 @@ static void ktime_max_bounds(void)
 	      EINVAL);
 	id = dwqt_sched_ok(fd, 0, S64_MAX, DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS,
 			   4);
-	/* It fires at once; its next deadline is KTIME_MAX itself. */
+	/*
+	 * It fires at once; its next deadline is KTIME_MAX itself (0 plus
+	 * one period: none was skipped), where it waits, queued.
+	 */
 	T_EQ(dwqt_read_one(fd).id, id);
+	t0 = dwqt_now();
 	q = dwqt_query_ok(fd, id);
+	t1 = dwqt_now();
 	T_EQ(q.period_ns, S64_MAX);
-	T_EXPECT(q.deadline_ns == 0 || q.deadline_ns == (uint64_t)S64_MAX,
-		 "deadline %llu", (unsigned long long)q.deadline_ns);
+	T_EQ(q.deadline_ns, S64_MAX);
+	T_EQ(q.state, DWQ_STATE_QUEUED);
+	T_EQ(q.runs, 1);
+	T_EQ(q.skipped, 0);
+	/* Its remaining time: KTIME_MAX less the QUERY's moment. */
+	t0 = S64_MAX - t0;
+	t1 = S64_MAX - t1;
+	T_EXPECT(q.remaining_ns >= t1 && q.remaining_ns <= t0,
+		 "remaining %llu, not in [%llu, %llu]",
+		 (unsigned long long)q.remaining_ns, (unsigned long long)t1,
+		 (unsigned long long)t0);
 	T_EQ(dwqt_stats_ok(fd).pending, 4);
 }
 
