@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "dwq_test.h"
 
@@ -607,6 +608,144 @@ TEST_F(batch, entries_efault)
 	expect_none(fd);
 	dwqt_expect_no_event(fd, 300);
 	expect_none(fd);
+}
+
+/*
+ * @cmd on @arg from another thread, @page made read-only while the call
+ * waits for the file, held by a read() stuck on its buffer (of a one-shot
+ * due at once, scheduled for it): -EFAULT, the ids cannot be written back.
+ * Returns the id of that one-shot: the ids the call took are above it.
+ */
+static uint64_t efault_while_waiting(int fd, unsigned long cmd, void *arg,
+				     void *page)
+{
+	uint64_t id = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 0);
+	long ret = dwqt_ioctl_then_readonly(fd, cmd, arg, page);
+
+	if (ret == DWQT_NO_UFFD)
+		t_skip("no userfaultfd in this kernel");
+	T_ERR(ret, EFAULT);
+	return id;
+}
+
+/*
+ * After a call of @n tasks undone, which took ids above @before: the
+ * file's counts, the user's and all files' charges as in @st0, no event;
+ * and the next id above the @n the call took (used, never given again),
+ * so that the call is seen to have got past its checks to the file's
+ * mutex and undone what it made there, not failed on its first check of
+ * the argument, which takes no id.
+ */
+static void expect_undone(int fd, const struct dwq_ioc_stats *st0,
+			  uint64_t before, unsigned int n)
+{
+	struct dwq_ioc_stats st = dwqt_stats_ok(fd);
+	uint64_t next;
+
+	T_EQ(st.pending, st0->pending);
+	T_EQ(st.user_tasks, st0->user_tasks);
+	T_EQ(st.all_tasks, st0->all_tasks);
+	T_EQ(st.user_rate_mhz, st0->user_rate_mhz);
+	T_EQ(st.cancelled, st0->cancelled);
+	T_EQ(st.events, 0);
+	next = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 0);
+	T_EXPECT(next > before + n,
+		 "next id %llu: the call of %u tasks took no id after %llu",
+		 (unsigned long long)next, n, (unsigned long long)before);
+	T_EQ(dwqt_read_one(fd).id, next);
+}
+
+/* One-shot and periodic tasks, on both clocks, due within 100 ms. */
+static void mixed_entries(struct dwq_ioc_schedule *e, uint64_t base)
+{
+	e[0] = dwqt_sched_arg(base, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 0);
+	e[1] = dwqt_sched_arg(base, 10 * NSEC_PER_MSEC, DWQ_MODE_FIXED_RATE,
+			      DWQ_SCHED_ABS, 1);
+	e[2] = dwqt_sched_arg(60 * NSEC_PER_MSEC, 20 * NSEC_PER_MSEC,
+			      DWQ_MODE_FIXED_DELAY, 0, 2);
+	e[3] = dwqt_sched_arg(70 * NSEC_PER_MSEC, 0, DWQ_MODE_ONESHOT,
+			      DWQ_SCHED_BOOTTIME, 3);
+}
+
+/*
+ * SCHEDULE and SCHEDULE_BATCH whose argument becomes read-only while the
+ * call waits for the file (another thread's read() holds it): the ids
+ * cannot be written back, so the call is -EFAULT and undone whole: the
+ * counts and charges as they were (the firing rate of its periodic tasks
+ * too), and no event, even once every deadline it asked for has passed.
+ * The batch, of one-shot and periodic tasks, made read-only in its
+ * entries (left as they were), then in its error_index (the ids written
+ * back to the entries then name no task).
+ */
+TEST_F(schedule, made_readonly_while_waiting_undone)
+{
+	struct dwq_ioc_schedule *s = dwqt_page(), *e = dwqt_page(), copy[4];
+	struct dwq_ioc_schedule_batch *b = dwqt_page();
+	long page = sysconf(_SC_PAGESIZE);
+	struct dwq_ioc_stats st0, st;
+	int fd = self->f.fd, i;
+	struct dwq_ioc_query q;
+	struct dwq_event ev;
+	uint64_t base, id;
+	ssize_t n;
+
+	st0 = dwqt_stats_ok(fd);
+	base = dwqt_now() + 100 * NSEC_PER_MSEC;
+
+	*s = dwqt_sched_arg(50 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC,
+			    DWQ_MODE_FIXED_RATE, 0, 1);
+	s->id = 0xdead;
+	id = efault_while_waiting(fd, DWQ_IOC_SCHEDULE, s, s);
+	T_EQ(s->id, 0xdead);
+	expect_undone(fd, &st0, id, 1);
+
+	mixed_entries(e, base);
+	memcpy(copy, e, sizeof(copy));
+	*b = (struct dwq_ioc_schedule_batch){
+		.entries = (uintptr_t)e,
+		.count = 4,
+		.error_index = 0xdead,
+	};
+	id = efault_while_waiting(fd, DWQ_IOC_SCHEDULE_BATCH, b, e);
+	T_EQ(b->error_index, 4);
+	T_EXPECT(!memcmp(e, copy, sizeof(copy)),
+		 "the read-only entries changed");
+	expect_undone(fd, &st0, id, 4);
+
+	munmap(e, page);
+	e = dwqt_page();
+	mixed_entries(e, base);
+	munmap(b, page);
+	b = dwqt_page();
+	*b = (struct dwq_ioc_schedule_batch){
+		.entries = (uintptr_t)e,
+		.count = 4,
+		.error_index = 0xdead,
+	};
+	id = efault_while_waiting(fd, DWQ_IOC_SCHEDULE_BATCH, b, b);
+	for (i = 0; i < 4; i++)
+		T_ERR(dwqt_query(fd, e[i].id, &q), ENOENT);
+	expect_undone(fd, &st0, id, 4);
+
+	/* Every deadline asked for was at most 100 ms after its call. */
+	dwqt_sleep_ms(300);
+	T_EXPECT(!fcntl(fd, F_SETFL, O_NONBLOCK), "fcntl: %s",
+		 t_errname(errno));
+	n = read(fd, &ev, sizeof(ev));
+	if (n == sizeof(ev))
+		t_fail("an event after the calls were undone: id %llu cookie %llu",
+		       (unsigned long long)ev.id,
+		       (unsigned long long)ev.cookie);
+	T_EXPECT(n < 0 && errno == EAGAIN,
+		 "read after every deadline passed: %zd (%s), expected EAGAIN",
+		 n, t_errname(errno));
+	/* The one-shots for the stuck read()s and the ids, and no other. */
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.fired, st0.fired + 6);
+	T_EQ(st.pending, st0.pending);
+	munmap(s, page);
+	munmap(e, page);
+	munmap(b, page);
 }
 
 /*
