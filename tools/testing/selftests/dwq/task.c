@@ -205,6 +205,54 @@ TEST_F(cancel, readonly_efault)
 }
 
 /*
+ * CANCEL of an id the file does not own, with an argument that can be
+ * read but not written: -EFAULT, as for an id it owns, never -ENOENT, so
+ * that the error of such a call does not depend on which ids the file
+ * owns. The ids: one not given yet, one another file owns, one this file
+ * cancelled. Nothing changes in either file; with an argument that can be
+ * written, each is -ENOENT, the result left as the caller gave it.
+ */
+TEST_F(cancel, readonly_unknown_id_efault)
+{
+	int fd = self->f.fd, other = dwqt_open(0), n, i;
+	struct dwq_ioc_cancel c;
+	struct dwq_ioc_stats st;
+	struct dwq_ioc_query q;
+	uint64_t mine, theirs, ids[3];
+
+	mine = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	ids[2] = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 2);
+	T_OK(dwqt_cancel(fd, ids[2], NULL));
+	ids[0] = ids[2] + 1000;
+	/* Ids are each file's own: one of the other's that is not ours. */
+	for (n = 1;; n++) {
+		theirs = dwqt_sched_ok(other, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT,
+				       0, 3);
+		if (dwqt_query(fd, theirs, &q) == -ENOENT)
+			break;
+		T_EXPECT(n < 8, "the other file's ids up to %llu are all ours",
+			 (unsigned long long)theirs);
+	}
+	ids[1] = theirs;
+	for (i = 0; i < 3; i++) {
+		c = (struct dwq_ioc_cancel){ .id = ids[i], .result = 0xdead };
+		T_ERR(dwqt_ioctl(fd, DWQ_IOC_CANCEL,
+				 dwqt_ro_copy(&c, sizeof(c))),
+		      EFAULT);
+		T_ERR(dwqt_ioctl(fd, DWQ_IOC_CANCEL, &c), ENOENT);
+		T_EQ(c.result, 0xdead);
+	}
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, 1);
+	T_EQ(st.cancelled, 1);
+	T_EQ(dwqt_query_ok(fd, mine).state, DWQ_STATE_QUEUED);
+	st = dwqt_stats_ok(other);
+	T_EQ(st.pending, n);
+	T_EQ(st.cancelled, 0);
+	T_EQ(dwqt_query_ok(other, theirs).state, DWQ_STATE_QUEUED);
+}
+
+/*
  * CANCEL whose argument becomes read-only while the call waits for the
  * file (another thread's read() holds it): its result cannot be written
  * back, so the call is -EFAULT and the task stays as it was, not
