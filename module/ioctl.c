@@ -96,6 +96,28 @@ struct dwq_batch_out {
 	u32 count;
 };
 
+/*
+ * Store @us[i].id into the id field of each of the @n entries at @entries,
+ * and nothing else of them: 8 bytes an entry, where a copy of the whole
+ * entries would move 64.
+ */
+static int dwq_put_ids(u64 entries, const struct dwq_ioc_schedule *us,
+		       unsigned int n)
+{
+	struct dwq_ioc_schedule __user *u = u64_to_user_ptr(entries);
+	unsigned int i;
+
+	if (!user_write_access_begin(u, array_size(n, sizeof(*u))))
+		return -EFAULT;
+	for (i = 0; i < n; i++)
+		unsafe_put_user(us[i].id, &u[i].id, efault);
+	user_write_access_end();
+	return 0;
+efault:
+	user_write_access_end();
+	return -EFAULT;
+}
+
 static int dwq_write_ids(void *arg, struct dwq_utask **uts, unsigned int n)
 {
 	struct dwq_batch_out *out = arg;
@@ -103,8 +125,7 @@ static int dwq_write_ids(void *arg, struct dwq_utask **uts, unsigned int n)
 
 	for (i = 0; i < n; i++)
 		out->us[i].id = uts[i]->id;
-	if (copy_to_user(u64_to_user_ptr(out->entries), out->us,
-			 array_size(n, sizeof(*out->us))) ||
+	if (dwq_put_ids(out->entries, out->us, n) ||
 	    put_user(out->count, &out->arg->error_index))
 		return -EFAULT;
 	return 0;
@@ -159,10 +180,10 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 	}
 	/*
 	 * Prove the ids and error_index writable before an id or a charge
-	 * is taken: a batch that faults here has changed nothing.
+	 * is taken, writing back what they hold: a batch that faults here
+	 * has changed nothing.
 	 */
-	if (copy_to_user(u64_to_user_ptr(b.entries), us,
-			 array_size(b.count, sizeof(*us))) ||
+	if (dwq_put_ids(b.entries, us, b.count) ||
 	    put_user(b.count, &arg->error_index)) {
 		err = -EFAULT;
 		goto out_free;
@@ -230,11 +251,19 @@ static int dwq_write_results(void *arg, const struct dwq_ioc_cancel *uc,
 			     unsigned int n)
 {
 	struct dwq_cancel_out *out = arg;
+	struct dwq_ioc_cancel __user *u = out->entries;
+	unsigned int i;
 
-	if (copy_to_user(out->entries, uc, array_size(n, sizeof(*uc))) ||
-	    put_user(n, out->error_index))
+	/* The results alone: an entry's id is the caller's, unchanged. */
+	if (!user_write_access_begin(u, array_size(n, sizeof(*u))))
 		return -EFAULT;
-	return 0;
+	for (i = 0; i < n; i++)
+		unsafe_put_user(uc[i].result, &u[i].result, efault);
+	user_write_access_end();
+	return put_user(n, out->error_index) ? -EFAULT : 0;
+efault:
+	user_write_access_end();
+	return -EFAULT;
 }
 
 static long dwq_ioctl_cancel(struct dwq_client *c,
