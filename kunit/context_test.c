@@ -920,7 +920,14 @@ static unsigned int ct_pin_here(struct kunit *test)
 	return cpumask_next(here, cpu_online_mask);
 }
 
-static void dwq_context_test_last_put_while_unbinding(struct kunit *test)
+/*
+ * A task queued far ahead, cancelled (@sync: with dwq_cancel_sync(), by a
+ * caller that holds no reference) while a thread on another CPU drops
+ * the only reference but the queue's in the moment the queue lets go of
+ * it: its release runs once, after the queue let go; with @sync, in the
+ * cancel_sync, which holds one of its own until it is done with the task.
+ */
+static void ct_last_put_while_unbinding(struct kunit *test, bool sync)
 {
 	struct ct_window *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	struct dwq_queue *q = ct_queue(test, 1, 0);
@@ -928,6 +935,7 @@ static void dwq_context_test_last_put_while_unbinding(struct kunit *test)
 	struct task_struct *putter;
 	unsigned long left;
 	unsigned int there;
+	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	there = ct_pin_here(test);
@@ -947,57 +955,26 @@ static void dwq_context_test_last_put_while_unbinding(struct kunit *test)
 			0);
 	wake_up_process(putter);
 
-	KUNIT_EXPECT_EQ(test, dwq_cancel(&w->task), DWQ_RESULT_REMOVED);
+	ret = sync ? dwq_cancel_sync(&w->task) : dwq_cancel(&w->task);
+	KUNIT_EXPECT_EQ(test, ret, DWQ_RESULT_REMOVED);
 	left = wait_for_completion_timeout(&w->released,
 					   msecs_to_jiffies(TIMEOUT_MS));
 	KUNIT_EXPECT_NE(test, left, 0UL);
 	kthread_stop(putter);
 	KUNIT_EXPECT_TRUE(test, w->hooked);
 	KUNIT_EXPECT_FALSE(test, w->bound_at_release);
+	if (sync)
+		KUNIT_EXPECT_PTR_EQ(test, w->released_by, current);
 }
 
-/*
- * dwq_cancel_sync() of a queued task by a caller that holds no reference,
- * while the last other holder drops its reference in the moment the queue
- * lets go of the task: cancel_sync holds one of its own until it is done
- * with the task, so the release runs in it as it returns, not on the
- * other CPU while cancel_sync still reads the task.
- */
+static void dwq_context_test_last_put_while_unbinding(struct kunit *test)
+{
+	ct_last_put_while_unbinding(test, false);
+}
+
 static void dwq_context_test_cancel_sync_removed_no_ref(struct kunit *test)
 {
-	struct ct_window *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	struct dwq_queue *q = ct_queue(test, 1, 0);
-	struct dwq_sched far = { .time_ns = HOUR };
-	struct task_struct *putter;
-	unsigned long left;
-	unsigned int there;
-
-	KUNIT_ASSERT_NOT_NULL(test, w);
-	there = ct_pin_here(test);
-	dwq_task_init(&w->task, ct_window_fn, ct_window_release);
-	init_completion(&w->in_window);
-	init_completion(&w->released);
-	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &w->task, &far), 0);
-
-	/* Our reference goes to the putter: the queue's is the other one. */
-	putter = kthread_create_on_cpu(ct_window_putter, w, there,
-				       "dwq-kunit-put/%u");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, putter);
-	WRITE_ONCE(ct_window_of, w);
-	WRITE_ONCE(dwq_kunit_hooks.unbind, ct_window_hook);
-	KUNIT_ASSERT_EQ(test,
-			kunit_add_action_or_reset(test, ct_window_unhook, NULL),
-			0);
-	wake_up_process(putter);
-
-	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&w->task), DWQ_RESULT_REMOVED);
-	left = wait_for_completion_timeout(&w->released,
-					   msecs_to_jiffies(TIMEOUT_MS));
-	KUNIT_EXPECT_NE(test, left, 0UL);
-	kthread_stop(putter);
-	KUNIT_EXPECT_TRUE(test, w->hooked);
-	KUNIT_EXPECT_PTR_EQ(test, w->released_by, current);
-	KUNIT_EXPECT_FALSE(test, w->bound_at_release);
+	ct_last_put_while_unbinding(test, true);
 }
 
 /*

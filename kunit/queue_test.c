@@ -1109,52 +1109,35 @@ static void dwq_queue_test_abs_deadline(struct kunit *test)
 }
 
 /*
+ * Queue @p at @deadline on CLOCK_BOOTTIME queue @q, keyed as a suspend of
+ * @slept since would leave it (its key that much early on the queue's
+ * clock, its offset that much more: no suspend happens in a test). The
+ * caller keeps the queue's only worker busy, so no timer is armed for it.
+ */
+static void qt_keyed_before_suspend(struct kunit *test, struct dwq_queue *q,
+				    struct qt_probe *p, u64 deadline, u64 slept)
+{
+	KUNIT_ASSERT_EQ(test, qt_at(q, p, deadline), 0);
+	raw_spin_lock_irq(&q->lock);
+	p->task.clock_offset += slept;
+	dwq_heap_update(&q->heap, &p->task.node, p->task.node.deadline - slept);
+	raw_spin_unlock_irq(&q->lock);
+}
+
+/*
  * A plain task on a CLOCK_BOOTTIME queue keyed before a suspend does not
  * run early after it. No suspend here: the key is made as a suspend of
  * 200 ms since the task was keyed leaves it (200 ms before its deadline
  * on the queue's clock, with that much less time suspended in its
  * offset), while the only worker runs a callback, so that no timer is
- * armed for it yet. It runs at its CLOCK_MONOTONIC deadline, reported as
- * that, not 200 ms before.
+ * armed for it yet. dwq_query() counts the time left to its real
+ * deadline; it runs at its CLOCK_MONOTONIC deadline, reported as that,
+ * not 200 ms before. @reduce: dwq_reduce() to 100 ms before that
+ * deadline moves it there (it compares the key as it is now, not the
+ * early one, which is earlier still).
  */
-static void dwq_queue_test_boottime_queue_after_suspend(struct kunit *test)
+static void qt_boottime_queue_after_suspend(struct kunit *test, bool reduce)
 {
-	const u64 slept = 200 * MS;
-	/* Gate and probes first: freed after the queue. */
-	struct completion *gate = qt_gate(test);
-	struct qt_probe *p = qt_probes(test, 2);
-	struct dwq_queue *q = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
-	struct dwq_task_info info;
-	u64 deadline;
-
-	qt_busy(test, q, &p[0], gate);
-	deadline = ktime_get_ns() + 500 * MS;
-	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], deadline), 0);
-	raw_spin_lock_irq(&q->lock);
-	p[1].task.clock_offset += slept;
-	dwq_heap_update(&q->heap, &p[1].task.node,
-			p[1].task.node.deadline - slept);
-	raw_spin_unlock_irq(&q->lock);
-	dwq_query(&p[1].task, &info);
-	KUNIT_ASSERT_EQ(test, info.deadline_ns, deadline);
-	complete(gate);
-
-	qt_wait_ran(test, &p[1]);
-	KUNIT_EXPECT_GE(test, p[1].start, deadline);
-	KUNIT_EXPECT_EQ(test, p[1].deadline, deadline);
-}
-
-/*
- * dwq_reduce() and dwq_query() of a plain task on a CLOCK_BOOTTIME queue
- * keyed before a suspend (made so as in
- * dwq_queue_test_boottime_queue_after_suspend(): its key 200 ms early)
- * see its deadline as it is now: a reduce to 100 ms before it moves it
- * there, and the time left is counted to its real deadline.
- */
-static void
-dwq_queue_test_boottime_queue_reduce_after_suspend(struct kunit *test)
-{
-	const u64 slept = 200 * MS;
 	/* Gate and probes first: freed after the queue. */
 	struct completion *gate = qt_gate(test);
 	struct qt_probe *p = qt_probes(test, 2);
@@ -1165,23 +1148,33 @@ dwq_queue_test_boottime_queue_reduce_after_suspend(struct kunit *test)
 
 	qt_busy(test, q, &p[0], gate);
 	deadline = ktime_get_ns() + 800 * MS;
-	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], deadline), 0);
-	raw_spin_lock_irq(&q->lock);
-	p[1].task.clock_offset += slept;
-	dwq_heap_update(&q->heap, &p[1].task.node,
-			p[1].task.node.deadline - slept);
-	raw_spin_unlock_irq(&q->lock);
+	qt_keyed_before_suspend(test, q, &p[1], deadline, 200 * MS);
 	dwq_query(&p[1].task, &info);
-	KUNIT_EXPECT_EQ(test, info.deadline_ns, deadline);
+	KUNIT_ASSERT_EQ(test, info.deadline_ns, deadline);
 	KUNIT_EXPECT_GT(test, info.remaining_ns, 700 * MS);
-
-	s.time_ns = deadline - 100 * MS;
-	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p[1].task, &s), 1);
-	dwq_query(&p[1].task, &info);
-	KUNIT_EXPECT_EQ(test, info.deadline_ns, deadline - 100 * MS);
+	if (reduce) {
+		deadline -= 100 * MS;
+		s.time_ns = deadline;
+		KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p[1].task, &s), 1);
+		dwq_query(&p[1].task, &info);
+		KUNIT_EXPECT_EQ(test, info.deadline_ns, deadline);
+	}
 	complete(gate);
+
 	qt_wait_ran(test, &p[1]);
-	KUNIT_EXPECT_EQ(test, p[1].deadline, deadline - 100 * MS);
+	KUNIT_EXPECT_GE(test, p[1].start, deadline);
+	KUNIT_EXPECT_EQ(test, p[1].deadline, deadline);
+}
+
+static void dwq_queue_test_boottime_queue_after_suspend(struct kunit *test)
+{
+	qt_boottime_queue_after_suspend(test, false);
+}
+
+static void
+dwq_queue_test_boottime_queue_reduce_after_suspend(struct kunit *test)
+{
+	qt_boottime_queue_after_suspend(test, true);
 }
 
 /*
