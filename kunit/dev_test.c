@@ -1231,9 +1231,13 @@ static void dwq_dev_test_arm_fails_killable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, -ERESTARTSYS);
 }
 
-/* Holds a file's mutex from another thread until told to let it go. */
+/*
+ * Holds a file's mutex from another thread until told to let it go, or
+ * for @hold_ms if that is not 0.
+ */
 struct dt_holder {
 	struct mutex *mutex; /* the file's, held by dt_holder_fn() */
+	unsigned int hold_ms;
 	struct completion held;
 	struct completion release;
 };
@@ -1244,7 +1248,10 @@ static int dt_holder_fn(void *arg)
 
 	mutex_lock(h->mutex);
 	complete(&h->held);
-	wait_for_completion(&h->release);
+	if (h->hold_ms)
+		msleep(h->hold_ms);
+	else
+		wait_for_completion(&h->release);
 	mutex_unlock(h->mutex);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ / 10);
@@ -1252,34 +1259,75 @@ static int dt_holder_fn(void *arg)
 }
 
 /*
- * An io_uring command waiting for the file's mutex (on io_uring's worker,
- * another call holding it) that a signal interrupts, as io_uring's cancel
- * of it does, completes with -EINTR and does nothing: not with
- * -ERESTARTSYS, which only a system call can restart and no program
- * knows. The same command done once the mutex is free schedules.
+ * An io_uring command on a file whose mutex another call holds, issued
+ * with a signal pending for its thread: @fatal SIGKILL, else SIGUSR1 and
+ * the notification io_uring's task_work leaves (TIF_NOTIFY_SIGNAL) while
+ * the holder lets go after 200 ms. Returns the command's result and how
+ * long it took, in ms.
+ */
+static int dt_uring_cmd_held(struct kunit *test, struct file *f,
+			     struct io_uring_cmd *ioucmd, bool fatal,
+			     unsigned int *took_ms)
+{
+	struct dwq_client *c = f->private_data;
+	struct task_struct *thread;
+	struct dt_holder *h;
+	u64 start;
+	int ret;
+
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->mutex = &c->mutex;
+	h->hold_ms = fatal ? 0 : 200;
+	init_completion(&h->held);
+	init_completion(&h->release);
+	thread = kthread_run(dt_holder_fn, h, "dwq-kunit-hold");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, thread);
+	wait_for_completion(&h->held);
+
+	allow_signal(fatal ? SIGKILL : SIGUSR1);
+	send_sig(fatal ? SIGKILL : SIGUSR1, current, 0);
+	/* As set_notify_signal(), which wakes a task: this one runs. */
+	if (!fatal)
+		set_tsk_thread_flag(current, TIF_NOTIFY_SIGNAL);
+	start = ktime_get_ns();
+	ret = dwq_dev_uring_cmd(ioucmd, IO_URING_F_NONBLOCK);
+	*took_ms = div_u64(ktime_get_ns() - start, NSEC_PER_MSEC);
+	clear_notify_signal();
+	flush_signals(current);
+	disallow_signal(fatal ? SIGKILL : SIGUSR1);
+	complete(&h->release);
+	kthread_stop(thread);
+	return ret;
+}
+
+/*
+ * An io_uring command waiting for the file's mutex (another call holding
+ * it) waits killably: a signal that is not fatal, or the notification
+ * io_uring's own task_work leaves its thread, does not end the wait (it
+ * would end an interruptible one at once), and the command schedules
+ * when the holder lets go. A fatal signal ends it with -EINTR, having
+ * done nothing: not -ERESTARTSYS, which only a system call can restart
+ * and no program knows.
  */
 static void dwq_dev_test_uring_interrupted(struct kunit *test)
 {
 	struct dwq_ioc_schedule s = { .time_ns = HOUR };
 	struct io_uring_cmd ioucmd = { .cmd_op = DWQ_IOC_SCHEDULE };
 	struct dwq_uring_cmd cmd = {};
-	struct task_struct *thread;
 	struct io_uring_sqe *sqe;
 	struct dwq_client *c;
-	struct dt_holder *h;
 	unsigned long addr;
+	unsigned int took;
 	struct file *f;
 	void __user *u;
-	int ret;
 
 	f = dt_open(test, PAGE_SIZE, &addr);
 	u = (void __user *)addr;
 	c = f->private_data;
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &s, sizeof(s)), 0UL);
 	sqe = kunit_kzalloc(test, 2 * sizeof(*sqe), GFP_KERNEL);
-	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sqe);
-	KUNIT_ASSERT_NOT_NULL(test, h);
 	cmd.arg = (u64)(uintptr_t)u;
 	memcpy(sqe->cmd, &cmd, sizeof(cmd));
 	ioucmd.file = f;
@@ -1289,24 +1337,14 @@ static void dwq_dev_test_uring_interrupted(struct kunit *test)
 #else
 	ioucmd.cmd = sqe->cmd;
 #endif
-	h->mutex = &c->mutex;
-	init_completion(&h->held);
-	init_completion(&h->release);
-	thread = kthread_run(dt_holder_fn, h, "dwq-kunit-hold");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, thread);
-	wait_for_completion(&h->held);
 
-	allow_signal(SIGUSR1);
-	send_sig(SIGUSR1, current, 0);
-	ret = dwq_dev_uring_cmd(&ioucmd, 0);
-	flush_signals(current);
-	disallow_signal(SIGUSR1);
-	complete(&h->release);
-	kthread_stop(thread);
-	KUNIT_EXPECT_EQ(test, ret, -EINTR);
+	KUNIT_EXPECT_EQ(test, dt_uring_cmd_held(test, f, &ioucmd, true, &took),
+			-EINTR);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->nr_tasks), 0);
 
-	KUNIT_EXPECT_EQ(test, dwq_dev_uring_cmd(&ioucmd, 0), 0);
+	KUNIT_EXPECT_EQ(test, dt_uring_cmd_held(test, f, &ioucmd, false, &took),
+			0);
+	KUNIT_EXPECT_GE(test, took, 150U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->nr_tasks), 1);
 }
 

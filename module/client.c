@@ -90,14 +90,19 @@ static __always_inline void dwq_client_settle(struct dwq_client *c)
 /**
  * dwq_client_lock() - take a file's mutex, and settle what a read() owes
  * @c: the file
+ * @killable: only a fatal signal ends the wait (an io_uring command:
+ *	io_uring's own task_work notifications show as a pending signal to
+ *	its submitter and SQPOLL thread, and would end an interruptible
+ *	wait at once); else any signal does, as for a system call
  *
  * Context: process context; may sleep.
  * Return: 0 with the mutex held (dwq_client_settle() done); -ERESTARTSYS
- * for a signal.
+ * for a signal that ended the wait.
  */
-static int dwq_client_lock(struct dwq_client *c)
+static int dwq_client_lock(struct dwq_client *c, bool killable)
 {
-	if (mutex_lock_interruptible(&c->mutex))
+	if (killable ? mutex_lock_killable(&c->mutex) :
+		       mutex_lock_interruptible(&c->mutex))
 		return -ERESTARTSYS;
 	dwq_client_settle(c);
 	return 0;
@@ -2099,16 +2104,19 @@ err_rate:
  * dwq_client_schedule() - schedule tasks on a file, all or none
  * @c: the file
  * @r: the tasks and how to write their ids back
+ * @killable: wait for the file's mutex killably, not interruptibly (see
+ *	dwq_client_lock())
  *
  * Context: process context; may sleep.
  * Return: 0; -ERESTARTSYS, a limit's -ENOSPC, -ENOMEM, or what
  * @r->write_ids returned. Nothing changed on failure.
  */
-int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r)
+int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
+			bool killable)
 {
 	int err;
 
-	err = dwq_client_lock(c);
+	err = dwq_client_lock(c, killable);
 	if (err)
 		return err;
 	err = dwq_schedule_locked(c, r);
@@ -2127,6 +2135,8 @@ int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r)
  *	anything is cancelled: 0, or an errno, which this returns having
  *	cancelled nothing
  * @arg: for @write
+ * @killable: wait for the file's mutex killably, not interruptibly (see
+ *	dwq_client_lock())
  *
  * An id the file does not own (any more) is an entry's
  * %DWQ_RESULT_NOENT, not a failure. Nothing it needs is allocated. The
@@ -2139,7 +2149,7 @@ int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r)
  * Return: 0, -ERESTARTSYS, or what @write returned.
  */
 int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
-		      struct dwq_utask **found, unsigned int n,
+		      struct dwq_utask **found, unsigned int n, bool killable,
 		      int (*write)(void *arg, const struct dwq_ioc_cancel *uc,
 				   unsigned int n),
 		      void *arg)
@@ -2147,7 +2157,7 @@ int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
 	struct dwq_moment at;
 	int err;
 
-	err = dwq_client_lock(c);
+	err = dwq_client_lock(c, killable);
 	if (err)
 		return err;
 	/* One moment for the whole batch: what is due stays so. */
@@ -2187,19 +2197,21 @@ static struct dwq_utask *dwq_client_find_live(struct dwq_client *c, u64 id,
  * dwq_client_reschedule() - DWQ_IOC_RESCHEDULE on a file, checked
  * @c: the file
  * @ur: the request
+ * @killable: wait for the file's mutex killably, not interruptibly (see
+ *	dwq_client_lock())
  *
  * Context: process context; may sleep.
  * Return: 0; -ENOENT for an id the file does not own (or a due
  * one-shot's), -ERESTARTSYS, -EINVAL, -ENOSPC, -ENOMEM.
  */
 int dwq_client_reschedule(struct dwq_client *c,
-			  const struct dwq_ioc_reschedule *ur)
+			  const struct dwq_ioc_reschedule *ur, bool killable)
 {
 	struct dwq_utask *ut;
 	u64 now = 0;
 	int err;
 
-	err = dwq_client_lock(c);
+	err = dwq_client_lock(c, killable);
 	if (err)
 		return err;
 	/*
@@ -2224,18 +2236,21 @@ int dwq_client_reschedule(struct dwq_client *c,
  * dwq_client_query() - DWQ_IOC_QUERY's answer
  * @c: the file
  * @uq: its @id read; the rest filled in
+ * @killable: wait for the file's mutex killably, not interruptibly (see
+ *	dwq_client_lock())
  *
  * Context: process context; may sleep.
  * Return: 0; -ENOENT for an id the file does not own (or a due
  * one-shot's), -ERESTARTSYS.
  */
-int dwq_client_query(struct dwq_client *c, struct dwq_ioc_query *uq)
+int dwq_client_query(struct dwq_client *c, struct dwq_ioc_query *uq,
+		     bool killable)
 {
 	struct dwq_utask *ut;
 	u64 now = 0;
 	int err;
 
-	err = dwq_client_lock(c);
+	err = dwq_client_lock(c, killable);
 	if (err)
 		return err;
 	ut = dwq_client_find_live(c, uq->id, &now);
@@ -2269,15 +2284,18 @@ int dwq_client_query(struct dwq_client *c, struct dwq_ioc_query *uq)
  * @c: the file
  * @st: its pending, fired, cancelled, coalesced, events and limit fields
  *	are filled in
+ * @killable: wait for the file's mutex killably, not interruptibly (see
+ *	dwq_client_lock())
  *
  * Context: process context; may sleep.
  * Return: 0 or -ERESTARTSYS.
  */
-int dwq_client_stats(struct dwq_client *c, struct dwq_ioc_stats *st)
+int dwq_client_stats(struct dwq_client *c, struct dwq_ioc_stats *st,
+		     bool killable)
 {
 	int err;
 
-	err = dwq_client_lock(c);
+	err = dwq_client_lock(c, killable);
 	if (err)
 		return err;
 	st->pending = atomic_read(&c->nr_tasks);

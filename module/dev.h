@@ -350,22 +350,27 @@ void dwq_client_exit(void);
 u64 dwq_clock_now(unsigned int clock);
 int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period,
 		  u64 *now);
-int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r);
+int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
+			bool killable);
 int dwq_client_cancel(struct dwq_client *c, struct dwq_ioc_cancel *uc,
-		      struct dwq_utask **found, unsigned int n,
+		      struct dwq_utask **found, unsigned int n, bool killable,
 		      int (*write)(void *arg, const struct dwq_ioc_cancel *uc,
 				   unsigned int n),
 		      void *arg);
 int dwq_client_reschedule(struct dwq_client *c,
-			  const struct dwq_ioc_reschedule *ur);
-int dwq_client_query(struct dwq_client *c, struct dwq_ioc_query *uq);
-int dwq_client_stats(struct dwq_client *c, struct dwq_ioc_stats *st);
+			  const struct dwq_ioc_reschedule *ur, bool killable);
+int dwq_client_query(struct dwq_client *c, struct dwq_ioc_query *uq,
+		     bool killable);
+int dwq_client_stats(struct dwq_client *c, struct dwq_ioc_stats *st,
+		     bool killable);
 ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 		     loff_t *ppos);
 __poll_t dwq_dev_poll(struct file *file, poll_table *wait);
 
 /* ioctl.c */
 long dwq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+long dwq_dev_ioctl_wait(struct file *file, unsigned int cmd, unsigned long arg,
+			bool killable);
 
 /* uring.c */
 struct io_uring_cmd;

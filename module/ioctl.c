@@ -58,7 +58,8 @@ static int dwq_write_id(void *arg, struct dwq_utask **uts, unsigned int n)
 }
 
 static long dwq_ioctl_schedule(struct dwq_client *c,
-			       struct dwq_ioc_schedule __user *arg)
+			       struct dwq_ioc_schedule __user *arg,
+			       bool killable)
 {
 	struct dwq_one_out out = { .arg = arg };
 	u64 now[DWQ_NR_CLOCKS] = {};
@@ -85,7 +86,7 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 		.write_ids = dwq_write_id,
 		.arg = &out,
 	};
-	return dwq_client_schedule(c, &req);
+	return dwq_client_schedule(c, &req, killable);
 }
 
 /* A batch's ids and error_index, written back under the mutex. */
@@ -132,7 +133,8 @@ static int dwq_write_ids(void *arg, struct dwq_utask **uts, unsigned int n)
 }
 
 static long dwq_ioctl_schedule_batch(struct dwq_client *c,
-				     struct dwq_ioc_schedule_batch __user *arg)
+				     struct dwq_ioc_schedule_batch __user *arg,
+				     bool killable)
 {
 	struct dwq_ioc_schedule_batch b;
 	u64 now[DWQ_NR_CLOCKS] = {};
@@ -203,7 +205,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 		.write_ids = dwq_write_ids,
 		.arg = &out,
 	};
-	err = dwq_client_schedule(c, &req);
+	err = dwq_client_schedule(c, &req, killable);
 
 out_free:
 	kvfree(uts);
@@ -267,7 +269,7 @@ efault:
 }
 
 static long dwq_ioctl_cancel(struct dwq_client *c,
-			     struct dwq_ioc_cancel __user *arg)
+			     struct dwq_ioc_cancel __user *arg, bool killable)
 {
 	struct dwq_cancel_out out = { .arg = arg };
 	struct dwq_utask *found;
@@ -283,11 +285,13 @@ static long dwq_ioctl_cancel(struct dwq_client *c,
 	 * is written back before the task is cancelled: if it cannot be,
 	 * nothing is (the caller could not tell what happened).
 	 */
-	return dwq_client_cancel(c, &uc, &found, 1, dwq_write_result, &out);
+	return dwq_client_cancel(c, &uc, &found, 1, killable, dwq_write_result,
+				 &out);
 }
 
 static long dwq_ioctl_cancel_batch(struct dwq_client *c,
-				   struct dwq_ioc_cancel_batch __user *arg)
+				   struct dwq_ioc_cancel_batch __user *arg,
+				   bool killable)
 {
 	struct dwq_ioc_cancel_batch b;
 	struct dwq_ioc_cancel *uc = NULL;
@@ -342,7 +346,8 @@ static long dwq_ioctl_cancel_batch(struct dwq_client *c,
 	out.entries = entries;
 	out.error_index = &arg->error_index;
 	found = (struct dwq_utask **)(uc + b.count);
-	err = dwq_client_cancel(c, uc, found, b.count, dwq_write_results, &out);
+	err = dwq_client_cancel(c, uc, found, b.count, killable,
+				dwq_write_results, &out);
 	if (err)
 		goto out_free;
 	kvfree(uc);
@@ -357,7 +362,8 @@ out_report:
 }
 
 static long dwq_ioctl_reschedule(struct dwq_client *c,
-				 struct dwq_ioc_reschedule __user *arg)
+				 struct dwq_ioc_reschedule __user *arg,
+				 bool killable)
 {
 	struct dwq_ioc_reschedule ur;
 
@@ -374,11 +380,11 @@ static long dwq_ioctl_reschedule(struct dwq_client *c,
 		return -EINVAL;
 	if (!(ur.flags & DWQ_RESCHED_PERIOD) && (ur.mode || ur.period_ns))
 		return -EINVAL;
-	return dwq_client_reschedule(c, &ur);
+	return dwq_client_reschedule(c, &ur, killable);
 }
 
 static long dwq_ioctl_query(struct dwq_client *c,
-			    struct dwq_ioc_query __user *arg)
+			    struct dwq_ioc_query __user *arg, bool killable)
 {
 	struct dwq_ioc_query uq;
 	int err;
@@ -388,14 +394,14 @@ static long dwq_ioctl_query(struct dwq_client *c,
 		return -EFAULT;
 	if (uq.reserved)
 		return -EINVAL;
-	err = dwq_client_query(c, &uq);
+	err = dwq_client_query(c, &uq, killable);
 	if (err)
 		return err;
 	return copy_to_user(arg, &uq, sizeof(uq)) ? -EFAULT : 0;
 }
 
 static long dwq_ioctl_stats(struct dwq_client *c,
-			    struct dwq_ioc_stats __user *arg)
+			    struct dwq_ioc_stats __user *arg, bool killable)
 {
 	struct dwq_queue_stats qs = { .leader = -1 };
 	struct dwq_ioc_stats st = {};
@@ -404,7 +410,7 @@ static long dwq_ioctl_stats(struct dwq_client *c,
 	/* No side effect: a result that cannot be written is just -EFAULT. */
 	if (c->q)
 		dwq_queue_get_stats(c->q, &qs);
-	err = dwq_client_stats(c, &st);
+	err = dwq_client_stats(c, &st, killable);
 	if (err)
 		return err;
 	st.queue_size = qs.size;
@@ -421,10 +427,12 @@ static long dwq_ioctl_stats(struct dwq_client *c,
 }
 
 /**
- * dwq_dev_ioctl() - an ioctl of /dev/dwq, from ioctl() or io_uring
+ * dwq_dev_ioctl_wait() - an ioctl of /dev/dwq, from ioctl() or io_uring
  * @file: the file
  * @cmd: a DWQ_IOC_* command
  * @arg: its argument, a user pointer to the command's struct
+ * @killable: wait for the file's mutex killably (io_uring's commands),
+ *	else interruptibly (ioctl())
  *
  * Each command copies its argument in, checks it whole, acts under the
  * file's mutex, and copies its results out.
@@ -432,27 +440,43 @@ static long dwq_ioctl_stats(struct dwq_client *c,
  * Context: process context; may sleep.
  * Return: 0 or what the command says; -ENOTTY for an unknown command.
  */
-long dwq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+long dwq_dev_ioctl_wait(struct file *file, unsigned int cmd, unsigned long arg,
+			bool killable)
 {
 	struct dwq_client *c = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
 	switch (cmd) {
 	case DWQ_IOC_SCHEDULE:
-		return dwq_ioctl_schedule(c, uarg);
+		return dwq_ioctl_schedule(c, uarg, killable);
 	case DWQ_IOC_SCHEDULE_BATCH:
-		return dwq_ioctl_schedule_batch(c, uarg);
+		return dwq_ioctl_schedule_batch(c, uarg, killable);
 	case DWQ_IOC_CANCEL:
-		return dwq_ioctl_cancel(c, uarg);
+		return dwq_ioctl_cancel(c, uarg, killable);
 	case DWQ_IOC_RESCHEDULE:
-		return dwq_ioctl_reschedule(c, uarg);
+		return dwq_ioctl_reschedule(c, uarg, killable);
 	case DWQ_IOC_QUERY:
-		return dwq_ioctl_query(c, uarg);
+		return dwq_ioctl_query(c, uarg, killable);
 	case DWQ_IOC_STATS:
-		return dwq_ioctl_stats(c, uarg);
+		return dwq_ioctl_stats(c, uarg, killable);
 	case DWQ_IOC_CANCEL_BATCH:
-		return dwq_ioctl_cancel_batch(c, uarg);
+		return dwq_ioctl_cancel_batch(c, uarg, killable);
 	default:
 		return -ENOTTY;
 	}
+}
+
+/**
+ * dwq_dev_ioctl() - ioctl() of /dev/dwq
+ * @file: the file
+ * @cmd: a DWQ_IOC_* command
+ * @arg: its argument, a user pointer to the command's struct
+ *
+ * Context: process context; may sleep.
+ * Return: as dwq_dev_ioctl_wait(); -ERESTARTSYS for a signal that ended
+ * its wait for the file.
+ */
+long dwq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	return dwq_dev_ioctl_wait(file, cmd, arg, false);
 }

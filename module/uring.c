@@ -43,21 +43,24 @@ static_assert(offsetof(struct io_uring_sqe, cmd) +
  * it is copied once, then only the copy is used.
  *
  * With IO_URING_F_NONBLOCK (an inline issue) the ioctl runs all the same,
- * and waits, as ioctl() would, for the file's mutex if another thread
- * holds it (a read() firing its tasks, another ioctl), for memory (the
- * allocations of tasks, of a batch's copy and of the heap's growth,
- * GFP_KERNEL as when io_uring prepares an SQE) and for page faults on its
- * argument. It never returns -EAGAIN: io_uring would issue it again from
- * its worker, where the command area may be read again from the ring,
- * whose slot the submitter may have reused by then. The ring's SQE128 and CQE32
- * are accepted (the rest of a 128-byte SQE's command area must be zero);
+ * and waits for the file's mutex if another thread holds it (a read()
+ * firing its tasks, another ioctl), for memory (the allocations of tasks,
+ * of a batch's copy and of the heap's growth, GFP_KERNEL as when io_uring
+ * prepares an SQE) and for page faults on its argument. It never returns
+ * -EAGAIN: io_uring would issue it again from its worker, where the
+ * command area may be read again from the ring, whose slot the submitter
+ * may have reused by then. The wait for the mutex is killable, not
+ * interruptible: io_uring's own task_work notifications show as a pending
+ * signal to the submitter and the SQPOLL thread, and would end an
+ * interruptible wait at once. The ring's SQE128 and CQE32 are accepted
+ * (the rest of a 128-byte SQE's command area must be zero);
  * IO_URING_F_COMPAT changes nothing, as @arg is a 64-bit user address,
  * like the batches' arrays.
  *
  * Context: process context (the submitter, an io-wq worker or the SQPOLL
  *	thread: all with the submitter's memory); may sleep.
- * Return: what dwq_dev_ioctl() returns for cmd_op (-EINTR where a signal
- *	ends its wait for the file's mutex), -ENOTTY for an unknown
+ * Return: what dwq_dev_ioctl() returns for cmd_op (-EINTR where a fatal
+ *	signal ends its wait for the file's mutex), -ENOTTY for an unknown
  *	one; -EINVAL, having done nothing, for non-zero flags or reserved
  *	bytes, or any uring_cmd_flags (no registered buffer is used);
  *	-EFAULT for an @arg this kernel cannot address.
@@ -79,13 +82,13 @@ int dwq_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	/* A 32-bit kernel: an address past 4 GiB is no user address. */
 	if (cmd.arg != (unsigned long)cmd.arg)
 		return -EFAULT;
-	ret = dwq_dev_ioctl(ioucmd->file, ioucmd->cmd_op,
-			    (unsigned long)cmd.arg);
+	ret = dwq_dev_ioctl_wait(ioucmd->file, ioucmd->cmd_op,
+				 (unsigned long)cmd.arg, true);
 	/*
 	 * The CQE gets @ret as it is, with no system call to restart: a
-	 * wait for the file's mutex that a signal ended (io_uring cancelling
-	 * the command on its worker) is -EINTR there, as ioctl() returns it
-	 * to a program whose handler does not restart it.
+	 * wait for the file's mutex that a fatal signal ended is -EINTR
+	 * there, as ioctl() returns it to a program whose handler does not
+	 * restart it.
 	 */
 	return ret == -ERESTARTSYS ? -EINTR : ret;
 }

@@ -485,8 +485,9 @@ struct dwq_event {
  * when it is issued: the same checks, effects and results written back
  * through @arg, and the CQE's res is what ioctl() would return, 0 or a
  * negative errno (-ENOTTY for an unknown cmd_op; -EINTR, with nothing
- * done, for a command io_uring cancels while it waits for the file, busy
- * with another call). -EINVAL, with nothing
+ * done, if a fatal signal ends its wait for the file, busy with another
+ * call: the wait is killable, and io_uring cancelling the command does
+ * not end it). -EINVAL, with nothing
  * done, for non-zero @flags or @reserved, for uring_cmd_flags other than
  * zero (no registered buffer is used), and on a ring with 128-byte SQEs
  * for any non-zero byte of the command area after this struct. The
