@@ -82,6 +82,7 @@ deps:
 # check installs the dependencies and builds the test programs itself,
 # each a case of its own, so that a failure there still ends in its summary.
 check:
+	@command -v python3 >/dev/null || $(TESTING)/deps
 	$(TESTING)/check
 
 # The stress, mode-switch and fuzz programs of make check, for longer:
