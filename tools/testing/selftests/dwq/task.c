@@ -224,11 +224,14 @@ TEST_F(cancel, readonly_unknown_id_efault)
 	ids[2] = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 2);
 	T_OK(dwqt_cancel(fd, ids[2], NULL));
 	ids[0] = ids[2] + 1000;
-	/* Ids are each file's own: one of the other's that is not ours. */
+	/*
+	 * Ids are each file's own: one of the other's that is none of ours,
+	 * not even the one cancelled.
+	 */
 	for (n = 1;; n++) {
 		theirs = dwqt_sched_ok(other, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT,
 				       0, 3);
-		if (dwqt_query(fd, theirs, &q) == -ENOENT)
+		if (theirs > ids[2] && dwqt_query(fd, theirs, &q) == -ENOENT)
 			break;
 		T_EXPECT(n < 8, "the other file's ids up to %llu are all ours",
 			 (unsigned long long)theirs);

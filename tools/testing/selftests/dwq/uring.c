@@ -462,7 +462,6 @@ struct same_case {
 	int want;
 };
 
-/* Each file: task 1 a far one-shot (cookie 10), task 2 a periodic one. */
 /* The submitting thread of held_file_runs_its_command, and its CQE. */
 struct held_submit {
 	struct io_uring *r;
@@ -522,6 +521,7 @@ TEST_F(uring, held_file_runs_its_command)
 	T_EQ(dwqt_stats_ok(fd).pending, 1);
 }
 
+/* Each file: task 1 a far one-shot (cookie 10), task 2 a periodic one. */
 static void same_prepare(int fd)
 {
 	T_EQ(dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 10), 1);
