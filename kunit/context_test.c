@@ -840,22 +840,33 @@ struct ct_window {
 	struct completion in_window;
 	struct completion released;
 	bool hooked;
+	bool putting; /* the putter is about to put */
+	bool put_in_window; /* the hook saw that, in the moment */
 	bool bound_at_release;
 	struct task_struct *released_by;
+	atomic_t releases;
 };
 
 static struct ct_window *ct_window_of;
 
-/* The moment, made long: from the queue's lock, interrupts off. */
+/*
+ * The moment, made long: from the queue's lock, interrupts off, until the
+ * putter on the other CPU has put (or 1 s), and 50 ms more for its put.
+ */
 static void ct_window_hook(struct dwq_task *task)
 {
 	struct ct_window *w = READ_ONCE(ct_window_of);
+	unsigned int i;
 
 	if (!w || task != &w->task)
 		return;
 	w->hooked = true;
 	complete(&w->in_window);
-	mdelay(200);
+	/* Until the putter puts (at most 1 s), then time for the put. */
+	for (i = 0; i < 1000 && !READ_ONCE(w->putting); i++)
+		mdelay(1);
+	w->put_in_window = READ_ONCE(w->putting);
+	mdelay(50);
 }
 
 static void ct_window_fn(struct dwq_task *task)
@@ -868,6 +879,7 @@ static void ct_window_release(struct dwq_task *task)
 
 	w->bound_at_release = !!READ_ONCE(task->queue);
 	w->released_by = current;
+	atomic_inc(&w->releases);
 	complete(&w->released);
 }
 
@@ -884,8 +896,10 @@ static int ct_window_putter(void *arg)
 	struct ct_window *w = arg;
 
 	if (wait_for_completion_timeout(&w->in_window,
-					msecs_to_jiffies(TIMEOUT_MS)))
+					msecs_to_jiffies(TIMEOUT_MS))) {
+		WRITE_ONCE(w->putting, true);
 		dwq_task_put(&w->task);
+	}
 	ct_until_stopped();
 	return 0;
 }
@@ -962,7 +976,9 @@ static void ct_last_put_while_unbinding(struct kunit *test, bool sync)
 	KUNIT_EXPECT_NE(test, left, 0UL);
 	kthread_stop(putter);
 	KUNIT_EXPECT_TRUE(test, w->hooked);
+	KUNIT_EXPECT_TRUE(test, w->put_in_window);
 	KUNIT_EXPECT_FALSE(test, w->bound_at_release);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->releases), 1);
 	if (sync)
 		KUNIT_EXPECT_PTR_EQ(test, w->released_by, current);
 }
