@@ -1268,6 +1268,45 @@ static void dwq_queue_test_boottime_task_rate_after_suspend(struct kunit *test)
 }
 
 /*
+ * dwq_reduce() of a queued CLOCK_BOOTTIME task on a CLOCK_MONOTONIC queue
+ * keyed before a suspend (made so here as a suspend of 5 s would: its key
+ * 5 s late) compares its key as it is now: a later deadline, before the
+ * late key, leaves it where it is, not moved later. The resume keys it
+ * anew and it runs at its deadline.
+ */
+static void
+dwq_queue_test_boottime_queued_reduce_after_suspend(struct kunit *test)
+{
+	const u64 slept = 5 * NSEC_PER_SEC;
+	/* Probes and gate first: freed after the queue. */
+	struct qt_probe *p = qt_probes(test, 2);
+	struct completion *gate = qt_gate(test);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME };
+	struct dwq_task_info info;
+	u64 first;
+
+	qt_busy(test, q, &p[0], gate);
+	first = ktime_get_boottime_ns() + 500 * MS;
+	s.time_ns = first;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
+	raw_spin_lock_irq(&q->lock);
+	p[1].task.clock_offset -= slept;
+	dwq_heap_update(&q->heap, &p[1].task.node,
+			p[1].task.node.deadline + slept);
+	raw_spin_unlock_irq(&q->lock);
+	s.time_ns = first + 2500 * MS;
+	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p[1].task, &s), 1);
+	dwq_query(&p[1].task, &info);
+	KUNIT_EXPECT_EQ(test, info.deadline_ns, first);
+
+	dwq_queue_resumed(q);
+	complete(gate);
+	qt_wait_ran(test, &p[1]);
+	KUNIT_EXPECT_EQ(test, p[1].deadline, first);
+}
+
+/*
  * dwq_reduce() of a running CLOCK_BOOTTIME task whose re-arm was keyed
  * before a suspend (made so here as a suspend of 5 s would) compares the
  * re-arm as keyed now: a later deadline leaves the earlier re-arm.
@@ -1941,6 +1980,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE_SLOW(dwq_queue_test_boottime_task_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_task_rate_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_reduce_after_suspend),
+	KUNIT_CASE(dwq_queue_test_boottime_queued_reduce_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_queue_fixed_delay),
 	KUNIT_CASE(dwq_queue_test_callbacks_sleep),
 	KUNIT_CASE(dwq_queue_test_stats_sum),
