@@ -4,9 +4,9 @@
  * ask for, and the charges they are checked against. Every task counts
  * against the user who opened its file (max_tasks_per_user, over all the
  * user's files) and all files together (max_tasks) from the moment it is
- * made until its memory is freed: a fired one-shot whose event is unread
- * still counts, and so does a cancelled periodic task whose kept event is
- * unread. Against its file (max_tasks_per_file) it counts while the file
+ * made until its event is read or its memory freed: a fired one-shot
+ * whose event is unread still counts, and so does a cancelled periodic
+ * task whose kept event is unread. Against its file (max_tasks_per_file) it counts while the file
  * holds it: queued, parked, or a due one-shot whose event is unread (what
  * STATS reports as pending); a task whose id is gone, its kept event
  * unread, no longer does.

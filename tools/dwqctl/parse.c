@@ -205,7 +205,9 @@ static int parse_schedule(char **tok, int n, struct run_cmd *cmd, char *err,
 			   (resched && !strcmp(t, "monotonic"))) {
 			if (have_clock++) {
 				snprintf(err, errlen,
-					 "%s: '%s': one clock word, boottime or monotonic",
+					 resched ?
+						 "%s: '%s': one clock word, boottime or monotonic" :
+						 "%s: '%s': boottime once",
 					 what, t);
 				return -1;
 			}

@@ -141,9 +141,10 @@ struct dwq_ioc_schedule {
  * Every delay counts from one moment of the call (each clock is read
  * once): entries of one clock with the same delay get the same deadline,
  * and fire in array order.
- * The array and @error_index are proven writable before anything is
- * made: an array that can be read but not written is -EFAULT with no id
- * used and no charge taken.
+ * The entries' @id fields and @error_index are proven writable before
+ * anything is made (the ids are the only bytes of the array written
+ * back): an array whose ids can be read but not written is -EFAULT with
+ * no id used and no charge taken.
  */
 struct dwq_ioc_schedule_batch {
 	__u64 entries;

@@ -418,8 +418,9 @@ check "run -k goes on after errors" "$out/run-b.txt" \
 
 # A reschedule keeps the task's clock and reads that clock for now+D;
 # boottime and monotonic move it (DWQ_SCHED_BOOTTIME, DWQ_RESCHED_MONOTONIC)
-# and now+D is then on the new one. Without a suspend the two clocks agree:
-# the unit tests show which one is read; here, the clock each line leaves.
+# and now+D is then on the new one. The remaining times below hold on
+# either clock; the unit tests show which clock is read; here, the clock
+# each line leaves.
 cat >"$tmp/clk.dwq" <<'EOF'
 schedule 60s boottime
 reschedule $1 now+30s
