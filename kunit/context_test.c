@@ -1191,7 +1191,8 @@ static bool ct_asleep(struct dwq_queue *q)
 	raw_spin_lock_irq(&q->lock);
 	t = q->leader ? q->leader->thread : NULL;
 	asleep = t && !q->leader_fired && !task_is_running(t) &&
-		 q->leader_deadline == KTIME_MAX && !dwq_heap_peek(&q->heap);
+		 q->leader_deadline == KTIME_MAX && !q->front &&
+		 !dwq_heap_peek(&q->heap);
 	raw_spin_unlock_irq(&q->lock);
 	return asleep;
 }

@@ -834,8 +834,7 @@ static void dwq_dev_test_boottime_alarm_after_suspend(struct kunit *test)
 	raw_spin_lock_irq(&c->q->lock);
 	KUNIT_ASSERT_TRUE(test, dwq_heap_node_queued(&alarm->node));
 	alarm->clock_offset -= slept;
-	dwq_heap_update(&c->q->heap, &alarm->node,
-			alarm->node.deadline + slept);
+	dwq_queue_kunit_rekey(c->q, alarm, alarm->node.deadline + slept);
 	raw_spin_unlock_irq(&c->q->lock);
 	/* Late: the task is due, and nobody was woken. */
 	msleep(700);

@@ -197,6 +197,18 @@ static struct dwq_queue *qt_queue(struct kunit *test, unsigned int workers,
 	return qt_queue_room(test, workers, flags, 128);
 }
 
+/*
+ * Arm the leader's timer exactly for every head, however far: for cases
+ * that check its range on heads more than a second ahead (see
+ * dwq_queue_test_far_head_coarse() for the early arm they would get).
+ */
+static void qt_exact(struct dwq_queue *q)
+{
+	raw_spin_lock_irq(&q->lock);
+	q->far_ns = KTIME_MAX;
+	raw_spin_unlock_irq(&q->lock);
+}
+
 static int qt_after(struct dwq_queue *q, struct qt_probe *p, u64 delay)
 {
 	struct dwq_sched s = { .time_ns = delay, .mode = DWQ_MODE_ONESHOT };
@@ -560,6 +572,7 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 	unsigned int i;
 	atomic_t seq;
 
+	qt_exact(q);
 	atomic_set(&seq, 0);
 	/* A cluster: 10 tasks over 9 ms, each with 500 ms of slack. */
 	for (i = 0; i < 10; i++) {
@@ -623,6 +636,7 @@ static void qt_slack_head_gone(struct kunit *test, bool move)
 	u64 base, until, hard;
 	s64 expires;
 
+	qt_exact(q);
 	qt_busy(test, q, &p[0], gate);
 	base = ktime_get_ns() + 2000 * MS;
 	s.time_ns = base;
@@ -927,6 +941,137 @@ static void dwq_queue_test_fifo_ties(struct kunit *test)
 }
 
 /*
+ * The front slot (see __dwq_insert()): a task before every other goes in
+ * ahead of the heap, and whatever moves in or out of it, the tasks still
+ * run in key order. Scheduled while the only worker waits at a gate, so
+ * that the order holds however long the scheduling takes; in comments,
+ * where each task is queued.
+ */
+static void dwq_queue_test_front_slot_order(struct kunit *test)
+{
+	/* A..H, and the worker's hold */
+	struct qt_probe *p = qt_probes(test, 9), *hold = &p[8];
+	struct completion *gate = qt_gate(test);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	/* Run order: F H B C G A D; E never. */
+	static const int order[] = { 6, 3, 4, 7, 0, 1, 5, 2 };
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS };
+	atomic_t seq;
+	unsigned int i;
+	u64 base;
+
+	hold->gate = gate;
+	KUNIT_ASSERT_EQ(test, qt_after(q, hold, 0), 0);
+	qt_wait_for(test, &hold->started, TIMEOUT_MS);
+	atomic_set(&seq, 0);
+	for (i = 0; i < 8; i++)
+		p[i].seq = &seq;
+	base = ktime_get_ns() + 200 * MS;
+	/* A: front. B: front, A to the heap. C, B's deadline: heap, after B. */
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[0], base + 30 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], base + 10 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[2], base + 10 * MS), 0);
+	/* D: front, B to the heap; then moved behind the heap's root: heap. */
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[3], base + 5 * MS), 0);
+	s.time_ns = base + 40 * MS;
+	KUNIT_ASSERT_EQ(test, dwq_reschedule(&p[3].task, &s), 0);
+	/* E: front, and cancelled there. */
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[4], base), 0);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[4].task), DWQ_RESULT_REMOVED);
+	/* G: front; moved, still first: front; moved to B's deadline: heap. */
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[6], base + 3 * MS), 0);
+	s.time_ns = base + 4 * MS;
+	KUNIT_ASSERT_EQ(test, dwq_reschedule(&p[6].task, &s), 0);
+	s.time_ns = base + 10 * MS;
+	KUNIT_ASSERT_EQ(test, dwq_reschedule(&p[6].task, &s), 0);
+	/* H: front. F: heap, then moved before H: H to the heap. */
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[7], base + 2 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[5], base + 20 * MS), 0);
+	s.time_ns = base + MS;
+	KUNIT_ASSERT_EQ(test, dwq_reschedule(&p[5].task, &s), 0);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 7U);
+
+	complete_all(gate);
+	qt_wait_ran(test, hold);
+	for (i = 0; i < 8; i++)
+		if (order[i])
+			qt_wait_ran(test, &p[i]);
+	for (i = 0; i < 8; i++) {
+		KUNIT_EXPECT_EQ(test, p[i].order, order[i]);
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), !!order[i]);
+	}
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
+}
+
+/*
+ * A head more than @q->far_ns ahead: the leader's timer is armed halfway
+ * there, and a later head due after that point moves nothing. When the
+ * early timer fires, it is armed again exactly for the head, and nobody
+ * wakes; the tasks run by their deadlines, not before.
+ */
+static void dwq_queue_test_far_head_coarse(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 2);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_queue_stats before, after;
+	u64 t0, d0, d1, until, hard;
+	s64 expires;
+
+	raw_spin_lock_irq(&q->lock);
+	q->far_ns = 300 * MS;
+	raw_spin_unlock_irq(&q->lock);
+	qt_wait_followers(test, q, 1);
+	t0 = ktime_get_ns();
+	d0 = t0 + 1000 * MS;
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[0], d0), 0);
+	dwq_kunit_wait_until(test, qt_wait_leader(q, -1) == 0 && qt_settled(q));
+	before = qt_stats(q);
+	raw_spin_lock_irq(&q->lock);
+	until = q->leader_deadline;
+	hard = q->leader_hard;
+	expires = ktime_to_ns(hrtimer_get_expires(&q->timer));
+	raw_spin_unlock_irq(&q->lock);
+	/* Armed at some t >= t0, for (t + d0) / 2. */
+	KUNIT_EXPECT_GE(test, until, t0 + 500 * MS);
+	KUNIT_EXPECT_LT(test, until, d0);
+	KUNIT_EXPECT_EQ(test, hard, until);
+	KUNIT_EXPECT_EQ(test, expires, (s64)until);
+
+	/* A new head after that point: the timer stays where it is. */
+	d1 = d0 - 50 * MS;
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], d1), 0);
+	raw_spin_lock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, q->leader_deadline, until);
+	KUNIT_EXPECT_EQ(test, q->leader_hard, until);
+	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&q->timer)),
+			(s64)until);
+	raw_spin_unlock_irq(&q->lock);
+
+	/* Once it fired: armed exactly for the head, nobody woken. */
+	dwq_kunit_wait_until(test, ktime_get_ns() > until + 20 * MS);
+	raw_spin_lock_irq(&q->lock);
+	until = q->leader_deadline;
+	hard = q->leader_hard;
+	expires = ktime_to_ns(hrtimer_get_expires(&q->timer));
+	raw_spin_unlock_irq(&q->lock);
+	after = qt_stats(q);
+	if (ktime_get_ns() < d1) {
+		KUNIT_EXPECT_EQ(test, until, d1);
+		KUNIT_EXPECT_EQ(test, hard, d1);
+		KUNIT_EXPECT_EQ(test, expires, (s64)d1);
+		KUNIT_EXPECT_EQ(test, after.total.wakeups,
+				before.total.wakeups);
+	}
+
+	qt_wait_ran(test, &p[1]);
+	qt_wait_ran(test, &p[0]);
+	KUNIT_EXPECT_GE(test, p[1].start, d1);
+	KUNIT_EXPECT_GE(test, p[0].start, d0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 1);
+}
+
+/*
  * Capacity seen through the queue as tasks are added one by one: 16, 24,
  * 36, 54 (the JDK's own sequence); after they are all cancelled it shrinks
  * back to 16, and never below.
@@ -1120,7 +1265,7 @@ static void qt_keyed_before_suspend(struct kunit *test, struct dwq_queue *q,
 	KUNIT_ASSERT_EQ(test, qt_at(q, p, deadline), 0);
 	raw_spin_lock_irq(&q->lock);
 	p->task.clock_offset += slept;
-	dwq_heap_update(&q->heap, &p->task.node, p->task.node.deadline - slept);
+	dwq_queue_kunit_rekey(q, &p->task, p->task.node.deadline - slept);
 	raw_spin_unlock_irq(&q->lock);
 }
 
@@ -1204,7 +1349,7 @@ static void dwq_queue_test_boottime_task_after_suspend(struct kunit *test)
 	raw_spin_lock_irq(&q->lock);
 	key = p[1].task.node.deadline;
 	p[1].task.clock_offset -= slept;
-	dwq_heap_update(&q->heap, &p[1].task.node, key + slept);
+	dwq_queue_kunit_rekey(q, &p[1].task, key + slept);
 	raw_spin_unlock_irq(&q->lock);
 	dwq_query(&p[1].task, &info);
 	KUNIT_ASSERT_EQ(test, info.deadline_ns, deadline);
@@ -1292,8 +1437,7 @@ dwq_queue_test_boottime_queued_reduce_after_suspend(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
 	raw_spin_lock_irq(&q->lock);
 	p[1].task.clock_offset -= slept;
-	dwq_heap_update(&q->heap, &p[1].task.node,
-			p[1].task.node.deadline + slept);
+	dwq_queue_kunit_rekey(q, &p[1].task, p[1].task.node.deadline + slept);
 	raw_spin_unlock_irq(&q->lock);
 	s.time_ns = first + 2500 * MS;
 	KUNIT_EXPECT_EQ(test, dwq_reduce(q, &p[1].task, &s), 1);
@@ -1970,6 +2114,8 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE_SLOW(dwq_queue_test_wakeups_per_task),
 	KUNIT_CASE(dwq_queue_test_deadline_order),
 	KUNIT_CASE(dwq_queue_test_fifo_ties),
+	KUNIT_CASE(dwq_queue_test_front_slot_order),
+	KUNIT_CASE_SLOW(dwq_queue_test_far_head_coarse),
 	KUNIT_CASE(dwq_queue_test_growth_and_shrink),
 	KUNIT_CASE(dwq_queue_test_batch),
 	KUNIT_CASE(dwq_queue_test_schedule_errors),
@@ -2253,8 +2399,7 @@ static void dwq_queue_destroy_test_run_due_own_clock(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qt_at(q, &p[0], ktime_get_ns() + 5000 * MS), 0);
 	raw_spin_lock_irq(&q->lock);
 	p[0].task.clock_offset += slept;
-	dwq_heap_update(&q->heap, &p[0].task.node,
-			p[0].task.node.deadline - slept);
+	dwq_queue_kunit_rekey(q, &p[0].task, p[0].task.node.deadline - slept);
 	raw_spin_unlock_irq(&q->lock);
 
 	qt_destroy_run_due(test, q);

@@ -155,8 +155,8 @@ struct dwq_worker {
 
 /**
  * struct dwq_queue - a delayed work queue
- * @lock: protects @heap (and the node of every queued task), @leader,
- *	@leader_deadline, @leader_hard, @leader_fired, @timer's expiry,
+ * @lock: protects @heap, @front (and the node of every queued task),
+ *	@leader, @leader_deadline, @leader_hard, @leader_fired, @timer's expiry,
  *	@followers, @handoffs, @stopping, @run_due,
  *	@run_due_before, @reserved, @room, @nr_workers, every worker's
  *	@thread, @follow, @by_handoff and @stats, and the private fields of
@@ -169,12 +169,18 @@ struct dwq_worker {
  *	woken by name from @followers), never a callback or a release
  *	function; wake_up_process(), hrtimer_start() and queue_work() only.
  * @heap: the tasks waiting for their deadlines, keyed on @clockid
+ * @front: a task queued ahead of @heap, before all of its tasks, or NULL:
+ *	a new head goes in and out in O(1) (see __dwq_insert() in queue.c)
  * @leader: the worker sleeping until the head's deadline, or NULL
  * @leader_deadline: the earliest @timer fires (the earliest deadline it
- *	was armed or moved for), or KTIME_MAX while the leader sleeps with
+ *	was armed or moved for, or halfway there for a far head: see
+ *	__dwq_leader_arm() in queue.c), or KTIME_MAX while the leader sleeps with
  *	nothing queued and @timer unarmed; meaningless without a @leader
  * @leader_hard: the latest @timer fires (the earliest deadline plus slack
  *	it was armed or moved for), KTIME_MAX with @leader_deadline
+ * @far_ns: a head due further than this ahead gets the leader's timer
+ *	armed halfway there (see __dwq_leader_arm() in queue.c):
+ *	DWQ_FAR_NS, fixed at creation (KUnit cases change it)
  * @leader_fired: @leader was woken, by @timer or because a task queued
  *	meanwhile was due: it will re-read the head
  * @timer: the leader's timer: armed when a worker begins to lead, moved in
@@ -189,7 +195,8 @@ struct dwq_worker {
  * @handoffs: followers woken by a hand-off timer and not yet back under
  *	the lock: a due head is left to them
  * @reserved: heap slots held back for running tasks that will be queued
- *	again (periodic, or re-armed by dwq_mod()), so that this cannot fail
+ *	again (periodic, or re-armed by dwq_mod()), so that this cannot fail,
+ *	and one for the task in @front, which may have to go into the heap
  * @room: the sum of dwq_queue_reserve() reservations: the heap's capacity
  *	never goes below it
  * @resize_lo: with @resize_hi, the slots used (tasks queued plus slots
@@ -230,9 +237,11 @@ struct dwq_worker {
 struct dwq_queue {
 	raw_spinlock_t lock; /* heap, leader, tasks: see above */
 	struct dwq_heap heap;
+	struct dwq_heap_node *front;
 	struct dwq_worker *leader;
 	u64 leader_deadline;
 	u64 leader_hard;
+	u64 far_ns;
 	bool leader_fired;
 	struct hrtimer timer;
 	bool hardirq;
@@ -322,6 +331,7 @@ int dwq_queues_init(void);
 void dwq_queues_exit(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct dwq_heap_slot *dwq_slots_alloc(unsigned int n);
+void dwq_queue_kunit_rekey(struct dwq_queue *q, struct dwq_task *task, u64 key);
 /* Test hooks of the engine, see queue.c. */
 struct dwq_kunit_hooks {
 	void (*claim)(struct dwq_task *task);

@@ -354,6 +354,28 @@ dwq_heap_insert(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 }
 
 /**
+ * dwq_heap_push() - dwq_heap_insert() for a caller that checked the room
+ * @heap: the heap, with room for one more node
+ * @node: a node that is not queued in any heap
+ * @deadline: its key; equal deadlines leave in insertion order
+ *
+ * dwq_heap_insert() without its checks, for a caller that made sure of
+ * both under the lock it serialises @heap with (the queue checks the room
+ * for every schedule, and a task's state says it is not queued). O(log n).
+ *
+ * Context: any context; the caller serialises access to @heap.
+ */
+static __always_inline void
+dwq_heap_push(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
+{
+	u64 seq = heap->next_seq++;
+
+	node->deadline = deadline;
+	node->seq = seq;
+	dwq_heap_sift_up_fresh(heap, heap->nr++, node, deadline, seq);
+}
+
+/**
  * dwq_heap_restore() - queue a node again with the key it had
  * @heap: the heap
  * @node: a node that left @heap (popped or removed), not queued anywhere

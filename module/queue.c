@@ -369,10 +369,173 @@ static u64 dwq_task_latest(const struct dwq_task *task)
 		       KTIME_MAX;
 }
 
-/* (Re)start the leader's timer to fire between @soft and @hard. */
-static void __dwq_leader_arm(struct dwq_queue *q, u64 soft, u64 hard)
+/*
+ * The front slot. @q->front holds a task queued ahead of @q->heap: one
+ * that was before every queued task when it was queued, and still is. A
+ * timeout that becomes the new head and is cancelled before it is due (a
+ * short timeout among long ones) then goes in and out in O(1), where the
+ * heap would sift it from a leaf to the root and pop it down again. Every
+ * task in the heap is after the front's key (deadline, seq), which comes
+ * from the heap's own sequence. A task in the front slot has the node
+ * index DWQ_FRONT_INDEX: queued, and never a slot of the heap, so that a
+ * heap operation on it warns. It holds a heap slot back, counted in
+ * @q->reserved as a running periodic task's is, so that it can always go
+ * into the heap, and the capacity checks cost nothing more.
+ */
+#define DWQ_FRONT_INDEX INT_MAX
+
+/* The earliest task queued on @q, or NULL. */
+static __always_inline struct dwq_heap_node *
+__dwq_peek(const struct dwq_queue *q)
+{
+	return q->front ?: dwq_heap_peek(&q->heap);
+}
+
+/* The tasks queued on @q: the heap's and the front slot's. */
+static unsigned int __dwq_queued(const struct dwq_queue *q)
+{
+	return q->heap.nr + !!q->front;
+}
+
+/* @node, queued, leaves the front slot. */
+static __always_inline void __dwq_front_leave(struct dwq_queue *q,
+					      struct dwq_heap_node *node)
+{
+	q->front = NULL;
+	q->reserved--;
+	node->index = -1;
+}
+
+/* Move the front task, if any, into the heap with its key. */
+static void __dwq_front_demote(struct dwq_queue *q)
+{
+	struct dwq_heap_node *node = q->front;
+
+	lockdep_assert_held(&q->lock);
+	if (!node)
+		return;
+	__dwq_front_leave(q, node);
+	/* Cannot fail: the slot was held back. */
+	WARN_ON_ONCE(dwq_heap_restore(&q->heap, node));
+}
+
+/* Key @node, in the front slot or about to be, with @key and a fresh seq. */
+static __always_inline void __dwq_front_key(struct dwq_queue *q,
+					    struct dwq_heap_node *node, u64 key)
+{
+	node->deadline = key;
+	node->seq = q->heap.next_seq++;
+	node->index = DWQ_FRONT_INDEX;
+}
+
+/*
+ * Queue @node at @key, with a fresh seq: after every task queued with the
+ * same deadline. A task before every other takes the front slot (the one
+ * there, if any, goes into the heap); any other goes into the heap.
+ * Cannot fail: the caller checked the room (__dwq_queue_room()), and
+ * @node is idle (its task is not QUEUED).
+ *
+ * Return: whether @node is the new head (it took the front slot).
+ */
+static __always_inline bool __dwq_insert(struct dwq_queue *q,
+					 struct dwq_heap_node *node, u64 key)
+{
+	struct dwq_heap *heap = &q->heap;
+
+	lockdep_assert_held(&q->lock);
+	if (q->front ? key < q->front->deadline :
+		       !heap->nr || key < heap->slots[0].deadline) {
+		__dwq_front_demote(q);
+		__dwq_front_key(q, node, key);
+		q->front = node;
+		q->reserved++;
+		return true;
+	}
+	dwq_heap_push(heap, node, key);
+	return false;
+}
+
+/* Dequeue the earliest task of @q; NULL if none is queued. */
+static __always_inline struct dwq_heap_node *__dwq_pop(struct dwq_queue *q)
+{
+	struct dwq_heap_node *node = q->front;
+
+	lockdep_assert_held(&q->lock);
+	if (!node)
+		return dwq_heap_pop(&q->heap);
+	__dwq_front_leave(q, node);
+	return node;
+}
+
+/*
+ * Move @node, queued on @q, to @key with a fresh seq, as if it had been
+ * removed and queued again (dwq_heap_update()).
+ */
+static __always_inline void __dwq_update(struct dwq_queue *q,
+					 struct dwq_heap_node *node, u64 key)
+{
+	struct dwq_heap *heap = &q->heap;
+
+	lockdep_assert_held(&q->lock);
+	if (node == q->front) {
+		/* A fresh seq goes after a root with the same deadline. */
+		if (!heap->nr || key < heap->slots[0].deadline) {
+			__dwq_front_key(q, node, key);
+			return;
+		}
+		__dwq_front_leave(q, node);
+		WARN_ON_ONCE(dwq_heap_insert(heap, node, key));
+		return;
+	}
+	if (q->front && key < q->front->deadline)
+		__dwq_front_demote(q);
+	dwq_heap_update(heap, node, key);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * dwq_queue_kunit_rekey() - move a queued task to another key
+ * @q: the queue, its lock held
+ * @task: a task queued on @q
+ * @key: its new key
+ *
+ * For KUnit cases that make a key stale as a suspend would, wherever the
+ * task is queued (the heap or the front slot).
+ */
+void dwq_queue_kunit_rekey(struct dwq_queue *q, struct dwq_task *task, u64 key)
+{
+	__dwq_update(q, &task->node, key);
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_queue_kunit_rekey);
+#endif
+
+/*
+ * A head further ahead than this gets its leader's timer armed early and
+ * coarsely (@q->far_ns): see __dwq_leader_arm(). Timeouts of a second or
+ * more are mostly cancelled before they are due.
+ */
+#define DWQ_FAR_NS NSEC_PER_SEC
+
+/*
+ * (Re)start the leader's timer to fire between @soft and @hard.
+ *
+ * With @now, a head due more than @q->far_ns after @now is armed for
+ * halfway there instead: such a head is mostly a timeout that will be
+ * cancelled, and a new head that falls after the halfway point then
+ * moves nothing (__dwq_queue_kick() leaves a timer alone that fires
+ * before a task's deadline). So a run of ever earlier far heads moves the
+ * timer once for each halving of the time left, not once for each head.
+ * When the early timer fires with the head not due, it is armed again,
+ * exactly (dwq_queue_timer(), with no @now): nobody is woken, and no head
+ * runs later than it would have.
+ */
+static void __dwq_leader_arm(struct dwq_queue *q, u64 soft, u64 hard, u64 now)
 {
 	lockdep_assert_held(&q->lock);
+	if (now && soft > now && soft - now > q->far_ns) {
+		soft = now + (soft - now) / 2;
+		hard = soft;
+	}
 	q->leader_deadline = soft;
 	q->leader_hard = hard;
 	hrtimer_start_range_ns(&q->timer, ns_to_ktime(soft), hard - soft,
@@ -436,7 +599,7 @@ static __always_inline void __dwq_queue_kick(struct dwq_queue *q,
 	/* For tracers: a leader asleep with nothing queued leads anew. */
 	if (q->leader_deadline == KTIME_MAX)
 		trace_dwq_leader(q, leader->id, soft);
-	__dwq_leader_arm(q, soft, hard);
+	__dwq_leader_arm(q, soft, hard, now);
 }
 
 /*
@@ -453,7 +616,7 @@ static __always_inline void __dwq_queue_kick(struct dwq_queue *q,
  */
 static void __dwq_queue_head_gone(struct dwq_queue *q)
 {
-	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
+	struct dwq_heap_node *head = __dwq_peek(q);
 	u64 latest;
 
 	lockdep_assert_held(&q->lock);
@@ -462,7 +625,7 @@ static void __dwq_queue_head_gone(struct dwq_queue *q)
 	latest = dwq_task_latest(container_of(head, struct dwq_task, node));
 	if (latest >= q->leader_hard)
 		return;
-	__dwq_leader_arm(q, head->deadline, latest);
+	__dwq_leader_arm(q, head->deadline, latest, 0);
 	trace_dwq_leader(q, q->leader->id, head->deadline);
 }
 
@@ -757,7 +920,7 @@ static bool __dwq_rekey_early(struct dwq_queue *q, struct dwq_heap_node *head)
 	task->clock_offset = off;
 	if (key <= head->deadline)
 		return false;
-	dwq_heap_update(&q->heap, head, key);
+	__dwq_update(q, head, key);
 	__dwq_queue_head_gone(q);
 	return true;
 }
@@ -834,7 +997,7 @@ static struct dwq_task *__dwq_pop_head(struct dwq_queue *q,
 	struct dwq_task *task;
 
 	lockdep_assert_held(&q->lock);
-	task = container_of(dwq_heap_pop(&q->heap), struct dwq_task, node);
+	task = container_of(__dwq_pop(q), struct dwq_task, node);
 	WRITE_ONCE(task->state, DWQ_STATE_RUNNING);
 	task->runner = NULL;
 	task->runs++;
@@ -892,7 +1055,7 @@ static u64 __dwq_handoff_at(const struct dwq_heap_node *head, u64 since)
 static void __dwq_leave_with(struct dwq_queue *q, struct dwq_worker *w,
 			     const struct dwq_task *task, u64 now)
 {
-	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
+	struct dwq_heap_node *head = __dwq_peek(q);
 
 	w->handoff_at = 0;
 	if (READ_ONCE(task->quick) || !head || q->leader || q->stopping ||
@@ -928,7 +1091,7 @@ enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 	u64 at;
 
 	raw_spin_lock_irqsave(&q->lock, flags);
-	head = dwq_heap_peek(&q->heap);
+	head = __dwq_peek(q);
 	if (!q->leader && !q->handoffs && !q->stopping && head) {
 		/*
 		 * In a run of due tasks the timer was armed for the first of
@@ -1004,7 +1167,8 @@ static bool __dwq_wait_untimed(struct dwq_worker *w)
  *
  * Return: false if the worker must stop (then perhaps without sleeping).
  */
-static bool __dwq_wait_timed(struct dwq_worker *w, struct dwq_heap_node *head)
+static bool __dwq_wait_timed(struct dwq_worker *w, struct dwq_heap_node *head,
+			     u64 now)
 {
 	struct dwq_queue *q = w->queue;
 	struct dwq_task *task = container_of(head, struct dwq_task, node);
@@ -1018,7 +1182,7 @@ static bool __dwq_wait_timed(struct dwq_worker *w, struct dwq_heap_node *head)
 	}
 	WRITE_ONCE(q->leader, w);
 	q->leader_fired = false;
-	__dwq_leader_arm(q, deadline, dwq_task_latest(task));
+	__dwq_leader_arm(q, deadline, dwq_task_latest(task), now);
 	w->stats.leader_changes++;
 	w->stats.timed_waits++;
 	w->state = DWQ_WORKER_LEADER;
@@ -1066,7 +1230,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 	/* The worker cancelled its hand-off timer before it came here. */
 	w->handoff_armed = false;
 	for (;;) {
-		head = dwq_heap_peek(&q->heap);
+		head = __dwq_peek(q);
 		if (head)
 			now = dwq_queue_now(q);
 		if (unlikely(q->stopping)) {
@@ -1101,7 +1265,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 				w->stats.spurious_wakeups++;
 			woke = __dwq_wait_untimed(w);
 		} else {
-			woke = __dwq_wait_timed(w, head);
+			woke = __dwq_wait_timed(w, head, now);
 		}
 		/*
 		 * kthread_should_stop(). A destroy's kthread_stop() may come
@@ -1116,7 +1280,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 	 * Leaving. Leadership was given up when the timed wait ended. If no one
 	 * leads now and tasks remain, someone must wake for the new head.
 	 */
-	head = dwq_heap_peek(&q->heap);
+	head = __dwq_peek(q);
 	if (task && !q->stopping) {
 		__dwq_leave_with(q, w, task, now);
 	} else if (head && !q->leader) {
@@ -1147,7 +1311,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 static struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now)
 {
 	struct dwq_queue *q = w->queue;
-	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
+	struct dwq_heap_node *head = __dwq_peek(q);
 	struct dwq_task *task;
 
 	lockdep_assert_held(&q->lock);
@@ -1248,7 +1412,7 @@ static __always_inline bool __dwq_task_end(struct dwq_queue *q,
 	 */
 	*wake = task->canceling;
 	if (again) {
-		WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node, next));
+		head = __dwq_insert(q, &task->node, next) && timer;
 		task->runner = NULL;
 		WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
 		/*
@@ -1257,7 +1421,6 @@ static __always_inline bool __dwq_task_end(struct dwq_queue *q,
 		 * right now and leads itself. The timer goes nowhere: if the
 		 * leader left meanwhile, a new head needs a follower.
 		 */
-		head = timer && dwq_heap_peek(&q->heap) == &task->node;
 		__dwq_queue_kick(q, task, head, now);
 	} else {
 		/*
@@ -1445,16 +1608,20 @@ unbind:
 	return err;
 }
 
-/* Queue @task, bound to @q with its key in its node, under @s. */
-static __always_inline void __dwq_task_queue(struct dwq_queue *q,
+/*
+ * Queue @task, bound to @q with its key in its node, under @s. Return
+ * whether it is the new head.
+ */
+static __always_inline bool __dwq_task_queue(struct dwq_queue *q,
 					     struct dwq_task *task,
 					     const struct dwq_sched *s)
 {
 	u64 key = task->node.deadline;
+	bool head;
 
 	lockdep_assert_held(&q->lock);
 	/* Cannot fail: the caller checked the room under this lock hold. */
-	WARN_ON_ONCE(dwq_heap_insert(&q->heap, &task->node, key));
+	head = __dwq_insert(q, &task->node, key);
 	task->mode = s->mode;
 	task->period_ns = s->period_ns;
 	task->slack_ns = s->slack_ns;
@@ -1465,6 +1632,7 @@ static __always_inline void __dwq_task_queue(struct dwq_queue *q,
 	WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
 	kref_get(&task->ref);
 	trace_dwq_schedule(q, task);
+	return head;
 }
 
 /* Check a batch's entries: the checks of dwq_schedule_batch(). */
@@ -1506,14 +1674,14 @@ static int __dwq_schedule(struct dwq_queue *q, struct dwq_task *const *tasks,
 		__dwq_unbind_batch(tasks, n);
 		return -ENOSPC;
 	}
-	head = dwq_heap_peek(&q->heap);
+	head = __dwq_peek(q);
 	for (i = 0; i < n; i++) {
 		__dwq_task_queue(q, tasks[i], &s[i]);
 		/* The leader's timer, if it must fire earlier. */
 		__dwq_queue_kick(q, tasks[i], false, now);
 	}
 	/* No leader: one follower for the new head. */
-	if (dwq_heap_peek(&q->heap) != head && !q->leader) {
+	if (__dwq_peek(q) != head && !q->leader) {
 		trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HEAD);
 		__dwq_wake_follower(q, false);
 	}
@@ -1533,6 +1701,7 @@ static __always_inline int __dwq_schedule_one(struct dwq_queue *q,
 					      const struct dwq_sched *s)
 {
 	u64 now, key;
+	bool head;
 	s64 offset;
 	int err;
 
@@ -1552,9 +1721,9 @@ static __always_inline int __dwq_schedule_one(struct dwq_queue *q,
 		return -EBUSY;
 	task->node.deadline = key;
 	task->clock_offset = offset;
-	__dwq_task_queue(q, task, s);
+	head = __dwq_task_queue(q, task, s);
 	/* The leader's timer if it must fire earlier, or a follower. */
-	__dwq_queue_kick(q, task, dwq_heap_peek(&q->heap) == &task->node, now);
+	__dwq_queue_kick(q, task, head, now);
 	__dwq_queue_maybe_resize(q);
 	return 0;
 }
@@ -1645,12 +1814,12 @@ static __always_inline void __dwq_task_move(struct dwq_queue *q,
 					    const struct dwq_sched *s, u64 key,
 					    u64 now)
 {
-	struct dwq_heap_node *head = dwq_heap_peek(&q->heap);
+	struct dwq_heap_node *head = __dwq_peek(q);
 	u64 old = task->node.deadline;
 	bool new_head;
 
 	lockdep_assert_held(&q->lock);
-	dwq_heap_update(&q->heap, &task->node, key);
+	__dwq_update(q, &task->node, key);
 	task->slack_ns = s->slack_ns;
 	/*
 	 * It became the head, or the head moved earlier: a follower must
@@ -1659,7 +1828,7 @@ static __always_inline void __dwq_task_move(struct dwq_queue *q,
 	 * leader wakes once, finds nothing due and leads again; but not
 	 * late, see __dwq_queue_head_gone().)
 	 */
-	new_head = dwq_heap_peek(&q->heap) == &task->node &&
+	new_head = __dwq_peek(q) == &task->node &&
 		   (head != &task->node || key < old);
 	if (head == &task->node && key > old)
 		__dwq_queue_head_gone(q);
@@ -1808,16 +1977,31 @@ int dwq_reduce(struct dwq_queue *q, struct dwq_task *task,
 EXPORT_SYMBOL_GPL(dwq_reduce);
 
 /*
- * Remove @task, the head of @q's heap, for a cancel: a pop, whose hole
- * goes down every level by the tournament. Out of line: a cancel that
- * takes no head (the timeout disarmed before it is due, behind an
- * earlier one) keeps nothing of this in its registers.
+ * Is a node with slot @index in the front slot or at the heap's root?
+ * One compare: index - 1 wraps for the root, and is DWQ_FRONT_INDEX - 1
+ * for the front; every other slot is below that.
+ */
+static __always_inline bool __dwq_is_head_slot(int index)
+{
+	return (unsigned int)index - 1 >= DWQ_FRONT_INDEX - 1;
+}
+
+/*
+ * Remove @task, in the front slot or at the root of @q's heap, for a
+ * cancel: O(1) from the front slot (a new head disarmed before it is
+ * due); from the root a pop, whose hole goes down every level by the
+ * tournament. Out of line: a cancel that takes no head (the timeout
+ * disarmed before it is due, behind an earlier one) keeps nothing of this
+ * in its registers.
  */
 static noinline void __dwq_remove_head(struct dwq_queue *q,
 				       struct dwq_task *task)
 {
 	lockdep_assert_held(&q->lock);
-	WARN_ON_ONCE(dwq_heap_pop(&q->heap) != &task->node);
+	if (&task->node == q->front)
+		__dwq_front_leave(q, &task->node);
+	else
+		WARN_ON_ONCE(dwq_heap_pop(&q->heap) != &task->node);
 	__dwq_queue_head_gone(q);
 }
 
@@ -1838,7 +2022,7 @@ static __always_inline int __dwq_cancel(struct dwq_queue *q,
 		 * leads again. Waking it now would cost the same one wakeup.
 		 * Its latest may be too late: see __dwq_queue_head_gone().
 		 */
-		if (unlikely(!task->node.index))
+		if (unlikely(__dwq_is_head_slot(task->node.index)))
 			__dwq_remove_head(q, task);
 		else
 			dwq_heap_remove(&q->heap, &task->node);
@@ -2305,7 +2489,7 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 		w = q->leader;
 		if (!w || q->leader_fired)
 			break;
-		head = dwq_heap_peek(&q->heap);
+		head = __dwq_peek(q);
 		/*
 		 * Nothing queued (the task this was armed for was cancelled,
 		 * or the quick ones ran): the leader sleeps on, untimed, and
@@ -2336,7 +2520,7 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 		 */
 		if (task && head->deadline > now) {
 			__dwq_leader_arm(q, head->deadline,
-					 dwq_task_latest(task));
+					 dwq_task_latest(task), 0);
 			trace_dwq_leader(q, w->id, head->deadline);
 			break;
 		}
@@ -2388,10 +2572,12 @@ void dwq_queue_resumed(struct dwq_queue *q)
 	s64 off;
 
 	raw_spin_lock_irqsave(&q->lock, flags);
-	head = dwq_heap_peek(&q->heap);
+	head = __dwq_peek(q);
 	if (q->clockid == CLOCK_BOOTTIME || q->stopping || !head)
 		goto unlock;
 	old = head->deadline;
+	/* A lowered key may go before the front's: walk one heap of all. */
+	__dwq_front_demote(q);
 	/* One moment for all: the time suspended is read once. */
 	off = dwq_clock_offset(q, true);
 	/* Lowering a key moves only lower slots: each is passed once. */
@@ -2412,7 +2598,7 @@ void dwq_queue_resumed(struct dwq_queue *q)
 	 * even one whose range ends earlier, may run as late as the head's
 	 * latest (see &struct dwq_sched's @slack_ns): it needs no kick.
 	 */
-	node = dwq_heap_peek(&q->heap);
+	node = __dwq_peek(q);
 	if (node != head || node->deadline != old)
 		__dwq_queue_kick(q, container_of(node, struct dwq_task, node),
 				 true, dwq_queue_now(q));
@@ -2502,6 +2688,7 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	__dwq_queue_set_bounds(q);
 	q->clockid = flags & DWQ_QUEUE_BOOTTIME ? CLOCK_BOOTTIME :
 						  CLOCK_MONOTONIC;
+	q->far_ns = DWQ_FAR_NS;
 	INIT_LIST_HEAD(&q->followers);
 	/* On PREEMPT_RT, a hard timer could not take sleeping locks. */
 	q->hardirq = flags & DWQ_QUEUE_HARDIRQ &&
@@ -2636,7 +2823,7 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 	 */
 	for (;;) {
 		raw_spin_lock_irq(&q->lock);
-		node = dwq_heap_pop(&q->heap);
+		node = __dwq_pop(q);
 		if (!node) {
 			raw_spin_unlock_irq(&q->lock);
 			break;
@@ -2681,7 +2868,7 @@ void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	raw_spin_lock_irqsave(&q->lock, flags);
-	st->size = dwq_heap_size(&q->heap);
+	st->size = __dwq_queued(q);
 	st->capacity = q->heap.cap;
 	st->workers = q->nr_workers;
 	st->leader = q->leader ? q->leader->id : -1;
@@ -2848,45 +3035,57 @@ void dwq_queue_show_workers(struct dwq_queue *q, struct seq_file *m)
 	raw_spin_unlock_irq(&q->lock);
 }
 
+/* One line of dwq_queue_show_heap(): @node in slot @slot. */
+static void __dwq_show_task(struct dwq_queue *q, struct seq_file *m,
+			    const char *slot, const struct dwq_heap_node *node)
+{
+	const struct dwq_task *task = container_of(node, struct dwq_task, node);
+	const char *mode = task->mode < ARRAY_SIZE(dwq_mode_names) ?
+				   dwq_mode_names[task->mode] :
+				   "?";
+
+	lockdep_assert_held(&q->lock);
+	seq_printf(m, "%s %llu %llu %s %ps", slot, node->deadline,
+		   task->period_ns, mode, task->func);
+	if (q->describe)
+		q->describe(m, task);
+	seq_putc(m, '\n');
+}
+
 /**
- * dwq_queue_show_heap() - print a queue's heap array in slot order
+ * dwq_queue_show_heap() - print a queue's queued tasks in slot order
  * @q: the queue
  * @m: where to: slot, deadline, period, mode and owner (the callback, and
  *	what dwq_queue_set_describe() adds)
  * @max: print at most this many tasks, then how many more there are
  *
- * Slot 0 is the head. A snapshot taken under @q->lock, for debugfs.
+ * The head first: the task in the front slot ("front"), if any, then the
+ * heap's array from slot 0. A snapshot taken under @q->lock, for debugfs.
  *
  * Context: process context.
  */
 void dwq_queue_show_heap(struct dwq_queue *q, struct seq_file *m,
 			 unsigned int max)
 {
-	struct dwq_heap_slot *slot;
-	struct dwq_task *task;
 	unsigned int i, n, nr;
-	const char *mode;
+	char slot[12];
 
 	raw_spin_lock_irq(&q->lock);
-	nr = dwq_heap_size(&q->heap);
+	nr = __dwq_queued(q);
 	n = min(nr, max);
 	seq_printf(m, "# %u tasks, capacity %u, showing %u; now %llu\n", nr,
 		   q->heap.cap, n, dwq_queue_now(q));
 	seq_puts(m, "slot deadline period mode owner\n");
-	for (i = 0; i < n; i++) {
-		slot = &q->heap.slots[i];
-		task = container_of(slot->node, struct dwq_task, node);
-		mode = task->mode < ARRAY_SIZE(dwq_mode_names) ?
-			       dwq_mode_names[task->mode] :
-			       "?";
-		seq_printf(m, "%u %llu %llu %s %ps", i, slot->deadline,
-			   task->period_ns, mode, task->func);
-		if (q->describe)
-			q->describe(m, task);
-		seq_putc(m, '\n');
+	if (q->front && n) {
+		__dwq_show_task(q, m, "front", q->front);
+		n--;
 	}
-	if (nr > n)
-		seq_printf(m, "# %u more not shown\n", nr - n);
+	for (i = 0; i < n; i++) {
+		snprintf(slot, sizeof(slot), "%u", i);
+		__dwq_show_task(q, m, slot, q->heap.slots[i].node);
+	}
+	if (nr > min(nr, max))
+		seq_printf(m, "# %u more not shown\n", nr - min(nr, max));
 	raw_spin_unlock_irq(&q->lock);
 }
 
