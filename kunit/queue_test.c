@@ -1721,6 +1721,148 @@ static void dwq_queue_test_sleeper_does_not_stall(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, z->others_seen, (int)n);
 }
 
+/* Schedule @a at @da and @b at @db at once, in one batch. */
+static int qt_at2(struct dwq_queue *q, struct qt_probe *a, u64 da,
+		  struct qt_probe *b, u64 db)
+{
+	struct dwq_task *tasks[2] = { &a->task, &b->task };
+	struct dwq_sched s[2] = {
+		{ .time_ns = da, .flags = DWQ_SCHED_ABS },
+		{ .time_ns = db, .flags = DWQ_SCHED_ABS },
+	};
+
+	return dwq_schedule_batch(q, tasks, s, 2);
+}
+
+/*
+ * The leader arms its hand-off timer as it begins to sleep (see
+ * __dwq_handoff_ahead()), not between the head's deadline and its
+ * callback. It takes z and blocks in its callback with p due 100 ms
+ * later: the other worker must run p, by the grace after p's deadline.
+ * Armed for p's grace, the task behind z, the timer covers the run: the
+ * worker arms nothing more. With @stale, the leader first slept for x,
+ * 700 ms later, with p behind it at 800 ms: armed for that grace, 700 ms
+ * late for p's new deadline, so the worker arms it for p.
+ */
+static void qt_handoff_ahead(struct kunit *test, bool stale)
+{
+	/* z, p, x; probes and gate first: freed after the queue. */
+	struct qt_probe *pr = qt_probes(test, 3), *z = &pr[0], *p = &pr[1];
+	struct completion *gate = qt_gate(test);
+	struct dwq_queue *q = qt_queue(test, 2, 0);
+	struct dwq_worker *w;
+	u64 base, ahead, at;
+
+	qt_wait_followers(test, q, 2);
+	base = ktime_get_ns() + 200 * MS;
+	z->gate = gate;
+	if (stale) {
+		/* The leader sleeps for x, with p behind: armed for x. */
+		KUNIT_ASSERT_EQ(test,
+				qt_at2(q, &pr[2], base + 700 * MS, p,
+				       base + 800 * MS),
+				0);
+		KUNIT_ASSERT_GE(test, qt_wait_leader(q, -1), 0);
+		dwq_kunit_wait_until(test, qt_settled(q));
+		KUNIT_ASSERT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_REMOVED);
+		/* New heads: its timer moves in, the hand-off stays. */
+		KUNIT_ASSERT_EQ(test, qt_at(q, z, base), 0);
+		KUNIT_ASSERT_EQ(test, qt_at(q, p, base + 100 * MS), 0);
+	} else {
+		/* At once: the leader sleeps for z with p behind. */
+		KUNIT_ASSERT_EQ(test, qt_at2(q, z, base, p, base + 100 * MS),
+				0);
+	}
+	qt_wait_for(test, &z->started, TIMEOUT_MS);
+	raw_spin_lock_irq(&q->lock);
+	w = &q->workers[z->worker];
+	ahead = w->handoff_ahead;
+	at = w->handoff_at;
+	raw_spin_unlock_irq(&q->lock);
+	if (stale) {
+		KUNIT_EXPECT_EQ(test, ahead,
+				base + 800 * MS + DWQ_HANDOFF_GRACE_NS);
+		KUNIT_EXPECT_EQ(test, at,
+				base + 100 * MS + DWQ_HANDOFF_GRACE_NS);
+	} else {
+		KUNIT_EXPECT_EQ(test, ahead,
+				base + 100 * MS + DWQ_HANDOFF_GRACE_NS);
+		KUNIT_EXPECT_EQ(test, at, 0ULL);
+	}
+
+	qt_wait_ran(test, p);
+	KUNIT_EXPECT_NE(test, p->worker, z->worker);
+	KUNIT_EXPECT_GE(test, p->start, base + 100 * MS);
+	KUNIT_EXPECT_LT(test, p->start, base + 700 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
+	complete(gate);
+	qt_wait_ran(test, z);
+	if (stale)
+		qt_wait_ran(test, &pr[2]);
+}
+
+static void dwq_queue_test_handoff_ahead(struct kunit *test)
+{
+	qt_handoff_ahead(test, false);
+}
+
+static void dwq_queue_test_handoff_ahead_stale(struct kunit *test)
+{
+	qt_handoff_ahead(test, true);
+}
+
+/*
+ * A leader about to sleep until the head is due takes the head out of the
+ * heap into the front slot (__dwq_front_promote()), also when its timer
+ * fires early and leads on. The promoted head may still be cancelled or
+ * put behind a new one, and order holds.
+ */
+static void dwq_queue_test_leader_promotes_head(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 4);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_heap_node *front;
+	atomic_t seq;
+	unsigned int i;
+	u64 base;
+
+	qt_wait_followers(test, q, 1);
+	atomic_set(&seq, 0);
+	for (i = 0; i < 4; i++)
+		p[i].seq = &seq;
+	base = ktime_get_ns() + 300 * MS;
+	/* a, then b behind it: the leader sleeps for a, in the front slot. */
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[0], base + 100 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], base + 200 * MS), 0);
+	dwq_kunit_wait_until(test, qt_wait_leader(q, -1) == 0 && qt_settled(q));
+	/* c, earlier: the front slot's, a back to the heap. c cancelled. */
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[2], base), 0);
+	raw_spin_lock_irq(&q->lock);
+	front = q->front;
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_PTR_EQ(test, front, &p[2].task.node);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[2].task), DWQ_RESULT_REMOVED);
+	/* The timer fires for nothing at c's deadline and leads on for a. */
+	dwq_kunit_wait_until(test, ktime_get_ns() > base + 20 * MS);
+	raw_spin_lock_irq(&q->lock);
+	front = q->front;
+	raw_spin_unlock_irq(&q->lock);
+	if (ktime_get_ns() < base + 100 * MS)
+		KUNIT_EXPECT_PTR_EQ(test, front, &p[0].task.node);
+	/* d, due between a and b; a, in the front slot, cancelled. */
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[3], base + 150 * MS), 0);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[0].task), DWQ_RESULT_REMOVED);
+	qt_wait_ran(test, &p[1]);
+	qt_wait_ran(test, &p[3]);
+	KUNIT_EXPECT_EQ(test, p[3].order, 1);
+	KUNIT_EXPECT_EQ(test, p[1].order, 2);
+	KUNIT_EXPECT_GE(test, p[3].start, base + 150 * MS);
+	KUNIT_EXPECT_GE(test, p[1].start, base + 200 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[2].runs), 0);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
+}
+
 /*
  * A callback that blocks in the middle of a run of due tasks: the worker
  * took it without going back to take(), with the hand-off timer armed for
@@ -2132,6 +2274,9 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_stats_sum),
 	KUNIT_CASE(dwq_queue_test_sleeper_does_not_stall),
 	KUNIT_CASE(dwq_queue_test_run_hands_off),
+	KUNIT_CASE(dwq_queue_test_handoff_ahead),
+	KUNIT_CASE(dwq_queue_test_handoff_ahead_stale),
+	KUNIT_CASE(dwq_queue_test_leader_promotes_head),
 	KUNIT_CASE(dwq_queue_test_quick_no_handoff),
 	KUNIT_CASE(dwq_queue_test_handoff_follows_run),
 	KUNIT_CASE(dwq_queue_test_quick_fixed_delay),

@@ -126,12 +126,16 @@ enum dwq_trace_wake {
  * @id: its index in @queue->workers, and the number in its name
  * @handoff: armed while the worker runs a callback after it left the
  *	queue with no leader and tasks in the heap; wakes one follower should
- *	the callback still run when it fires (see dwq_take())
+ *	the callback still run when it fires (see dwq_take()). Armed ahead
+ *	as the worker begins to lead, when it may leave with a task
+ *	(see __dwq_handoff_ahead() in queue.c); cancelled when a run ends
  * @handoff_at: when to arm @handoff, 0 for not now; set under
  *	@queue->lock by dwq_take() and __dwq_take_next(), used by the worker
  *	itself only
  * @handoff_armed: @handoff was armed in this run and has not ended; under
  *	@queue->lock
+ * @handoff_ahead: when @handoff was armed for by this worker as it began
+ *	to lead, ahead of a run it may cover, or 0; under @queue->lock
  * @run_since: when the worker took the task it runs; under @queue->lock
  * @follow: its entry in @queue->followers while it waits as a follower;
  *	under @queue->lock
@@ -146,6 +150,7 @@ struct dwq_worker {
 	struct hrtimer handoff;
 	u64 handoff_at;
 	bool handoff_armed;
+	u64 handoff_ahead;
 	u64 run_since;
 	struct list_head follow;
 	bool by_handoff;

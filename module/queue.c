@@ -78,7 +78,12 @@
  *   leave the head waiting, the worker arms its hand-off hrtimer for
  *   DWQ_HANDOFF_GRACE_NS after the head is due (or after now, if it is
  *   due already); if that fires while the callback still runs and nobody
- *   leads, it wakes one follower. A callback that returns within the grace
+ *   leads, it wakes one follower. A leader arms its own as it begins to
+ *   sleep, for its head's grace (__dwq_handoff_ahead()): when it takes
+ *   that head, the timer covers the run, and nothing is armed between the
+ *   deadline and the callback. It also takes the head out of the heap
+ *   into the front slot then (__dwq_front_promote()), so that taking it
+ *   at its deadline is O(1). A callback that returns within the grace
  *   would have beaten the follower's wakeup anyway. In a steady stream of
  *   tasks this makes one wakeup per task instead of the JDK's two. A worker
  *   that leaves to stop wakes one follower at once. A task whose callback
@@ -453,6 +458,25 @@ static __always_inline bool __dwq_insert(struct dwq_queue *q,
 	}
 	dwq_heap_push(heap, node, key);
 	return false;
+}
+
+/*
+ * Move the heap's root into the front slot, if that is empty: for a leader
+ * about to sleep until the head is due, so that taking it then is O(1)
+ * and the pop from the heap is done now, not between the deadline and the
+ * callback.
+ */
+static void __dwq_front_promote(struct dwq_queue *q)
+{
+	struct dwq_heap_node *node;
+
+	lockdep_assert_held(&q->lock);
+	if (q->front || !q->heap.nr)
+		return;
+	node = dwq_heap_pop(&q->heap);
+	node->index = DWQ_FRONT_INDEX;
+	q->front = node;
+	q->reserved++;
 }
 
 /* Dequeue the earliest task of @q; NULL if none is queued. */
@@ -1050,19 +1074,91 @@ static u64 __dwq_handoff_at(const struct dwq_heap_node *head, u64 since)
  * @w leaves the queue with @task to run: does a hand-off timer need to
  * cover the head meanwhile? Sets @w->handoff_at: when to arm it, or 0 if
  * it need not be armed (a quick task, see dwq_task_set_quick(); no head;
- * a leader; or armed already in this run, see dwq_worker_handoff()).
+ * a leader; armed already in this run, see dwq_worker_handoff(); or armed
+ * ahead, while @w led, to fire no later than needed: it covers this run).
  */
 static void __dwq_leave_with(struct dwq_queue *q, struct dwq_worker *w,
 			     const struct dwq_task *task, u64 now)
 {
 	struct dwq_heap_node *head = __dwq_peek(q);
+	u64 at;
 
 	w->handoff_at = 0;
 	if (READ_ONCE(task->quick) || !head || q->leader || q->stopping ||
 	    w->handoff_armed)
 		return;
-	w->handoff_at = __dwq_handoff_at(head, now);
+	at = __dwq_handoff_at(head, now);
 	w->handoff_armed = true;
+	if (w->handoff_ahead && w->handoff_ahead <= at)
+		return;
+	w->handoff_at = at;
+}
+
+/*
+ * The task that will be the head once @head, the head, is taken: the
+ * heap's root if @head is in the front slot (as a leader's is, see
+ * __dwq_front_promote()), else @head itself, which is no later; NULL if
+ * there is none.
+ */
+static struct dwq_heap_node *__dwq_next_head(const struct dwq_queue *q,
+					     struct dwq_heap_node *head)
+{
+	return head == q->front ? dwq_heap_peek(&q->heap) : head;
+}
+
+/*
+ * @w is about to sleep as the leader for @head, in the front slot: arm its
+ * hand-off timer now, for the grace after the task behind @head is due,
+ * so that the worker need not arm it between the head's deadline and its
+ * callback, where it would make the callback that much later. When @w
+ * takes a task and leaves with a head due no earlier, the timer armed
+ * ahead covers that run (__dwq_leave_with()). Not for a quick head, whose
+ * worker arms none.
+ */
+static void __dwq_handoff_ahead(struct dwq_queue *q, struct dwq_worker *w,
+				struct dwq_heap_node *head, u64 now)
+{
+	struct dwq_task *task = container_of(head, struct dwq_task, node);
+	struct dwq_heap_node *next = __dwq_next_head(q, head);
+	u64 at;
+
+	lockdep_assert_held(&q->lock);
+	if (READ_ONCE(task->quick) || !next || next == head)
+		return;
+	at = __dwq_handoff_at(next, now);
+	if (at == w->handoff_ahead)
+		return;
+	w->handoff_ahead = at;
+	hrtimer_start_range_ns(&w->handoff, ns_to_ktime(at), DWQ_SLACK_NS,
+			       HRTIMER_MODE_ABS_HARD);
+}
+
+/*
+ * @w's hand-off timer, armed ahead as it began to lead
+ * (__dwq_handoff_ahead()), fired with no run under it. While @w still
+ * leads, it has yet to take its head (woken late, or still asleep toward
+ * the end of the head's slack range): the timer moves on to the grace
+ * after the task behind the head, so that it still covers the run. Else
+ * @w took nothing under it, and nothing is done.
+ */
+static enum hrtimer_restart
+__dwq_handoff_ahead_fired(struct dwq_queue *q, struct dwq_worker *w,
+			  struct dwq_heap_node *head)
+{
+	struct dwq_heap_node *next = head ? __dwq_next_head(q, head) : NULL;
+	u64 at;
+
+	lockdep_assert_held(&q->lock);
+	if (q->leader != w || !next || q->stopping) {
+		w->handoff_ahead = 0;
+		return HRTIMER_NORESTART;
+	}
+	at = max(dwq_queue_now(q), q->leader_fired ? 0 : q->leader_hard);
+	at = __dwq_handoff_at(next, at);
+	w->handoff_ahead = at;
+	hrtimer_set_expires_range_ns(&w->handoff, ns_to_ktime(at),
+				     DWQ_SLACK_NS);
+	return HRTIMER_RESTART;
 }
 
 /**
@@ -1070,8 +1166,10 @@ static void __dwq_leave_with(struct dwq_queue *q, struct dwq_worker *w,
  * @timer: &dwq_worker.handoff
  *
  * The worker's callback outlived the grace after the deadline of the head
- * it left without a leader (see dwq_take()): wake one follower for that
- * head, unless someone leads it by now or a follower is already on its way
+ * it left without a leader (see dwq_take()), or, armed ahead while the
+ * worker led (__dwq_handoff_ahead()), the grace of the head it led for.
+ * If it took no task under it, nothing is done. Else wake one follower
+ * for the head, unless someone leads it by now or a follower is on its way
  * (that one hands off in turn when it leaves with the head). The follower
  * is counted in @q->handoffs until it is back under the lock, and the
  * workers that come to the head meanwhile leave it to it, rather than have
@@ -1092,6 +1190,11 @@ enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 
 	raw_spin_lock_irqsave(&q->lock, flags);
 	head = __dwq_peek(q);
+	if (!w->handoff_armed && w->state != DWQ_WORKER_RUNNING) {
+		ret = __dwq_handoff_ahead_fired(q, w, head);
+		raw_spin_unlock_irqrestore(&q->lock, flags);
+		return ret;
+	}
 	if (!q->leader && !q->handoffs && !q->stopping && head) {
 		/*
 		 * In a run of due tasks the timer was armed for the first of
@@ -1112,6 +1215,7 @@ enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 	}
 	if (ret == HRTIMER_NORESTART)
 		w->handoff_armed = false;
+	w->handoff_ahead = 0;
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 	return ret;
 }
@@ -1183,6 +1287,8 @@ static bool __dwq_wait_timed(struct dwq_worker *w, struct dwq_heap_node *head,
 	WRITE_ONCE(q->leader, w);
 	q->leader_fired = false;
 	__dwq_leader_arm(q, deadline, dwq_task_latest(task), now);
+	__dwq_front_promote(q);
+	__dwq_handoff_ahead(q, w, head, now);
 	w->stats.leader_changes++;
 	w->stats.timed_waits++;
 	w->state = DWQ_WORKER_LEADER;
@@ -1229,6 +1335,7 @@ struct dwq_task *dwq_take(struct dwq_worker *w)
 	raw_spin_lock_irq(&q->lock);
 	/* The worker cancelled its hand-off timer before it came here. */
 	w->handoff_armed = false;
+	w->handoff_ahead = 0;
 	for (;;) {
 		head = __dwq_peek(q);
 		if (head)
@@ -2521,6 +2628,7 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 		if (task && head->deadline > now) {
 			__dwq_leader_arm(q, head->deadline,
 					 dwq_task_latest(task), 0);
+			__dwq_front_promote(q);
 			trace_dwq_leader(q, w->id, head->deadline);
 			break;
 		}

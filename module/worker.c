@@ -103,6 +103,8 @@ static int dwq_worker_fn(void *arg)
 
 	while ((task = dwq_take(w)))
 		dwq_worker_run(w, task);
+	/* Armed ahead as the leader, perhaps (see dwq_take()). */
+	hrtimer_cancel(&w->handoff);
 
 	/* The queue is being destroyed: wait for our kthread_stop(). */
 	for (;;) {
