@@ -130,8 +130,9 @@ enum dwq_trace_wake {
  *	as the worker begins to lead, when it may leave with a task
  *	(see __dwq_handoff_ahead() in queue.c); cancelled when a run ends
  * @handoff_at: when to arm @handoff, 0 for not now; set under
- *	@queue->lock by dwq_take() and __dwq_take_next(), used by the worker
- *	itself only
+ *	@queue->lock by dwq_take() and __dwq_take_next(), only while no
+ *	expiry of @handoff may be pending (see __dwq_leave_with() in
+ *	queue.c), and used by the worker itself only
  * @handoff_armed: @handoff was armed in this run and has not ended; under
  *	@queue->lock
  * @handoff_ahead: when @handoff was armed for by this worker as it began

@@ -1076,6 +1076,9 @@ static u64 __dwq_handoff_at(const struct dwq_heap_node *head, u64 since)
  * it need not be armed (a quick task, see dwq_task_set_quick(); no head;
  * a leader; armed already in this run, see dwq_worker_handoff(); or armed
  * ahead, while @w led, to fire no later than needed: it covers this run).
+ * A timer armed ahead for later than needed is armed again here, under
+ * the lock: its callback may be waiting for the lock, and must find it
+ * armed anew (see dwq_worker_handoff()), not be raced by the worker.
  */
 static void __dwq_leave_with(struct dwq_queue *q, struct dwq_worker *w,
 			     const struct dwq_task *task, u64 now)
@@ -1089,9 +1092,15 @@ static void __dwq_leave_with(struct dwq_queue *q, struct dwq_worker *w,
 		return;
 	at = __dwq_handoff_at(head, now);
 	w->handoff_armed = true;
-	if (w->handoff_ahead && w->handoff_ahead <= at)
+	if (!w->handoff_ahead) {
+		w->handoff_at = at;
 		return;
-	w->handoff_at = at;
+	}
+	if (w->handoff_ahead > at) {
+		w->handoff_ahead = at;
+		hrtimer_start_range_ns(&w->handoff, ns_to_ktime(at),
+				       DWQ_SLACK_NS, HRTIMER_MODE_ABS_HARD);
+	}
 }
 
 /*
@@ -1189,6 +1198,16 @@ enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 	u64 at;
 
 	raw_spin_lock_irqsave(&q->lock, flags);
+	/*
+	 * Armed again while this waited for the lock (ahead, by @w leading,
+	 * or for a run, __dwq_leave_with()): that arm stands, and this
+	 * expiry is void. Every arm of a timer that may be firing is made
+	 * under the lock, so this cannot change until it is dropped.
+	 */
+	if (hrtimer_is_queued(timer)) {
+		raw_spin_unlock_irqrestore(&q->lock, flags);
+		return HRTIMER_NORESTART;
+	}
 	head = __dwq_peek(q);
 	if (!w->handoff_armed && w->state != DWQ_WORKER_RUNNING) {
 		ret = __dwq_handoff_ahead_fired(q, w, head);

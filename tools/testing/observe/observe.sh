@@ -50,17 +50,18 @@ result $? "workers: one leader, the others followers" "$tmp/workers"
 leader=$(awk '$2 == "leader" { print $1 }' "$tmp/workers")
 grep -qx "leader $leader" "$tmp/stats"
 result $? "stats: the leader is the worker in state leader" "$tmp/stats"
-# slot 0: the file's alarm, a one-shot at its earliest deadline (the 200 s
-# rate task's), about 200 s after "now" of the first line.
+# The head, the queue's only task, in the front slot: the file's alarm, a
+# one-shot at its earliest deadline (the 200 s rate task's), about 200 s
+# after "now" of the first line; nothing in the heap's slots.
 now=$(awk 'NR == 1 { print $NF }' "$tmp/heap")
-awk -v now="$now" '$1 == "0" { ok = ($3 == 0 && $4 == "oneshot" &&
+awk -v now="$now" '$1 == "front" { ok = ($3 == 0 && $4 == "oneshot" &&
 	$2 > now && $2 - now <= 200000000000) }
-     $1 == "1" { extra = 1 }
+     $1 ~ /^[0-9]+$/ { extra = 1 }
      END { exit !(ok && !extra) }' "$tmp/heap" &&
-	grep -q '^0 [0-9]* 0 oneshot [a-z_]' "$tmp/heap"
-result $? "heap: slot, deadline, period, mode, owner; the file's alarm in slot 0, at its earliest deadline" "$tmp/heap"
+	grep -q '^front [0-9]* 0 oneshot [a-z_]' "$tmp/heap"
+result $? "heap: slot, deadline, period, mode, owner; the file's alarm, the head, in the front slot, at its earliest deadline" "$tmp/heap"
 # A /dev/dwq alarm names its process, its clock and the file's tasks.
-grep -q "^0 [0-9]* 0 oneshot dwq_client_alarm .* pid=$pid alarm=monotonic tasks=2$" "$tmp/heap"
+grep -q "^front [0-9]* 0 oneshot dwq_client_alarm .* pid=$pid alarm=monotonic tasks=2$" "$tmp/heap"
 result $? "heap: the alarm's owner is its process, its clock, the file's tasks (pid=$pid)" "$tmp/heap"
 # fdinfo: the next task, its clock and the time left (at most 200 s).
 for f in /proc/$pid/fd/*; do
@@ -77,7 +78,7 @@ result $? "fdinfo: the opener, its arrays' sizes, the next task's id, clock and 
 kill $pid
 wait
 cat $dbg/heap >"$tmp/heap"
-grep -q '^# 0 tasks' "$tmp/heap" && ! grep -q '^[0-9]' "$tmp/heap"
+grep -q '^# 0 tasks' "$tmp/heap" && ! grep -Eq '^(front|[0-9]+) ' "$tmp/heap"
 result $? "heap: empty once the file that owned the tasks is closed" "$tmp/heap"
 
 # More tasks than the dump shows: it is capped. A file's tasks are one
@@ -99,7 +100,7 @@ cat $dbg/heap >"$tmp/heap"
 # shellcheck disable=SC2086 # one pid a word
 kill $pids
 wait
-[ "$(grep -c '^[0-9]' "$tmp/heap")" = 256 ] &&
+[ "$(grep -Ec '^(front|[0-9]+) ' "$tmp/heap")" = 256 ] &&
 	grep -q '^# 300 tasks, capacity [0-9]*, showing 256' "$tmp/heap" &&
 	grep -qx '# 44 more not shown' "$tmp/heap"
 result $? "heap: 300 alarms queued, the dump stops at 256 and says so" "$tmp/heap"
