@@ -1968,7 +1968,7 @@ struct qt_handoff_probe {
 	struct qt_probe *behind; /* due behind us, nobody leading it */
 	int worker;
 	bool armed; /* our worker's own hand-off timer was armed */
-	enum hrtimer_restart within, past; /* what the timer said */
+	enum hrtimer_restart ahead, within, past; /* what the timer said */
 	unsigned int handoffs; /* followers on their way, within */
 	bool other_asleep; /* the other worker, within */
 	int behind_runs; /* the task behind, within */
@@ -1986,9 +1986,23 @@ static void qt_handoff_probe_fn(struct dwq_task *task)
 	w = &q->workers[h->worker];
 	h->armed = hrtimer_active(&w->handoff);
 
-	/* The callback began a second from now: well within its grace. */
+	/*
+	 * Long past the grace, but armed ahead by the worker as it led, not
+	 * for this run (a quick one needs none): that expiry does nothing.
+	 */
+	raw_spin_lock_irq(&q->lock);
+	w->run_since = 0;
+	w->handoff_ahead = 1;
+	raw_spin_unlock_irq(&q->lock);
+	h->ahead = qt_fire_handoff(w);
+
+	/*
+	 * The callback began a second from now: well within its grace. As
+	 * if the timer had been armed for this run (a quick one arms none).
+	 */
 	raw_spin_lock_irq(&q->lock);
 	w->run_since = ktime_get_ns() + 1000 * MS; /* the queue's clock */
+	w->handoff_armed = true;
 	raw_spin_unlock_irq(&q->lock);
 	h->within = qt_fire_handoff(w);
 	raw_spin_lock_irq(&q->lock);
@@ -2008,10 +2022,11 @@ static void qt_handoff_probe_fn(struct dwq_task *task)
 /*
  * What a hand-off timer decides when it fires, by the callback its worker
  * runs now: within that callback's grace it moves on to it (a run of short
- * callbacks); past the grace it wakes one follower. Called directly, for a
- * worker in a quick callback (so no timer of its own is armed) with a due
- * task behind it that nobody leads; the start of the callback is set by
- * hand to put the grace ahead or behind.
+ * callbacks); past the grace it wakes one follower; but armed ahead, as
+ * the worker began to lead, and not for the run, nothing. Called
+ * directly, for a worker in a quick callback (so no timer of its own is
+ * armed) with a due task behind it that nobody leads; the start of the
+ * callback is set by hand to put the grace ahead or behind.
  */
 static void dwq_queue_test_handoff_follows_run(struct kunit *test)
 {
@@ -2037,6 +2052,7 @@ static void dwq_queue_test_handoff_follows_run(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, 2), 0);
 	qt_wait_for(test, &h->ran, TIMEOUT_MS);
 	KUNIT_EXPECT_FALSE(test, h->armed);
+	KUNIT_EXPECT_EQ(test, h->ahead, HRTIMER_NORESTART);
 	KUNIT_EXPECT_EQ(test, h->within, HRTIMER_RESTART);
 	KUNIT_EXPECT_EQ(test, h->handoffs, 0U);
 	/* Nobody was woken: the other worker was still on the wait queue. */

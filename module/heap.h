@@ -359,16 +359,22 @@ dwq_heap_insert(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
  * @node: a node that is not queued in any heap
  * @deadline: its key; equal deadlines leave in insertion order
  *
- * dwq_heap_insert() without its checks, for a caller that made sure of
- * both under the lock it serialises @heap with (the queue checks the room
- * for every schedule, and a task's state says it is not queued). O(log n).
+ * dwq_heap_insert() without its check that @node is not queued, for a
+ * caller that made sure of it and of the room under the lock it serialises
+ * @heap with (a task's state says it is not queued; the queue checks the
+ * room for every schedule). A full heap still only warns. O(log n).
  *
  * Context: any context; the caller serialises access to @heap.
  */
 static __always_inline void
 dwq_heap_push(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 {
-	u64 seq = heap->next_seq++;
+	u64 seq;
+
+	/* A caller bug: never write past the array. */
+	if (WARN_ON_ONCE(heap->nr >= heap->cap))
+		return;
+	seq = heap->next_seq++;
 
 	node->deadline = deadline;
 	node->seq = seq;

@@ -1148,7 +1148,9 @@ static void __dwq_handoff_ahead(struct dwq_queue *q, struct dwq_worker *w,
  * leads, it has yet to take its head (woken late, or still asleep toward
  * the end of the head's slack range): the timer moves on to the grace
  * after the task behind the head, so that it still covers the run. Else
- * @w took nothing under it, and nothing is done.
+ * @w took nothing under it, or took a task that needs no hand-off (a
+ * quick one, or one left with a leader in place, see __dwq_leave_with()),
+ * and nothing is done: a timer armed ahead never acts as a run's.
  */
 static enum hrtimer_restart
 __dwq_handoff_ahead_fired(struct dwq_queue *q, struct dwq_worker *w,
@@ -1209,7 +1211,8 @@ enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 		return HRTIMER_NORESTART;
 	}
 	head = __dwq_peek(q);
-	if (!w->handoff_armed && w->state != DWQ_WORKER_RUNNING) {
+	/* Not armed for a run: armed ahead as @w began to lead. */
+	if (!w->handoff_armed) {
 		ret = __dwq_handoff_ahead_fired(q, w, head);
 		raw_spin_unlock_irqrestore(&q->lock, flags);
 		return ret;

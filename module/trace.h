@@ -48,7 +48,7 @@ DECLARE_EVENT_CLASS(dwq_task_class,
 				   __entry->deadline = task->node.deadline;
 				   __entry->period = task->period_ns;
 				   __entry->mode = task->mode;
-				   __entry->size = q->heap.nr;),
+				   __entry->size = q->heap.nr + !!q->front;),
 		    TP_printk("queue=%s task=%p deadline=%llu period=%llu mode=%s size=%u",
 			      __entry->queue, __entry->task, __entry->deadline,
 			      __entry->period,

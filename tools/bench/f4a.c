@@ -5,7 +5,7 @@
  * random over a window, on a dwq queue that is otherwise idle and on one
  * that also holds 100k tasks due an hour later (quick tasks, as /dev/dwq's
  * are, see dwq_task_set_quick()), and for ordinary tasks on an idle queue
- * (a hand-off timer armed for each), against a kthread's bare
+ * (each covered by a hand-off timer), against a kthread's bare
  * hrtimer sleep (schedule_hrtimeout_range_clock(), with no slack, as dwq's
  * leader has none for these tasks) until the same deadlines, one after the
  * other. A deadline the bare sleeper finds already passed is measured at
