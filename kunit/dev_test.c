@@ -15,6 +15,7 @@
 #include <linux/sched/signal.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <uapi/linux/dwq.h>
 
@@ -1436,8 +1437,143 @@ static void dwq_dev_test_now_one_instant(struct kunit *test)
 	}
 }
 
+/* Schedule a one-shot due at @at (CLOCK_MONOTONIC) on @f; its id. */
+static u64 dt_schedule_at(struct kunit *test, struct file *f, void __user *u,
+			  u64 at)
+{
+	struct dwq_ioc_schedule s = { .time_ns = at, .flags = DWQ_SCHED_ABS };
+
+	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE, u, &s, sizeof(s));
+	return s.id;
+}
+
+static void dt_move_to(struct kunit *test, struct file *f, void __user *u,
+		       u64 id, u64 at)
+{
+	struct dwq_ioc_reschedule r = {
+		.id = id,
+		.time_ns = at,
+		.flags = DWQ_SCHED_ABS,
+	};
+
+	dt_ioc_ok(test, f, DWQ_IOC_RESCHEDULE, u, &r, sizeof(r));
+}
+
+static void dt_expect_run(struct kunit *test, struct file *f, unsigned int run,
+			  unsigned int heap)
+{
+	unsigned int r, h;
+
+	dwq_dev_kunit_run(f, &r, &h);
+	KUNIT_EXPECT_EQ(test, r, run);
+	KUNIT_EXPECT_EQ(test, h, heap);
+}
+
+/*
+ * A file's tasks go to its run while they come in deadline order, else to
+ * its heap; a cancel leaves a hole in the run, a move goes to the run's
+ * end if it fits there (from the heap too), else to the heap; a tie with
+ * the run's last goes after it. read() returns them all in (deadline,
+ * order of scheduling or moving). All due 2 s on: none is due while they
+ * move (a cancel of one due would keep its event).
+ */
+static void dwq_dev_test_run_and_heap(struct kunit *test)
+{
+	u64 a[6], b, c, mono, boot, base, want[7];
+	struct dwq_event ev[8];
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+	loff_t pos = 0;
+	unsigned int i;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	dwq_dev_kunit_now(&mono, &boot);
+	base = mono + 2 * NSEC_PER_SEC;
+	for (i = 0; i < 6; i++)
+		a[i] = dt_schedule_at(test, f, u, base + 10 * (i + 1));
+	dt_expect_run(test, f, 6, 0);
+	b = dt_schedule_at(test, f, u, base + 25);
+	dt_expect_run(test, f, 6, 1);
+	dt_cancel(test, f, u, a[2]);
+	dt_expect_run(test, f, 5, 1);
+	/* A run task to the end, one to before the last: the heap. */
+	dt_move_to(test, f, u, a[1], base + 70);
+	dt_expect_run(test, f, 5, 1);
+	dt_move_to(test, f, u, a[4], base + 15);
+	dt_expect_run(test, f, 4, 2);
+	/* A heap task to the end; then a tie with it goes after it. */
+	dt_move_to(test, f, u, b, base + 80);
+	dt_expect_run(test, f, 5, 1);
+	c = dt_schedule_at(test, f, u, base + 80);
+	dt_expect_run(test, f, 6, 1);
+	dwq_dev_kunit_now(&mono, &boot);
+	if (mono >= base)
+		kunit_skip(test, "the guest took over 2 s for 13 ioctls");
+	dwq_kunit_wait_until(test, ktime_get_ns() > base + 100);
+
+	want[0] = a[0];
+	want[1] = a[4];
+	want[2] = a[3];
+	want[3] = a[5];
+	want[4] = a[1];
+	want[5] = b;
+	want[6] = c;
+	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
+			(ssize_t)(7 * sizeof(*ev)));
+	KUNIT_ASSERT_EQ(test, copy_from_user(ev, u, 7 * sizeof(*ev)), 0UL);
+	for (i = 0; i < 7; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ev[i].id, want[i], "event %u", i);
+	dt_expect_run(test, f, 0, 0);
+}
+
+static struct dwq_heap_node **dt_no_ring(unsigned int n)
+{
+	return NULL;
+}
+
+/*
+ * Without the memory for a run's ring (a KUnit static stub: failslab
+ * spares allocations that may sleep unless told otherwise through
+ * debugfs, which a test cannot write), tasks that come in order go to the
+ * heap, nothing fails; once the ring can be had, the next ones go to the
+ * run, and all leave in order.
+ */
+static void dwq_dev_test_run_no_ring(struct kunit *test)
+{
+	u64 ids[6], mono, boot, base;
+	struct dwq_event ev[6];
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+	loff_t pos = 0;
+	unsigned int i;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	dwq_dev_kunit_now(&mono, &boot);
+	base = mono - NSEC_PER_SEC;
+	kunit_activate_static_stub(test, dwq_ring_alloc, dt_no_ring);
+	for (i = 0; i < 3; i++)
+		ids[i] = dt_schedule_at(test, f, u, base + i);
+	kunit_deactivate_static_stub(test, dwq_ring_alloc);
+	dt_expect_run(test, f, 0, 3);
+	for (; i < 6; i++)
+		ids[i] = dt_schedule_at(test, f, u, base + i);
+	dt_expect_run(test, f, 3, 3);
+	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
+			(ssize_t)sizeof(ev));
+	KUNIT_ASSERT_EQ(test, copy_from_user(ev, u, sizeof(ev)), 0UL);
+	for (i = 0; i < 6; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ev[i].id, ids[i], "event %u", i);
+	dt_expect_run(test, f, 0, 0);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
+	KUNIT_CASE(dwq_dev_test_run_and_heap),
+	KUNIT_CASE(dwq_dev_test_run_no_ring),
 	KUNIT_CASE(dwq_dev_test_boottime_queue),
 	KUNIT_CASE(dwq_dev_test_mode),
 	KUNIT_CASE(dwq_dev_test_two_devices),

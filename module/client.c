@@ -1,28 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/dwq clients: an open file's tasks, and everything done to them
- * under the file's mutex, which this file owns. A file keeps its tasks in
- * heaps of its own, one per clock, and an id map; its alarm, one engine
- * task per clock on the shared queue, only wakes its readers. read() fires
- * the due tasks and returns their events; poll() says whether any is due;
- * the ioctls' actions (schedule, cancel, reschedule, query, stats) are
- * here too. Every function exported from here takes the mutex itself (or
- * needs none): a helper that needs it held is static, so that no other
- * file can call it with the lock not held. dev.h says which file does the
- * rest.
+ * under the file's mutex, which this file owns. A file keeps its tasks,
+ * for each clock, in a heap and a run of its own (the run: tasks that came
+ * in deadline order, O(1) each way, run.h), and an id map; its alarm, one
+ * engine task per clock on the shared queue, only wakes its readers.
+ * read() fires the due tasks and returns their events; poll() says
+ * whether any is due; the ioctls' actions (schedule, cancel, reschedule,
+ * query, stats) are here too. Every function exported from here takes the
+ * mutex itself (or needs none): a helper that needs it held is static, so
+ * that no other file can call it with the lock not held. dev.h says which
+ * file does the rest.
  *
- * The firing is the reader's work, in its own context, as timerfd's
- * read() counts its expirations. read() holds the file's mutex while it
- * takes the due tasks out of the heaps in deadline order, makes their
+ * The firing is the reader's work, in its own context, as timerfd's read()
+ * counts its expirations. read() holds the file's mutex while it takes the
+ * due tasks out of the heaps and runs in deadline order, makes their
  * events, copies them to user space and only then commits them (one-shots
  * are done, periodic tasks move on): a copy that faults puts the tasks
  * back as they were, and nothing is lost. A read() that returns a single
- * one-shot's event to a reader alone on the file leaves the task at its
- * heap's root, owed: whoever takes the mutex next takes it out first
- * (dwq_client_settle()), so that the reader has its event before that
- * work is done. Readers wait outside the mutex, on the file's wait queue,
- * for a lockless condition: a kept event, or a heap's earliest deadline
- * passed.
+ * one-shot's event to a reader alone on the file leaves the task first on
+ * its clock, owed: whoever takes the mutex next takes it out first
+ * (dwq_client_settle()), so that the reader has its event before that work
+ * is done. Readers wait outside the mutex, on the file's wait queue, for a
+ * lockless condition: a kept event, or a clock's earliest deadline passed.
  */
 #include <linux/bitops.h>
 #include <linux/cred.h>
@@ -45,6 +45,9 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
+#if IS_ENABLED(CONFIG_KUNIT)
+#include <kunit/static_stub.h>
+#endif
 
 #include <dwq.h>
 #include <uapi/linux/dwq.h>
@@ -233,27 +236,102 @@ static struct dwq_utask *dwq_client_find(struct dwq_client *c, u64 id)
 	return NULL;
 }
 
-/**
- * dwq_client_grow() - make room in a file's heap for more tasks
- * @c: the file, its mutex held
- * @clock: which heap
- * @n: tasks about to be added
- *
- * Context: process context, @c->mutex held; sleeps.
- * Return: 0; -ENOMEM, or -ENOSPC past the heap's largest size. Nothing
- * changed on failure.
+/*
+ * A clock's tasks are in its heap or in its run (struct dwq_client_clock).
+ * These see both; the file's mutex held.
  */
-static int dwq_client_grow(struct dwq_client *c, unsigned int clock,
-			   unsigned int n)
+
+/* The clock's earliest task: the run's first or the heap's root. */
+static __always_inline struct dwq_heap_node *
+dwq_clk_peek(const struct dwq_client_clock *clk)
 {
-	struct dwq_heap *heap = &c->clk[clock].heap;
-	struct dwq_heap_slot *slots;
+	struct dwq_heap_node *h = dwq_heap_peek(&clk->heap);
+	struct dwq_heap_node *r = dwq_run_first(&clk->run);
+
+	if (!r ||
+	    (h && dwq_run_key_before(h->deadline, h->seq, r->deadline, r->seq)))
+		return h;
+	return r;
+}
+
+/* The clock's tasks. */
+static unsigned int dwq_clk_size(const struct dwq_client_clock *clk)
+{
+	return clk->heap.nr + clk->run.nr;
+}
+
+/* Is @ut in its clock's heap or run? */
+static bool dwq_utask_queued(const struct dwq_utask *ut)
+{
+	return ut->node.index != -1;
+}
+
+/* Take @node out of the clock's heap or run, wherever it is. */
+static __always_inline void dwq_clk_remove(struct dwq_client_clock *clk,
+					   struct dwq_heap_node *node)
+{
+	if (dwq_run_node_queued(node))
+		dwq_run_remove(&clk->run, node);
+	else
+		dwq_heap_remove(&clk->heap, node);
+}
+
+/**
+ * dwq_ring_alloc() - allocate a run's ring
+ * @n: slots
+ *
+ * Charged to the file's owner, as the heap's slots. KUnit replaces it (a
+ * static stub) to make an allocation fail.
+ *
+ * Context: process context; sleeps.
+ * Return: the ring, or NULL.
+ */
+VISIBLE_IF_KUNIT struct dwq_heap_node **dwq_ring_alloc(unsigned int n)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	KUNIT_STATIC_STUB_REDIRECT(dwq_ring_alloc, n);
+#endif
+	return kvmalloc_array(n, sizeof(struct dwq_heap_node *),
+			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_ring_alloc);
+
+/*
+ * Make room at the end of a full run for one more task: compact its holes
+ * away if they are half of it or more, else double its ring (the first
+ * ring has DWQ_RUN_MIN_CAPACITY slots), so that the ring grows as tasks
+ * come in order, and only then. Best effort: without memory, false, and
+ * the task goes to the heap, which has room for every task.
+ */
+static noinline bool dwq_clk_run_room(struct dwq_run *run)
+{
+	struct dwq_heap_node **slots;
 	unsigned int want;
 
-	lockdep_assert_held(&c->mutex);
-	if (n <= heap->cap - heap->nr)
-		return 0;
-	want = dwq_heap_want_capacity(heap, n);
+	if (run->cap && run->nr <= run->cap / 2) {
+		dwq_run_compact(run);
+		return true;
+	}
+	want = dwq_run_grown_capacity(run);
+	if (!want)
+		return false;
+	slots = dwq_ring_alloc(want);
+	if (!slots)
+		return false;
+	kvfree(dwq_run_adopt(run, slots, want));
+	return true;
+}
+
+/* dwq_client_grow() when the room is not there: out of line. */
+static noinline int dwq_clk_grow(struct dwq_client_clock *clk, unsigned int n)
+{
+	struct dwq_heap *heap = &clk->heap;
+	struct dwq_heap_slot *slots;
+	unsigned int want, extra;
+
+	if (check_add_overflow(n, clk->run.nr, &extra))
+		return -ENOSPC;
+	want = dwq_heap_want_capacity(heap, extra);
 	if (!want)
 		return -ENOSPC;
 	if (want <= heap->cap)
@@ -272,34 +350,84 @@ static int dwq_client_grow(struct dwq_client *c, unsigned int clock,
 }
 
 /**
- * dwq_client_shrink() - give back heap room a file no longer uses
+ * dwq_client_grow() - make room in a file's clock for more tasks
  * @c: the file, its mutex held
- * @clock: which heap
+ * @clock: which clock
+ * @n: tasks about to be added
  *
- * The heap halves while a quarter of it or less is used, in one step
- * (dwq_heap_shrunk_capacity()), never below DWQ_HEAP_MIN_CAPACITY slots:
- * an emptied heap keeps that many until the file is released, so that a
- * timeout armed and disarmed over and over allocates no array per arm. A
- * failed allocation keeps the old.
+ * The heap keeps room for every task of the clock, those in the run too,
+ * so that any of them can go to the heap with no allocation. (The run's
+ * ring grows as tasks come in order: dwq_utask_insert().)
+ *
+ * Context: process context, @c->mutex held; sleeps.
+ * Return: 0; -ENOMEM, or -ENOSPC past the heap's largest size. Nothing
+ * changed on failure.
+ */
+static int dwq_client_grow(struct dwq_client *c, unsigned int clock,
+			   unsigned int n)
+{
+	struct dwq_client_clock *clk = &c->clk[clock];
+
+	lockdep_assert_held(&c->mutex);
+	/* The heap's free slots less the run's tasks. */
+	if (n <= clk->heap.cap - clk->heap.nr - clk->run.nr)
+		return 0;
+	return dwq_clk_grow(clk, n);
+}
+
+/* dwq_client_shrink() when there is room to give back: out of line. */
+static noinline void dwq_clk_shrink(struct dwq_client_clock *clk)
+{
+	struct dwq_heap_node **ring;
+	struct dwq_heap_slot *slots;
+	struct dwq_heap busy;
+	unsigned int want;
+
+	/* The heap as if the run's tasks were in it: it has room for them. */
+	busy = clk->heap;
+	busy.nr += clk->run.nr;
+	if (dwq_heap_may_shrink(&busy)) {
+		want = dwq_heap_shrunk_capacity(&busy);
+		slots = kvmalloc_array(want, sizeof(*slots),
+				       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (slots)
+			kvfree(dwq_heap_adopt(&clk->heap, slots, want));
+	}
+	if (clk->run.cap > DWQ_RUN_MIN_CAPACITY &&
+	    clk->run.nr <= clk->run.cap / 4) {
+		want = dwq_run_shrunk_capacity(&clk->run);
+		ring = dwq_ring_alloc(want);
+		if (ring)
+			kvfree(dwq_run_adopt(&clk->run, ring, want));
+	}
+}
+
+/**
+ * dwq_client_shrink() - give back room a file's clock no longer uses
+ * @c: the file, its mutex held
+ * @clock: which clock
+ *
+ * The heap halves while a quarter of it or less is used, by the heap's
+ * and the run's tasks together, in one step (dwq_heap_shrunk_capacity()),
+ * never below DWQ_HEAP_MIN_CAPACITY slots: an emptied heap keeps that
+ * many until the file is released, so that a timeout armed and disarmed
+ * over and over allocates no array per arm. The run's ring likewise, by
+ * its own tasks, never below DWQ_RUN_MIN_CAPACITY. A failed allocation
+ * keeps the old.
  *
  * Context: process context, @c->mutex held; sleeps.
  */
 static void dwq_client_shrink(struct dwq_client *c, unsigned int clock)
 {
-	struct dwq_heap *heap = &c->clk[clock].heap;
-	struct dwq_heap_slot *slots;
-	unsigned int want;
+	struct dwq_client_clock *clk = &c->clk[clock];
+	unsigned int busy = clk->heap.nr + clk->run.nr;
 
 	lockdep_assert_held(&c->mutex);
-	if (!dwq_heap_may_shrink(heap))
-		return;
-	want = dwq_heap_shrunk_capacity(heap);
-	if (want >= heap->cap)
-		return;
-	slots = kvmalloc_array(want, sizeof(*slots),
-			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (slots)
-		kvfree(dwq_heap_adopt(heap, slots, want));
+	if ((clk->heap.cap > DWQ_HEAP_MIN_CAPACITY &&
+	     busy <= clk->heap.cap / 4) ||
+	    (clk->run.cap > DWQ_RUN_MIN_CAPACITY &&
+	     clk->run.nr <= clk->run.cap / 4))
+		dwq_clk_shrink(clk);
 }
 
 /* The time on @clock, a DWQ_CLOCK_*. */
@@ -420,7 +548,7 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
 			   bool defer)
 {
 	struct dwq_client_clock *clk = &c->clk[clock];
-	struct dwq_heap_node *head = dwq_heap_peek(&clk->heap);
+	struct dwq_heap_node *head = dwq_clk_peek(clk);
 	u64 next = head ? head->deadline : U64_MAX, now;
 	bool exact;
 	int err;
@@ -637,24 +765,35 @@ static int dwq_utasks_add(struct dwq_client *c, struct dwq_utask **uts,
 }
 
 /**
- * dwq_utask_insert() - put a task in its clock's heap
+ * dwq_utask_insert() - put a task in its clock's run or heap
  * @c: the file, its mutex held
- * @ut: the task, not in a heap; its clock set
+ * @ut: the task, in no heap or run; its clock set
  * @deadline: on that clock
  *
- * The caller made room with dwq_client_grow(). Equal deadlines leave in
- * the order of the file's inserts and moves, over both clocks.
+ * At the end of the run if it comes after the run's last task, the ring
+ * made room for first if need be (dwq_clk_run_room(), which may allocate),
+ * else in the heap, where the caller made room with dwq_client_grow().
+ * Equal deadlines leave in the order of the file's inserts and moves, over
+ * both clocks.
  *
- * Context: process context, @c->mutex held.
+ * Context: process context, @c->mutex held; may sleep.
  */
 static void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut,
 			     u64 deadline)
 {
-	struct dwq_heap *heap = &c->clk[ut->clock].heap;
+	struct dwq_client_clock *clk = &c->clk[ut->clock];
+	u64 seq = c->seq++;
 
 	lockdep_assert_held(&c->mutex);
-	heap->next_seq = c->seq++;
-	WARN_ON_ONCE(dwq_heap_insert(heap, &ut->node, deadline));
+	if (dwq_run_after_last(&clk->run, deadline, seq) &&
+	    (clk->run.len < clk->run.cap || dwq_clk_run_room(&clk->run))) {
+		ut->node.deadline = deadline;
+		ut->node.seq = seq;
+		dwq_run_append(&clk->run, &ut->node);
+		return;
+	}
+	clk->heap.next_seq = seq;
+	WARN_ON_ONCE(dwq_heap_insert(&clk->heap, &ut->node, deadline));
 }
 
 /**
@@ -663,7 +802,7 @@ static void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut,
  * @ut: its task
  * @bin: see dwq_utask_put()
  *
- * Out of the heap and the id map, its file's charge and firing rate
+ * Out of its heap or run and the id map, its file's charge and firing rate
  * returned. An unread event it kept stays, as the id's last
  * (%DWQ_EVENT_LAST), and holds the task's charge to its user and to all
  * files until it is read; otherwise those go too.
@@ -674,8 +813,8 @@ static void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut,
 			      struct dwq_bin *bin)
 {
 	lockdep_assert_held(&c->mutex);
-	if (dwq_heap_node_queued(&ut->node))
-		dwq_heap_remove(&c->clk[ut->clock].heap, &ut->node);
+	if (dwq_utask_queued(ut))
+		dwq_clk_remove(&c->clk[ut->clock], &ut->node);
 	dwq_ids_del(c, ut);
 	atomic_dec(&c->nr_tasks);
 	/* A one-shot has no firing rate to return (dwq_limits_rate()). */
@@ -755,7 +894,7 @@ static void dwq_now_get(struct dwq_now *now)
 
 /*
  * The moment of a read(): as dwq_now_get(), but CLOCK_BOOTTIME only if a
- * task of that clock may be due, one in its heap or with a kept event:
+ * task of that clock may be due, one queued or with a kept event:
  * else nothing of that clock fires, and its alarm is armed exactly, with
  * no moment (dwq_client_arm()), so 0 stands in.
  */
@@ -763,7 +902,7 @@ static void dwq_read_now(const struct dwq_client *c, struct dwq_now *now)
 {
 	now->t[DWQ_CLOCK_MONOTONIC] = ktime_get_ns();
 	now->t[DWQ_CLOCK_BOOTTIME] =
-		dwq_heap_size(&c->clk[DWQ_CLOCK_BOOTTIME].heap) ||
+		dwq_clk_size(&c->clk[DWQ_CLOCK_BOOTTIME]) ||
 				!list_empty(&c->ready) ?
 			dwq_boottime_at(now->t[DWQ_CLOCK_MONOTONIC]) :
 			0;
@@ -953,7 +1092,7 @@ static int dwq_uevents_alloc(struct list_head *spares, unsigned int n)
  *
  * The firing's event is kept on the file's ready list, unread, with the
  * periods it skipped until @now. The caller then removes or moves the
- * task: it stays in its heap at the deadline that fired until then.
+ * task: it stays queued at the deadline that fired until then.
  *
  * Context: process context, @c->mutex held.
  */
@@ -1004,7 +1143,7 @@ static void dwq_utask_keep(struct dwq_client *c, struct dwq_utask *ut, u64 now,
  *
  * The task fires (the periods it skipped until @now counted) and becomes
  * that firing's event (&dwq_utask.last): out of the id map, its file's
- * charge and firing rate given back, but in its heap at the deadline that
+ * charge and firing rate given back, but queued at the deadline that
  * fired until read() returns the event. Nothing is allocated, so nothing
  * fails.
  *
@@ -1103,6 +1242,35 @@ static noinline struct dwq_heap_node *dwq_client_pop(struct dwq_heap *heap)
 	return dwq_heap_pop(heap);
 }
 
+/* Take @node, the clock's earliest task (dwq_clk_peek()), out. */
+static __always_inline void dwq_clk_take(struct dwq_client_clock *clk,
+					 struct dwq_heap_node *node)
+{
+	if (dwq_run_node_queued(node))
+		dwq_run_pop(&clk->run);
+	else
+		dwq_client_pop(&clk->heap);
+}
+
+/*
+ * Put back @node, which left the clock: at the front of the run if it
+ * comes before the run's first and the run has room (as it has, for one
+ * that was taken from it), else in the heap, which has room for it.
+ */
+static void dwq_clk_restore(struct dwq_client_clock *clk,
+			    struct dwq_heap_node *node)
+{
+	struct dwq_heap_node *first = dwq_run_first(&clk->run);
+
+	if (clk->run.len < clk->run.cap &&
+	    (!first || dwq_run_key_before(node->deadline, node->seq,
+					  first->deadline, first->seq))) {
+		dwq_run_push(&clk->run, node);
+		return;
+	}
+	WARN_ON_ONCE(dwq_heap_restore(&clk->heap, node));
+}
+
 /* Is (@key, @seq) before (@lkey, @lseq)? Seqs are unique in a file. */
 static bool dwq_key_before(u64 key, u64 seq, u64 lkey, u64 lseq)
 {
@@ -1111,7 +1279,7 @@ static bool dwq_key_before(u64 key, u64 seq, u64 lkey, u64 lseq)
 
 /*
  * Take up to @max events, in deadline order, into @ev and @picks: the
- * due tasks leave their heaps (dwq_read_undo() puts them back), the kept
+ * due tasks leave their clocks (dwq_read_undo() puts them back), the kept
  * events stay on the list until dwq_read_commit().
  *
  * Each round picks the earliest of the due heads of both clocks and the
@@ -1127,10 +1295,10 @@ static unsigned int dwq_read_collect(struct dwq_client *c,
 {
 	struct list_head *pos = c->ready.next;
 	u64 key, best_key, best_seq, lkey, lseq;
+	struct dwq_client_clock *clk;
 	struct dwq_heap_node *head;
 	struct dwq_uevent *uev;
 	struct dwq_utask *ut;
-	struct dwq_heap *heap;
 	unsigned int n = 0, i;
 	int best;
 
@@ -1141,7 +1309,7 @@ static unsigned int dwq_read_collect(struct dwq_client *c,
 		lkey = U64_MAX;
 		lseq = U64_MAX;
 		for (i = 0; i < DWQ_NR_CLOCKS; i++) {
-			head = dwq_heap_peek(&c->clk[i].heap);
+			head = dwq_clk_peek(&c->clk[i]);
 			if (!head || head->deadline > now->t[i])
 				continue;
 			key = dwq_now_key(now, i, head->deadline);
@@ -1172,15 +1340,16 @@ static unsigned int dwq_read_collect(struct dwq_client *c,
 			lkey = uev->key;
 			lseq = uev->seq;
 		}
-		heap = &c->clk[best].heap;
+		clk = &c->clk[best];
+		head = dwq_clk_peek(clk);
 		do {
-			head = dwq_client_pop(heap);
+			dwq_clk_take(clk, head);
 			ut = container_of(head, struct dwq_utask, node);
 			picks[n] = (struct dwq_pick){ .ut = ut };
 			dwq_utask_firing(ut, now->t[best], &ev[n],
 					 &picks[n].skipped, &picks[n].next);
 			n++;
-			head = dwq_heap_peek(heap);
+			head = dwq_clk_peek(clk);
 		} while (n < max && head && head->deadline <= now->t[best] &&
 			 dwq_key_before(dwq_now_key(now, best, head->deadline),
 					head->seq, lkey, lseq));
@@ -1188,26 +1357,23 @@ static unsigned int dwq_read_collect(struct dwq_client *c,
 	return n;
 }
 
-/* The copy of @picks faulted: put their tasks back as they were. */
+/*
+ * The copy of @picks faulted: put their tasks back as they were, the last
+ * taken first, so that each comes before those put back already.
+ */
 static void dwq_read_undo(struct dwq_client *c, const struct dwq_pick *picks,
 			  unsigned int n)
 {
 	struct dwq_utask *ut;
-	struct dwq_heap *heap;
-	unsigned int i;
-	int err;
 
-	for (i = 0; i < n; i++) {
-		ut = picks[i].ut;
-		if (!ut)
-			continue;
+	while (n--) {
+		ut = picks[n].ut;
 		/*
 		 * Its deadline and seq are as they were: back before the
 		 * tasks of its deadline that were never taken.
 		 */
-		heap = &c->clk[ut->clock].heap;
-		err = dwq_heap_restore(heap, &ut->node);
-		WARN_ON_ONCE(err);
+		if (ut)
+			dwq_clk_restore(&c->clk[ut->clock], &ut->node);
 	}
 }
 
@@ -1267,10 +1433,10 @@ static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 }
 
 /*
- * After a read(): the done tasks freed, and the heaps and the id map
+ * After a read(): the done tasks freed, and the heaps, runs and id map
  * shrunk to what is left in them; the file's mutex held. While @draining
  * (a read() left tasks due: the reader is working through a backlog and
- * comes back for them), the heaps and the id map keep their size: the
+ * comes back for them), the heaps, runs and id map keep their size: the
  * read() that leaves nothing due shrinks them once, where shrinking
  * after every read() on the way down would copy the heap and rehash the
  * id map each time a quarter of them was left.
@@ -1326,7 +1492,7 @@ static void dwq_read_finish(struct dwq_client *c, const u64 *read, bool fired)
  * Whoever takes the mutex calls this first, through dwq_client_settle()
  * (but release, which frees the owed task alone, and fdinfo, which only
  * looks): the one-shot whose event a read() returned alone leaves its
- * heap's root and the id map, then the alarms and the tidying are seen
+ * clock and the id map, then the alarms and the tidying are seen
  * to as after any read().
  *
  * Context: process context, @c->mutex held; may sleep.
@@ -1340,7 +1506,7 @@ static noinline void __dwq_client_settle(struct dwq_client *c)
 	c->owed = NULL;
 	read[ut->clock] = c->owed_read;
 	/* Uncharged and traced when it was read (dwq_read_owe()). */
-	dwq_heap_remove(&c->clk[ut->clock].heap, &ut->node);
+	dwq_clk_remove(&c->clk[ut->clock], &ut->node);
 	if (!ut->last) {
 		dwq_ids_del(c, ut);
 		c->fired++;
@@ -1350,33 +1516,57 @@ static noinline void __dwq_client_settle(struct dwq_client *c)
 }
 
 /*
+ * Is a task of the clock other than @first, its earliest, due at @now?
+ * The next in @first's heap or run, or the other's first. True also for a
+ * hole after the run's first, which may hide one.
+ */
+static bool dwq_clk_due_after(const struct dwq_client_clock *clk,
+			      const struct dwq_heap_node *first, u64 now)
+{
+	const struct dwq_heap *heap = &clk->heap;
+	const struct dwq_heap_node *next;
+	unsigned int ch, end;
+
+	if (dwq_run_node_queued(first)) {
+		if (clk->run.len > 1) {
+			next = dwq_run_at(&clk->run, 1);
+			if (!next || next->deadline <= now)
+				return true;
+		}
+		return heap->nr && heap->slots[0].deadline <= now;
+	}
+	end = min_t(unsigned int, DWQ_HEAP_ARITY + 1, heap->nr);
+	for (ch = 1; ch < end; ch++)
+		if (heap->slots[ch].deadline <= now)
+			return true;
+	next = dwq_run_first(&clk->run);
+	return next && next->deadline <= now;
+}
+
+/*
  * The task a read() at @now would fire, if it is the only one and a
- * one-shot (or cancelled while due): the root of one heap, due, with no
- * due child and the other heap's root not due, and no kept event. NULL
- * otherwise. (A periodic task moves on when it fires: its next period is
- * in the heap when read() returns.)
+ * one-shot (or cancelled while due): the earliest of one clock, due, with
+ * no other task of that clock due (dwq_clk_due_after()) and the other
+ * clock's earliest not due, and no kept event. NULL otherwise. (A
+ * periodic task moves on when it fires: its next period is queued when
+ * read() returns.)
  */
 static struct dwq_utask *dwq_read_single(const struct dwq_client *c,
 					 const struct dwq_now *now)
 {
-	struct dwq_heap_node *root = NULL;
-	const struct dwq_heap *heap;
-	unsigned int i, ch, end;
+	struct dwq_heap_node *root = NULL, *first;
 	struct dwq_utask *ut;
+	unsigned int i;
 
 	if (c->nr_ready)
 		return NULL;
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
-		heap = &c->clk[i].heap;
-		if (!heap->nr || heap->slots[0].deadline > now->t[i])
+		first = dwq_clk_peek(&c->clk[i]);
+		if (!first || first->deadline > now->t[i])
 			continue;
-		if (root)
+		if (root || dwq_clk_due_after(&c->clk[i], first, now->t[i]))
 			return NULL;
-		end = min_t(unsigned int, DWQ_HEAP_ARITY + 1, heap->nr);
-		for (ch = 1; ch < end; ch++)
-			if (heap->slots[ch].deadline <= now->t[i])
-				return NULL;
-		root = heap->slots[0].node;
+		root = first;
 	}
 	if (!root)
 		return NULL;
@@ -1430,7 +1620,7 @@ efault:
 
 /*
  * Return the event of @ut, the only task due at @now, a one-shot, to @buf,
- * and leave @ut at its heap's root, owed (dwq_client_settle()), with its
+ * and leave @ut first on its clock, owed (dwq_client_settle()), with its
  * alarm unarmed: the reader pays for the pop and the alarm when it comes
  * back, not between the deadline and its event. With anybody else waiting
  * on the file, settled at once, as a read() that fired several events
@@ -1745,6 +1935,33 @@ static u64 dwq_heap_walk(const struct dwq_heap *heap, u64 now,
 	return due;
 }
 
+/*
+ * As dwq_heap_walk(), for the clock's heap and run: the run's tasks due
+ * at @now are its first ones, up to the first that is not.
+ */
+static u64 dwq_clk_walk(const struct dwq_client_clock *clk, u64 now,
+			struct dwq_heap_node **later)
+{
+	u64 due = dwq_heap_walk(&clk->heap, now, later);
+	struct dwq_heap_node *node;
+	unsigned int pos;
+
+	for (pos = 0; pos < clk->run.len; pos++) {
+		node = dwq_run_at(&clk->run, pos);
+		if (!node)
+			continue;
+		if (node->deadline > now) {
+			if (later &&
+			    (!*later || node->deadline < (*later)->deadline))
+				*later = node;
+			break;
+		}
+		if (!container_of(node, struct dwq_utask, node)->ev)
+			due++;
+	}
+	return due;
+}
+
 /**
  * dwq_events_count() - the events a read() would return now
  * @c: the file, its mutex held
@@ -1761,7 +1978,7 @@ static u64 dwq_events_count(struct dwq_client *c)
 
 	lockdep_assert_held(&c->mutex);
 	for (i = 0; i < DWQ_NR_CLOCKS; i++)
-		n += dwq_heap_walk(&c->clk[i].heap, dwq_clock_now(i), NULL);
+		n += dwq_clk_walk(&c->clk[i], dwq_clock_now(i), NULL);
 	return n;
 }
 
@@ -1787,7 +2004,7 @@ static void dwq_events_next(struct dwq_client *c, struct dwq_utask **next,
 	*remaining = 0;
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		now = dwq_clock_now(i);
-		dwq_heap_walk(&c->clk[i].heap, now, &node);
+		dwq_clk_walk(&c->clk[i], now, &node);
 		if (!node)
 			continue;
 		left = node->deadline - now;
@@ -1833,7 +2050,7 @@ int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period,
 
 /*
  * Schedule @r's tasks: charge them, take them (the file's spares
- * first), give them ids, put them in their heaps, write the ids back
+ * first), give them ids, queue them on their clocks, write the ids back
  * (the mutex held: no task can be read before its id is out), and arm
  * the alarms.
  */
@@ -2020,8 +2237,8 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 	/* Without DWQ_RESCHED_PERIOD, mode and period stay as they are. */
 	u32 mode = ur->flags & DWQ_RESCHED_PERIOD ? ur->mode : DWQ_MODE_ONESHOT;
 	unsigned int clock = ut->clock, old_clock = ut->clock;
-	u64 at[DWQ_NR_CLOCKS] = {}, old_rate, rate;
-	struct dwq_heap *heap;
+	u64 at[DWQ_NR_CLOCKS] = {}, old_rate, rate, seq;
+	struct dwq_client_clock *clk;
 	struct dwq_sched ds;
 	LIST_HEAD(spares);
 	bool due;
@@ -2076,17 +2293,23 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		ut->mode = ur->mode;
 		ut->period = ur->period_ns;
 	}
+	clk = &c->clk[clock];
 	if (clock != old_clock) {
-		dwq_heap_remove(&c->clk[old_clock].heap, &ut->node);
+		dwq_clk_remove(&c->clk[old_clock], &ut->node);
 		ut->clock = clock;
 		dwq_utask_insert(c, ut, ds.time_ns);
 		dwq_client_arm(c, old_clock, 0, false);
 		dwq_client_shrink(c, old_clock);
+	} else if (dwq_run_node_queued(&ut->node) ||
+		   dwq_run_fits(&clk->run, ds.time_ns, c->seq)) {
+		/* To the run's end if it fits there, else to the heap. */
+		dwq_clk_remove(clk, &ut->node);
+		dwq_utask_insert(c, ut, ds.time_ns);
 	} else {
 		/* After the tasks already due then: a fresh seq. */
-		heap = &c->clk[clock].heap;
-		heap->next_seq = c->seq++;
-		dwq_heap_update(heap, &ut->node, ds.time_ns);
+		seq = c->seq++;
+		clk->heap.next_seq = seq;
+		dwq_heap_update(&clk->heap, &ut->node, ds.time_ns);
 	}
 	/* As in dwq_schedule_locked(): due at once is an edge. */
 	if (!dwq_client_arm(c, clock, 0, false) &&
@@ -2353,6 +2576,7 @@ struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred)
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		clk = &c->clk[i];
 		dwq_heap_init(&clk->heap, NULL, 0);
+		dwq_run_init(&clk->run);
 		dwq_task_init(&clk->alarm, dwq_client_alarm, NULL);
 		/* It wakes a wait queue: microseconds, no worker needed. */
 		dwq_task_set_quick(&clk->alarm, true);
@@ -2376,6 +2600,20 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/* At release: free the task in @node, return its charges. */
+static void dwq_utask_release(struct dwq_client *c, struct dwq_heap_node *node)
+{
+	struct dwq_utask *ut = container_of(node, struct dwq_utask, node);
+
+	if (!ut->last) {
+		atomic_dec(&c->nr_tasks);
+		dwq_limits_rate_release(c->user,
+					dwq_limits_rate(ut->mode, ut->period));
+	}
+	dwq_limits_release(c->user, 1);
+	kmem_cache_free(dwq_utask_cache, ut);
+}
+
 /**
  * dwq_client_free() - a file's release: cancel its tasks, free the client
  * @c: the client, from dwq_client_new(); no other file operation runs
@@ -2384,7 +2622,7 @@ err_free:
  */
 void dwq_client_free(struct dwq_client *c)
 {
-	struct dwq_heap *heap;
+	struct dwq_client_clock *clk;
 	struct dwq_utask *ut;
 	unsigned int i, j;
 
@@ -2400,27 +2638,25 @@ void dwq_client_free(struct dwq_client *c)
 	/* A task a read() owes was uncharged then: it goes alone. */
 	ut = c->owed;
 	if (ut) {
-		dwq_heap_remove(&c->clk[ut->clock].heap, &ut->node);
+		dwq_clk_remove(&c->clk[ut->clock], &ut->node);
 		kmem_cache_free(dwq_utask_cache, ut);
 		c->owed = NULL;
 	}
-	/* Every task is in a heap, a cancelled one kept as its event too. */
+	/*
+	 * Every task is in a heap or a run, a cancelled one kept as its
+	 * event too.
+	 */
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
-		heap = &c->clk[i].heap;
-		for (j = 0; j < heap->nr; j++) {
-			ut = container_of(heap->slots[j].node, struct dwq_utask,
-					  node);
-			if (!ut->last) {
-				atomic_dec(&c->nr_tasks);
-				dwq_limits_rate_release(c->user,
-							dwq_limits_rate(ut->mode,
-									ut->period));
-			}
-			dwq_limits_release(c->user, 1);
-			kmem_cache_free(dwq_utask_cache, ut);
-		}
-		kvfree(heap->slots);
-		dwq_heap_init(heap, NULL, 0);
+		clk = &c->clk[i];
+		for (j = 0; j < clk->heap.nr; j++)
+			dwq_utask_release(c, clk->heap.slots[j].node);
+		for (j = 0; j < clk->run.len; j++)
+			if (dwq_run_at(&clk->run, j))
+				dwq_utask_release(c, dwq_run_at(&clk->run, j));
+		kvfree(clk->heap.slots);
+		dwq_heap_init(&clk->heap, NULL, 0);
+		kvfree(clk->run.slots);
+		dwq_run_init(&clk->run);
 	}
 	kvfree(c->ids);
 	c->ids = NULL;
@@ -2447,8 +2683,8 @@ void dwq_client_free(struct dwq_client *c)
  *
  * The process that opened it, as the reader's pid namespace numbers it (0
  * if it cannot see it, or the process has exited); its counts, the sizes
- * of its arrays outside the slab (its heaps' slots, its id map's
- * buckets), and its next task (the earliest not due yet): its id, the
+ * of its arrays outside the slab (its heaps' slots, its runs' slots, its
+ * id map's buckets), and its next task (the earliest not due yet): its id, the
  * deadline on the task's clock, that clock, and the time left. Nothing if
  * the reader is killed while it waits for the file.
  *
@@ -2456,20 +2692,22 @@ void dwq_client_free(struct dwq_client *c)
  */
 void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c)
 {
-	unsigned int i, slots = 0;
+	unsigned int i, slots = 0, ring = 0;
 	struct dwq_utask *next;
 	u64 remaining, events;
 
 	/*
 	 * Not settled: another process may be looking. A task a read() owes
-	 * was read: due in its heap, not an event any more (nor pending).
+	 * was read: due and queued, not an event any more (nor pending).
 	 * Killable: a read() holds the mutex while it copies its events out,
 	 * for as long as a fault on the reader's buffer takes to come in.
 	 */
 	if (mutex_lock_killable(&c->mutex))
 		return;
-	for (i = 0; i < DWQ_NR_CLOCKS; i++)
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		slots += c->clk[i].heap.cap;
+		ring += c->clk[i].run.cap;
+	}
 	dwq_events_next(c, &next, &remaining);
 	events = dwq_events_count(c) - !!c->owed;
 	/* 0 once it has exited: its number may be another process's. */
@@ -2481,6 +2719,7 @@ void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c)
 	seq_printf(m, "dwq-pending: %d\n", atomic_read(&c->nr_tasks));
 	seq_printf(m, "dwq-events: %llu\n", events);
 	seq_printf(m, "dwq-heap-slots: %u\n", slots);
+	seq_printf(m, "dwq-run-slots: %u\n", ring);
 	seq_printf(m, "dwq-id-buckets: %u\n", 1U << c->ids_bits);
 	seq_printf(m, "dwq-next-id: %llu\n", next ? next->id : 0);
 	seq_printf(m, "dwq-next-deadline-ns: %llu\n",
@@ -2619,6 +2858,19 @@ void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
 	mutex_unlock(&c->mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_ids);
+
+/* For KUnit: @file's tasks on CLOCK_MONOTONIC in its run and its heap. */
+void dwq_dev_kunit_run(struct file *file, unsigned int *run, unsigned int *heap)
+{
+	struct dwq_client *c = file->private_data;
+
+	mutex_lock(&c->mutex);
+	dwq_client_settle(c);
+	*run = c->clk[DWQ_CLOCK_MONOTONIC].run.nr;
+	*heap = c->clk[DWQ_CLOCK_MONOTONIC].heap.nr;
+	mutex_unlock(&c->mutex);
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_run);
 #endif
 
 /**

@@ -3,7 +3,7 @@
  * /dev/dwq: what its files share. Private to dwq.ko.
  *
  *   dev.c     the device and its file operations
- *   client.c  a file's tasks, its id map, heaps and alarms, and all that
+ *   client.c  a file's tasks, its id map, heaps, runs and alarms, all that
  *             is done under its mutex, which it owns: read() fires the
  *             due tasks and returns their events; poll(); the ioctls'
  *             actions. Its exported functions take the mutex themselves.
@@ -15,10 +15,10 @@
  * Each open file is a client (&struct dwq_client) that owns any number of
  * tasks (&struct dwq_utask), each known by a 64-bit id that is never
  * reused while the file lives. The tasks are not the engine's: the file
- * keeps them in heaps of its own, one per clock, ordered by deadline (as a
- * timerfd keeps its one timer, but many per file). Nothing runs for a task
- * when it comes due. The file has one engine task per clock, its alarm,
- * on the shared queue by the earliest deadline of that clock's heap (on
+ * keeps them in a heap and a run of its own for each clock, ordered by
+ * deadline (as a timerfd keeps its one timer, but many per file). Nothing
+ * runs for a task when it comes due. The file has one engine task per
+ * clock, its alarm, on the shared queue by that clock's earliest deadline (on
  * CLOCK_MONOTONIC early rather than late: a cancel or a later head does
  * not move it); the alarm only wakes the file's readers and pollers.
  * read() then fires the due tasks in the reader's own context: it makes
@@ -52,6 +52,7 @@
 #include <dwq.h>
 
 #include "heap.h"
+#include "run.h"
 
 struct cred;
 struct file;
@@ -77,16 +78,24 @@ enum dwq_clock {
 
 /**
  * struct dwq_client_clock - a file's tasks on one clock
- * @heap: the tasks, by (deadline, seq); slots allocated with the file's
- *	mutex held (GFP_KERNEL), never under a spinlock
- * @alarm: the engine task (quick) that fires by @heap's earliest deadline,
+ * @heap: the tasks that are not in @run, by (deadline, seq); slots
+ *	allocated with the file's mutex held (GFP_KERNEL), never under a
+ *	spinlock, with room for @run's tasks too, so that any task can move
+ *	to the heap without an allocation
+ * @run: the tasks that came after every task in it, in key order; a task
+ *	scheduled after @run's last goes at its end, O(1) each way (see
+ *	run.h), any other to @heap. The earlier of the two fronts is the
+ *	clock's earliest task. Its ring doubles when a task that comes in
+ *	order finds it full (dwq_utask_insert()); without the memory, the
+ *	task goes to @heap
+ * @alarm: the engine task (quick) that fires by the earliest deadline,
  *	on CLOCK_MONOTONIC early rather than late: an earlier head brings it
  *	in, a later or empty one leaves it (dwq_client_arm()). When it fires
  *	it wakes the file's readers if the head is due, or else re-arms
  *	itself for the head (dwq_client_alarm()). Its reference count is not
  *	used: it lives in the client.
  * @client: the file, for the alarm's callback
- * @next: @heap's earliest deadline, or U64_MAX when it is empty: written
+ * @next: the earliest deadline, or U64_MAX with no task: written
  *	with the mutex held, read locklessly by readers, pollers and @alarm
  * @armed: with the mutex held: @alarm fires by this deadline unless it
  *	has @fired since (U64_MAX: it is not armed, or a due head's readers
@@ -116,6 +125,7 @@ enum dwq_clock {
  */
 struct dwq_client_clock {
 	struct dwq_heap heap;
+	struct dwq_run run;
 	struct dwq_task alarm;
 	struct dwq_client *client;
 	u64 next;
@@ -200,9 +210,9 @@ struct dwq_bin {
  *	owner, freed at release.
  * @nr_spare: entries of @spare in use
  * @bin: done tasks not kept as spares, to be freed together
- * @owed: the one-shot whose event the last read() returned alone, left at
- *	its heap's root (and in the id map), uncharged and traced: taken out
- *	(dwq_client_settle()) by the next holder of @mutex before anything
+ * @owed: the one-shot whose event the last read() returned alone, left
+ *	first on its clock (and in the id map), uncharged and traced: taken
+ *	out (dwq_client_settle()) by the next holder of @mutex before anything
  *	else, so that the reader has its event before that work is done;
  *	release frees it alone, fdinfo counts it out. NULL when nothing is
  *	owed
@@ -264,8 +274,9 @@ struct dwq_uevent {
 
 /**
  * struct dwq_utask - a task owned by a client
- * @node: its place in its clock's heap: deadline and seq. A task is in
- *	its heap for its whole life, due or not.
+ * @node: its place in its clock's heap or run: deadline and seq, and
+ *	the slot (heap.h, run.h). A task is queued for its whole life, due
+ *	or not.
  * @idnext: the next task in its &dwq_client.ids bucket, or NULL
  * @id: its key in &dwq_client.ids
  * @cookie: the user's value, returned in every event
@@ -281,7 +292,7 @@ struct dwq_uevent {
  * @clock: its &enum dwq_clock
  * @last: the task was cancelled while due, with no kept event: it is its
  *	last firing's event now, unread. It left the id map and gave its
- *	file's charge and firing rate back, but stays in its heap at the
+ *	file's charge and firing rate back, but stays queued at the
  *	deadline that fired, and holds its charge to its user and to all
  *	files until read() returns the event and frees it. So a cancel
  *	allocates nothing.

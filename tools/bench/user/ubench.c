@@ -65,6 +65,8 @@
 #define DWQ_SLOT_BYTES 24
 /* sizeof(struct hlist_head): a bucket of a file's id map. */
 #define DWQ_BUCKET_BYTES 8
+/* A slot of a run's ring in module/run.h: a node pointer. */
+#define DWQ_RING_BYTES 8
 
 struct params {
 	unsigned int reps;
@@ -276,7 +278,8 @@ static void dwq_schedule_many(int fd, const __u64 *d, unsigned int n,
 }
 
 /* A file's arrays outside the slab, from its fdinfo: heap slots, id buckets. */
-static void dwq_arrays(int fd, unsigned int *slots, unsigned int *buckets)
+static void dwq_arrays(int fd, unsigned int *slots, unsigned int *ring,
+		       unsigned int *buckets)
 {
 	char path[64], line[128];
 	FILE *f;
@@ -288,11 +291,12 @@ static void dwq_arrays(int fd, unsigned int *slots, unsigned int *buckets)
 		die("fdinfo");
 	while (fgets(line, sizeof(line), f)) {
 		got += sscanf(line, "dwq-heap-slots: %u", slots) == 1;
+		got += sscanf(line, "dwq-run-slots: %u", ring) == 1;
 		got += sscanf(line, "dwq-id-buckets: %u", buckets) == 1;
 	}
 	fclose(f);
-	if (got != 2)
-		die("fdinfo: no dwq-heap-slots or dwq-id-buckets");
+	if (got != 3)
+		die("fdinfo: no dwq-heap-slots, dwq-run-slots or dwq-id-buckets");
 }
 
 /* --- io_uring ----------------------------------------------------------- */
@@ -1528,7 +1532,7 @@ static void bench_f5(void)
 	static struct slabs a, b;
 	struct growth top[K_NKINDS][TOP_CACHES];
 	unsigned int n = P.slab_n, r, k, i, j, cap0 = 0, cap1 = 0;
-	unsigned int ids0 = 0, ids1 = 0;
+	unsigned int ids0 = 0, ids1 = 0, ring0 = 0, ring1 = 0;
 	__u64 *d = xcalloc(n, sizeof(*d));
 	struct rlimit rl = { n + 256, n + 256 };
 	char al[256];
@@ -1545,16 +1549,19 @@ static void bench_f5(void)
 			f5_prepare(&h, i, n);
 			slab_settle(&a);
 			if (i == K_DWQ)
-				dwq_arrays(h.fd, &cap0, &ids0);
+				dwq_arrays(h.fd, &cap0, &ring0, &ids0);
 			f5_arm(&h, d);
 			slab_read(&b);
 			if (i == K_DWQ)
-				dwq_arrays(h.fd, &cap1, &ids1);
+				dwq_arrays(h.fd, &cap1, &ring1, &ids1);
 			slab_delta(&a, &b, n, &total, top[i]);
 			add("F5", f5_names[i], n, "slab", "bytes", total);
 			if (i == K_DWQ) {
 				add("F5", "dwq_heap_array", n, "heap", "bytes",
 				    (double)(cap1 - cap0) * DWQ_SLOT_BYTES / n);
+				add("F5", "dwq_run_ring", n, "run", "bytes",
+				    ((double)ring1 - ring0) * DWQ_RING_BYTES /
+					    n);
 				add("F5", "dwq_id_map", n, "ids", "bytes",
 				    (double)(ids1 - ids0) * DWQ_BUCKET_BYTES /
 					    n);

@@ -72,6 +72,7 @@ grep -qx "dwq-tgid: $pid" "$tmp/fdinfo" && grep -qx 'dwq-pending: 2' "$tmp/fdinf
 	grep -qx 'dwq-next-id: 2' "$tmp/fdinfo" &&
 	grep -qx 'dwq-next-clock: monotonic' "$tmp/fdinfo" &&
 	grep -qx 'dwq-heap-slots: 16' "$tmp/fdinfo" &&
+	grep -qx 'dwq-run-slots: 16' "$tmp/fdinfo" &&
 	grep -qx 'dwq-id-buckets: 16' "$tmp/fdinfo" &&
 	[ -n "$left" ] && [ "$left" -gt 0 ] && [ "$left" -le 200000000000 ]
 result $? "fdinfo: the opener, its arrays' sizes, the next task's id, clock and time left" "$tmp/fdinfo"

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -895,6 +896,105 @@ TEST_F_TIMEOUT(limits, global_enospc, 240)
 			      global_limit);
 	if (err)
 		t_skip("max_tasks cannot be lowered for the case: %s",
+		       t_errname(-err));
+}
+
+/*
+ * A schedule on a new file with the thread's 1st, 2nd, ... allocation
+ * armed to fail (fail-nth): it fails with ENOMEM and leaves nothing, or
+ * it succeeds (a kvmalloc() falls back to vmalloc() when its kmalloc()
+ * fails, and the ring of the file's run is one it can do without: KUnit
+ * dwq_dev_test_run_no_ring) and its task fires. Ends at the first nth the
+ * schedule does not reach.
+ */
+static void schedule_failing_nth(void)
+{
+	int nth_fd, nth, fd, failed = 0;
+	struct dwq_event ev;
+	uint64_t id = 0;
+	char buf[16];
+	long err, left;
+
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (nth_fd < 0)
+		t_fail("/proc/thread-self/fail-nth: %s", t_errname(errno));
+	for (nth = 1;; nth++) {
+		if (nth > 32)
+			t_fail("a schedule still allocates at its %dth", nth);
+		fd = dwqt_open(O_NONBLOCK);
+		snprintf(buf, sizeof(buf), "%d", nth);
+		T_EQ(pwrite(nth_fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+		err = dwqt_sched(fd, dwqt_now(), 0, DWQ_MODE_ONESHOT,
+				 DWQ_SCHED_ABS, nth, &id);
+		memset(buf, 0, sizeof(buf));
+		T_EXPECT(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0,
+			 "read fail-nth");
+		T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
+		left = strtol(buf, NULL, 10);
+		if (err) {
+			/* Failed whole: nothing pending, nothing to read. */
+			T_ERR(err, ENOMEM);
+			T_EQ(left, 0);
+			T_EQ(dwqt_stats_ok(fd).pending, 0);
+			dwqt_expect_no_event(fd, 20);
+			failed++;
+		} else {
+			ev = dwqt_read_one(fd);
+			T_EQ(ev.id, id);
+			T_EQ(ev.cookie, nth);
+		}
+		close(fd);
+		if (left)
+			break;
+	}
+	close(nth_fd);
+	t_note("%d allocations, %d of them fail the schedule", nth - 1, failed);
+	/* At least the task's own (a kvmalloc() may fall back instead). */
+	T_EXPECT(failed >= 1, "%d failed", failed);
+}
+
+#define FAILSLAB "/sys/kernel/debug/failslab"
+#define FAIL_PAGE_ALLOC "/sys/kernel/debug/fail_page_alloc"
+
+/* No report of each failure in the kernel's log, which fails a run. */
+static void schedule_failing_nth_quietly(void)
+{
+	static const char *const verbose[] = {
+		FAILSLAB "/verbose",
+		FAIL_PAGE_ALLOC "/verbose",
+	};
+	int err;
+
+	err = dwqt_with_files(verbose, ARRAY_SIZE(verbose), "0",
+			      schedule_failing_nth);
+	if (err)
+		t_fail("cannot turn fault injection's reports off: %s",
+		       t_errname(-err));
+}
+
+/*
+ * As park's cancel_parked_fail_nth: failslab's and fail_page_alloc's
+ * ignore-gfp-wait and failslab's cache-filter off for the case, so that
+ * every allocation counts.
+ */
+TEST_F(schedule, fail_nth)
+{
+	static const char *const knobs[] = {
+		FAILSLAB "/ignore-gfp-wait",
+		FAILSLAB "/cache-filter",
+		FAIL_PAGE_ALLOC "/ignore-gfp-wait",
+	};
+	int err;
+
+	if (access("/proc/thread-self/fail-nth", W_OK))
+		t_skip("no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)");
+	if (access(FAILSLAB "/ignore-gfp-wait", W_OK))
+		t_skip("no %s (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)",
+		       FAILSLAB "/ignore-gfp-wait");
+	err = dwqt_with_files(knobs, ARRAY_SIZE(knobs), "N",
+			      schedule_failing_nth_quietly);
+	if (err)
+		t_fail("cannot turn failslab's ignore-gfp-wait off: %s",
 		       t_errname(-err));
 }
 
