@@ -10,6 +10,8 @@
  *   dwq        an op is DWQ_IOC_SCHEDULE (DWQ_SCHED_ABS, a random deadline
  *              1000 to 2000 s ahead) and DWQ_IOC_CANCEL of the task it
  *              made, on one /dev/dwq file
+ *   dwqpend    the same with 10000 such tasks pending (as F2b's second
+ *              column)
  *   timerfd    an op is timerfd_settime() arming such a deadline
  *              (TFD_TIMER_ABSTIME) and a second one disarming it
  *   noop       an op is two ioctls that dwq answers -ENOTTY at once (as
@@ -112,6 +114,18 @@ static void op_dwq(__u64 i)
 	c.id = s.id;
 	if (ioctl(fd, DWQ_IOC_CANCEL, &c) || c.result != DWQ_RESULT_REMOVED)
 		die("DWQ_IOC_CANCEL");
+}
+
+/* A task that stays: due 1000 to 2000 s after @base. */
+static void schedule_far(__u64 base)
+{
+	struct dwq_ioc_schedule s;
+
+	memset(&s, 0, sizeof(s));
+	s.time_ns = base + FAR + rnd() % FAR;
+	s.flags = DWQ_SCHED_ABS;
+	if (ioctl(fd, DWQ_IOC_SCHEDULE, &s))
+		die("DWQ_IOC_SCHEDULE");
 }
 
 static void op_timerfd(__u64 i)
@@ -291,8 +305,10 @@ static const struct {
 	void (*op)(__u64 i); /* or, without one: */
 	__u64 (*run)(__u64 n); /* sets up, marks, returns the ns between */
 	int nonblock; /* open /dev/dwq O_NONBLOCK */
+	unsigned int pending; /* tasks scheduled before the first op */
 } modes[] = {
 	{ .name = "dwq", .op = op_dwq },
+	{ .name = "dwqpend", .op = op_dwq, .pending = 10000 },
 	{ .name = "timerfd", .op = op_timerfd },
 	{ .name = "noop", .op = op_noop },
 	{ .name = "readempty", .op = op_readempty, .nonblock = 1 },
@@ -347,6 +363,8 @@ int main(int argc, char **argv)
 		base = now_ns();
 		for (i = 0; i < n + WARM; i++)
 			deadline[i] = base + FAR + rnd() % FAR;
+		for (i = 0; i < modes[m].pending; i++)
+			schedule_far(base);
 		for (i = 0; i < WARM; i++)
 			modes[m].op(n + i);
 		t0 = now_ns();
