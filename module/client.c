@@ -858,6 +858,20 @@ static void dwq_moment_init(struct dwq_moment *at)
 	at->have = 0;
 }
 
+/* A moment that starts with the clocks @now read (0: not read). */
+static void dwq_moment_from(struct dwq_moment *at, const u64 *now)
+{
+	unsigned int i;
+
+	at->have = 0;
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		if (now[i]) {
+			at->t[i] = now[i];
+			at->have |= BIT(i);
+		}
+	}
+}
+
 static u64 dwq_moment(struct dwq_moment *at, unsigned int clock)
 {
 	if (!(at->have & BIT(clock))) {
@@ -2079,7 +2093,8 @@ static int dwq_schedule_locked(struct dwq_client *c,
 	err = dwq_utasks_add(c, r->uts, n);
 	if (err)
 		goto err_put;
-	dwq_moment_init(&at);
+	/* The call's moment: due at once is due by it. */
+	dwq_moment_from(&at, r->now);
 	for (i = 0; i < n; i++) {
 		ut = r->uts[i];
 		ut->cookie = r->us[i].cookie;
@@ -2251,10 +2266,11 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		clock = DWQ_CLOCK_MONOTONIC;
 	if (clock == DWQ_CLOCK_BOOTTIME)
 		flags |= DWQ_SCHED_BOOTTIME;
-	err = dwq_limits_sched(&ds, ur->time_ns, ur->period_ns, mode, flags);
+	at[old_clock] = now;
+	err = dwq_limits_sched(&ds, ur->time_ns, ur->period_ns, mode, flags,
+			       at);
 	if (err)
 		return err;
-	at[old_clock] = now;
 	err = dwq_sched_abs(&ds, clock,
 			    ur->flags & DWQ_RESCHED_PERIOD ? ur->period_ns :
 							     ut->period,

@@ -330,6 +330,9 @@ struct dwq_utask {
  * @rate: their firing rate together, mHz
  * @write_ids: writes the ids back to user space: 0 or -EFAULT
  * @arg: for @write_ids
+ * @now: the call's moment on each clock, as the checks read it (0 on a
+ *	clock they did not read): the delays count from it, and a task is
+ *	due at once if its deadline is no later
  */
 struct dwq_sched_req {
 	const struct dwq_ioc_schedule *us;
@@ -339,6 +342,7 @@ struct dwq_sched_req {
 	u64 rate;
 	int (*write_ids)(void *arg, struct dwq_utask **uts, unsigned int n);
 	void *arg;
+	const u64 *now;
 };
 
 /* Which clock a schedule's timing is on. */
@@ -398,7 +402,7 @@ int dwq_limits_rate_charge(struct dwq_user *u, u64 rate);
 void dwq_limits_rate_release(struct dwq_user *u, u64 rate);
 void dwq_limits_stats(struct dwq_user *u, struct dwq_ioc_stats *st);
 int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
-		     u32 flags);
+		     u32 flags, u64 *now);
 int dwq_limits_init(void);
 void dwq_limits_exit(void);
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -36,7 +36,7 @@ static int dwq_dev_check_schedule(const struct dwq_ioc_schedule *us,
 	if (us->flags & ~(DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME))
 		return -EINVAL;
 	err = dwq_limits_sched(ds, us->time_ns, us->period_ns, us->mode,
-			       us->flags);
+			       us->flags, now);
 	if (err)
 		return err;
 	return dwq_sched_abs(ds, dwq_sched_clock(ds), us->period_ns, now);
@@ -85,6 +85,7 @@ static long dwq_ioctl_schedule(struct dwq_client *c,
 		.rate = dwq_limits_rate(us.mode, us.period_ns),
 		.write_ids = dwq_write_id,
 		.arg = &out,
+		.now = now,
 	};
 	return dwq_client_schedule(c, &req, killable);
 }
@@ -204,6 +205,7 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 		.rate = rate,
 		.write_ids = dwq_write_ids,
 		.arg = &out,
+		.now = now,
 	};
 	err = dwq_client_schedule(c, &req, killable);
 

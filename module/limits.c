@@ -414,6 +414,9 @@ void dwq_limits_release(struct dwq_user *u, unsigned int n)
  * @mode: a DWQ_MODE_* value
  * @flags: DWQ_SCHED_* and %DWQ_RESCHED_PERIOD, already checked for
  *	unknown bits
+ * @now: the call's moment on each clock (&enum dwq_clock), 0 on a clock
+ *	not read yet: a deadline is checked against it, the clock read here
+ *	first if need be (as dwq_sched_abs() does for a delay)
  *
  * Context: any context.
  * Return: 0, or -EINVAL for a bad mode, a period out of [min_period_ns,
@@ -421,9 +424,9 @@ void dwq_limits_release(struct dwq_user *u, unsigned int n)
  * a time over KTIME_MAX.
  */
 int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
-		     u32 flags)
+		     u32 flags, u64 *now)
 {
-	u64 now;
+	unsigned int clock;
 
 	switch (mode) {
 	case DWQ_MODE_ONESHOT:
@@ -441,9 +444,11 @@ int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
 	if (time_ns > KTIME_MAX)
 		return -EINVAL;
 	if (flags & DWQ_SCHED_ABS) {
-		now = flags & DWQ_SCHED_BOOTTIME ? ktime_get_boottime_ns() :
-						   ktime_get_ns();
-		if (time_ns > now && time_ns - now > max_delay_ns)
+		clock = flags & DWQ_SCHED_BOOTTIME ? DWQ_CLOCK_BOOTTIME :
+						     DWQ_CLOCK_MONOTONIC;
+		if (!now[clock])
+			now[clock] = dwq_clock_now(clock);
+		if (time_ns > now[clock] && time_ns - now[clock] > max_delay_ns)
 			return -EINVAL;
 	} else if (time_ns > max_delay_ns) {
 		return -EINVAL;
