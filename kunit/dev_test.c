@@ -518,7 +518,8 @@ static void dwq_dev_test_id_map(struct kunit *test)
 	}
 	dwq_dev_kunit_ids(f, &nr, &buckets);
 	KUNIT_EXPECT_EQ(test, nr, 3U);
-	KUNIT_EXPECT_EQ(test, buckets, 16U);
+	/* It keeps room for a batch of DWQ_CLIENT_SPARES, two a bucket. */
+	KUNIT_EXPECT_EQ(test, buckets, DWQ_CLIENT_SPARES / 2U);
 	for (i = n - 4; i < n; i++) {
 		qr = (struct dwq_ioc_query){ .id = ids[i] };
 		KUNIT_ASSERT_EQ(test, copy_to_user(buf, &qr, sizeof(qr)), 0UL);
@@ -1351,8 +1352,9 @@ static void dwq_dev_test_uring_interrupted(struct kunit *test)
 /*
  * A reader draining a backlog: the reads that leave tasks due keep the
  * heap's room and the id map's buckets, and the read that leaves none
- * due gives both back at once. 600 one-shots due at once, read 64 at a
- * time, each id once and in the order scheduled.
+ * due gives both back at once, down to room for DWQ_CLIENT_SPARES
+ * tasks. 600 one-shots due at once, read 64 at a time, each id once and
+ * in the order scheduled.
  */
 static void dwq_dev_test_drain_shrinks_once(struct kunit *test)
 {
@@ -1410,8 +1412,9 @@ static void dwq_dev_test_drain_shrinks_once(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, buckets, full_buckets);
 		}
 	}
-	KUNIT_EXPECT_EQ(test, slots, DWQ_HEAP_MIN_CAPACITY);
-	KUNIT_EXPECT_EQ(test, buckets, 16U);
+	/* Room for a batch of DWQ_CLIENT_SPARES left. */
+	KUNIT_EXPECT_EQ(test, slots, DWQ_CLIENT_SPARES);
+	KUNIT_EXPECT_EQ(test, buckets, DWQ_CLIENT_SPARES / 2U);
 	KUNIT_EXPECT_EQ(test, spares, DWQ_CLIENT_SPARES);
 	f->f_flags |= O_NONBLOCK;
 	len = f->f_op->read(f, (char __user *)ue, sizeof(ev), &pos);
@@ -1462,9 +1465,9 @@ static void dt_move_to(struct kunit *test, struct file *f, void __user *u,
 static void dt_expect_run(struct kunit *test, struct file *f, unsigned int run,
 			  unsigned int heap)
 {
-	unsigned int r, h;
+	unsigned int r, h, ring;
 
-	dwq_dev_kunit_run(f, &r, &h);
+	dwq_dev_kunit_run(f, &r, &h, &ring);
 	KUNIT_EXPECT_EQ(test, r, run);
 	KUNIT_EXPECT_EQ(test, h, heap);
 }
@@ -1570,10 +1573,82 @@ static void dwq_dev_test_run_no_ring(struct kunit *test)
 	dt_expect_run(test, f, 0, 0);
 }
 
+/*
+ * A batch of DWQ_CLIENT_SPARES timeouts armed and disarmed over and over
+ * allocates nothing: once the first has grown the file's arrays, the
+ * cancel that empties them leaves them as they are (so the next schedule
+ * needs no more room), and the tasks come from the spares.
+ */
+static void dwq_dev_test_batch_keeps_room(struct kunit *test)
+{
+	const unsigned int n = DWQ_CLIENT_SPARES;
+	struct dwq_ioc_schedule s = { .time_ns = HOUR };
+	struct dwq_ioc_schedule_batch sb = { .count = n };
+	struct dwq_ioc_cancel_batch cb = { .count = n };
+	unsigned int i, r, spares, slots, nr, buckets, run, heap, ring;
+	unsigned int full_slots = 0, full_buckets = 0, full_ring = 0;
+	struct dwq_ioc_schedule __user *us;
+	struct dwq_ioc_cancel __user *uc;
+	struct dwq_ioc_cancel c = {};
+	unsigned long addr;
+	char __user *buf;
+	struct file *f;
+	u64 id;
+
+	f = dt_open(test, 4 * PAGE_SIZE, &addr);
+	buf = (char __user *)addr;
+	us = (struct dwq_ioc_schedule __user *)(addr + PAGE_SIZE);
+	uc = (struct dwq_ioc_cancel __user *)(addr + 3 * PAGE_SIZE);
+	sb.entries = (u64)(uintptr_t)us;
+	cb.entries = (u64)(uintptr_t)uc;
+	for (r = 0; r < 4; r++) {
+		for (i = 0; i < n; i++)
+			KUNIT_ASSERT_EQ(test,
+					copy_to_user(us + i, &s, sizeof(s)),
+					0UL);
+		KUNIT_ASSERT_EQ(test, copy_to_user(buf, &sb, sizeof(sb)), 0UL);
+		KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_SCHEDULE_BATCH, buf), 0L);
+		dwq_dev_kunit_spares(f, &spares, &slots);
+		dwq_dev_kunit_ids(f, &nr, &buckets);
+		dwq_dev_kunit_run(f, &run, &heap, &ring);
+		/* One delay for all: they came in order, to the run. */
+		KUNIT_EXPECT_EQ(test, run, n);
+		KUNIT_EXPECT_EQ(test, spares, 0U);
+		if (!r) {
+			full_slots = slots;
+			full_buckets = buckets;
+			full_ring = ring;
+		}
+		for (i = 0; i < n; i++) {
+			KUNIT_ASSERT_EQ(test, get_user(id, &us[i].id), 0);
+			c = (struct dwq_ioc_cancel){ .id = id };
+			KUNIT_ASSERT_EQ(test,
+					copy_to_user(uc + i, &c, sizeof(c)),
+					0UL);
+		}
+		KUNIT_ASSERT_EQ(test, copy_to_user(buf, &cb, sizeof(cb)), 0UL);
+		KUNIT_ASSERT_EQ(test, ioc(f, DWQ_IOC_CANCEL_BATCH, buf), 0L);
+		/* Emptied, and every array as the first batch left it. */
+		dwq_dev_kunit_spares(f, &spares, &slots);
+		dwq_dev_kunit_ids(f, &nr, &buckets);
+		dwq_dev_kunit_run(f, &run, &heap, &ring);
+		KUNIT_EXPECT_EQ(test, nr, 0U);
+		KUNIT_EXPECT_EQ(test, run + heap, 0U);
+		KUNIT_EXPECT_EQ(test, spares, n);
+		KUNIT_EXPECT_EQ(test, slots, full_slots);
+		KUNIT_EXPECT_EQ(test, buckets, full_buckets);
+		KUNIT_EXPECT_EQ(test, ring, full_ring);
+	}
+	KUNIT_EXPECT_GE(test, full_slots, n);
+	KUNIT_EXPECT_GE(test, 2 * full_buckets, n);
+	KUNIT_EXPECT_GE(test, full_ring, n);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_run_and_heap),
 	KUNIT_CASE(dwq_dev_test_run_no_ring),
+	KUNIT_CASE(dwq_dev_test_batch_keeps_room),
 	KUNIT_CASE(dwq_dev_test_boottime_queue),
 	KUNIT_CASE(dwq_dev_test_mode),
 	KUNIT_CASE(dwq_dev_test_two_devices),

@@ -114,6 +114,8 @@ static int dwq_client_lock(struct dwq_client *c, bool killable)
 /* The id map's smallest and largest sizes, as log2 of its buckets. */
 #define DWQ_IDS_MIN_BITS 4
 #define DWQ_IDS_MAX_BITS 20
+/* Nor does it shrink below two DWQ_CLIENT_SPARES tasks a bucket. */
+#define DWQ_IDS_KEEP_BITS ilog2(DWQ_CLIENT_SPARES / 2)
 
 static struct dwq_utask **dwq_ids_bucket(struct dwq_client *c, u64 id)
 {
@@ -171,8 +173,8 @@ static void dwq_ids_resize(struct dwq_client *c, unsigned int bits)
  * Keep the id map between a quarter full and two tasks a bucket: doubled
  * (or more) as tasks come, to between one and two tasks a bucket; halved
  * (or more) once under a quarter of a task a bucket is left, to one or
- * fewer; never past its smallest and largest sizes. The file's mutex
- * held.
+ * fewer, but not below room for DWQ_CLIENT_SPARES tasks; never past its
+ * smallest and largest sizes. The file's mutex held.
  */
 static void dwq_ids_fit(struct dwq_client *c)
 {
@@ -182,9 +184,9 @@ static void dwq_ids_fit(struct dwq_client *c)
 		bits = min_t(unsigned int, order_base_2(c->nr_ids) - 1,
 			     DWQ_IDS_MAX_BITS);
 		dwq_ids_resize(c, bits);
-	} else if (c->nr_ids < n / 4 && c->ids_bits > DWQ_IDS_MIN_BITS) {
+	} else if (c->nr_ids < n / 4 && c->ids_bits > DWQ_IDS_KEEP_BITS) {
 		bits = max_t(unsigned int, order_base_2(max(c->nr_ids, 1U)),
-			     DWQ_IDS_MIN_BITS);
+			     DWQ_IDS_KEEP_BITS);
 		dwq_ids_resize(c, bits);
 	}
 }
@@ -386,16 +388,18 @@ static noinline void dwq_clk_shrink(struct dwq_client_clock *clk)
 	/* The heap as if the run's tasks were in it: it has room for them. */
 	busy = clk->heap;
 	busy.nr += clk->run.nr;
-	if (dwq_heap_may_shrink(&busy)) {
-		want = dwq_heap_shrunk_capacity(&busy);
+	want = max_t(unsigned int, dwq_heap_shrunk_capacity(&busy),
+		     DWQ_CLIENT_SPARES);
+	/* Halved at least: a heap grown to 81 slots for 64 tasks stays. */
+	if (want <= busy.cap / 2) {
 		slots = kvmalloc_array(want, sizeof(*slots),
 				       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (slots)
 			kvfree(dwq_heap_adopt(&clk->heap, slots, want));
 	}
-	if (clk->run.cap > DWQ_RUN_MIN_CAPACITY &&
-	    clk->run.nr <= clk->run.cap / 4) {
-		want = dwq_run_shrunk_capacity(&clk->run);
+	want = max_t(unsigned int, dwq_run_shrunk_capacity(&clk->run),
+		     DWQ_CLIENT_SPARES);
+	if (want < clk->run.cap) {
 		ring = dwq_ring_alloc(want);
 		if (ring)
 			kvfree(dwq_run_adopt(&clk->run, ring, want));
@@ -409,11 +413,11 @@ static noinline void dwq_clk_shrink(struct dwq_client_clock *clk)
  *
  * The heap halves while a quarter of it or less is used, by the heap's
  * and the run's tasks together, in one step (dwq_heap_shrunk_capacity()),
- * never below DWQ_HEAP_MIN_CAPACITY slots: an emptied heap keeps that
- * many until the file is released, so that a timeout armed and disarmed
- * over and over allocates no array per arm. The run's ring likewise, by
- * its own tasks, never below DWQ_RUN_MIN_CAPACITY. A failed allocation
- * keeps the old.
+ * never below DWQ_CLIENT_SPARES slots: an emptied heap keeps that many
+ * (or what it grew to, if less) until the file is released, so that
+ * timeouts armed and disarmed over and over, one or a batch at a time,
+ * allocate no array per arm. The run's ring likewise, by its own tasks.
+ * A failed allocation keeps the old.
  *
  * Context: process context, @c->mutex held; sleeps.
  */
@@ -423,9 +427,8 @@ static void dwq_client_shrink(struct dwq_client *c, unsigned int clock)
 	unsigned int busy = clk->heap.nr + clk->run.nr;
 
 	lockdep_assert_held(&c->mutex);
-	if ((clk->heap.cap > DWQ_HEAP_MIN_CAPACITY &&
-	     busy <= clk->heap.cap / 4) ||
-	    (clk->run.cap > DWQ_RUN_MIN_CAPACITY &&
+	if ((clk->heap.cap > DWQ_CLIENT_SPARES && busy <= clk->heap.cap / 4) ||
+	    (clk->run.cap > DWQ_CLIENT_SPARES &&
 	     clk->run.nr <= clk->run.cap / 4))
 		dwq_clk_shrink(clk);
 }
@@ -2875,8 +2878,12 @@ void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_ids);
 
-/* For KUnit: @file's tasks on CLOCK_MONOTONIC in its run and its heap. */
-void dwq_dev_kunit_run(struct file *file, unsigned int *run, unsigned int *heap)
+/*
+ * For KUnit: @file's tasks on CLOCK_MONOTONIC in its run and its heap,
+ * and its run's ring.
+ */
+void dwq_dev_kunit_run(struct file *file, unsigned int *run, unsigned int *heap,
+		       unsigned int *ring)
 {
 	struct dwq_client *c = file->private_data;
 
@@ -2884,6 +2891,7 @@ void dwq_dev_kunit_run(struct file *file, unsigned int *run, unsigned int *heap)
 	dwq_client_settle(c);
 	*run = c->clk[DWQ_CLOCK_MONOTONIC].run.nr;
 	*heap = c->clk[DWQ_CLOCK_MONOTONIC].heap.nr;
+	*ring = c->clk[DWQ_CLOCK_MONOTONIC].run.cap;
 	mutex_unlock(&c->mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_run);

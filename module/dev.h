@@ -63,9 +63,11 @@ struct dwq_user;
 struct dwq_client;
 
 /*
- * Tasks a file keeps when they are done, for its next schedules: a batch
- * of up to this many timers disarmed and armed again allocates nothing.
- * At most 64 utasks (8 KiB) a file, charged to its owner like its tasks.
+ * Tasks a file keeps when they are done, for its next schedules, and the
+ * tasks its arrays keep room for once they grew that far (a heap and a
+ * run of each clock, the id map): a batch of up to this many timers
+ * disarmed and armed again allocates nothing. At most 64 utasks (8 KiB)
+ * and arrays of about 2.3 KiB a file, charged to its owner like its tasks.
  */
 #define DWQ_CLIENT_SPARES 64
 

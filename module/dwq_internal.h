@@ -48,8 +48,8 @@ void dwq_dev_kunit_spares(struct file *file, unsigned int *spares,
 			  unsigned int *slots);
 void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
 		       unsigned int *buckets);
-void dwq_dev_kunit_run(struct file *file, unsigned int *run,
-		       unsigned int *heap);
+void dwq_dev_kunit_run(struct file *file, unsigned int *run, unsigned int *heap,
+		       unsigned int *ring);
 struct dwq_heap_node **dwq_ring_alloc(unsigned int n);
 void dwq_dev_kunit_alarm(struct file *file, unsigned int clock,
 			 struct dwq_task_info *info);
