@@ -799,6 +799,35 @@ static void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut,
 	WARN_ON_ONCE(dwq_heap_insert(&clk->heap, &ut->node, deadline));
 }
 
+/*
+ * dwq_utask_destroy() but for the file's count of its tasks and the
+ * task's charge to its user and to all files, which the caller returns,
+ * for many tasks at once: true if that charge is to be returned (no event
+ * it kept holds it).
+ */
+static __always_inline bool __dwq_utask_destroy(struct dwq_client *c,
+						struct dwq_utask *ut,
+						struct dwq_bin *bin)
+{
+	bool release = !ut->ev;
+
+	lockdep_assert_held(&c->mutex);
+	if (dwq_utask_queued(ut))
+		dwq_clk_remove(&c->clk[ut->clock], &ut->node);
+	dwq_ids_del(c, ut);
+	/* A one-shot has no firing rate to return (dwq_limits_rate()). */
+	if (ut->mode != DWQ_MODE_ONESHOT)
+		dwq_limits_rate_release(c->user,
+					dwq_limits_rate(ut->mode, ut->period));
+	if (ut->ev) {
+		/* Its id goes: the event it kept is its last. */
+		ut->ev->ev.flags |= DWQ_EVENT_LAST;
+		ut->ev->ut = NULL;
+	}
+	dwq_utask_put(c, ut, bin);
+	return release;
+}
+
 /**
  * dwq_utask_destroy() - a task is done: drop it and its charges
  * @c: the file, its mutex held
@@ -815,23 +844,11 @@ static void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut,
 static void dwq_utask_destroy(struct dwq_client *c, struct dwq_utask *ut,
 			      struct dwq_bin *bin)
 {
-	lockdep_assert_held(&c->mutex);
-	if (dwq_utask_queued(ut))
-		dwq_clk_remove(&c->clk[ut->clock], &ut->node);
-	dwq_ids_del(c, ut);
+	bool release = __dwq_utask_destroy(c, ut, bin);
+
 	atomic_dec(&c->nr_tasks);
-	/* A one-shot has no firing rate to return (dwq_limits_rate()). */
-	if (ut->mode != DWQ_MODE_ONESHOT)
-		dwq_limits_rate_release(c->user,
-					dwq_limits_rate(ut->mode, ut->period));
-	if (ut->ev) {
-		/* Its id goes: the event it kept is its last. */
-		ut->ev->ev.flags |= DWQ_EVENT_LAST;
-		ut->ev->ut = NULL;
-	} else {
+	if (release)
 		dwq_limits_release(c->user, 1);
-	}
-	dwq_utask_put(c, ut, bin);
 }
 
 /**
@@ -2206,7 +2223,7 @@ static void dwq_cancel_apply(struct dwq_client *c,
 			     struct dwq_utask **found, unsigned int n,
 			     struct dwq_moment *at)
 {
-	unsigned int i, touched = 0;
+	unsigned int i, touched = 0, gone = 0, released = 0;
 	struct dwq_utask *ut;
 	u64 now;
 
@@ -2221,7 +2238,9 @@ static void dwq_cancel_apply(struct dwq_client *c,
 		trace_dwq_dev_cancel(c->tgid, ut, uc[i].result);
 		touched |= BIT(ut->clock);
 		if (!dwq_utask_due(ut, now)) {
-			dwq_utask_destroy(c, ut, NULL);
+			/* Its counts returned with the others' below. */
+			released += __dwq_utask_destroy(c, ut, NULL);
+			gone++;
 		} else if (ut->ev) {
 			/* Folds into the event it kept: no memory taken. */
 			dwq_utask_keep(c, ut, now, NULL, DWQ_EVENT_LAST);
@@ -2230,6 +2249,10 @@ static void dwq_cancel_apply(struct dwq_client *c,
 			dwq_utask_cancel_due(c, ut, now);
 		}
 	}
+	if (gone)
+		atomic_sub(gone, &c->nr_tasks);
+	if (released)
+		dwq_limits_release(c->user, released);
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		if (touched & BIT(i)) {
 			dwq_client_arm(c, i, 0, false);
