@@ -12,6 +12,9 @@
  *              made, on one /dev/dwq file
  *   dwqpend    the same with 10000 such tasks pending (as F2b's second
  *              column)
+ *   batch      an op is one task of DWQ_IOC_SCHEDULE_BATCH and
+ *              DWQ_IOC_CANCEL_BATCH of 64 (as dwqctl bench's F2 batch:
+ *              one delay for all), every 64th op making both calls
  *   timerfd    an op is timerfd_settime() arming such a deadline
  *              (TFD_TIMER_ABSTIME) and a second one disarming it
  *   noop       an op is two ioctls that dwq answers -ENOTTY at once (as
@@ -66,6 +69,7 @@
 #define WARM 2000
 #define READ_EVENTS 64
 #define BURST_BATCH 1024
+#define BATCH_OF 64
 
 /* An ioctl no driver answers but dwq's: -ENOTTY at once (dwqctl bench). */
 #define DWQ_IOC_NOOP _IO(DWQ_IOC_MAGIC, 0xff)
@@ -126,6 +130,30 @@ static void schedule_far(__u64 base)
 	s.flags = DWQ_SCHED_ABS;
 	if (ioctl(fd, DWQ_IOC_SCHEDULE, &s))
 		die("DWQ_IOC_SCHEDULE");
+}
+
+static void op_batch(__u64 i)
+{
+	static struct dwq_ioc_schedule e[BATCH_OF];
+	static struct dwq_ioc_cancel x[BATCH_OF];
+	struct dwq_ioc_schedule_batch sb = { .entries = (__u64)(uintptr_t)e,
+					     .count = BATCH_OF };
+	struct dwq_ioc_cancel_batch cb = { .entries = (__u64)(uintptr_t)x,
+					   .count = BATCH_OF };
+	unsigned int k;
+
+	if (i % BATCH_OF)
+		return;
+	memset(e, 0, sizeof(e));
+	for (k = 0; k < BATCH_OF; k++)
+		e[k].time_ns = FAR;
+	if (ioctl(fd, DWQ_IOC_SCHEDULE_BATCH, &sb))
+		die("DWQ_IOC_SCHEDULE_BATCH");
+	memset(x, 0, sizeof(x));
+	for (k = 0; k < BATCH_OF; k++)
+		x[k].id = e[k].id;
+	if (ioctl(fd, DWQ_IOC_CANCEL_BATCH, &cb))
+		die("DWQ_IOC_CANCEL_BATCH");
 }
 
 static void op_timerfd(__u64 i)
@@ -309,6 +337,7 @@ static const struct {
 } modes[] = {
 	{ .name = "dwq", .op = op_dwq },
 	{ .name = "dwqpend", .op = op_dwq, .pending = 10000 },
+	{ .name = "batch", .op = op_batch },
 	{ .name = "timerfd", .op = op_timerfd },
 	{ .name = "noop", .op = op_noop },
 	{ .name = "readempty", .op = op_readempty, .nonblock = 1 },
