@@ -1462,6 +1462,22 @@ static void dt_move_to(struct kunit *test, struct file *f, void __user *u,
 	dt_ioc_ok(test, f, DWQ_IOC_RESCHEDULE, u, &r, sizeof(r));
 }
 
+/* read() all @n events at once from @f, due now: ids @want, in order. */
+static void dt_read_ids(struct kunit *test, struct file *f, void __user *u,
+			const u64 *want, unsigned int n)
+{
+	struct dwq_event ev[8];
+	loff_t pos = 0;
+	unsigned int i;
+
+	KUNIT_ASSERT_LE(test, n, ARRAY_SIZE(ev));
+	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
+			(ssize_t)(n * sizeof(*ev)));
+	KUNIT_ASSERT_EQ(test, copy_from_user(ev, u, n * sizeof(*ev)), 0UL);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ev[i].id, want[i], "event %u", i);
+}
+
 static void dt_expect_run(struct kunit *test, struct file *f, unsigned int run,
 			  unsigned int heap)
 {
@@ -1483,11 +1499,9 @@ static void dt_expect_run(struct kunit *test, struct file *f, unsigned int run,
 static void dwq_dev_test_run_and_heap(struct kunit *test)
 {
 	u64 a[6], b, c, mono, boot, base, want[7];
-	struct dwq_event ev[8];
 	unsigned long addr;
 	struct file *f;
 	void __user *u;
-	loff_t pos = 0;
 	unsigned int i;
 
 	f = dt_open(test, PAGE_SIZE, &addr);
@@ -1523,11 +1537,7 @@ static void dwq_dev_test_run_and_heap(struct kunit *test)
 	want[4] = a[1];
 	want[5] = b;
 	want[6] = c;
-	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
-			(ssize_t)(7 * sizeof(*ev)));
-	KUNIT_ASSERT_EQ(test, copy_from_user(ev, u, 7 * sizeof(*ev)), 0UL);
-	for (i = 0; i < 7; i++)
-		KUNIT_EXPECT_EQ_MSG(test, ev[i].id, want[i], "event %u", i);
+	dt_read_ids(test, f, u, want, 7);
 	dt_expect_run(test, f, 0, 0);
 }
 
@@ -1546,11 +1556,9 @@ static struct dwq_heap_node **dt_no_ring(unsigned int n)
 static void dwq_dev_test_run_no_ring(struct kunit *test)
 {
 	u64 ids[6], mono, boot, base;
-	struct dwq_event ev[6];
 	unsigned long addr;
 	struct file *f;
 	void __user *u;
-	loff_t pos = 0;
 	unsigned int i;
 
 	f = dt_open(test, PAGE_SIZE, &addr);
@@ -1565,11 +1573,7 @@ static void dwq_dev_test_run_no_ring(struct kunit *test)
 	for (; i < 6; i++)
 		ids[i] = dt_schedule_at(test, f, u, base + i);
 	dt_expect_run(test, f, 3, 3);
-	KUNIT_ASSERT_EQ(test, f->f_op->read(f, u, sizeof(ev), &pos),
-			(ssize_t)sizeof(ev));
-	KUNIT_ASSERT_EQ(test, copy_from_user(ev, u, sizeof(ev)), 0UL);
-	for (i = 0; i < 6; i++)
-		KUNIT_EXPECT_EQ_MSG(test, ev[i].id, ids[i], "event %u", i);
+	dt_read_ids(test, f, u, ids, 6);
 	dt_expect_run(test, f, 0, 0);
 }
 

@@ -529,6 +529,49 @@ int dwqt_with_files(const char *const *paths, unsigned int n, const char *val,
 	return 0;
 }
 
+#define FAILSLAB "/sys/kernel/debug/failslab"
+#define FAIL_PAGE_ALLOC "/sys/kernel/debug/fail_page_alloc"
+
+static void (*dwqt_fail_nth_fn)(void);
+
+/* dwqt_with_fail_nth()'s child: no report in the kernel's log either. */
+static void dwqt_fail_nth_quietly(void)
+{
+	static const char *const verbose[] = {
+		FAILSLAB "/verbose",
+		FAIL_PAGE_ALLOC "/verbose",
+	};
+	int err;
+
+	err = dwqt_with_files(verbose, ARRAY_SIZE(verbose), "0",
+			      dwqt_fail_nth_fn);
+	if (err)
+		t_fail("cannot turn fault injection's reports off: %s",
+		       t_errname(-err));
+}
+
+void dwqt_with_fail_nth(void (*fn)(void))
+{
+	static const char *const knobs[] = {
+		FAILSLAB "/ignore-gfp-wait",
+		FAILSLAB "/cache-filter",
+		FAIL_PAGE_ALLOC "/ignore-gfp-wait",
+	};
+	int err;
+
+	if (access("/proc/thread-self/fail-nth", W_OK))
+		t_skip("no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)");
+	if (access(FAILSLAB "/ignore-gfp-wait", W_OK))
+		t_skip("no %s (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)",
+		       FAILSLAB "/ignore-gfp-wait");
+	dwqt_fail_nth_fn = fn;
+	err = dwqt_with_files(knobs, ARRAY_SIZE(knobs), "N",
+			      dwqt_fail_nth_quietly);
+	if (err)
+		t_fail("cannot turn failslab's ignore-gfp-wait off: %s",
+		       t_errname(-err));
+}
+
 void *dwqt_unmapped(void)
 {
 	long page = sysconf(_SC_PAGESIZE);

@@ -140,6 +140,21 @@ int dwqt_with_param(const char *name, unsigned long long val, void (*fn)(void));
 int dwqt_with_files(const char *const *paths, unsigned int n, const char *val,
 		    void (*fn)(void));
 
+/*
+ * Run @fn in a child where /proc/thread-self/fail-nth counts every
+ * allocation: fail-nth counts only those that reach failslab's and
+ * fail_page_alloc's should_fail_ex(), and by default neither lets one
+ * that may sleep (__GFP_DIRECT_RECLAIM: GFP_KERNEL's) get there: each has
+ * its ignore-gfp-wait. So both are off, and failslab's cache-filter (which
+ * would leave out every cache but a few): then a kmalloc(),
+ * kmem_cache_alloc() or kvmalloc() counts, with any flags but
+ * __GFP_NOFAIL (fail_page_alloc still leaves out order 0, its min-order).
+ * Their reports of each failure are off too: a report in the kernel's log
+ * fails the run. Skips the case without fault injection; restores every
+ * knob afterwards.
+ */
+void dwqt_with_fail_nth(void (*fn)(void));
+
 /* An address nothing may access: a PROT_NONE page. */
 void *dwqt_unmapped(void);
 /* A read-only copy of @len bytes (at most a page). */

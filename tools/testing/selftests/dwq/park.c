@@ -374,45 +374,18 @@ static void cancel_parked_fail_nth(void)
 	close(nth_fd);
 }
 
-#define FAILSLAB "/sys/kernel/debug/failslab"
-#define FAIL_PAGE_ALLOC "/sys/kernel/debug/fail_page_alloc"
-
 /*
  * A cancel needs no memory: with the thread's 1st, 2nd, ... allocation
- * armed to fail (fail-nth, CONFIG_FAULT_INJECTION), the cancel of a parked
- * task still works, tries no allocation (fail-nth reads back as armed),
- * and its outcome is exact: the id is gone, the one kept event says its
- * deadline, the cancel's moment and the periods skipped until then.
- *
- * fail-nth counts only the allocations that reach failslab's and
- * fail_page_alloc's should_fail_ex(), and by default neither lets one
- * that may sleep (__GFP_DIRECT_RECLAIM: GFP_KERNEL's) get there: each has
- * its ignore-gfp-wait. So both are off for the case, and failslab's
- * cache-filter (which would leave out every cache but a few): then a
- * kmalloc(), kmem_cache_alloc() or kvmalloc() in the cancel counts, with
- * any flags but __GFP_NOFAIL. (fail_page_alloc still leaves out order 0,
- * its min-order: a lone page.)
+ * armed to fail (fail-nth, every allocation counted: dwqt_with_fail_nth()),
+ * the cancel of a parked task still works, tries no allocation (fail-nth
+ * reads back as armed), and its outcome is exact: the id is gone, the one
+ * kept event says its deadline, the cancel's moment and the periods
+ * skipped until then.
  */
 TEST_F(park, cancel_parked_fail_nth)
 {
-	static const char *const knobs[] = {
-		FAILSLAB "/ignore-gfp-wait",
-		FAILSLAB "/cache-filter",
-		FAIL_PAGE_ALLOC "/ignore-gfp-wait",
-	};
-	int err;
-
-	if (access("/proc/thread-self/fail-nth", W_OK))
-		t_skip("no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)");
-	if (access(FAILSLAB "/ignore-gfp-wait", W_OK))
-		t_skip("no %s (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)",
-		       FAILSLAB "/ignore-gfp-wait");
 	fail_nth_fd = self->f.fd;
-	err = dwqt_with_files(knobs, ARRAY_SIZE(knobs), "N",
-			      cancel_parked_fail_nth);
-	if (err)
-		t_fail("cannot turn failslab's ignore-gfp-wait off: %s",
-		       t_errname(-err));
+	dwqt_with_fail_nth(cancel_parked_fail_nth);
 }
 
 /*

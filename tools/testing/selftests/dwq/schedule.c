@@ -953,49 +953,10 @@ static void schedule_failing_nth(void)
 	T_EXPECT(failed >= 1, "%d failed", failed);
 }
 
-#define FAILSLAB "/sys/kernel/debug/failslab"
-#define FAIL_PAGE_ALLOC "/sys/kernel/debug/fail_page_alloc"
-
-/* No report of each failure in the kernel's log, which fails a run. */
-static void schedule_failing_nth_quietly(void)
-{
-	static const char *const verbose[] = {
-		FAILSLAB "/verbose",
-		FAIL_PAGE_ALLOC "/verbose",
-	};
-	int err;
-
-	err = dwqt_with_files(verbose, ARRAY_SIZE(verbose), "0",
-			      schedule_failing_nth);
-	if (err)
-		t_fail("cannot turn fault injection's reports off: %s",
-		       t_errname(-err));
-}
-
-/*
- * As park's cancel_parked_fail_nth: failslab's and fail_page_alloc's
- * ignore-gfp-wait and failslab's cache-filter off for the case, so that
- * every allocation counts.
- */
+/* Every allocation counted (dwqt_with_fail_nth()). */
 TEST_F(schedule, fail_nth)
 {
-	static const char *const knobs[] = {
-		FAILSLAB "/ignore-gfp-wait",
-		FAILSLAB "/cache-filter",
-		FAIL_PAGE_ALLOC "/ignore-gfp-wait",
-	};
-	int err;
-
-	if (access("/proc/thread-self/fail-nth", W_OK))
-		t_skip("no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)");
-	if (access(FAILSLAB "/ignore-gfp-wait", W_OK))
-		t_skip("no %s (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)",
-		       FAILSLAB "/ignore-gfp-wait");
-	err = dwqt_with_files(knobs, ARRAY_SIZE(knobs), "N",
-			      schedule_failing_nth_quietly);
-	if (err)
-		t_fail("cannot turn failslab's ignore-gfp-wait off: %s",
-		       t_errname(-err));
+	dwqt_with_fail_nth(schedule_failing_nth);
 }
 
 TEST_HARNESS_MAIN
