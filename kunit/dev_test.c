@@ -1648,11 +1648,47 @@ static void dwq_dev_test_batch_keeps_room(struct kunit *test)
 	KUNIT_EXPECT_GE(test, full_ring, n);
 }
 
+/*
+ * A schedule tests whether its task is due at once against the moment its
+ * checks read, before it waited for the file's mutex. A task that came due
+ * meanwhile, and becomes the head at a deadline no later than the moment
+ * the readers were last woken for a due head (after which they read
+ * everything and slept), wakes them all the same: no alarm is armed for a
+ * head already due.
+ */
+static void dwq_dev_test_schedule_stale_moment(struct kunit *test)
+{
+	u64 mono, boot, past, id, t;
+	struct dt_waker *w;
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	w = dt_waker_add(test, f);
+	dwq_dev_kunit_now(&mono, &boot);
+	past = mono - MS;
+	/* Due at once: the readers are woken for it, then read it. */
+	id = dt_schedule_at(test, f, u, past);
+	KUNIT_EXPECT_GT(test, atomic_read(&w->wakeups), 0);
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
+	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+	atomic_set(&w->wakeups, 0);
+	/* Its checks read the clock before @past; it is due by now. */
+	KUNIT_ASSERT_EQ(test, dwq_dev_kunit_schedule_at(f, past, past - 1, &t),
+			0);
+	KUNIT_EXPECT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+	KUNIT_EXPECT_GT(test, atomic_read(&w->wakeups), 0);
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), t);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_run_and_heap),
 	KUNIT_CASE(dwq_dev_test_run_no_ring),
 	KUNIT_CASE(dwq_dev_test_batch_keeps_room),
+	KUNIT_CASE(dwq_dev_test_schedule_stale_moment),
 	KUNIT_CASE(dwq_dev_test_boottime_queue),
 	KUNIT_CASE(dwq_dev_test_mode),
 	KUNIT_CASE(dwq_dev_test_two_devices),

@@ -114,7 +114,7 @@ static int dwq_client_lock(struct dwq_client *c, bool killable)
 /* The id map's smallest and largest sizes, as log2 of its buckets. */
 #define DWQ_IDS_MIN_BITS 4
 #define DWQ_IDS_MAX_BITS 20
-/* Nor does it shrink below two DWQ_CLIENT_SPARES tasks a bucket. */
+/* Nor does it shrink below room for DWQ_CLIENT_SPARES tasks, two a bucket. */
 #define DWQ_IDS_KEEP_BITS ilog2(DWQ_CLIENT_SPARES / 2)
 
 static struct dwq_utask **dwq_ids_bucket(struct dwq_client *c, u64 id)
@@ -282,8 +282,9 @@ static __always_inline void dwq_clk_remove(struct dwq_client_clock *clk,
  * dwq_ring_alloc() - allocate a run's ring
  * @n: slots
  *
- * Charged to the file's owner, as the heap's slots. KUnit replaces it (a
- * static stub) to make an allocation fail.
+ * Charged to the caller's memory cgroup, as the heap's slots; no retry
+ * under memory pressure, where the tasks can go to the heap instead. KUnit
+ * replaces it (a static stub) to make an allocation fail.
  *
  * Context: process context; sleeps.
  * Return: the ring, or NULL.
@@ -294,7 +295,8 @@ VISIBLE_IF_KUNIT struct dwq_heap_node **dwq_ring_alloc(unsigned int n)
 	KUNIT_STATIC_STUB_REDIRECT(dwq_ring_alloc, n);
 #endif
 	return kvmalloc_array(n, sizeof(struct dwq_heap_node *),
-			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+				      __GFP_NORETRY);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_ring_alloc);
 
@@ -507,15 +509,15 @@ wake:
 /**
  * dwq_client_arm() - see that a file's alarm fires by its earliest deadline
  * @c: the file, its mutex held
- * @clock: which heap changed
+ * @clock: which clock's tasks changed
  * @read: when a read() fired tasks, its moment on @clock; else 0
  * @defer: a read() that returned events calls: the alarm may be left
  *	unarmed (below)
  *
- * Called after every change of the heap. The alarm is one engine task on
- * the shared queue. An earlier head brings it in (dwq_reduce(), O(log n)
- * of the shared queue); on CLOCK_MONOTONIC a later head, or none, leaves
- * it where it is, to fire early and re-arm itself for the head then
+ * Called after every change of the clock's tasks. The alarm is one engine
+ * task on the shared queue. An earlier head brings it in (dwq_reduce(),
+ * O(log n) of the shared queue); on CLOCK_MONOTONIC a later head, or none,
+ * leaves it where it is, to fire early and re-arm itself for the head then
  * (dwq_client_alarm()), so that a timeout armed and disarmed over and over
  * moves the alarm only when it is the earliest ever, not twice per
  * timeout. Two cases move it later, or cancel it, instead:
@@ -666,7 +668,7 @@ static void dwq_bin_empty(struct dwq_bin *bin)
 /**
  * dwq_utask_put() - a task is no more: keep it as a spare, or free it
  * @c: the file, its mutex held
- * @ut: the task, in no heap, no id map and no event
+ * @ut: the task, in no heap or run, no id map and no event
  * @bin: where to put it to be freed later with others (dwq_bin_empty()),
  *	or NULL to free it now
  *
@@ -1317,7 +1319,7 @@ static bool dwq_key_before(u64 key, u64 seq, u64 lkey, u64 lseq)
  * events stay on the list until dwq_read_commit().
  *
  * Each round picks the earliest of the due heads of both clocks and the
- * next kept event; if that is a heap's head, the tasks of that heap come
+ * next kept event; if that is a clock's head, the tasks of that clock come
  * out after it one by one, while they are due and before the earliest of
  * the others, which no pop changes: a backlog of one clock is drained
  * with one comparison a task.
@@ -1414,7 +1416,7 @@ static void dwq_read_undo(struct dwq_client *c, const struct dwq_pick *picks,
 /*
  * The events of @picks were copied to the reader: they are read. The
  * one-shots done go to @bin, as dwq_utask_destroy() would put them (they
- * left their heap when they were collected), and their charges are
+ * left their clock when they were collected), and their charges are
  * returned together at the end: one atomic operation on each count for
  * the chunk, not one per task. A one-shot has no firing rate to return.
  */
@@ -1843,7 +1845,7 @@ ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 		return -EINVAL;
 	/*
 	 * Nothing due: nothing for the locked read to fire or to arm (every
-	 * change of a heap armed its alarm, and one left unarmed, or that
+	 * change of a clock's tasks armed its alarm, and one left unarmed, or that
 	 * could not re-arm itself, is @unarmed or @lost, which are due). The
 	 * locked read that fires nothing arms the alarms, and frees what the
 	 * reads before it left. A read in a loop until -EAGAIN, as
@@ -2082,6 +2084,19 @@ int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period,
 	return 0;
 }
 
+/* Is a task of @r on @clock due by @t? */
+static noinline bool dwq_sched_due_by(const struct dwq_sched_req *r,
+				      unsigned int clock, u64 t)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++)
+		if (dwq_sched_clock(&r->ds[i]) == clock &&
+		    r->ds[i].time_ns <= t)
+			return true;
+	return false;
+}
+
 /*
  * Schedule @r's tasks: charge them, take them (the file's spares
  * first), give them ids, queue them on their clocks, write the ids back
@@ -2145,9 +2160,16 @@ static int dwq_schedule_locked(struct dwq_client *c,
 		/*
 		 * A task due at once behind an earlier one waiting unread:
 		 * the alarm fires only for a new earliest deadline, so wake
-		 * the readers here (an edge for epoll's EPOLLET).
+		 * the readers here (an edge for epoll's EPOLLET). And one
+		 * that came due while the call waited for the mutex, after
+		 * the moment it was tested against, at a deadline no later
+		 * than the readers' last wake for a due head (which they may
+		 * have read since, and slept): the alarm stays unarmed for a
+		 * head due when they were woken, so wake them here too.
 		 */
-		if (per[i] && !dwq_client_arm(c, i, 0, false) && (due & BIT(i)))
+		if (per[i] && !dwq_client_arm(c, i, 0, false) &&
+		    ((due & BIT(i)) ||
+		     (c->clk[i].woke && dwq_sched_due_by(r, i, c->clk[i].woke))))
 			wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 	}
 	return 0;
@@ -2664,6 +2686,7 @@ static void dwq_utask_release(struct dwq_client *c, struct dwq_heap_node *node)
  */
 void dwq_client_free(struct dwq_client *c)
 {
+	struct dwq_heap_node *node;
 	struct dwq_client_clock *clk;
 	struct dwq_utask *ut;
 	unsigned int i, j;
@@ -2692,9 +2715,11 @@ void dwq_client_free(struct dwq_client *c)
 		clk = &c->clk[i];
 		for (j = 0; j < clk->heap.nr; j++)
 			dwq_utask_release(c, clk->heap.slots[j].node);
-		for (j = 0; j < clk->run.len; j++)
-			if (dwq_run_at(&clk->run, j))
-				dwq_utask_release(c, dwq_run_at(&clk->run, j));
+		for (j = 0; j < clk->run.len; j++) {
+			node = dwq_run_at(&clk->run, j);
+			if (node)
+				dwq_utask_release(c, node);
+		}
 		kvfree(clk->heap.slots);
 		dwq_heap_init(&clk->heap, NULL, 0);
 		kvfree(clk->run.slots);
@@ -2918,6 +2943,39 @@ void dwq_dev_kunit_run(struct file *file, unsigned int *run, unsigned int *heap,
 	mutex_unlock(&c->mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_run);
+
+static int dwq_kunit_take_id(void *arg, struct dwq_utask **uts, unsigned int n)
+{
+	*(u64 *)arg = uts[0]->id;
+	return 0;
+}
+
+/*
+ * For KUnit: schedule a one-shot on @file, due at @deadline on
+ * CLOCK_MONOTONIC, as a DWQ_IOC_SCHEDULE whose checks read the clock at
+ * @moment (and then waited for the file) would; its id in @id.
+ */
+int dwq_dev_kunit_schedule_at(struct file *file, u64 deadline, u64 moment,
+			      u64 *id)
+{
+	struct dwq_ioc_schedule us = { .time_ns = deadline,
+				       .flags = DWQ_SCHED_ABS };
+	struct dwq_sched ds = { .time_ns = deadline, .flags = DWQ_SCHED_ABS };
+	u64 now[DWQ_NR_CLOCKS] = { [DWQ_CLOCK_MONOTONIC] = moment };
+	struct dwq_sched_req r = {
+		.us = &us,
+		.ds = &ds,
+		.n = 1,
+		.write_ids = dwq_kunit_take_id,
+		.arg = id,
+		.now = now,
+	};
+	struct dwq_utask *ut;
+
+	r.uts = &ut;
+	return dwq_client_schedule(file->private_data, &r, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_schedule_at);
 #endif
 
 /**
@@ -2930,7 +2988,8 @@ int dwq_client_init(void)
 {
 	/*
 	 * A pending task costs this object, a 24-byte heap slot and its
-	 * share of the id map (4 to 8 bytes with many tasks): 128 in all.
+	 * share of the id map (4 to 8 bytes with many tasks): 128 in all;
+	 * one that came in deadline order 8 more, its slot in the run.
 	 */
 	BUILD_BUG_ON(sizeof(struct dwq_utask) > 96);
 	dwq_utask_cache = KMEM_CACHE(dwq_utask, SLAB_ACCOUNT);

@@ -88,8 +88,9 @@ enum dwq_clock {
  *	scheduled after @run's last goes at its end, O(1) each way (see
  *	run.h), any other to @heap. The earlier of the two fronts is the
  *	clock's earliest task. Its ring doubles when a task that comes in
- *	order finds it full (dwq_utask_insert()); without the memory, the
- *	task goes to @heap
+ *	order finds it full (dwq_utask_insert()), with the file's mutex held
+ *	(GFP_KERNEL, never under a spinlock); without the memory, the task
+ *	goes to @heap
  * @alarm: the engine task (quick) that fires by the earliest deadline,
  *	on CLOCK_MONOTONIC early rather than late: an earlier head brings it
  *	in, a later or empty one leaves it (dwq_client_arm()). When it fires

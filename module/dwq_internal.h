@@ -51,6 +51,8 @@ void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
 void dwq_dev_kunit_run(struct file *file, unsigned int *run, unsigned int *heap,
 		       unsigned int *ring);
 struct dwq_heap_node **dwq_ring_alloc(unsigned int n);
+int dwq_dev_kunit_schedule_at(struct file *file, u64 deadline, u64 moment,
+			      u64 *id);
 void dwq_dev_kunit_alarm(struct file *file, unsigned int clock,
 			 struct dwq_task_info *info);
 u64 dwq_dev_kunit_passed(struct file *file, unsigned int clock);

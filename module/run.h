@@ -16,7 +16,7 @@
  * a hole there, O(1). The ends skip holes, so the first and the last
  * entry are always nodes; the run is compacted once its holes outnumber
  * its nodes and a minimum, which keeps removal O(1) amortized and the
- * ring at most about twice its nodes.
+ * slots in use at most about twice its nodes.
  *
  * Nothing here locks, sleeps or allocates: the caller serialises all
  * access and owns the ring, a power of two of node pointers that it hands
@@ -36,11 +36,11 @@
 /* The index of a node in slot @slot of a run. */
 #define DWQ_RUN_INDEX(slot) (-2 - (int)(slot))
 
-/* The smallest ring; a ring is never larger than this (a slot's index). */
+/* The first ring's slots, and the most a ring has (a slot's index fits). */
 #define DWQ_RUN_MIN_CAPACITY 16U
 #define DWQ_RUN_MAX_CAPACITY BIT(30)
 
-/* Holes are compacted away once there are more than this and the nodes. */
+/* Holes are compacted away once they outnumber the nodes and this. */
 #define DWQ_RUN_HOLES_MIN 32U
 
 /**
