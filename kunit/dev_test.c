@@ -1362,6 +1362,7 @@ static void dwq_dev_test_drain_shrinks_once(struct kunit *test)
 	struct dwq_ioc_schedule_batch sb = { .count = n };
 	struct dwq_ioc_schedule s = { .cookie = 1 };
 	unsigned int i, got = 0, slots, spares, nr, buckets, full_slots;
+	unsigned int run, heap, ring;
 	struct dwq_ioc_schedule __user *us;
 	struct dwq_event __user *ue;
 	unsigned int full_buckets;
@@ -1412,7 +1413,10 @@ static void dwq_dev_test_drain_shrinks_once(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, buckets, full_buckets);
 		}
 	}
-	/* Room for a batch of DWQ_CLIENT_SPARES left. */
+	/* Room for a batch of DWQ_CLIENT_SPARES left, in the run's ring too. */
+	dwq_dev_kunit_run(f, &run, &heap, &ring);
+	KUNIT_EXPECT_EQ(test, run + heap, 0U);
+	KUNIT_EXPECT_EQ(test, ring, DWQ_CLIENT_SPARES);
 	KUNIT_EXPECT_EQ(test, slots, DWQ_CLIENT_SPARES);
 	KUNIT_EXPECT_EQ(test, buckets, DWQ_CLIENT_SPARES / 2U);
 	KUNIT_EXPECT_EQ(test, spares, DWQ_CLIENT_SPARES);
@@ -1466,7 +1470,7 @@ static void dt_move_to(struct kunit *test, struct file *f, void __user *u,
 static void dt_read_ids(struct kunit *test, struct file *f, void __user *u,
 			const u64 *want, unsigned int n)
 {
-	struct dwq_event ev[8];
+	struct dwq_event ev[16];
 	loff_t pos = 0;
 	unsigned int i;
 
@@ -1683,10 +1687,53 @@ static void dwq_dev_test_schedule_stale_moment(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), t);
 }
 
+/*
+ * A run's full ring whose holes are half of it or more is compacted for
+ * the next task that comes in order, not grown: 16 tasks fill the first
+ * ring, 8 cancelled from its middle leave holes, and the 17th goes to the
+ * run with the ring as it was; all leave in order.
+ */
+static void dwq_dev_test_run_compacts(struct kunit *test)
+{
+	unsigned int i, run, heap, ring, full;
+	u64 ids[17], mono, boot, base, want[9];
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	dwq_dev_kunit_now(&mono, &boot);
+	base = mono + HOUR;
+	for (i = 0; i < 16; i++)
+		ids[i] = dt_schedule_at(test, f, u, base + i);
+	dwq_dev_kunit_run(f, &run, &heap, &full);
+	KUNIT_ASSERT_EQ(test, run, 16U);
+	KUNIT_ASSERT_EQ(test, full, 16U);
+	for (i = 4; i < 12; i++)
+		dt_cancel(test, f, u, ids[i]);
+	ids[16] = dt_schedule_at(test, f, u, base + 16);
+	dwq_dev_kunit_run(f, &run, &heap, &ring);
+	KUNIT_EXPECT_EQ(test, run, 9U);
+	KUNIT_EXPECT_EQ(test, heap, 0U);
+	KUNIT_EXPECT_EQ(test, ring, full);
+	/* Due now, in order: the first 4, the last 4 and the 17th. */
+	for (i = 0; i < 17; i++) {
+		if (i < 4 || i >= 12)
+			dt_move_to(test, f, u, ids[i], mono - MS + i);
+	}
+	for (i = 0; i < 4; i++)
+		want[i] = ids[i];
+	for (i = 12; i < 17; i++)
+		want[i - 8] = ids[i];
+	dt_read_ids(test, f, u, want, 9);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_run_and_heap),
 	KUNIT_CASE(dwq_dev_test_run_no_ring),
+	KUNIT_CASE(dwq_dev_test_run_compacts),
 	KUNIT_CASE(dwq_dev_test_batch_keeps_room),
 	KUNIT_CASE(dwq_dev_test_schedule_stale_moment),
 	KUNIT_CASE(dwq_dev_test_boottime_queue),
