@@ -1729,11 +1729,49 @@ static void dwq_dev_test_run_compacts(struct kunit *test)
 	dt_read_ids(test, f, u, want, 9);
 }
 
+/*
+ * A run's ring that cannot be had smaller stays as it is, its tasks
+ * intact: 100 tasks in order grow it to 128 slots; cancelled with every
+ * ring allocation failing, it keeps them; the next cancel that can have
+ * the memory shrinks it to room for DWQ_CLIENT_SPARES.
+ */
+static void dwq_dev_test_run_shrink_fails(struct kunit *test)
+{
+	unsigned int i, run, heap, ring;
+	u64 ids[100], mono, boot, id;
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	dwq_dev_kunit_now(&mono, &boot);
+	for (i = 0; i < ARRAY_SIZE(ids); i++)
+		ids[i] = dt_schedule_at(test, f, u, mono + HOUR + i);
+	dwq_dev_kunit_run(f, &run, &heap, &ring);
+	KUNIT_ASSERT_EQ(test, run, 100U);
+	KUNIT_ASSERT_EQ(test, ring, 128U);
+	kunit_activate_static_stub(test, dwq_ring_alloc, dt_no_ring);
+	for (i = 0; i < ARRAY_SIZE(ids) - 1; i++)
+		dt_cancel(test, f, u, ids[i]);
+	kunit_deactivate_static_stub(test, dwq_ring_alloc);
+	dwq_dev_kunit_run(f, &run, &heap, &ring);
+	KUNIT_EXPECT_EQ(test, run, 1U);
+	KUNIT_EXPECT_EQ(test, ring, 128U);
+	id = dt_schedule_at(test, f, u, mono + 2 * HOUR);
+	dt_cancel(test, f, u, id);
+	dwq_dev_kunit_run(f, &run, &heap, &ring);
+	KUNIT_EXPECT_EQ(test, run, 1U);
+	KUNIT_EXPECT_EQ(test, ring, DWQ_CLIENT_SPARES);
+	dt_cancel(test, f, u, ids[ARRAY_SIZE(ids) - 1]);
+}
+
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_run_and_heap),
 	KUNIT_CASE(dwq_dev_test_run_no_ring),
 	KUNIT_CASE(dwq_dev_test_run_compacts),
+	KUNIT_CASE(dwq_dev_test_run_shrink_fails),
 	KUNIT_CASE(dwq_dev_test_batch_keeps_room),
 	KUNIT_CASE(dwq_dev_test_schedule_stale_moment),
 	KUNIT_CASE(dwq_dev_test_boottime_queue),
