@@ -378,9 +378,20 @@ static void on_alarm(int sig)
 }
 
 /*
+ * The blocking file's number: above any open() can return here, so no
+ * thread that picked a number from fds[] just before it was closed (the
+ * close-while-in-use case) can find this file under it. A stale number
+ * reused by a blocking file would leave that thread's read() asleep for
+ * good, with no timer to wake it and SIGALRM blocked.
+ */
+#define BLOCKING_FD 256
+
+/*
  * A blocking read on a fresh file, interrupted by a signal. SIGALRM is
  * blocked everywhere else, so it comes to this thread; the timer repeats
- * in case it fires before the read sleeps; one such read at a time.
+ * in case it fires before the read sleeps; one such read at a time. The
+ * file is opened non-blocking at a low number, moved to BLOCKING_FD and
+ * only there made blocking.
  */
 static void blocking_read(void)
 {
@@ -391,27 +402,36 @@ static void blocking_read(void)
 	struct dwq_event ev;
 	sigset_t alrm;
 	ssize_t n;
-	int fd, err;
+	int fd, low, err;
 
-	fd = open(dev, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
+	low = open(dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (low < 0)
 		return;
+	pthread_mutex_lock(&one);
+	fd = fcntl(low, F_DUPFD_CLOEXEC, BLOCKING_FD);
+	close(low);
+	if (fd != BLOCKING_FD || fcntl(fd, F_SETFL, 0)) {
+		fail("moving the blocking file to its own number", fd, errno);
+		pthread_mutex_unlock(&one);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);
-	pthread_mutex_lock(&one);
 	setitimer(ITIMER_REAL, &it, NULL);
 	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
 	n = read(fd, &ev, sizeof(ev));
 	err = errno;
 	pthread_sigmask(SIG_BLOCK, &alrm, NULL);
 	setitimer(ITIMER_REAL, &off, NULL);
+	close(fd);
 	pthread_mutex_unlock(&one);
 	if (n >= 0 || err != EINTR)
 		fail("blocking read with nothing to read did not end in EINTR",
 		     n, err);
 	else
 		__atomic_add_fetch(&n_eintr, 1, __ATOMIC_RELAXED);
-	close(fd);
 }
 
 static void fuzz_files(__u64 *s)
