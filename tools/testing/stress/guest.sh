@@ -11,51 +11,24 @@
 
 secs=${1:-60} calls=${2:-200000} iters=${3:-100}
 seed=${DWQ_SEED:+--seed $DWQ_SEED}
-n=0 failed=0
 
-# A program that outlives its limit is reported, not waited for: each of
-# its threads' state, wait channel, system call and kernel stack, then
-# SIGKILL. A thread asleep in an interruptible wait (a read() nobody
-# wakes) trips none of the kernel's hung-task checks; this does.
-stalled() {	# stalled PID: print every thread of PID
-	for t in /proc/"$1"/task/*; do
-		echo "# stalled thread ${t##*/}: state $(cut -d' ' -f3 "$t"/stat)" \
-			"wchan $(cat "$t"/wchan) syscall $(cat "$t"/syscall)"
-		sed 's/^/#   /' "$t"/stack
-	done
-	for f in /proc/"$1"/fd/*; do
-		echo "# fd ${f##*/} -> $(readlink "$f")"
-	done
-}
+. /dwq/tap.sh
 
 tap() {	# tap WHAT LIMIT CMD...: run CMD for LIMIT seconds at most, one TAP line
-	what=$1 limit=$2; shift 2
-	n=$((n + 1))
+	what=$1 limit=$2
+	shift 2
 	start=$(date +%s)
-	"$@" &
-	pid=$!
-	while kill -0 $pid 2>/dev/null &&
-		[ $(($(date +%s) - start)) -lt "$limit" ]; do
-		sleep 1
-	done
-	if kill -0 $pid 2>/dev/null; then
-		echo "# $1 still running after ${limit}s"
-		stalled $pid
-		kill -KILL $pid
-	fi
-	wait $pid
+	limited "$limit" "$@"
 	rc=$?
 	t=$(($(date +%s) - start))
 	if [ $rc = 0 ]; then
-		echo "ok $n - $what (${t}s)"
+		result 0 "$what (${t}s)"
 	else
-		echo "not ok $n - $what: exit $rc (${t}s)"
-		failed=$((failed + 1))
+		result $rc "$what: exit $rc (${t}s)"
 	fi
 }
 
-echo "TAP version 13"
-echo "1..3"
+tap_plan 3
 # Limits, far above the debug guest's pace (a tenth of a second a round
 # of modeswitch, 6000 fuzz calls a second): two minutes more than ten
 # times that, or than twice the stress's own duration.

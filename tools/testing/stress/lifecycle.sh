@@ -224,13 +224,15 @@ inject() {	# inject PROBABILITY
 echo "# fault injection: require-start 0x$start require-end 0x$end"
 
 inject 0
-dwq-lifecycle failnth >"$tmp/failnth" 2>&1
+# A limit far above the debug guest's few seconds: only a stall reaches it.
+limited 600 dwq-lifecycle failnth >"$tmp/failnth" 2>&1
 result $? "every allocation of heap-growing bursts and of a batch cancel failed in turn: ENOMEM, heap and ledger intact; a parked task's cancel allocates nothing, its event exact" "$tmp/failnth"
 grep '^dwq-lifecycle:' "$tmp/failnth" | sed 's/^/# /'
 took "fail-nth bursts"
 
 inject 10
-dwq-stress --duration "$fsecs" --threads 8 --enomem-ok >"$tmp/stress" 2>&1
+limited $((fsecs * 2 + 120)) dwq-stress --duration "$fsecs" --threads 8 --enomem-ok \
+	>"$tmp/stress" 2>&1
 rc=$?
 inject 0
 enomem=$(sed -n 's/.* enomem=\([0-9]*\).*/\1/p' "$tmp/stress")
