@@ -606,6 +606,39 @@ static void dwq_context_test_mod_rearm_self(struct kunit *test)
 }
 
 /*
+ * A one-shot re-arms itself, due at once, while another worker leads for
+ * a later head: the worker that ran it takes it again as it finishes, so
+ * the leader is not woken for it (it would wake to find nothing due and
+ * sleep again). The head comes while the first run waits at its gate, so
+ * that a follower is woken to lead; from then on no worker wakes.
+ */
+static void dwq_context_test_mod_rearm_self_no_wake(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 2);
+	struct dwq_queue *q = ct_queue(test, 2, 0);
+	struct dwq_sched now = {}, far = { .time_ns = HOUR };
+	struct completion gate;
+	u64 wakeups;
+
+	init_completion(&gate);
+	p[0].q = q;
+	p[0].gate = &gate;
+	p[0].rearm = 3;
+	p[0].rearm_err = -1;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &now), 0);
+	ct_wait(test, &p[0].started);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &far), 0);
+	dwq_kunit_wait_until(test, ct_stats(q).total.timed_waits >= 1);
+	wakeups = ct_stats(q).total.wakeups;
+	complete_all(&gate);
+	dwq_kunit_wait_until(test,
+			     atomic_read(&p[0].runs) == 4 && ct_unbound(&p[0]));
+	KUNIT_EXPECT_EQ(test, p[0].rearm_err, 0);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).total.wakeups - wakeups, 0ULL);
+	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p[1].task), DWQ_RESULT_REMOVED);
+}
+
+/*
  * A running one-shot moved from outside: the last of dwq_mod() and
  * dwq_cancel() wins.
  */
@@ -1562,6 +1595,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_reduce),
 	KUNIT_CASE(dwq_context_test_reduce_running),
 	KUNIT_CASE(dwq_context_test_mod_rearm_self),
+	KUNIT_CASE(dwq_context_test_mod_rearm_self_no_wake),
 	KUNIT_CASE(dwq_context_test_mod_cancel_order),
 	KUNIT_CASE(dwq_context_test_mod_during_cancel_sync),
 	KUNIT_CASE_SLOW(dwq_context_test_cancel_sync_free),

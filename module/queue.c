@@ -1512,11 +1512,17 @@ static bool __dwq_task_next(struct dwq_queue *q, struct dwq_task *task, u64 now,
  * goes back to take() now. Once the lock is dropped, the caller must not
  * touch @task.
  *
+ * A task queued again may need the leader (__dwq_queue_kick()). In the
+ * timer, that is seen to here. A worker (!@timer) is told by *@kick and
+ * sees to it itself, after it took the next task due: when that is @task
+ * (a one-shot that re-armed itself due at once), nobody else is needed,
+ * and waking the leader would only make it find nothing due.
+ *
  * Return: true if the caller must drop the last reference after unlocking.
  */
 static __always_inline bool __dwq_task_end(struct dwq_queue *q,
 					   struct dwq_task *task, u64 now,
-					   bool timer, bool *wake)
+					   bool timer, bool *wake, bool *kick)
 {
 	/* The mode of the run that ended, whatever a reschedule did since. */
 	bool oneshot = dwq_task_run_oneshot(task);
@@ -1550,7 +1556,10 @@ static __always_inline bool __dwq_task_end(struct dwq_queue *q,
 		 * right now and leads itself. The timer goes nowhere: if the
 		 * leader left meanwhile, a new head needs a follower.
 		 */
-		__dwq_queue_kick(q, task, head, now);
+		if (timer)
+			__dwq_queue_kick(q, task, head, now);
+		else
+			*kick = true;
 	} else {
 		/*
 		 * A one-shot ran (even if cancel came too late); a periodic
@@ -1581,15 +1590,18 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 {
 	struct dwq_queue *q = w->queue;
 	struct dwq_task *next_task;
-	bool put, wake;
+	bool put, wake, kick = false;
 	u64 now;
 
 	raw_spin_lock_irq(&q->lock);
 	/* Read under the lock: the next task's grace starts from it. */
 	now = dwq_queue_now(q);
 	w->state = DWQ_WORKER_IDLE;
-	put = __dwq_task_end(q, task, now, false, &wake);
+	put = __dwq_task_end(q, task, now, false, &wake, &kick);
 	next_task = __dwq_take_next(w, now);
+	/* Queued again, and not taken right back by this worker. */
+	if (kick && next_task != task)
+		__dwq_queue_kick(q, task, false, now);
 	raw_spin_unlock_irq(&q->lock);
 	if (put)
 		dwq_task_put(task);
@@ -2560,7 +2572,7 @@ static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
 	lock_map_release(&task_map);
 	lock_map_release(&q->timer_lockdep_map);
 	raw_spin_lock_irqsave(&q->lock, *flags);
-	put = __dwq_task_end(q, task, 0, true, &wake);
+	put = __dwq_task_end(q, task, 0, true, &wake, NULL);
 	if (put || wake) {
 		raw_spin_unlock_irqrestore(&q->lock, *flags);
 		/* The release function runs here: see dwq_task_set_quick(). */
