@@ -409,9 +409,13 @@ static void blocking_read(void)
 		return;
 	pthread_mutex_lock(&one);
 	fd = fcntl(low, F_DUPFD_CLOEXEC, BLOCKING_FD);
+	err = fd < 0 ? errno : 0;
+	if (fd == BLOCKING_FD && fcntl(fd, F_SETFL, 0))
+		err = errno;
+	/* err kept: close() may set errno too. */
 	close(low);
-	if (fd != BLOCKING_FD || fcntl(fd, F_SETFL, 0)) {
-		fail("moving the blocking file to its own number", fd, errno);
+	if (fd != BLOCKING_FD || err) {
+		fail("moving the blocking file to its own number", fd, err);
 		pthread_mutex_unlock(&one);
 		if (fd >= 0)
 			close(fd);
