@@ -40,6 +40,7 @@
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -52,6 +53,7 @@
 #include "compat.h"
 #include "dwq_internal.h"
 #include "f8.h"
+#include "markers.h"
 
 static const unsigned int f8_sizes_full[] = { 1000, 100000, 1000000 };
 static const unsigned int f8_sizes_tiny[] = { 1000 };
@@ -73,6 +75,36 @@ static const unsigned int f8_sizes_tiny[] = { 1000 };
 
 /* Callbacks that ran: none should (a deadline reached mid-figure). */
 static atomic_t f8_fired;
+
+static char *f8_prof;
+module_param(f8_prof, charp, 0444);
+/* clang-format off */
+MODULE_PARM_DESC(f8_prof, "profile one F8 loop: VARIANT:LOOP:N:OPS (LOOP pair, rearm, mod or head), alone, between the markers of make profile");
+/* clang-format on */
+
+/**
+ * struct f8_prof - the loop f8_prof= asks for (make profile MODE=f8:...)
+ * @variant: its variant's name (f8_variants[])
+ * @loop: F8_LOOP_*
+ * @n: pending objects
+ * @ops: the loop's operations, all of them counted
+ */
+struct f8_prof {
+	char variant[32];
+	unsigned int loop;
+	unsigned int n;
+	unsigned int ops;
+};
+
+/* The timed loops of f8_one(), in its order. */
+enum { F8_LOOP_PAIR, F8_LOOP_REARM, F8_LOOP_MOD, F8_LOOP_HEAD, F8_LOOPS };
+
+static const char *const f8_loop_names[F8_LOOPS] = {
+	[F8_LOOP_PAIR] = "pair",
+	[F8_LOOP_REARM] = "rearm",
+	[F8_LOOP_MOD] = "mod",
+	[F8_LOOP_HEAD] = "head",
+};
 
 /**
  * struct f8_key - one delay, in the units of every API
@@ -604,10 +636,35 @@ static void f8_set_free(struct f8_set *s, const struct f8_variant *v,
 	kvfree(s->pool);
 }
 
-/* One variant at one N: set up, the three loops, the bytes, torn down. */
+typedef u64 (*f8_loop_fn)(struct f8_set *s, const struct f8_keys *k,
+			  unsigned int ops);
+
+/*
+ * Run @loop; with @marked between the markers of the insn plugin, which
+ * then counts this loop and nothing before or after it (make profile
+ * MODE=f8:...). The loop times itself: the markers are outside its time.
+ */
+static u64 f8_loop(f8_loop_fn loop, struct f8_set *s, const struct f8_keys *k,
+		   unsigned int ops, bool marked)
+{
+	u64 ns;
+
+	if (marked)
+		prof_mark_start();
+	ns = loop(s, k, ops);
+	if (marked)
+		prof_mark_stop();
+	return ns;
+}
+
+/*
+ * One variant at one N: set up, the timed loops, the bytes, torn down.
+ * @marked: the loop (F8_LOOP_*) to run between the profiler's markers, or
+ * F8_LOOPS for none.
+ */
 static int f8_one(struct f8_ctx *c, const struct f8_variant *v,
 		  const struct f8_keys *k, unsigned int n, unsigned int ops,
-		  unsigned int rep)
+		  unsigned int rep, unsigned int marked)
 {
 	struct f8_set s = { .c = c, .n = n };
 	u64 pair, rearm, head, heap = 0, mod = 0;
@@ -675,16 +732,17 @@ static int f8_one(struct f8_ctx *c, const struct f8_variant *v,
 	vm_unmap_aliases();
 	cond_resched();
 	migrate_disable();
-	pair = v->pair(&s, k, ops);
+	pair = f8_loop(v->pair, &s, k, ops, marked == F8_LOOP_PAIR);
 	cond_resched();
-	rearm = v->rearm(&s, k, ops);
+	rearm = f8_loop(v->rearm, &s, k, ops, marked == F8_LOOP_REARM);
 	cond_resched();
 #ifdef F8_HAVE_DWQ_MOD
 	if (v->dwq)
-		mod = f8_dwqmod_rearm_loop(&s, k, ops);
+		mod = f8_loop(f8_dwqmod_rearm_loop, &s, k, ops,
+			      marked == F8_LOOP_MOD);
 	cond_resched();
 #endif
-	head = v->head(&s, k, ops);
+	head = f8_loop(v->head, &s, k, ops, marked == F8_LOOP_HEAD);
 	migrate_enable();
 	fired = atomic_read(&f8_fired);
 	if (s.bad || fired) {
@@ -721,6 +779,64 @@ out:
 	return err;
 }
 
+/*
+ * Parse f8_prof= into @p. Return: the index of its variant in f8_variants[],
+ * or -EINVAL, said why, if it names no loop.
+ */
+static int f8_prof_parse(const char *arg, struct f8_prof *p)
+{
+	char loop[8], extra;
+	unsigned int i;
+
+	if (sscanf(arg, "%31[^:]:%7[^:]:%u:%u%c", p->variant, loop, &p->n,
+		   &p->ops, &extra) != 4 ||
+	    !p->n || p->n > 10000000 || !p->ops || p->ops > 10000000)
+		goto bad;
+	for (p->loop = 0; p->loop < F8_LOOPS; p->loop++)
+		if (!strcmp(loop, f8_loop_names[p->loop]))
+			break;
+	for (i = 0; i < ARRAY_SIZE(f8_variants); i++)
+		if (!strcmp(p->variant, f8_variants[i].name))
+			break;
+	if (p->loop == F8_LOOPS || i == ARRAY_SIZE(f8_variants))
+		goto bad;
+#ifdef F8_HAVE_DWQ_MOD
+	if (p->loop == F8_LOOP_MOD && !f8_variants[i].dwq)
+		goto bad;
+#else
+	if (p->loop == F8_LOOP_MOD)
+		goto bad;
+#endif
+	return i;
+bad:
+	pr_err("f8_prof=%s: VARIANT:LOOP:N:OPS, a variant of F8, LOOP pair, rearm, mod (dwq only) or head, N and OPS 1..10000000\n",
+	       arg);
+	return -EINVAL;
+}
+
+/*
+ * f8_prof=: one variant at one N, set up as F8 does, every loop run in
+ * F8's order and the one asked for between the profiler's markers.
+ */
+static int f8_prof_run(struct f8_ctx *c)
+{
+	struct f8_prof p;
+	struct f8_keys k;
+	int v, err;
+
+	v = f8_prof_parse(f8_prof, &p);
+	if (v < 0)
+		return v;
+	err = f8_keys_make(&k, 0, p.n, p.ops);
+	if (err)
+		return err;
+	pr_info("F8: profiling %s's %s loop, N=%u, %u operations\n", p.variant,
+		f8_loop_names[p.loop], p.n, p.ops);
+	err = f8_one(c, &f8_variants[v], &k, p.n, p.ops, 0, p.loop);
+	f8_keys_free(&k);
+	return err;
+}
+
 int f8_arm_figure(struct f8_ctx *c)
 {
 	const unsigned int *sizes = bench_cfg.full ? f8_sizes_full :
@@ -733,6 +849,8 @@ int f8_arm_figure(struct f8_ctx *c)
 	struct f8_keys k;
 	int err = 0;
 
+	if (f8_prof)
+		return f8_prof_run(c);
 	err = bench_row_u64("env", "f8", 0, "ahead", "ns", 0,
 			    F8_AHEAD_MS * NSEC_PER_MSEC);
 	err = err   ?:
@@ -749,7 +867,7 @@ int f8_arm_figure(struct f8_ctx *c)
 				break;
 			for (i = 0; i < nv && !err; i++)
 				err = f8_one(c, &f8_variants[(i + rep) % nv],
-					     &k, sizes[si], ops, rep);
+					     &k, sizes[si], ops, rep, F8_LOOPS);
 			f8_keys_free(&k);
 		}
 		pr_info("F8: arm/cancel: repetition %u of %u done\n", rep + 1,
@@ -796,7 +914,9 @@ int bench_f8(void)
 	/* Since 6.13 kthread_create_worker() leaves it asleep. */
 	wake_up_process(c.kw->task);
 	err = f8_arm_figure(&c);
-	err = err ?: f8_late_figure(&c);
+	/* A profile (f8_prof=) is of one loop of the arm figure's. */
+	if (!f8_prof)
+		err = err ?: f8_late_figure(&c);
 	kthread_destroy_worker(c.kw);
 out_wq:
 	destroy_workqueue(c.wq);

@@ -19,7 +19,8 @@
  *   imm32 0x0d3a0001  start: every counter back to zero
  *   imm32 0x0d3a0002  stop:  the counters copied aside; later counts and
  *                     markers are ignored
- * The plugin finds them in user-space TBs as they are translated and has
+ * The plugin finds them in TBs as they are translated, user space's and
+ * the kernel's (a module's loop, such as dwq_bench.ko's f8_prof=), and has
  * QEMU call it when one executes.
  *
  * Windows (with the open=ADDR argument, a kernel address where a TB
@@ -176,7 +177,7 @@ static void marker(unsigned int vcpu, void *udata)
 	}
 }
 
-/* The marker a user-space instruction is, or 0. */
+/* The marker an instruction is, or 0. */
 static __u32 marker_of(struct qemu_plugin_insn *insn)
 {
 	const __u8 *b = qemu_plugin_insn_data(insn);
@@ -211,8 +212,6 @@ static void tb_trans(__u64 id, struct qemu_plugin_tb *tb)
 						       QEMU_PLUGIN_CB_NO_REGS,
 						       NULL);
 	}
-	if (vaddr >= KERNEL_START)
-		return;
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
