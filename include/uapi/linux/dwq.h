@@ -100,10 +100,11 @@
 
 /**
  * struct dwq_ioc_schedule - DWQ_IOC_SCHEDULE: schedule a new task
- * @time_ns: the delay from now, or with %DWQ_SCHED_ABS the absolute
- *	deadline (a deadline in the past fires at once)
- * @period_ns: the period of a periodic task, at least the module's
- *	min_period_ns; must be 0 for %DWQ_MODE_ONESHOT
+ * @time_ns: the delay from now, at most the module's max_delay_ns, or
+ *	with %DWQ_SCHED_ABS the absolute deadline, at most max_delay_ns
+ *	ahead (a deadline in the past fires at once)
+ * @period_ns: the period of a periodic task, from the module's
+ *	min_period_ns to its max_delay_ns; must be 0 for %DWQ_MODE_ONESHOT
  * @cookie: any value; it comes back in every event of the task
  * @mode: %DWQ_MODE_ONESHOT, %DWQ_MODE_FIXED_RATE or %DWQ_MODE_FIXED_DELAY
  * @flags: %DWQ_SCHED_ABS, %DWQ_SCHED_BOOTTIME
@@ -241,8 +242,9 @@ struct dwq_ioc_cancel_batch {
  * struct dwq_ioc_reschedule - DWQ_IOC_RESCHEDULE: move a task, keeping its id
  * @id: the task
  * @time_ns: the new delay, or with %DWQ_SCHED_ABS the new deadline
- * @period_ns: with %DWQ_RESCHED_PERIOD, the new period (0 for one-shot)
- * @mode: with %DWQ_RESCHED_PERIOD, the new mode
+ * @period_ns: with %DWQ_RESCHED_PERIOD, the new period (0 for one-shot);
+ *	without it, must be zero
+ * @mode: with %DWQ_RESCHED_PERIOD, the new mode; without it, must be zero
  * @flags: %DWQ_SCHED_ABS, %DWQ_SCHED_BOOTTIME, %DWQ_RESCHED_MONOTONIC,
  *	%DWQ_RESCHED_PERIOD
  * @reserved: must be zero
@@ -490,9 +492,14 @@ struct dwq_event {
  * call: the wait is killable, and io_uring cancelling the command does
  * not end it). -EINVAL, with nothing
  * done, for non-zero @flags or @reserved, for uring_cmd_flags other than
- * zero (no registered buffer is used), and on a ring with 128-byte SQEs
- * for any non-zero byte of the command area after this struct. The
- * SQE's other fields are io_uring's.
+ * zero (no registered buffer is used), and, where the SQE is 128 bytes
+ * (a ring with 128-byte SQEs, or IORING_OP_URING_CMD128 where io_uring
+ * has it), for any non-zero byte of the command area after this struct;
+ * these are checked before cmd_op is. The SQE's other fields, and the
+ * uring_cmd_flags io_uring checks itself before the command reaches
+ * /dev/dwq, are io_uring's, with its errors (-EFAULT for
+ * IORING_URING_CMD_FIXED with a buffer index the ring has not
+ * registered, for one).
  *
  * A command that finds the file busy with another call waits for it,
  * in io_uring_enter() or wherever io_uring issues it. io_uring may issue
@@ -505,8 +512,9 @@ struct dwq_event {
  * after a drain) reads its command area from the ring only then: keep
  * that SQE's slot unchanged until its CQE as well, or set IOSQE_ASYNC,
  * with which io_uring copies the SQE when it takes it. On a ring set up
- * with IORING_SETUP_IOPOLL, io_uring refuses the command (-EOPNOTSUPP):
- * there is nothing to poll for.
+ * with IORING_SETUP_IOPOLL the command has nothing to poll for: the
+ * io_uring of 6.1 and 6.12 refuses it (-EOPNOTSUPP, nothing done), a
+ * newer one (7.2) runs it as on any other ring.
  */
 struct dwq_uring_cmd {
 	__u64 arg;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <liburing.h>
@@ -951,6 +952,47 @@ TEST_F(uring, same_as_ioctl)
 		close(fd[0]);
 		close(fd[1]);
 	}
+}
+
+/*
+ * On a ring set up with IORING_SETUP_IOPOLL: the io_uring of 6.x refuses
+ * the command (EOPNOTSUPP) having done nothing; the io_uring of 7.2 and
+ * later runs it as on any other ring, and its cancel too. (Kernels in
+ * between may do either: each is checked whole.)
+ */
+TEST_F(uring, iopoll_ring)
+{
+	struct dwq_ioc_schedule s =
+		dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	struct dwq_ioc_cancel c = { 0 };
+	unsigned int major = 0, minor = 0;
+	int fd = self->f.fd;
+	struct utsname u;
+	struct io_uring r;
+	long ret;
+
+	T_EQ(uname(&u), 0);
+	if (sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		t_fail("uname's release %s: no MAJOR.MINOR", u.release);
+	ring_init_flags(&r, IORING_SETUP_IOPOLL);
+	s.id = 0xdead;
+	ret = ring_ioctl(&r, fd, DWQ_IOC_SCHEDULE, &s);
+	if (major < 7)
+		T_ERR(ret, EOPNOTSUPP);
+	else if (major > 7 || minor >= 2)
+		T_OK(ret);
+	if (ret) {
+		T_ERR(ret, EOPNOTSUPP);
+		T_EQ(s.id, 0xdead);
+		T_EQ(dwqt_stats_ok(fd).pending, 0);
+	} else {
+		T_EQ(dwqt_query_ok(fd, s.id).state, DWQ_STATE_QUEUED);
+		c.id = s.id;
+		T_OK(ring_ioctl(&r, fd, DWQ_IOC_CANCEL, &c));
+		T_EQ(c.result, DWQ_RESULT_REMOVED);
+		T_EQ(dwqt_stats_ok(fd).pending, 0);
+	}
+	io_uring_queue_exit(&r);
 }
 
 TEST_HARNESS_MAIN
