@@ -570,6 +570,14 @@ TEST_F(reschedule, errors_leave_task)
 	expect_resched_err(fd, r, EINVAL, EINVAL, "both clocks");
 	r.flags = ~0U;
 	expect_resched_err(fd, r, EINVAL, EINVAL, "flags ~0");
+	/* Without DWQ_RESCHED_PERIOD, mode and period must be zero. */
+	r = ok;
+	r.mode = DWQ_MODE_FIXED_RATE;
+	expect_resched_err(fd, r, EINVAL, EINVAL, "a mode, no RESCHED_PERIOD");
+	r.mode = 0;
+	r.period_ns = NSEC_PER_SEC;
+	expect_resched_err(fd, r, EINVAL, EINVAL,
+			   "a period, no RESCHED_PERIOD");
 	r = ok;
 	r.flags = DWQ_RESCHED_PERIOD;
 	r.mode = DWQ_MODE_ONESHOT;
