@@ -201,23 +201,20 @@ dwq_heap_least_child(const struct dwq_heap_slot *slots, unsigned int i,
 }
 
 /*
- * The least child of slot @i among the first @nr slots, which has one
- * (ARITY * i + 1 < nr), by address. Every slot with children but the
- * last such has all four: a tournament then, the least of each pair and
- * then of the two winners, with no loop (keys are unique: no ties).
+ * Which of the four children at @c, all four there, is the least, 0 to
+ * 3: a tournament, the least of each pair and then of the two winners,
+ * with no loop (keys are unique: no ties). An index, not an address: the
+ * caller needs the child's index, which an address would give back only
+ * divided by the slot's size.
  */
-static __always_inline struct dwq_heap_slot *
-dwq_heap_least(struct dwq_heap_slot *slots, unsigned int i, unsigned int nr)
+static __always_inline unsigned int
+dwq_heap_least4(const struct dwq_heap_slot *c)
 {
-	struct dwq_heap_slot *c = &slots[DWQ_HEAP_ARITY * i + 1], *x, *y;
+	unsigned int x = dwq_heap_less(&c[1], &c[0]);
+	unsigned int y = 2 + dwq_heap_less(&c[3], &c[2]);
 
 	BUILD_BUG_ON(DWQ_HEAP_ARITY != 4);
-	/* ARITY * i + ARITY <= nr + 2: no overflow for nr <= INT_MAX. */
-	if (unlikely(DWQ_HEAP_ARITY * i + DWQ_HEAP_ARITY >= nr))
-		return &slots[dwq_heap_least_child(slots, i, nr)];
-	x = dwq_heap_less(&c[1], &c[0]) ? &c[1] : &c[0];
-	y = dwq_heap_less(&c[3], &c[2]) ? &c[3] : &c[2];
-	return dwq_heap_less(y, x) ? y : x;
+	return dwq_heap_less(&c[y], &c[x]) ? y : x;
 }
 
 /*
@@ -258,39 +255,55 @@ static inline unsigned int dwq_heap_sift_down(struct dwq_heap *heap,
  * sifts up. The last entry comes from the bottom level and nearly always
  * belongs near it, so this saves its own comparison at every level on the
  * way down (Floyd's bottom-up removal); when it belongs above @i (it was
- * a leaf of another branch), sifting up takes it there.
+ * a leaf of another branch), sifting up takes it there, held in a local
+ * and written once where it stops.
  *
  * With @deep (a constant: the root's pop), the hole has every level to go
- * down, and the full ones take dwq_heap_least()'s tournament. A node
- * removed from anywhere is mostly near the leaves (three in four are
- * leaves), where the tournament's setup and registers cost the cancel
- * more than its one level gains.
+ * down, and the full ones take dwq_heap_least4()'s tournament, the hole
+ * followed by address. A node removed from anywhere is mostly near the
+ * leaves (three in four are leaves), where the tournament's setup and
+ * registers cost the cancel more than its one level gains.
  */
 static __always_inline struct dwq_heap_node *
 dwq_heap_remove_at(struct dwq_heap *heap, unsigned int i, bool deep)
 {
-	struct dwq_heap_slot *slots = heap->slots;
+	struct dwq_heap_slot *slots = heap->slots, *hole, *c, s;
 	struct dwq_heap_node *node = slots[i].node;
-	unsigned int last = --heap->nr, least;
-	struct dwq_heap_slot *c;
+	unsigned int last = --heap->nr, full, first, k;
 
 	node->index = -1;
 	if (i == last)
 		return node;
-	/* Slot i has a child among 0 .. last - 1 iff ARITY * i + 1 < last. */
-	while (deep && last > 1 && i <= (last - 2) / DWQ_HEAP_ARITY) {
-		c = dwq_heap_least(slots, i, last);
-		least = c - slots;
-		dwq_heap_set(slots, i, c);
-		i = least;
+	/*
+	 * Slot i has all four children among 0 .. last - 1 iff
+	 * ARITY * i + ARITY < last, that is iff i < (last - 1) / ARITY
+	 * (last > i, so last >= 1: no wrap, and no ARITY * i to overflow).
+	 * The hole moves down those levels by dwq_heap_least4().
+	 */
+	hole = &slots[i];
+	full = (last - 1) / DWQ_HEAP_ARITY;
+	while (deep && i < full) {
+		first = DWQ_HEAP_ARITY * i + 1;
+		c = &slots[first];
+		k = dwq_heap_least4(c);
+		*hole = c[k];
+		c[k].node->index = i;
+		hole = &c[k];
+		i = first + k;
 	}
-	while (!deep && last > 1 && i <= (last - 2) / DWQ_HEAP_ARITY) {
-		least = dwq_heap_least_child(slots, i, last);
-		dwq_heap_set(slots, i, &slots[least]);
-		i = least;
+	/*
+	 * Slot i has a child among 0 .. last - 1 iff ARITY * i + 1 < last.
+	 * After the full levels at most one level is left, with fewer than
+	 * four children; a cancel takes every level here.
+	 */
+	while (last > 1 && i <= (last - 2) / DWQ_HEAP_ARITY) {
+		first = dwq_heap_least_child(slots, i, last);
+		dwq_heap_set(slots, i, &slots[first]);
+		i = first;
 	}
-	dwq_heap_set(slots, i, &slots[last]);
-	dwq_heap_sift_up(heap, i);
+	/* The last entry, held here, goes up from the hole, written once. */
+	s = slots[last];
+	dwq_heap_set(slots, dwq_heap_hole_up(slots, i, &s, false), &s);
 	return node;
 }
 

@@ -48,6 +48,7 @@ static_assert(BENCH_HEAP_ARITY == 2 || BENCH_HEAP_ARITY == 4,
 #define bench_heap_slot_rekey BENCH_HEAP(_slot_rekey)
 #define bench_heap_less BENCH_HEAP(_less)
 #define bench_heap_set BENCH_HEAP(_set)
+#define bench_heap_hole_up BENCH_HEAP(_hole_up)
 #define bench_heap_sift_up BENCH_HEAP(_sift_up)
 #define bench_heap_remove_at BENCH_HEAP(_remove_at)
 #define bench_heap_owns BENCH_HEAP(_owns)
@@ -114,60 +115,79 @@ static inline void bench_heap_set(struct bench_slot *slots, unsigned int i,
 	s->node->index = i;
 }
 
+/*
+ * The hole at slot @i moves towards the root while the entry @s goes before
+ * the hole's parent; return where it stops: heap.h's dwq_heap_hole_up().
+ */
+static __always_inline unsigned int
+bench_heap_hole_up(struct bench_slot *slots, unsigned int i,
+		   const struct bench_slot *s)
+{
+	unsigned int parent;
+
+	while (i > 0) {
+		parent = (i - 1) / BENCH_HEAP_ARITY;
+		if (!bench_heap_less(s, &slots[parent]))
+			break;
+		bench_heap_set(slots, i, &slots[parent]);
+		i = parent;
+	}
+	return i;
+}
+
 /* Move the entry at slot @i towards the root. */
 static __always_inline void bench_heap_sift_up(struct bench_heap *heap,
 					       unsigned int i)
 {
 	struct bench_slot *slots = heap->slots;
 	struct bench_slot s = slots[i];
-	unsigned int start = i, parent;
+	unsigned int start = i;
 
-	while (i > 0) {
-		parent = (i - 1) / BENCH_HEAP_ARITY;
-		if (!bench_heap_less(&s, &slots[parent]))
-			break;
-		bench_heap_set(slots, i, &slots[parent]);
-		i = parent;
-	}
+	i = bench_heap_hole_up(slots, i, &s);
 	if (i != start)
 		bench_heap_set(slots, i, &s);
 }
 
-/* Take the entry at slot @i out: heap.c's dwq_heap_remove_at(). */
+/* Take the entry at slot @i out: heap.h's dwq_heap_remove_at(). */
 static __always_inline struct dwq_heap_node *
 bench_heap_remove_at(struct bench_heap *heap, unsigned int i, bool deep)
 {
-	struct bench_slot *slots = heap->slots;
+	struct bench_slot *slots = heap->slots, *c, s;
 	struct dwq_heap_node *node = slots[i].node;
-	unsigned int last = --heap->nr;
-	unsigned int first, end, c, least;
+	unsigned int last = --heap->nr, full, first, end, k, x, y, least;
 
 	node->index = -1;
 	if (i == last)
 		return node;
+	/* A pop's levels where slot i has every child: by index, no loop. */
+	full = (last - 1) / BENCH_HEAP_ARITY;
+	while (deep && i < full) {
+		first = BENCH_HEAP_ARITY * i + 1;
+		c = &slots[first];
+		if (BENCH_HEAP_ARITY == 4) {
+			/* heap.h's tournament, dwq_heap_least4() */
+			x = bench_heap_less(&c[1], &c[0]);
+			y = 2 + bench_heap_less(&c[3], &c[2]);
+			k = bench_heap_less(&c[y], &c[x]) ? y : x;
+		} else {
+			k = bench_heap_less(&c[1], &c[0]);
+		}
+		bench_heap_set(slots, i, &c[k]);
+		i = first + k;
+	}
 	while (last > 1 && i <= (last - 2) / BENCH_HEAP_ARITY) {
 		first = BENCH_HEAP_ARITY * i + 1;
-		if (BENCH_HEAP_ARITY == 4 && deep && first + 3 < last) {
-			/* heap.h's tournament: a pop, all four children */
-			least = first + bench_heap_less(&slots[first + 1],
-							&slots[first]);
-			c = first + 2 +
-			    bench_heap_less(&slots[first + 3],
-					    &slots[first + 2]);
-			if (bench_heap_less(&slots[c], &slots[least]))
-				least = c;
-		} else {
-			end = min(first + BENCH_HEAP_ARITY, last);
-			least = first;
-			for (c = first + 1; c < end; c++)
-				if (bench_heap_less(&slots[c], &slots[least]))
-					least = c;
-		}
+		end = min(first + BENCH_HEAP_ARITY, last);
+		least = first;
+		for (k = first + 1; k < end; k++)
+			if (bench_heap_less(&slots[k], &slots[least]))
+				least = k;
 		bench_heap_set(slots, i, &slots[least]);
 		i = least;
 	}
-	bench_heap_set(slots, i, &slots[last]);
-	bench_heap_sift_up(heap, i);
+	/* The last entry, held here, goes up from the hole, written once. */
+	s = slots[last];
+	bench_heap_set(slots, bench_heap_hole_up(slots, i, &s), &s);
 	return node;
 }
 
@@ -266,6 +286,7 @@ struct dwq_heap_node *BENCH_HEAP(_peek)(struct bench_heap *heap)
 #undef bench_heap_owns
 #undef bench_heap_remove_at
 #undef bench_heap_sift_up
+#undef bench_heap_hole_up
 #undef bench_heap_set
 #undef bench_heap_less
 #undef bench_heap_slot_rekey
