@@ -636,16 +636,15 @@ static void f8_set_free(struct f8_set *s, const struct f8_variant *v,
 	kvfree(s->pool);
 }
 
-typedef u64 (*f8_loop_fn)(struct f8_set *s, const struct f8_keys *k,
-			  unsigned int ops);
-
 /*
  * Run @loop; with @marked between the markers of the insn plugin, which
  * then counts this loop and nothing before or after it (make profile
  * MODE=f8:...). The loop times itself: the markers are outside its time.
  */
-static u64 f8_loop(f8_loop_fn loop, struct f8_set *s, const struct f8_keys *k,
-		   unsigned int ops, bool marked)
+static u64 f8_loop(u64 (*loop)(struct f8_set *s, const struct f8_keys *k,
+			       unsigned int ops),
+		   struct f8_set *s, const struct f8_keys *k, unsigned int ops,
+		   bool marked)
 {
 	u64 ns;
 
