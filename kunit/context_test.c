@@ -873,8 +873,7 @@ struct ct_window {
 	struct completion in_window;
 	struct completion released;
 	bool hooked;
-	bool putting; /* the putter is about to put */
-	bool put_in_window; /* the hook saw that, in the moment */
+	bool put_in_window; /* the putter's reference went, in the moment */
 	bool bound_at_release;
 	struct task_struct *released_by;
 	atomic_t releases;
@@ -882,24 +881,31 @@ struct ct_window {
 
 static struct ct_window *ct_window_of;
 
+/* How long the moment waits for the putter: well below the lockup watchdogs. */
+#define CT_WINDOW_NS (5 * NSEC_PER_SEC)
+
 /*
  * The moment, made long: from the queue's lock, interrupts off, until the
- * putter on the other CPU has put (or 1 s), and 50 ms more for its put.
+ * putter on the other CPU has dropped its reference (at most 5 s). The
+ * count itself says when: a flag set before the put would leave the put
+ * itself to chance, and the putter's vCPU may be preempted by the host
+ * between the two for longer than any fixed grace.
  */
 static void ct_window_hook(struct dwq_task *task)
 {
 	struct ct_window *w = READ_ONCE(ct_window_of);
-	unsigned int i;
+	unsigned int refs;
+	u64 end;
 
 	if (!w || task != &w->task)
 		return;
 	w->hooked = true;
+	refs = kref_read(&task->ref);
 	complete(&w->in_window);
-	/* Until the putter puts (at most 1 s), then time for the put. */
-	for (i = 0; i < 1000 && !READ_ONCE(w->putting); i++)
-		mdelay(1);
-	w->put_in_window = READ_ONCE(w->putting);
-	mdelay(50);
+	end = ktime_get_ns() + CT_WINDOW_NS;
+	while (kref_read(&task->ref) >= refs && ktime_get_ns() < end)
+		cpu_relax();
+	w->put_in_window = kref_read(&task->ref) < refs;
 }
 
 static void ct_window_fn(struct dwq_task *task)
@@ -923,16 +929,14 @@ static void ct_until_stopped(void)
 		schedule_timeout_interruptible(HZ / 10);
 }
 
-/* On another CPU: drop the last reference inside the moment. */
+/* On another CPU: drop the test's reference inside the moment. */
 static int ct_window_putter(void *arg)
 {
 	struct ct_window *w = arg;
 
 	if (wait_for_completion_timeout(&w->in_window,
-					msecs_to_jiffies(TIMEOUT_MS))) {
-		WRITE_ONCE(w->putting, true);
+					msecs_to_jiffies(TIMEOUT_MS)))
 		dwq_task_put(&w->task);
-	}
 	ct_until_stopped();
 	return 0;
 }
