@@ -545,9 +545,12 @@ static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, until, due);
 	/* No slack asked: the timer is armed for the deadline exactly. */
 	KUNIT_EXPECT_EQ(test, hard, due);
-	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_softexpires(&q->timer)),
+	/* An ordinary head: on the hard timer, which only wakes the leader. */
+	KUNIT_EXPECT_PTR_EQ(test, q->armed, &q->wake_timer);
+	KUNIT_EXPECT_EQ(test,
+			ktime_to_ns(hrtimer_get_softexpires(&q->wake_timer)),
 			(s64)due);
-	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&q->timer)),
+	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&q->wake_timer)),
 			(s64)due);
 
 	qt_wait_ran(test, &p[1]);
@@ -570,6 +573,7 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 	struct dwq_sched s = { .slack_ns = 500 * MS };
 	u64 base = ktime_get_ns() + 2000 * MS, until, hard;
 	unsigned int i;
+	s64 expires;
 	atomic_t seq;
 
 	qt_exact(q);
@@ -586,11 +590,11 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
 	hard = q->leader_hard;
+	expires = ktime_to_ns(hrtimer_get_expires(q->armed));
 	raw_spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_EQ(test, until, base);
 	KUNIT_EXPECT_EQ(test, hard, base + 500 * MS);
-	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&q->timer)),
-			(s64)(base + 500 * MS));
+	KUNIT_EXPECT_EQ(test, expires, (s64)(base + 500 * MS));
 
 	/* No slack, due within the range: the range ends at its deadline. */
 	s = (struct dwq_sched){ .time_ns = base + 100 * MS,
@@ -659,7 +663,7 @@ static void qt_slack_head_gone(struct kunit *test, bool move)
 	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
 	hard = q->leader_hard;
-	expires = ktime_to_ns(hrtimer_get_expires(&q->timer));
+	expires = ktime_to_ns(hrtimer_get_expires(q->armed));
 	raw_spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_EQ(test, until, base + 100 * MS);
 	KUNIT_EXPECT_EQ(test, hard, base + 100 * MS);
@@ -1029,7 +1033,7 @@ static void dwq_queue_test_far_head_coarse(struct kunit *test)
 	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
 	hard = q->leader_hard;
-	expires = ktime_to_ns(hrtimer_get_expires(&q->timer));
+	expires = ktime_to_ns(hrtimer_get_expires(q->armed));
 	raw_spin_unlock_irq(&q->lock);
 	/* Armed at some t >= t0, for (t + d0) / 2. */
 	KUNIT_EXPECT_GE(test, until, t0 + 500 * MS);
@@ -1041,18 +1045,20 @@ static void dwq_queue_test_far_head_coarse(struct kunit *test)
 	d1 = d0 - 50 * MS;
 	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], d1), 0);
 	raw_spin_lock_irq(&q->lock);
-	KUNIT_EXPECT_EQ(test, q->leader_deadline, until);
-	KUNIT_EXPECT_EQ(test, q->leader_hard, until);
-	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&q->timer)),
-			(s64)until);
+	d0 = q->leader_deadline;
+	hard = q->leader_hard;
+	expires = ktime_to_ns(hrtimer_get_expires(q->armed));
 	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, d0, until);
+	KUNIT_EXPECT_EQ(test, hard, until);
+	KUNIT_EXPECT_EQ(test, expires, (s64)until);
 
 	/* Once it fired: armed exactly for the head, nobody woken. */
 	dwq_kunit_wait_until(test, ktime_get_ns() > until + 20 * MS);
 	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
 	hard = q->leader_hard;
-	expires = ktime_to_ns(hrtimer_get_expires(&q->timer));
+	expires = ktime_to_ns(hrtimer_get_expires(q->armed));
 	raw_spin_unlock_irq(&q->lock);
 	after = qt_stats(q);
 	if (ktime_get_ns() < d1) {
@@ -2196,6 +2202,146 @@ static void dwq_queue_test_hardirq(struct kunit *test)
 	KUNIT_EXPECT_LE(test, atomic_read(&count[1]), DWQ_TIMER_RUN_MAX);
 }
 
+/* Which of the leader's timers is armed, and whether each is queued. */
+struct qt_timers {
+	struct hrtimer *armed;
+	bool soft_queued;
+	bool hard_queued;
+};
+
+static struct qt_timers qt_timers(struct dwq_queue *q)
+{
+	struct qt_timers t;
+
+	raw_spin_lock_irq(&q->lock);
+	t.armed = q->armed;
+	t.soft_queued = hrtimer_is_queued(&q->timer);
+	t.hard_queued = hrtimer_is_queued(&q->wake_timer);
+	raw_spin_unlock_irq(&q->lock);
+	return t;
+}
+
+/* The leader's timer armed is @timer, and it is queued. */
+static bool qt_armed(struct dwq_queue *q, struct hrtimer *timer,
+		     struct qt_timers *t)
+{
+	*t = qt_timers(q);
+	return t->armed == timer &&
+	       (timer == &q->timer ? t->soft_queued : t->hard_queued);
+}
+
+/* Wait until the leader's timer armed is @timer, and only it is queued. */
+static void qt_wait_armed(struct kunit *test, struct dwq_queue *q,
+			  struct hrtimer *timer)
+{
+	struct qt_timers t;
+
+	dwq_kunit_wait_until(test, qt_armed(q, timer, &t));
+	KUNIT_EXPECT_FALSE(test,
+			   timer == &q->timer ? t.hard_queued : t.soft_queued);
+}
+
+struct qt_ctx_softirq {
+	struct dwq_task task;
+	atomic_t runs;
+	bool in_softirq; /* in the timer's softirq, not on a worker */
+	bool in_hardirq;
+};
+
+static void qt_softirq_fn(struct dwq_task *task)
+{
+	struct qt_ctx_softirq *c =
+		container_of(task, struct qt_ctx_softirq, task);
+
+	c->in_softirq = in_serving_softirq();
+	c->in_hardirq = in_hardirq();
+	atomic_inc(&c->runs);
+}
+
+/*
+ * On a queue whose timer is soft, a leader sleeps for an ordinary head on
+ * its hard timer (woken from the timer interrupt, no softirq between) and
+ * for a quick head on its soft timer (whose callback runs it): a new head
+ * of the other kind moves it from one to the other, the timer left armed
+ * for a cancelled head moves on to the next one's kind, and a quick task
+ * found due by the hard timer is handed to the soft one, which runs it in
+ * the timer softirq with no wakeup. A DWQ_QUEUE_HARDIRQ queue has one
+ * timer, hard, for both.
+ */
+static void dwq_queue_test_wake_timer(struct kunit *test)
+{
+	struct qt_ctx_softirq *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct qt_probe *p = qt_probes(test, 4);
+	struct dwq_queue *q = qt_queue(test, 1, 0), *hq;
+	struct dwq_queue_stats before;
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS };
+	u64 at;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_EXPECT_TRUE(test, q->timer.is_soft);
+	KUNIT_EXPECT_TRUE(test, q->wake_timer.is_hard);
+
+	/* An ordinary head: the hard timer. */
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 60000 * MS), 0);
+	KUNIT_ASSERT_GE(test, qt_wait_leader(q, -1), 0);
+	qt_wait_armed(test, q, &q->wake_timer);
+
+	/* A quick new head: the soft timer, the hard one cancelled. */
+	dwq_task_set_quick(&p[1].task, true);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 20000 * MS), 0);
+	qt_wait_armed(test, q, &q->timer);
+
+	/* Cancelled: the soft timer fires early, then the hard one leads. */
+	KUNIT_ASSERT_EQ(test,
+			dwq_reschedule(&p[1].task,
+				       &(struct dwq_sched){ .time_ns =
+								    500 * MS }),
+			0);
+	KUNIT_ASSERT_EQ(test, dwq_cancel(&p[1].task), DWQ_RESULT_REMOVED);
+	KUNIT_EXPECT_PTR_EQ(test, qt_timers(q).armed, &q->timer);
+	qt_wait_armed(test, q, &q->wake_timer);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 0);
+
+	/*
+	 * An ordinary head and a quick task with the same deadline behind
+	 * it; the head cancelled, the hard timer finds the quick one due and
+	 * hands it over: it runs in the timer softirq, nobody woken.
+	 */
+	dwq_task_init(&c->task, qt_softirq_fn, NULL);
+	dwq_task_set_quick(&c->task, true);
+	dwq_kunit_wait_until(test, qt_settled(q));
+	before = qt_stats(q);
+	at = ktime_get_ns() + 500 * MS;
+	s.time_ns = at;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[2].task, &s), 0);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &c->task, &s), 0);
+	qt_wait_armed(test, q, &q->wake_timer);
+	KUNIT_ASSERT_EQ(test, dwq_cancel(&p[2].task), DWQ_RESULT_REMOVED);
+	KUNIT_EXPECT_PTR_EQ(test, qt_timers(q).armed, &q->wake_timer);
+	dwq_kunit_wait_until(test, atomic_read(&c->runs) == 1);
+	KUNIT_EXPECT_GE(test, ktime_get_ns(), at);
+	KUNIT_EXPECT_TRUE(test, c->in_softirq);
+	KUNIT_EXPECT_FALSE(test, c->in_hardirq);
+	dwq_kunit_wait_until(test, qt_settled(q));
+	KUNIT_EXPECT_EQ(test, qt_stats(q).total.wakeups, before.total.wakeups);
+	qt_wait_armed(test, q, &q->wake_timer);
+
+	/* An ordinary task due: the hard timer wakes the leader, which runs it. */
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[3], 20 * MS), 0);
+	qt_wait_ran(test, &p[3]);
+	KUNIT_EXPECT_GE(test, p[3].start, p[3].deadline);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return;
+	/* DWQ_QUEUE_HARDIRQ: its own timer is hard, for every head. */
+	hq = qt_queue(test, 1, DWQ_QUEUE_HARDIRQ);
+	KUNIT_EXPECT_FALSE(test, hq->timer.is_soft);
+	KUNIT_ASSERT_EQ(test, qt_after(hq, &p[3], 60000 * MS), 0);
+	KUNIT_ASSERT_GE(test, qt_wait_leader(hq, -1), 0);
+	qt_wait_armed(test, hq, &hq->timer);
+}
+
 /*
  * Two workers, both blocked in long callbacks: what the worker count
  * implies, due tasks wait for them, queued, with no worker in take() to
@@ -2292,6 +2438,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_handoff_follows_run),
 	KUNIT_CASE(dwq_queue_test_quick_fixed_delay),
 	KUNIT_CASE(dwq_queue_test_hardirq),
+	KUNIT_CASE(dwq_queue_test_wake_timer),
 	KUNIT_CASE(dwq_queue_test_sleepers_fill_workers),
 	{}
 };

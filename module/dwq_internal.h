@@ -198,11 +198,17 @@ struct dwq_worker {
  *	place by whoever queues a task due earlier, so that a new head costs
  *	no wakeup. It runs the due quick tasks itself, and wakes the leader
  *	only for the others (see dwq_queue_timer()): a soft hrtimer, in
- *	softirq context, or with @hardirq a hard one
+ *	softirq context, or with @hardirq a hard one. Without @hardirq, a
+ *	head that is not quick gets @wake_timer instead
  * @hardirq: created with %DWQ_QUEUE_HARDIRQ (and not on PREEMPT_RT): quick
  *	tasks run in hard irq context, in @timer, or on a worker with
  *	interrupts off; fixed at creation
  * @timer_mode: @timer's mode, as every hrtimer_start() of it must say
+ * @wake_timer: the leader's timer for a head that is not quick, when
+ *	@timer is soft: a hard hrtimer that only wakes the leader, from the
+ *	timer interrupt, with no softirq between (see __dwq_leader_arm())
+ * @armed: @timer or @wake_timer, whichever was armed last (NULL before
+ *	the first): only it may be queued
  * @handoffs: followers woken by a hand-off timer and not yet back under
  *	the lock: a due head is left to them
  * @reserved: heap slots held back for running tasks that will be queued
@@ -257,6 +263,8 @@ struct dwq_queue {
 	struct hrtimer timer;
 	bool hardirq;
 	enum hrtimer_mode timer_mode;
+	struct hrtimer wake_timer;
+	struct hrtimer *armed;
 	unsigned int handoffs;
 	unsigned int reserved;
 	unsigned int room;

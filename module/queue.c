@@ -100,6 +100,12 @@
  *   that callback's grace instead of waking anyone, so only a callback that
  *   really runs long brings a follower in.
  *
+ * - The leader has two timers on a queue without %DWQ_QUEUE_HARDIRQ, and
+ *   sleeps on one at a time (__dwq_leader_arm()): for a head that is not
+ *   quick a hard hrtimer (@wake_timer), which wakes it from the timer
+ *   interrupt, as an hrtimer sleeper is woken, with no softirq between;
+ *   for a quick head the soft one (@timer), which runs it.
+ *
  * - The leader's timer wakes nobody for a quick task (dwq_task_set_quick()):
  *   it runs the due quick tasks at the head itself, in softirq context (a
  *   soft hrtimer) or, on a %DWQ_QUEUE_HARDIRQ queue, in hard irq context
@@ -541,7 +547,16 @@ EXPORT_SYMBOL_IF_KUNIT(dwq_queue_kunit_rekey);
 #define DWQ_FAR_NS NSEC_PER_SEC
 
 /*
- * (Re)start the leader's timer to fire between @soft and @hard.
+ * (Re)start the leader's timer to fire between @soft and @hard, for a head
+ * that is @quick or not.
+ *
+ * A head that is not quick only needs its leader woken, and on a queue
+ * whose @q->timer is soft that goes on @q->wake_timer, a hard hrtimer: the
+ * wakeup comes from the timer interrupt itself, as an hrtimer sleeper's
+ * does, not from the HRTIMER softirq after it. A quick head's callback
+ * runs in @q->timer. At most one of the two is queued, @q->armed: moving
+ * to the other cancels it, and if it is firing just then, its callback
+ * finds what the other was armed for, under @q->lock (dwq_queue_timer()).
  *
  * With @now, a head due more than @q->far_ns after @now is armed for
  * halfway there instead: such a head is mostly a timeout that will be
@@ -553,8 +568,12 @@ EXPORT_SYMBOL_IF_KUNIT(dwq_queue_kunit_rekey);
  * exactly (dwq_queue_timer(), with no @now): nobody is woken, and no head
  * runs later than it would have.
  */
-static void __dwq_leader_arm(struct dwq_queue *q, u64 soft, u64 hard, u64 now)
+static void __dwq_leader_arm(struct dwq_queue *q, u64 soft, u64 hard, u64 now,
+			     bool quick)
 {
+	struct hrtimer *timer = quick || q->hardirq ? &q->timer :
+						      &q->wake_timer;
+
 	lockdep_assert_held(&q->lock);
 	if (now && soft > now && soft - now > q->far_ns) {
 		soft = now + (soft - now) / 2;
@@ -562,8 +581,14 @@ static void __dwq_leader_arm(struct dwq_queue *q, u64 soft, u64 hard, u64 now)
 	}
 	q->leader_deadline = soft;
 	q->leader_hard = hard;
-	hrtimer_start_range_ns(&q->timer, ns_to_ktime(soft), hard - soft,
-			       q->timer_mode);
+	if (unlikely(q->armed != timer)) {
+		if (q->armed)
+			hrtimer_try_to_cancel(q->armed);
+		q->armed = timer;
+	}
+	hrtimer_start_range_ns(timer, ns_to_ktime(soft), hard - soft,
+			       timer == &q->timer ? q->timer_mode :
+						    HRTIMER_MODE_ABS_HARD);
 }
 
 /**
@@ -623,7 +648,10 @@ static __always_inline void __dwq_queue_kick(struct dwq_queue *q,
 	/* For tracers: a leader asleep with nothing queued leads anew. */
 	if (q->leader_deadline == KTIME_MAX)
 		trace_dwq_leader(q, leader->id, soft);
-	__dwq_leader_arm(q, soft, hard, now);
+	/* The timer is for the earliest task: @task, or the one it was for. */
+	__dwq_leader_arm(q, soft, hard, now,
+			 soft < q->leader_deadline ? READ_ONCE(task->quick) :
+						     q->armed == &q->timer);
 }
 
 /*
@@ -641,15 +669,17 @@ static __always_inline void __dwq_queue_kick(struct dwq_queue *q,
 static void __dwq_queue_head_gone(struct dwq_queue *q)
 {
 	struct dwq_heap_node *head = __dwq_peek(q);
+	struct dwq_task *task;
 	u64 latest;
 
 	lockdep_assert_held(&q->lock);
 	if (!head || !q->leader || q->leader_fired)
 		return;
-	latest = dwq_task_latest(container_of(head, struct dwq_task, node));
+	task = container_of(head, struct dwq_task, node);
+	latest = dwq_task_latest(task);
 	if (latest >= q->leader_hard)
 		return;
-	__dwq_leader_arm(q, head->deadline, latest, 0);
+	__dwq_leader_arm(q, head->deadline, latest, 0, READ_ONCE(task->quick));
 	trace_dwq_leader(q, q->leader->id, head->deadline);
 }
 
@@ -1308,7 +1338,8 @@ static bool __dwq_wait_timed(struct dwq_worker *w, struct dwq_heap_node *head,
 	}
 	WRITE_ONCE(q->leader, w);
 	q->leader_fired = false;
-	__dwq_leader_arm(q, deadline, dwq_task_latest(task), now);
+	__dwq_leader_arm(q, deadline, dwq_task_latest(task), now,
+			 READ_ONCE(task->quick));
 	__dwq_front_promote(q);
 	__dwq_handoff_ahead(q, w, head, now);
 	w->stats.leader_changes++;
@@ -1326,8 +1357,8 @@ static bool __dwq_wait_timed(struct dwq_worker *w, struct dwq_heap_node *head,
 	if (q->leader == w) {
 		WRITE_ONCE(q->leader, NULL);
 		/* Not waiting: a running callback finds no leader. */
-		if (!q->leader_fired)
-			hrtimer_try_to_cancel(&q->timer);
+		if (!q->leader_fired && q->armed)
+			hrtimer_try_to_cancel(q->armed);
 	}
 	return !kthread_should_stop();
 }
@@ -2584,32 +2615,13 @@ static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
 	}
 }
 
-/**
- * dwq_queue_timer() - the leader's timer fired
- * @timer: &dwq_queue.timer
- *
- * Runs the due quick tasks at the head right here, in the timer's context,
- * without waking anyone (at most %DWQ_TIMER_RUN_MAX, so that a burst cannot
- * hold the CPU), and moves the timer on to the next head. Wakes
- * the leader for anything else: a due task that is not quick, more than
- * %DWQ_TIMER_RUN_MAX, a follower on its way by hand-off, or a queue being
- * destroyed. With nothing queued, nobody is woken: the leader sleeps on
- * with the timer unarmed, until the next task is queued. A timer that fired
- * just as it was moved later (its callback waited for the lock meanwhile)
- * does neither: it is armed again.
- *
- * A task the timer runs is RUNNING with no @runner; the leader it counts
- * for sleeps on. It cannot run on a worker meanwhile: it is out of the
- * heap until __dwq_task_end(), as on a worker.
- *
- * Context: softirq context (HRTIMER_MODE_ABS_SOFT): the timer softirq, on
- *	PREEMPT_RT in its thread (ktimers, or ksoftirqd on older kernels);
- *	on a %DWQ_QUEUE_HARDIRQ queue (HRTIMER_MODE_ABS), hard irq context.
- * Return: %HRTIMER_NORESTART.
+/*
+ * One of the leader's timers, @timer, fired: see dwq_queue_timer(). @timer
+ * is @q->timer, or @q->wake_timer, which runs no callback.
  */
-static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
+static enum hrtimer_restart __dwq_queue_fired(struct dwq_queue *q,
+					      struct hrtimer *timer)
 {
-	struct dwq_queue *q = container_of(timer, struct dwq_queue, timer);
 	struct dwq_heap_node *head;
 	struct dwq_task *task;
 	struct dwq_worker *w;
@@ -2661,7 +2673,8 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 		 */
 		if (task && head->deadline > now) {
 			__dwq_leader_arm(q, head->deadline,
-					 dwq_task_latest(task), 0);
+					 dwq_task_latest(task), 0,
+					 READ_ONCE(task->quick));
 			__dwq_front_promote(q);
 			trace_dwq_leader(q, w->id, head->deadline);
 			break;
@@ -2673,12 +2686,68 @@ static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
 			wake_up_process(w->thread);
 			break;
 		}
+		/* Due and quick, in the hard timer: the soft one runs it. */
+		if (timer == &q->wake_timer) {
+			__dwq_leader_arm(q, head->deadline,
+					 dwq_task_latest(task), 0, true);
+			break;
+		}
 		task = __dwq_pop_head(q, w);
 		__dwq_timer_run(q, w, task, &flags);
 		runs++;
 	}
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 	return HRTIMER_NORESTART;
+}
+
+/**
+ * dwq_queue_timer() - the leader's timer fired
+ * @timer: &dwq_queue.timer
+ *
+ * Runs the due quick tasks at the head right here, in the timer's context,
+ * without waking anyone (at most %DWQ_TIMER_RUN_MAX, so that a burst cannot
+ * hold the CPU), and moves the timer on to the next head. Wakes
+ * the leader for anything else: a due task that is not quick, more than
+ * %DWQ_TIMER_RUN_MAX, a follower on its way by hand-off, or a queue being
+ * destroyed. With nothing queued, nobody is woken: the leader sleeps on
+ * with the timer unarmed, until the next task is queued. A timer that fired
+ * just as it was moved later (its callback waited for the lock meanwhile)
+ * does neither: it is armed again.
+ *
+ * A task the timer runs is RUNNING with no @runner; the leader it counts
+ * for sleeps on. It cannot run on a worker meanwhile: it is out of the
+ * heap until __dwq_task_end(), as on a worker.
+ *
+ * Context: softirq context (HRTIMER_MODE_ABS_SOFT): the timer softirq, on
+ *	PREEMPT_RT in its thread (ktimers, or ksoftirqd on older kernels);
+ *	on a %DWQ_QUEUE_HARDIRQ queue (HRTIMER_MODE_ABS), hard irq context.
+ * Return: %HRTIMER_NORESTART.
+ */
+static enum hrtimer_restart dwq_queue_timer(struct hrtimer *timer)
+{
+	return __dwq_queue_fired(container_of(timer, struct dwq_queue, timer),
+				 timer);
+}
+
+/**
+ * dwq_queue_wake_timer() - the leader's hard timer fired
+ * @timer: &dwq_queue.wake_timer
+ *
+ * As dwq_queue_timer(), for a head that is not quick, on a queue whose
+ * other timer is soft: wakes the leader from the timer interrupt. A quick
+ * head found due here (the task it was armed for was cancelled, and a
+ * quick one with the same deadline is next) is handed to the soft timer,
+ * armed for now, where its callback may run.
+ *
+ * Context: hard irq context (HRTIMER_MODE_ABS_HARD), on PREEMPT_RT too:
+ *	it takes only @q->lock, a raw spinlock, and wakes a thread.
+ * Return: %HRTIMER_NORESTART.
+ */
+static enum hrtimer_restart dwq_queue_wake_timer(struct hrtimer *timer)
+{
+	return __dwq_queue_fired(container_of(timer, struct dwq_queue,
+					      wake_timer),
+				 timer);
 }
 
 /*
@@ -2843,6 +2912,8 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 	 */
 	q->timer_mode = q->hardirq ? HRTIMER_MODE_ABS : HRTIMER_MODE_ABS_SOFT;
 	hrtimer_setup(&q->timer, dwq_queue_timer, q->clockid, q->timer_mode);
+	hrtimer_setup(&q->wake_timer, dwq_queue_wake_timer, q->clockid,
+		      HRTIMER_MODE_ABS_HARD);
 	init_waitqueue_head(&q->done_wq);
 	INIT_WORK(&q->resize_work, dwq_queue_resize_work);
 	strscpy(q->name, name, sizeof(q->name));
@@ -2957,6 +3028,7 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 	 */
 	dwq_workers_stop(q);
 	hrtimer_cancel(&q->timer);
+	hrtimer_cancel(&q->wake_timer);
 	cancel_work_sync(&q->resize_work);
 
 	/*
