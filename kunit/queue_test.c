@@ -2243,9 +2243,10 @@ static void qt_wait_armed(struct kunit *test, struct dwq_queue *q,
 
 struct qt_ctx_softirq {
 	struct dwq_task task;
-	atomic_t runs;
+	atomic_t runs; /* set last, with a barrier: the rest is then final */
 	bool in_softirq; /* in the timer's softirq, not on a worker */
 	bool in_hardirq;
+	u64 start;
 };
 
 static void qt_softirq_fn(struct dwq_task *task)
@@ -2253,9 +2254,16 @@ static void qt_softirq_fn(struct dwq_task *task)
 	struct qt_ctx_softirq *c =
 		container_of(task, struct qt_ctx_softirq, task);
 
+	c->start = ktime_get_ns();
 	c->in_softirq = in_serving_softirq();
 	c->in_hardirq = in_hardirq();
-	atomic_inc(&c->runs);
+	atomic_inc_return(&c->runs);
+}
+
+/* @c has run once: its fields may be read. */
+static bool qt_softirq_ran(struct qt_ctx_softirq *c)
+{
+	return atomic_read_acquire(&c->runs) == 1;
 }
 
 /*
@@ -2263,21 +2271,26 @@ static void qt_softirq_fn(struct dwq_task *task)
  * its hard timer (woken from the timer interrupt, no softirq between) and
  * for a quick head on its soft timer (whose callback runs it): a new head
  * of the other kind moves it from one to the other, the timer left armed
- * for a cancelled head moves on to the next one's kind, and a quick task
+ * for a cancelled head moves on to the next one's kind, a task that only
+ * narrows the range of the head's timer keeps its kind, and a quick task
  * found due by the hard timer is handed to the soft one, which runs it in
  * the timer softirq with no wakeup. A DWQ_QUEUE_HARDIRQ queue has one
- * timer, hard, for both.
+ * timer, hard, for both. Deadlines are 2 s ahead where a step must be
+ * over before one is due, and the timer is armed exactly for them.
  */
 static void dwq_queue_test_wake_timer(struct kunit *test)
 {
-	struct qt_ctx_softirq *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	struct qt_probe *p = qt_probes(test, 4);
+	struct qt_ctx_softirq *c =
+		kunit_kcalloc(test, 2, sizeof(*c), GFP_KERNEL);
+	struct qt_probe *p = qt_probes(test, 6);
 	struct dwq_queue *q = qt_queue(test, 1, 0), *hq;
-	struct dwq_queue_stats before;
 	struct dwq_sched s = { .flags = DWQ_SCHED_ABS };
+	struct dwq_queue_stats before;
+	s64 expires;
 	u64 at;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
+	qt_exact(q);
 	KUNIT_EXPECT_TRUE(test, q->timer.is_soft);
 	KUNIT_EXPECT_TRUE(test, q->wake_timer.is_hard);
 
@@ -2294,50 +2307,74 @@ static void dwq_queue_test_wake_timer(struct kunit *test)
 	/* Cancelled: the soft timer fires early, then the hard one leads. */
 	KUNIT_ASSERT_EQ(test,
 			dwq_reschedule(&p[1].task,
-				       &(struct dwq_sched){ .time_ns =
-								    500 * MS }),
+				       &(struct dwq_sched){ .time_ns = 2000 *
+								       MS }),
 			0);
 	KUNIT_ASSERT_EQ(test, dwq_cancel(&p[1].task), DWQ_RESULT_REMOVED);
 	KUNIT_EXPECT_PTR_EQ(test, qt_timers(q).armed, &q->timer);
 	qt_wait_armed(test, q, &q->wake_timer);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 0);
 
 	/*
 	 * An ordinary head and a quick task with the same deadline behind
 	 * it; the head cancelled, the hard timer finds the quick one due and
 	 * hands it over: it runs in the timer softirq, nobody woken.
 	 */
-	dwq_task_init(&c->task, qt_softirq_fn, NULL);
-	dwq_task_set_quick(&c->task, true);
+	dwq_task_init(&c[0].task, qt_softirq_fn, NULL);
+	dwq_task_set_quick(&c[0].task, true);
 	dwq_kunit_wait_until(test, qt_settled(q));
 	before = qt_stats(q);
-	at = ktime_get_ns() + 500 * MS;
+	at = ktime_get_ns() + 2000 * MS;
 	s.time_ns = at;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[2].task, &s), 0);
-	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &c->task, &s), 0);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &c[0].task, &s), 0);
 	qt_wait_armed(test, q, &q->wake_timer);
 	KUNIT_ASSERT_EQ(test, dwq_cancel(&p[2].task), DWQ_RESULT_REMOVED);
 	KUNIT_EXPECT_PTR_EQ(test, qt_timers(q).armed, &q->wake_timer);
-	dwq_kunit_wait_until(test, atomic_read(&c->runs) == 1);
-	KUNIT_EXPECT_GE(test, ktime_get_ns(), at);
-	KUNIT_EXPECT_TRUE(test, c->in_softirq);
-	KUNIT_EXPECT_FALSE(test, c->in_hardirq);
+	dwq_kunit_wait_until(test, qt_softirq_ran(&c[0]));
+	KUNIT_EXPECT_GE(test, c[0].start, at);
+	KUNIT_EXPECT_TRUE(test, c[0].in_softirq);
+	KUNIT_EXPECT_FALSE(test, c[0].in_hardirq);
 	dwq_kunit_wait_until(test, qt_settled(q));
 	KUNIT_EXPECT_EQ(test, qt_stats(q).total.wakeups, before.total.wakeups);
 	qt_wait_armed(test, q, &q->wake_timer);
 
-	/* An ordinary task due: the hard timer wakes the leader, which runs it. */
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[3], 20 * MS), 0);
+	/*
+	 * A quick head with slack, then an ordinary task with the same
+	 * deadline and none: it narrows the range to that deadline, and the
+	 * timer stays the soft one, for the head. Both run by then, the
+	 * quick one in the timer softirq, the other on the leader.
+	 */
+	dwq_task_init(&c[1].task, qt_softirq_fn, NULL);
+	dwq_task_set_quick(&c[1].task, true);
+	at = ktime_get_ns() + 2000 * MS;
+	s.time_ns = at;
+	s.slack_ns = 1000 * MS;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &c[1].task, &s), 0);
+	qt_wait_armed(test, q, &q->timer);
+	s.slack_ns = 0;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[3].task, &s), 0);
+	raw_spin_lock_irq(&q->lock);
+	expires = ktime_to_ns(hrtimer_get_expires(q->armed));
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_PTR_EQ(test, qt_timers(q).armed, &q->timer);
+	KUNIT_EXPECT_EQ(test, expires, (s64)at);
 	qt_wait_ran(test, &p[3]);
-	KUNIT_EXPECT_GE(test, p[3].start, p[3].deadline);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
+	KUNIT_EXPECT_GE(test, p[3].start, at);
+	KUNIT_ASSERT_TRUE(test, qt_softirq_ran(&c[1]));
+	KUNIT_EXPECT_TRUE(test, c[1].in_softirq);
+	KUNIT_EXPECT_GE(test, c[1].start, at);
+
+	/* An ordinary task due: the hard timer wakes the leader, which runs it. */
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[4], 20 * MS), 0);
+	qt_wait_ran(test, &p[4]);
+	KUNIT_EXPECT_GE(test, p[4].start, p[4].deadline);
 
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		return;
 	/* DWQ_QUEUE_HARDIRQ: its own timer is hard, for every head. */
 	hq = qt_queue(test, 1, DWQ_QUEUE_HARDIRQ);
 	KUNIT_EXPECT_FALSE(test, hq->timer.is_soft);
-	KUNIT_ASSERT_EQ(test, qt_after(hq, &p[3], 60000 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_after(hq, &p[5], 60000 * MS), 0);
 	KUNIT_ASSERT_GE(test, qt_wait_leader(hq, -1), 0);
 	qt_wait_armed(test, hq, &hq->timer);
 }
@@ -2438,7 +2475,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_handoff_follows_run),
 	KUNIT_CASE(dwq_queue_test_quick_fixed_delay),
 	KUNIT_CASE(dwq_queue_test_hardirq),
-	KUNIT_CASE(dwq_queue_test_wake_timer),
+	KUNIT_CASE_SLOW(dwq_queue_test_wake_timer),
 	KUNIT_CASE(dwq_queue_test_sleepers_fill_workers),
 	{}
 };

@@ -208,7 +208,8 @@ struct dwq_worker {
  *	@timer is soft: a hard hrtimer that only wakes the leader, from the
  *	timer interrupt, with no softirq between (see __dwq_leader_arm())
  * @armed: @timer or @wake_timer, whichever was armed last (NULL before
- *	the first): only it may be queued
+ *	the first), the one the leader sleeps on; the other is cancelled when
+ *	this changes, unless its callback is running (see __dwq_leader_arm())
  * @handoffs: followers woken by a hand-off timer and not yet back under
  *	the lock: a due head is left to them
  * @reserved: heap slots held back for running tasks that will be queued

@@ -554,9 +554,12 @@ EXPORT_SYMBOL_IF_KUNIT(dwq_queue_kunit_rekey);
  * whose @q->timer is soft that goes on @q->wake_timer, a hard hrtimer: the
  * wakeup comes from the timer interrupt itself, as an hrtimer sleeper's
  * does, not from the HRTIMER softirq after it. A quick head's callback
- * runs in @q->timer. At most one of the two is queued, @q->armed: moving
- * to the other cancels it, and if it is firing just then, its callback
- * finds what the other was armed for, under @q->lock (dwq_queue_timer()).
+ * runs in @q->timer. The leader sleeps on one of the two, @q->armed:
+ * moving to the other cancels it. If that one's callback is running just
+ * then (it cannot be cancelled, and may even have been armed again from
+ * another CPU meanwhile), it finds, under @q->lock, what the other was
+ * armed for: it does nothing, or what the other would have done first
+ * (dwq_queue_timer()).
  *
  * With @now, a head due more than @q->far_ns after @now is armed for
  * halfway there instead: such a head is mostly a timeout that will be

@@ -16,7 +16,9 @@ For each variant: p50, p99 and p99.9 of the traced lateness, and how many
 of its slowest 1% come after a stall: more than 300 us in which neither
 vCPU logged any event while the task was overdue. For the ordinary tasks
 (dwq-idle-handoff), also the time from the deadline to the next expiry of
-the queue's timer (dwq_queue_timer) and from there to the callback, over
+the queue's timers (dwq_queue_wake_timer, the hard one the leader sleeps
+on for an ordinary head, or dwq_queue_timer, the soft one for a quick
+head) and from there to the callback, over
 all tasks and over the slowest 1%, and the slowest 1% sorted into: stall;
 behind (run by a worker already awake, no expiry of the queue's timer
 between deadline and callback); timer late (more of the lateness before
@@ -31,6 +33,7 @@ import sys
 
 LINE = re.compile(r'^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+):\s+(\w+):\s+(.*)$')
 VARIANTS = ('dwq-idle', 'dwq-loaded', 'dwq-idle-handoff')
+QUEUE_TIMER = re.compile(r'function=dwq_queue_(?:wake_)?timer\b')
 STALL_NS = 300_000
 BURST_GAP_NS = 100_000_000
 
@@ -82,7 +85,7 @@ def main():
                  f'{len(VARIANTS)}: a trace of F4a with reps=1?')
 
     timer = [e[0] for e in ev if e[4] == 'hrtimer_expire_entry' and
-             'function=dwq_queue_timer' in e[5]]
+             QUEUE_TIMER.search(e[5])]
     for name, burst in zip(VARIANTS, bursts):
         rows = sorted((int(field(e[5], 'lateness')),
                        int(field(e[5], 'deadline')), e) for e in burst)
