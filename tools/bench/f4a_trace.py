@@ -25,6 +25,16 @@ between deadline and callback); timer late (more of the lateness before
 that expiry than after); wakeup late (the rest); and how many had a
 hand-off wakeup between deadline and callback. --show K prints the
 events around the K slowest.
+
+When the trace also has the local timer interrupt's exit and cpu_idle
+(f4a-trace --irq), it also prints, for the wakeups of dwq's leader by
+dwq_queue_wake_timer and of the hrtimer-sleep thread by its sleeper
+timer that found their CPU idle and saw nothing else happen there, the
+median of each step from the expiry to the switch to the thread: the
+wakeup, the callback's return (hrtimer_expire_exit), the end of the
+timer interrupt (local_timer_exit), the idle task's exit from idle and
+the switch. The stall counts are then not comparable with a trace
+without those events.
 """
 import argparse
 import bisect
@@ -135,6 +145,46 @@ def main():
             print(f'--- {late / 1e3:.1f} us late, run on cpu{f[1]} by {f[2]}-{f[3]}')
             for e in events(dl - 50_000, f[0])[-30:]:
                 print(f'  {(e[0] - dl) / 1e3:+9.1f} us cpu{e[1]} {e[4]:<20} {e[5][:120]}')
+
+    if any(e[4] == 'local_timer_exit' for e in ev):
+        wake_steps(ev)
+
+
+# The steps of a clean wakeup from idle, in order, after the expiry.
+STEPS = ('hrtimer_expire_exit', 'local_timer_exit', 'cpu_idle')
+
+
+def wake_steps(ev):
+    """Median steps from a timer's expiry to the switch to the woken thread."""
+    cpus = {}
+    for e in ev:
+        cpus.setdefault(e[1], []).append(e)
+    for fn, comm in (('dwq_queue_wake_timer', 'dwq-bench/'),
+                     ('hrtimer_wakeup', 'dwq_bench_hrt')):
+        gaps = {}
+        for es in cpus.values():
+            for i, e in enumerate(es):
+                if (e[4] != 'hrtimer_expire_entry' or
+                        f'function={fn} ' not in e[5] + ' ' or
+                        not e[2].startswith('<idle>')):
+                    continue
+                seq = es[i + 1:i + 12]
+                names = [x[4] for x in seq]
+                if 'sched_switch' not in names:
+                    continue
+                seq = seq[:names.index('sched_switch') + 1]
+                wake = [k for k, x in enumerate(seq) if x[4] == 'sched_wakeup']
+                if (len(wake) != 1 or f'comm={comm}' not in seq[wake[0]][5] or
+                        f'next_comm={comm}' not in seq[-1][5] or
+                        tuple(x[4] for x in seq[wake[0] + 1:-1]) != STEPS):
+                    continue
+                pts = [('expiry', e[0])] + [(x[4], x[0]) for x in seq]
+                for (a, ta), (b, tb) in zip(pts, pts[1:]):
+                    gaps.setdefault(f'{a} -> {b}', []).append((tb - ta) / 1e3)
+        n = max((len(v) for v in gaps.values()), default=0)
+        print(f'{comm.rstrip("/")} woken by {fn} from idle, nothing else '
+              f'between: {n}; step medians (us): ' +
+              ', '.join(f'{k} {quantile(v, .5):.0f}' for k, v in gaps.items()))
 
 
 if __name__ == '__main__':
