@@ -874,6 +874,7 @@ struct ct_window {
 	struct completion released;
 	bool hooked;
 	bool put_in_window; /* the putter's reference went, in the moment */
+	bool released_in_window; /* the release ran before the moment ended */
 	bool bound_at_release;
 	struct task_struct *released_by;
 	atomic_t releases;
@@ -889,7 +890,9 @@ static struct ct_window *ct_window_of;
  * putter on the other CPU has dropped its reference (at most 5 s). The
  * count itself says when: a flag set before the put would leave the put
  * itself to chance, and the putter's vCPU may be preempted by the host
- * between the two for longer than any fixed grace.
+ * between the two for longer than any fixed grace. Then 50 ms more, in
+ * which a release that did not wait for the queue to let go (the last
+ * reference was the putter's) would run and find the task still bound.
  */
 static void ct_window_hook(struct dwq_task *task)
 {
@@ -906,6 +909,8 @@ static void ct_window_hook(struct dwq_task *task)
 	while (kref_read(&task->ref) >= refs && ktime_get_ns() < end)
 		cpu_relax();
 	w->put_in_window = kref_read(&task->ref) < refs;
+	mdelay(50);
+	w->released_in_window = atomic_read(&w->releases);
 }
 
 static void ct_window_fn(struct dwq_task *task)
@@ -1014,6 +1019,7 @@ static void ct_last_put_while_unbinding(struct kunit *test, bool sync)
 	kthread_stop(putter);
 	KUNIT_EXPECT_TRUE(test, w->hooked);
 	KUNIT_EXPECT_TRUE(test, w->put_in_window);
+	KUNIT_EXPECT_FALSE(test, w->released_in_window);
 	KUNIT_EXPECT_FALSE(test, w->bound_at_release);
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->releases), 1);
 	if (sync)

@@ -174,7 +174,7 @@ def wake_steps(ev):
                     continue
                 seq = seq[:names.index('sched_switch') + 1]
                 wake = [k for k, x in enumerate(seq) if x[4] == 'sched_wakeup']
-                if (len(wake) != 1 or f'comm={comm}' not in seq[wake[0]][5] or
+                if (not wake or f'comm={comm}' not in seq[wake[0]][5] or
                         f'next_comm={comm}' not in seq[-1][5] or
                         tuple(x[4] for x in seq[wake[0] + 1:-1]) != STEPS):
                     continue

@@ -19,12 +19,53 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASE_NS = 5_000_000_000
-N = 100
+N = 120
 
 
 def line(comm, pid, cpu, ns, name, rest):
     return (f'{comm:>16}-{pid:<5} [{cpu:03d}] d..1. '
             f'{ns // 1000 // 1_000_000}.{ns // 1000 % 1_000_000:06d}: {name}: {rest}\n')
+
+
+# One wakeup in DIRTY is not clean (see trace()); KINDS, the kinds of it.
+DIRTY = 4
+KINDS = ('busy', 'other', 'extra')
+
+
+def wakeup(cpu, e, fn, comm, pid, steps, i, with_wakeup_tp):
+    """The events of a wakeup by fn's expiry at e, the steps in us."""
+    kind = KINDS[i // DIRTY % len(KINDS)] if i % DIRTY == DIRTY - 1 else 'clean'
+    if kind != 'clean':
+        steps = [2 * x for x in steps]
+    elif i % 3 == 0:
+        steps = [x + 10 for x in steps]
+    who = ('dwq-bench/1', 171) if kind == 'busy' else ('<idle>', 0)
+    if kind == 'other':
+        comm, pid = 'kworker/0:1', 99
+    names = (['dwq_wakeup'] if with_wakeup_tp else []) + ['sched_wakeup']
+    names += ['hrtimer_expire_exit', 'local_timer_exit', 'cpu_idle']
+    rests = {
+        'dwq_wakeup': 'queue=bench worker=0 reason=leader-timer',
+        'sched_wakeup': f'comm={comm} pid={pid} prio=120 target_cpu={cpu:03d}',
+        'hrtimer_expire_exit': 'hrtimer=00000000aa',
+        'local_timer_exit': 'vector=236',
+        'cpu_idle': f'state=4294967295 cpu_id={cpu}',
+    }
+    out = [line(*who, cpu, e, 'hrtimer_expire_entry',
+                f'hrtimer=00000000aa function={fn} now={e}')]
+    t = e
+    for name, step in zip(names, steps):
+        t += step * 1000
+        out.append(line(*who, cpu, t, name, rests[name]))
+        if name == 'sched_wakeup' and kind == 'extra':
+            out.append(line(*who, cpu, t + 500, 'hrtimer_start',
+                            'hrtimer=00000000cc function=tick_nohz_handler'))
+    t += steps[len(names)] * 1000
+    out.append(line(*who, cpu, t, 'sched_switch',
+                    f'prev_comm=swapper/{cpu} prev_pid=0 prev_prio=120 '
+                    f'prev_state=R ==> next_comm={comm} next_pid={pid} '
+                    'next_prio=120'))
+    return out
 
 
 def fire(ns, deadline, lateness):
@@ -34,57 +75,44 @@ def fire(ns, deadline, lateness):
 
 
 def trace(bursts=3, irq=True):
-    """Three bursts of N tasks, 200 us apart, late by 10, 20 and 38 us;
+    """Three bursts of N tasks, 200 us apart, late by 10, 20 and 150 us;
     the third (the ordinary tasks) woken by the wake timer 4 us after each
     deadline, with a clean wakeup from idle whose steps are 1, 7, 1, 15,
-    2 and 5 us, and the callback 3 us after the switch; then the
-    sleeper's wakeups, whose steps are 5, 1, 7, 2 and 4 us."""
+    2 and 5 us (one clean wakeup in three 10 us longer at each step, so
+    that the medians are these and the 90th percentiles not), its
+    callback after the switch; then the sleeper's wakeups, whose steps are
+    5, 1, 7, 2 and 4 us, the same way. Of each kind of wakeup, one in
+    DIRTY is not clean, in turn: the timer interrupted a thread, not the
+    idle task; another thread was woken and switched to; an hrtimer_start
+    came between the wakeup and the switch. Those take twice as long, and
+    must not count."""
     out = []
     t = BASE_NS
     for b in range(bursts):
-        late = (10_000, 20_000, 38_000)[b]
+        late = (10_000, 20_000, 150_000)[b]
         for i in range(N):
             dl = t + i * 200_000
             if b == 2:
-                e = dl + 4_000
-                idle = '<idle>', 0
-                out.append(line(*idle, 0, e, 'hrtimer_expire_entry',
-                                'hrtimer=00000000aa function=dwq_queue_wake_timer [dwq] '
-                                f'now={e}'))
-                out.append(line(*idle, 0, e + 1_000, 'dwq_wakeup',
-                                'queue=bench worker=0 reason=leader-timer'))
-                out.append(line(*idle, 0, e + 8_000, 'sched_wakeup',
-                                'comm=dwq-bench/0 pid=169 prio=120 target_cpu=000'))
-                if irq:
-                    out.append(line(*idle, 0, e + 9_000, 'hrtimer_expire_exit',
-                                    'hrtimer=00000000aa'))
-                    out.append(line(*idle, 0, e + 24_000, 'local_timer_exit',
-                                    'vector=236'))
-                    out.append(line(*idle, 0, e + 26_000, 'cpu_idle',
-                                    'state=4294967295 cpu_id=0'))
-                out.append(line(*idle, 0, e + 31_000, 'sched_switch',
-                                'prev_comm=swapper/0 prev_pid=0 prev_prio=120 '
-                                'prev_state=R ==> next_comm=dwq-bench/0 '
-                                'next_pid=169 next_prio=120'))
+                evs = wakeup(0, dl + 4_000, 'dwq_queue_wake_timer [dwq]',
+                             'dwq-bench/0', 169, [1, 7, 1, 15, 2, 5], i, True)
+                if irq is False:
+                    evs = [x for x in evs if ': hrtimer_expire_exit: ' not in x and
+                           ': local_timer_exit: ' not in x and ': cpu_idle: ' not in x]
+                out += evs
             out.append(fire(dl + late, dl, late))
         t += N * 200_000 + 200_000_000
     for i in range(N):
-        e = t + i * 200_000
-        idle = '<idle>', 0
-        out.append(line(*idle, 1, e, 'hrtimer_expire_entry',
-                        f'hrtimer=00000000bb function=hrtimer_wakeup now={e}'))
-        out.append(line(*idle, 1, e + 5_000, 'sched_wakeup',
-                        'comm=dwq_bench_hrt pid=170 prio=120 target_cpu=001'))
-        if irq:
-            out.append(line(*idle, 1, e + 6_000, 'hrtimer_expire_exit',
-                            'hrtimer=00000000bb'))
-            out.append(line(*idle, 1, e + 13_000, 'local_timer_exit', 'vector=236'))
-            out.append(line(*idle, 1, e + 15_000, 'cpu_idle',
-                            'state=4294967295 cpu_id=1'))
-        out.append(line(*idle, 1, e + 19_000, 'sched_switch',
-                        'prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R '
-                        '==> next_comm=dwq_bench_hrt next_pid=170 next_prio=120'))
+        evs = wakeup(1, t + i * 200_000, 'hrtimer_wakeup', 'dwq_bench_hrt', 170,
+                     [5, 1, 7, 2, 4], i, False)
+        if irq is False:
+            evs = [x for x in evs if ': hrtimer_expire_exit: ' not in x and
+                   ': local_timer_exit: ' not in x and ': cpu_idle: ' not in x]
+        out += evs
     return ''.join(out)
+
+
+# The clean wakeups of N, of each kind (see trace()).
+CLEAN = N - N // 4
 
 
 def run(text):
@@ -111,18 +139,18 @@ def main():
 
     rc, out = run(trace())
     check(rc == 0, f'a trace of three bursts is read: exit {rc}', out)
-    for name, us in (('dwq-idle', 10), ('dwq-loaded', 20), ('dwq-idle-handoff', 38)):
+    for name, us in (('dwq-idle', 10), ('dwq-loaded', 20), ('dwq-idle-handoff', 150)):
         want = f'{name}: {N} tasks, p50 {us}.0 us, p99 {us}.0'
         check(want in out, f'{name}: its percentiles ("{want}")', out)
-    want = 'all: deadline to the queue timer p50 4 us, p90 4; timer to callback p50 34 us'
+    want = 'all: deadline to the queue timer p50 4 us, p90 4; timer to callback p50 146 us'
     check(want in out, 'the ordinary tasks: deadline to timer, timer to callback', out)
     want = ('dwq-bench woken by dwq_queue_wake_timer from idle, nothing else between: '
-            f'{N}; step medians (us): expiry -> dwq_wakeup 1, dwq_wakeup -> sched_wakeup 7, '
+            f'{CLEAN}; step medians (us): expiry -> dwq_wakeup 1, dwq_wakeup -> sched_wakeup 7, '
             'sched_wakeup -> hrtimer_expire_exit 1, hrtimer_expire_exit -> '
             'local_timer_exit 15, local_timer_exit -> cpu_idle 2, cpu_idle -> sched_switch 5')
     check(want in out, "the leader's wakeup from idle, step by step", out)
     want = ('dwq_bench_hrt woken by hrtimer_wakeup from idle, nothing else between: '
-            f'{N}; step medians (us): expiry -> sched_wakeup 5, sched_wakeup -> '
+            f'{CLEAN}; step medians (us): expiry -> sched_wakeup 5, sched_wakeup -> '
             'hrtimer_expire_exit 1, hrtimer_expire_exit -> local_timer_exit 7, '
             'local_timer_exit -> cpu_idle 2, cpu_idle -> sched_switch 4')
     check(want in out, "the sleeper's wakeup from idle, step by step", out)
