@@ -63,19 +63,6 @@ static const char *const dwq_clock_names[DWQ_NR_CLOCKS] = {
 	[DWQ_CLOCK_BOOTTIME] = "boottime",
 };
 
-/**
- * dwq_clock_now() - a file clock's time
- * @clock: an &enum dwq_clock
- *
- * Context: any context.
- * Return: ns on that clock.
- */
-u64 dwq_clock_now(unsigned int clock)
-{
-	return clock == DWQ_CLOCK_BOOTTIME ? ktime_get_boottime_ns() :
-					     ktime_get_ns();
-}
-
 static void __dwq_client_settle(struct dwq_client *c);
 
 /*
@@ -435,13 +422,6 @@ static void dwq_client_shrink(struct dwq_client *c, unsigned int clock)
 		dwq_clk_shrink(clk);
 }
 
-/* The time on @clock, a DWQ_CLOCK_*. */
-static u64 dwq_client_clock_now(unsigned int clock)
-{
-	return clock == DWQ_CLOCK_BOOTTIME ? ktime_get_boottime_ns() :
-					     ktime_get_ns();
-}
-
 /*
  * Arm @clk's alarm for @at: exactly (dwq_mod()), or to fire by then,
  * leaving it where it is if it fires earlier already (dwq_reduce()).
@@ -497,7 +477,7 @@ static void dwq_client_alarm(struct dwq_task *task)
 		WRITE_ONCE(clk->passed, dwq_task_run_deadline(task));
 		goto wake;
 	}
-	if (next <= dwq_client_clock_now(clk->clock))
+	if (next <= dwq_clock_now(clk->clock))
 		goto wake;
 	if (dwq_client_alarm_set(clk, next, false) >= 0)
 		return;
@@ -599,7 +579,7 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
 		dwq_cancel(&clk->alarm);
 		return false;
 	}
-	now = dwq_client_clock_now(clock);
+	now = dwq_clock_now(clock);
 	if (next <= now) {
 		/*
 		 * Due already, as the head a read() leaves while it drains
@@ -1456,10 +1436,8 @@ static void dwq_read_commit(struct dwq_client *c, const struct dwq_pick *picks,
 		}
 		dwq_ids_del(c, ut);
 		done++;
-		if (ut->ev)
-			ut->ev->ut = NULL;
-		else
-			released++;
+		/* Its charge: an event it folded into (done above) held none. */
+		released++;
 		dwq_utask_put(c, ut, bin);
 	}
 	if (done)
@@ -1772,8 +1750,8 @@ static bool dwq_client_clock_due(struct dwq_client *c, unsigned int clock)
 	struct dwq_client_clock *clk = &c->clk[clock];
 	u64 next = READ_ONCE(clk->next);
 
-	return next != U64_MAX && (next <= READ_ONCE(clk->passed) ||
-				   next <= dwq_client_clock_now(clock));
+	return next != U64_MAX &&
+	       (next <= READ_ONCE(clk->passed) || next <= dwq_clock_now(clock));
 }
 
 /*

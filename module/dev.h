@@ -47,6 +47,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <dwq.h>
@@ -359,13 +360,27 @@ static inline unsigned int dwq_sched_clock(const struct dwq_sched *ds)
  * client.c: a file's tasks and all that needs its mutex. Each of these
  * takes the mutex itself, or needs none.
  */
+/**
+ * dwq_clock_now() - a file clock's time
+ * @clock: an &enum dwq_clock
+ *
+ * Inline: a schedule and a cancel each read it on their way.
+ *
+ * Context: any context.
+ * Return: ns on that clock.
+ */
+static inline u64 dwq_clock_now(unsigned int clock)
+{
+	return clock == DWQ_CLOCK_BOOTTIME ? ktime_get_boottime_ns() :
+					     ktime_get_ns();
+}
+
 struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred);
 void dwq_client_free(struct dwq_client *c);
 void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c);
 void dwq_client_set_describe(struct dwq_queue *q);
 int dwq_client_init(void);
 void dwq_client_exit(void);
-u64 dwq_clock_now(unsigned int clock);
 int dwq_sched_abs(struct dwq_sched *ds, unsigned int clock, u64 period,
 		  u64 *now);
 int dwq_client_schedule(struct dwq_client *c, const struct dwq_sched_req *r,
