@@ -249,7 +249,12 @@ static int bench_parse_figures(const char *list, unsigned int *bits)
 		}
 		p = *end ? end + 1 : end;
 	}
-	return *bits ? 0 : -EINVAL;
+	if (!*bits) {
+		pr_err("figures=%s: F1, F3, F4a or F8, separated by commas, or none\n",
+		       list);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int bench_parse(void)

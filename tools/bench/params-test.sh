@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# dwq_bench.ko's parameters, in a guest with dwq.ko loaded (make check's
+# stock guest): each bad value is refused by insmod with EINVAL and the
+# kernel log says which parameter and what it takes (in the lines logged
+# since the call; the log is left as it is); a good f8_prof= runs its one
+# loop and loads. TAP on stdout.
+#
+# usage: params-test.sh [KO]   (default /dwq/dwq_bench.ko)
+
+ko=${1:-/dwq/dwq_bench.ko}
+n=0
+
+say() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+	fi
+}
+
+# refused ARGS WANT: insmod fails with EINVAL and the log has WANT.
+refused() {
+	args=$1 want=$2
+	seen=$(dmesg | wc -l)
+	# shellcheck disable=SC2086 # ARGS is split into parameters
+	err=$(insmod "$ko" $args 2>&1)
+	rc=$?
+	log=$(dmesg | tail -n +$((seen + 1)))
+	bad=0
+	[ $rc != 0 ] || bad=1
+	case $err in *"Invalid argument"*) ;; *) bad=1 ;; esac
+	case $log in *"$want"*) ;; *) bad=1 ;; esac
+	if [ $bad = 1 ]; then
+		echo "# insmod $args: exit $rc, '$err'"
+		echo "$log" | sed 's/^/# /'
+		[ $rc != 0 ] || rmmod dwq_bench
+	fi
+	say $bad "refused with EINVAL and a reason: $args"
+}
+
+# loads ARGS WANT: insmod succeeds, the log has WANT, rmmod works.
+loads() {
+	args=$1 want=$2
+	seen=$(dmesg | wc -l)
+	# shellcheck disable=SC2086 # ARGS is split into parameters
+	err=$(insmod "$ko" $args 2>&1)
+	rc=$?
+	log=$(dmesg | tail -n +$((seen + 1)))
+	bad=0
+	[ $rc = 0 ] || bad=1
+	case $log in *"$want"*) ;; *) bad=1 ;; esac
+	if [ $rc = 0 ] && ! rmmod dwq_bench; then
+		bad=1
+	fi
+	if [ $bad = 1 ]; then
+		echo "# insmod $args: exit $rc, '$err'"
+		echo "$log" | sed 's/^/# /'
+	fi
+	say $bad "loads and runs: $args"
+}
+
+echo "TAP version 13"
+if [ ! -e "$ko" ]; then
+	echo "1..0 # SKIP $ko is not built"
+	exit 0
+fi
+echo "1..14"
+refused "scale=huge figures=none" "scale=huge: tiny or full"
+refused "reps=0 figures=none" "reps=0: 1..100"
+refused "reps=101 figures=none" "reps=101: 1..100"
+refused "figures=F9" "figures=F9: F1, F3, F4a or F8"
+refused "figures=F1,,F3" "figures=F1,,F3: F1, F3, F4a or F8"
+refused "figures=" "figures=: F1, F3, F4a or F8"
+p="f8_prof="
+w="VARIANT:LOOP:N:OPS"
+refused "scale=tiny figures=F8 ${p}nosuch:pair:100:10" "${p}nosuch:pair:100:10: $w"
+refused "scale=tiny figures=F8 ${p}dwq:nosuch:100:10" "${p}dwq:nosuch:100:10: $w"
+refused "scale=tiny figures=F8 ${p}dwq:pair:0:10" "${p}dwq:pair:0:10: $w"
+refused "scale=tiny figures=F8 ${p}dwq:pair:100:10000001" "${p}dwq:pair:100:10000001: $w"
+refused "scale=tiny figures=F8 ${p}dwq:pair:100:10x" "${p}dwq:pair:100:10x: $w"
+refused "scale=tiny figures=F8 ${p}timer_list:mod:100:10" "${p}timer_list:mod:100:10: $w"
+loads "scale=tiny reps=1 figures=F8 ${p}dwq:pair:100:10" \
+	"F8: profiling dwq's pair loop, N=100, 10 operations"
+loads "scale=tiny reps=1 figures=F8 ${p}delayed_work:rearm:100:10" \
+	"F8: profiling delayed_work's rearm loop, N=100, 10 operations"
