@@ -134,7 +134,7 @@ static void dwq_ids_link(struct dwq_client *c, struct dwq_utask *ut)
  *
  * Context: process context, @c->mutex held; sleeps.
  */
-static void dwq_ids_resize(struct dwq_client *c, unsigned int bits)
+static noinline void dwq_ids_resize(struct dwq_client *c, unsigned int bits)
 {
 	struct dwq_utask **old = c->ids, **ids, *ut, *next;
 	unsigned int i, oldn = 1U << c->ids_bits, moved = 0;
@@ -163,19 +163,19 @@ static void dwq_ids_resize(struct dwq_client *c, unsigned int bits)
  * fewer, but not below room for DWQ_CLIENT_SPARES tasks; never past its
  * smallest and largest sizes. The file's mutex held.
  */
-static void dwq_ids_fit(struct dwq_client *c)
+static __always_inline void dwq_ids_fit(struct dwq_client *c)
 {
-	unsigned int n = 1U << c->ids_bits, bits;
+	unsigned int n = 1U << c->ids_bits;
 
-	if (c->nr_ids > 2 * n && c->ids_bits < DWQ_IDS_MAX_BITS) {
-		bits = min_t(unsigned int, order_base_2(c->nr_ids) - 1,
-			     DWQ_IDS_MAX_BITS);
-		dwq_ids_resize(c, bits);
-	} else if (c->nr_ids < n / 4 && c->ids_bits > DWQ_IDS_KEEP_BITS) {
-		bits = max_t(unsigned int, order_base_2(max(c->nr_ids, 1U)),
-			     DWQ_IDS_KEEP_BITS);
-		dwq_ids_resize(c, bits);
-	}
+	/* Inline, on every schedule and cancel: the resize out of line. */
+	if (unlikely(c->nr_ids > 2 * n && c->ids_bits < DWQ_IDS_MAX_BITS))
+		dwq_ids_resize(c,
+			       min_t(unsigned int, order_base_2(c->nr_ids) - 1,
+				     DWQ_IDS_MAX_BITS));
+	else if (unlikely(c->nr_ids < n / 4 && c->ids_bits > DWQ_IDS_KEEP_BITS))
+		dwq_ids_resize(c, max_t(unsigned int,
+					order_base_2(max(c->nr_ids, 1U)),
+					DWQ_IDS_KEEP_BITS));
 }
 
 /* Put a task with its new id in the id map; the file's mutex held. */
@@ -410,7 +410,8 @@ static noinline void dwq_clk_shrink(struct dwq_client_clock *clk)
  *
  * Context: process context, @c->mutex held; sleeps.
  */
-static void dwq_client_shrink(struct dwq_client *c, unsigned int clock)
+static __always_inline void dwq_client_shrink(struct dwq_client *c,
+					      unsigned int clock)
 {
 	struct dwq_client_clock *clk = &c->clk[clock];
 	unsigned int busy = clk->heap.nr + clk->run.nr;
