@@ -356,10 +356,6 @@ static inline unsigned int dwq_sched_clock(const struct dwq_sched *ds)
 						DWQ_CLOCK_MONOTONIC;
 }
 
-/*
- * client.c: a file's tasks and all that needs its mutex. Each of these
- * takes the mutex itself, or needs none.
- */
 /**
  * dwq_clock_now() - a file clock's time
  * @clock: an &enum dwq_clock
@@ -375,6 +371,10 @@ static inline u64 dwq_clock_now(unsigned int clock)
 					     ktime_get_ns();
 }
 
+/*
+ * client.c: a file's tasks and all that needs its mutex. Each of these
+ * takes the mutex itself, or needs none.
+ */
 struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred);
 void dwq_client_free(struct dwq_client *c);
 void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c);

@@ -242,19 +242,16 @@ static int bench_parse_figures(const char *list, unsigned int *bits)
 		} else {
 			len = 0;
 		}
-		if (!len) {
-			pr_err("figures=%s: F1, F3, F4a or F8, separated by commas, or none\n",
-			       list);
-			return -EINVAL;
-		}
+		if (!len)
+			goto bad;
 		p = *end ? end + 1 : end;
 	}
-	if (!*bits) {
-		pr_err("figures=%s: F1, F3, F4a or F8, separated by commas, or none\n",
-		       list);
-		return -EINVAL;
-	}
-	return 0;
+	if (*bits)
+		return 0;
+bad:
+	pr_err("figures=%s: F1, F3, F4a or F8, separated by commas, or none\n",
+	       list);
+	return -EINVAL;
 }
 
 static int bench_parse(void)

@@ -4,13 +4,18 @@
 # dwq_bench.ko's parameters, in a guest with dwq.ko loaded (make check's
 # stock guest): each bad value is refused by insmod with EINVAL and the
 # kernel log says which parameter and what it takes (in the lines logged
-# since the call; the log is left as it is); a good f8_prof= runs its one
-# loop and loads. TAP on stdout.
+# after a mark of its own: other jobs share the boot, and the log is never
+# cleared); a good f8_prof= runs its one loop and loads. TAP on stdout.
+# The insmod is the guest's busybox, which says "Invalid argument".
 #
 # usage: params-test.sh [KO]   (default /dwq/dwq_bench.ko)
 
 ko=${1:-/dwq/dwq_bench.ko}
 n=0
+
+# The kernel log since this case's mark.
+mark() { echo "dwq-bench-params: mark $n" >/dev/kmsg; }
+since_mark() { dmesg | sed -n "/dwq-bench-params: mark $n\$/,\$p"; }
 
 say() {
 	n=$((n + 1))
@@ -24,11 +29,11 @@ say() {
 # refused ARGS WANT: insmod fails with EINVAL and the log has WANT.
 refused() {
 	args=$1 want=$2
-	seen=$(dmesg | wc -l)
+	mark
 	# shellcheck disable=SC2086 # ARGS is split into parameters
 	err=$(insmod "$ko" $args 2>&1)
 	rc=$?
-	log=$(dmesg | tail -n +$((seen + 1)))
+	log=$(since_mark)
 	bad=0
 	[ $rc != 0 ] || bad=1
 	case $err in *"Invalid argument"*) ;; *) bad=1 ;; esac
@@ -44,11 +49,11 @@ refused() {
 # loads ARGS WANT: insmod succeeds, the log has WANT, rmmod works.
 loads() {
 	args=$1 want=$2
-	seen=$(dmesg | wc -l)
+	mark
 	# shellcheck disable=SC2086 # ARGS is split into parameters
 	err=$(insmod "$ko" $args 2>&1)
 	rc=$?
-	log=$(dmesg | tail -n +$((seen + 1)))
+	log=$(since_mark)
 	bad=0
 	[ $rc = 0 ] || bad=1
 	case $log in *"$want"*) ;; *) bad=1 ;; esac
