@@ -1181,8 +1181,10 @@ static struct file *dt_open_unarmable(struct kunit *test, void __user **u,
 /*
  * A file whose alarm cannot be armed (its queue refuses, for the moment
  * of one schedule) reads as readable at once, so that a reader comes and
- * arms it; it does not wait for a deadline no alarm is armed for. The
- * read that finds nothing due arms it, and the task's event comes.
+ * arms it; it does not wait for a deadline no alarm is armed for. A
+ * poll() while the queue still refuses tries and leaves it so. Once the
+ * queue takes schedules again, the read that finds nothing due arms it,
+ * and the task's event comes.
  */
 static void dwq_dev_test_arm_fails_readable(struct kunit *test)
 {
@@ -1194,9 +1196,10 @@ static void dwq_dev_test_arm_fails_readable(struct kunit *test)
 
 	f = dt_open_unarmable(test, &u, &q, &id);
 	f->f_flags |= O_NONBLOCK;
-	dt_queue_refuse(q, false);
 	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
-	KUNIT_ASSERT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+	KUNIT_EXPECT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
+	dt_queue_refuse(q, false);
 
 	KUNIT_EXPECT_EQ(test,
 			f->f_op->read(f, u, sizeof(struct dwq_event), &pos),
@@ -1204,6 +1207,40 @@ static void dwq_dev_test_arm_fails_readable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
 	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
+	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
+}
+
+/*
+ * As dwq_dev_test_arm_fails_readable(), but nobody reads: a poll() once
+ * the queue takes schedules again arms the alarm (the file is not
+ * readable then, unless the 50 ms to the deadline have passed already),
+ * and the alarm wakes the poller when the task comes due.
+ */
+static void dwq_dev_test_arm_fails_poll_arms(struct kunit *test)
+{
+	struct dwq_task_info info;
+	struct dwq_queue *q;
+	struct file *f;
+	void __user *u;
+	__poll_t ev;
+	u64 id;
+
+	f = dt_open_unarmable(test, &u, &q, &id);
+	f->f_flags |= O_NONBLOCK;
+	dt_queue_refuse(q, false);
+	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
+	ev = f->f_op->poll(f, NULL);
+	info = dt_alarm(f);
+	/* Armed by the poll(), or fired already if the guest is slow. */
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      info.state == DWQ_STATE_QUEUED || info.runs > 0,
+			      "alarm state %u, runs %llu", info.state,
+			      info.runs);
+	if (info.state == DWQ_STATE_QUEUED && !info.runs &&
+	    ktime_get_ns() < info.deadline_ns)
+		KUNIT_EXPECT_FALSE(test, ev & EPOLLIN);
+	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
+	KUNIT_EXPECT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
 }
 
@@ -1791,6 +1828,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_read_owes),
 	KUNIT_CASE(dwq_dev_test_read_no_queue),
 	KUNIT_CASE(dwq_dev_test_arm_fails_readable),
+	KUNIT_CASE(dwq_dev_test_arm_fails_poll_arms),
 	KUNIT_CASE(dwq_dev_test_arm_fails_killable),
 	KUNIT_CASE(dwq_dev_test_uring_interrupted),
 	KUNIT_CASE(dwq_dev_test_drain_shrinks_once),

@@ -1477,6 +1477,18 @@ static void dwq_client_tidy(struct dwq_client *c, bool draining)
  * fires nothing if it is to wait, and what is left to tidy waits for then
  * too, off the path from a deadline to the event.
  */
+/*
+ * An alarm that could not re-arm itself (@lost): armed by the
+ * dwq_client_arm() that follows, as one never armed. The file's mutex held.
+ */
+static void dwq_clk_find(struct dwq_client_clock *clk)
+{
+	if (READ_ONCE(clk->lost)) {
+		WRITE_ONCE(clk->lost, false);
+		clk->armed = U64_MAX;
+	}
+}
+
 static void dwq_read_finish(struct dwq_client *c, const u64 *read, bool fired)
 {
 	bool defer = false, draining = false;
@@ -1484,11 +1496,7 @@ static void dwq_read_finish(struct dwq_client *c, const u64 *read, bool fired)
 
 	lockdep_assert_held(&c->mutex);
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
-		/* An alarm that could not re-arm itself: arm it here. */
-		if (READ_ONCE(c->clk[i].lost)) {
-			WRITE_ONCE(c->clk[i].lost, false);
-			c->clk[i].armed = U64_MAX;
-		}
+		dwq_clk_find(&c->clk[i]);
 		dwq_client_arm(c, i, read[i], fired);
 		defer |= c->clk[i].unarmed;
 		/* @next is the head's deadline now: due at the read's moment? */
@@ -1879,6 +1887,7 @@ ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 __poll_t dwq_dev_poll(struct file *file, poll_table *wait)
 {
 	struct dwq_client *c = file->private_data;
+	unsigned int i;
 
 	poll_wait(file, &c->wqh, wait);
 	/*
@@ -1889,17 +1898,22 @@ __poll_t dwq_dev_poll(struct file *file, poll_table *wait)
 	smp_mb();
 	/*
 	 * An alarm a read() left unarmed (with the task it owes and what it
-	 * left to tidy) is armed now that we wait. If the mutex is held, the
-	 * file reads as readable (@unarmed is due): a read() arms it. Not
-	 * waiting for the mutex, which a read() holds across its copy to
-	 * user space.
+	 * left to tidy), or one that could not be armed (@lost: the queue
+	 * had no room), is armed now that we wait; if it still cannot be,
+	 * the clock stays @lost. If the mutex is held, the file reads as
+	 * readable (both are due): a read() arms it. Not waiting for the
+	 * mutex, which a read() holds across its copy to user space.
 	 */
 	if ((READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].unarmed) ||
-	     READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].unarmed)) &&
+	     READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].unarmed) ||
+	     READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].lost) ||
+	     READ_ONCE(c->clk[DWQ_CLOCK_BOOTTIME].lost)) &&
 	    mutex_trylock(&c->mutex)) {
 		dwq_client_settle(c);
-		dwq_client_arm(c, DWQ_CLOCK_MONOTONIC, 0, false);
-		dwq_client_arm(c, DWQ_CLOCK_BOOTTIME, 0, false);
+		for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+			dwq_clk_find(&c->clk[i]);
+			dwq_client_arm(c, i, 0, false);
+		}
 		dwq_client_tidy(c, false);
 		mutex_unlock(&c->mutex);
 	}

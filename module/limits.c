@@ -5,11 +5,12 @@
  * against the user who opened its file (max_tasks_per_user, over all the
  * user's files) and all files together (max_tasks) from the moment it is
  * made until its event is read or its memory freed: a fired one-shot
- * whose event is unread still counts, and so does a cancelled periodic
- * task whose kept event is unread. Against its file (max_tasks_per_file) it counts while the file
- * holds it: queued, parked, or a due one-shot whose event is unread (what
- * STATS reports as pending); a task whose id is gone, its kept event
- * unread, no longer does.
+ * whose event is unread still counts, and so does a cancelled task whose
+ * kept event is unread (a parked periodic task's, or one a RESCHEDULE
+ * made a one-shot after it fired). Against its file (max_tasks_per_file)
+ * it counts while the file holds it: queued, parked, or a due one-shot
+ * whose event is unread (what STATS reports as pending); a task whose id
+ * is gone, its kept event unread, no longer does.
  *
  * The periodic tasks of a user also count against max_rate_per_user, a
  * budget of firings per second: each task its rate, 1/period, in mHz

@@ -356,8 +356,9 @@ struct dwq_ioc_query {
  *	file's clock, however many of its tasks are due), not their tasks
  * @leader_changes: times a worker became leader
  * @user_tasks: tasks charged to the user who opened this file, over all
- *	the user's files: their @pending, and the cancelled periodic tasks
- *	whose kept event is unread (not in @pending: their id is gone, their
+ *	the user's files: their @pending, and the cancelled tasks whose kept
+ *	event is unread (a parked periodic task's, or one made a one-shot by
+ *	a RESCHEDULE after it fired: not in @pending, their id is gone, their
  *	event's memory not); what @max_tasks_per_user bounds
  * @all_tasks: the same over all users: what @max_tasks bounds
  * @user_rate_mhz: the firing rate of the user's periodic tasks, in
@@ -461,7 +462,9 @@ struct dwq_ioc_stats {
  * EPOLLET, read until -EAGAIN before waiting again, as epoll(7) advises.
  * poll() may also report EPOLLIN with nothing due, while another
  * thread's call holds the file: a read() then waits for it (or is
- * -EAGAIN with O_NONBLOCK).
+ * -EAGAIN with O_NONBLOCK); and while the queue has no room for the
+ * file's alarm (out of memory), which each read() and poll() tries
+ * again to arm.
  */
 struct dwq_event {
 	__u64 id;

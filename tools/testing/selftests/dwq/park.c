@@ -319,6 +319,56 @@ TEST_F(park, cancel_parked)
 	dwqt_expect_no_event(fd, 200);
 }
 
+/*
+ * A parked task made a one-shot by RESCHEDULE (DWQ_RESCHED_PERIOD) keeps
+ * the event it fired unread, and cancelled before its new deadline it is
+ * UNREAD as a parked periodic task is: its id is gone (not in pending),
+ * its kept event is still charged to the user (user_tasks) until it is
+ * read, LAST.
+ */
+TEST_F(park, cancel_oneshot_kept_event)
+{
+	const uint64_t p = 10 * NSEC_PER_SEC;
+	int fd = self->f.fd, i;
+	struct dwq_ioc_stats st;
+	unsigned long long base;
+	struct dwq_event ev;
+	uint64_t first, id;
+	uint32_t result;
+
+	base = dwqt_stats_ok(fd).user_tasks;
+	first = dwqt_now();
+	id = dwqt_sched_ok(fd, first, p, DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 5);
+	wait_state(fd, id, DWQ_STATE_PARKED);
+	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT,
+			  DWQ_RESCHED_PERIOD));
+	T_EQ(dwqt_query_ok(fd, id).mode, DWQ_MODE_ONESHOT);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, 1);
+	T_EQ(st.events, 1);
+	T_EQ(st.user_tasks, base + 1);
+	T_OK(dwqt_cancel(fd, id, &result));
+	T_EQ(result, DWQ_RESULT_UNREAD);
+	T_ERR(query_err(fd, id), ENOENT);
+	st = dwqt_stats_ok(fd);
+	T_EQ(st.pending, 0);
+	T_EQ(st.events, 1);
+	T_EQ(st.user_tasks, base + 1);
+	ev = dwqt_read_one(fd);
+	T_EQ(ev.id, id);
+	T_EQ(ev.deadline_ns, first);
+	T_EQ(ev.flags, DWQ_EVENT_LAST);
+	/* The charge goes with the event's memory. */
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		st = dwqt_stats_ok(fd);
+		if (st.user_tasks == base)
+			break;
+		dwqt_sleep_ms(10);
+	}
+	T_EQ(st.user_tasks, base);
+	dwqt_expect_no_event(fd, 50);
+}
+
 /* The file cancel_parked_fail_nth() works on, in its child. */
 static int fail_nth_fd = -1;
 
