@@ -885,6 +885,77 @@ TEST_F(order, kept_event_in_a_run)
 }
 
 /*
+ * A read() whose buffer turns bad after @fit whole events, among ten
+ * one-shots due at base + 0..9 ms and a fixed-rate task whose kept event
+ * (its firing at base + 4.5 ms, kept by a RESCHEDULE while it was due)
+ * folds the firing the RESCHEDULE queued it for at base + 7.5 ms: the
+ * read returns the @fit events before the fault (-EFAULT if none fits)
+ * and the next read the rest, every event once, in deadline order, the
+ * folded one once with its latest deadline and one firing folded.
+ */
+static void kept_event_fault(int fit)
+{
+	int fd = dwqt_open(O_NONBLOCK), got = 0, i;
+	char *buf = (char *)dwqt_unmapped() - fit * sizeof(struct dwq_event);
+	struct dwq_ioc_schedule e[10];
+	struct dwq_event ev[11];
+	uint64_t base, id;
+	ssize_t n;
+
+	base = dwqt_now() - 20 * NSEC_PER_MSEC;
+	for (i = 0; i < 10; i++)
+		e[i] = dwqt_sched_arg(base + i * NSEC_PER_MSEC, 0,
+				      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, i);
+	id = dwqt_sched_ok(fd, base + 4500 * 1000, DWQT_FAR_NS,
+			   DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 100);
+	T_OK(dwqt_batch(fd, e, 10, NULL));
+	T_OK(dwqt_resched(fd, id, base + 7500 * 1000, 0, 0, DWQ_SCHED_ABS));
+	wait_events(fd, 11);
+	n = read(fd, buf, sizeof(ev));
+	T_EXPECT(fit ? n == (ssize_t)(fit * sizeof(ev[0])) :
+		       n < 0 && errno == EFAULT,
+		 "read with room for %d events before a bad page: %zd (%s)",
+		 fit, n, n < 0 ? t_errname(errno) : "bytes");
+	if (n > 0) {
+		got = n / sizeof(ev[0]);
+		memcpy(ev, buf, n);
+	}
+	n = read(fd, ev + got, sizeof(ev) - got * sizeof(ev[0]));
+	T_EXPECT(n == (ssize_t)((11 - got) * sizeof(ev[0])),
+		 "read of the rest: %zd (%s), expected %d events", n,
+		 n < 0 ? t_errname(errno) : "bytes", 11 - got);
+	for (i = 0; n > 0 && i < 11; i++) {
+		dwqt_check_event(&ev[i]);
+		T_EXPECT(ev[i].cookie == (uint64_t)(i < 8  ? i :
+						    i == 8 ? 100 :
+							     i - 1),
+			 "fit %d, event %d: cookie %llu", fit, i,
+			 (unsigned long long)ev[i].cookie);
+		if (ev[i].cookie != 100)
+			continue;
+		T_EQ(ev[i].id, id);
+		T_EQ(ev[i].deadline_ns, base + 7500 * 1000);
+		T_EQ(ev[i].folded, 1);
+		T_EQ(ev[i].flags, DWQ_EVENT_COALESCED);
+	}
+	T_EXPECT(read(fd, ev, sizeof(ev)) < 0 && errno == EAGAIN,
+		 "fit %d: an event left after all 11: %s", fit,
+		 t_errname(errno));
+	T_EQ(dwqt_stats_ok(fd).events, 0);
+	T_EQ(dwqt_stats_ok(fd).pending, 1);
+	close(fd);
+}
+
+TEST_F(order, kept_event_fault_loses_nothing)
+{
+	kept_event_fault(0);
+	kept_event_fault(5);
+	kept_event_fault(8);
+	kept_event_fault(9);
+	kept_event_fault(10);
+}
+
+/*
  * A coalesced event takes the deadline of its latest firing: it still
  * comes out in deadline order with the events waiting with it. (A task
  * fires with its event unread only when RESCHEDULE fires it parked,
