@@ -2401,6 +2401,138 @@ static void dwq_queue_test_wake_timer(struct kunit *test)
 	qt_wait_armed(test, hq, &hq->timer);
 }
 
+/* A quick task that spins in its callback until let go, or 1 s. */
+struct qt_spinner {
+	struct dwq_task task;
+	atomic_t entered; /* its callback is running */
+	atomic_t release; /* let it return */
+	atomic_t runs; /* set last, with a barrier: the rest is then final */
+	bool in_softirq;
+	bool let_go; /* it returned for @release, not for the 1 s */
+};
+
+static void qt_spinner_fn(struct dwq_task *task)
+{
+	struct qt_spinner *z = container_of(task, struct qt_spinner, task);
+	u64 end = ktime_get_ns() + 1000 * MS;
+
+	z->in_softirq = in_serving_softirq();
+	atomic_set_release(&z->entered, 1);
+	while (!atomic_read_acquire(&z->release) && ktime_get_ns() < end)
+		cpu_relax();
+	z->let_go = atomic_read_acquire(&z->release);
+	atomic_inc_return(&z->runs);
+}
+
+static void qt_unpin(void *unused)
+{
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
+/*
+ * Tasks queued while the soft timer's callback runs a quick task on
+ * another CPU (it spins there until let go): the timer fired for a
+ * deadline now past, so a quick task and an earlier ordinary one, neither
+ * due, arm nothing meanwhile (the callback is the leader's, and it looks
+ * at the head when its task returns); when it returns, it arms the hard
+ * timer for the ordinary head, and each task runs once, none before its
+ * deadline, the quick one in the timer softirq. Then the same again, and
+ * the queue destroyed as soon as the spinning callback is let go, while
+ * it may still be arming the hard timer: destroy waits for it and leaves
+ * no timer to fire on freed memory (KASAN).
+ */
+static void dwq_queue_test_timer_callback_busy(struct kunit *test)
+{
+	struct qt_spinner *z = kunit_kcalloc(test, 2, sizeof(*z), GFP_KERNEL);
+	struct qt_ctx_softirq *c =
+		kunit_kcalloc(test, 2, sizeof(*c), GFP_KERNEL);
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS };
+	struct qt_probe *p = qt_probes(test, 4);
+	unsigned int here, there, round;
+	struct dwq_queue *q;
+	struct qt_timers t;
+	u64 due;
+
+	KUNIT_ASSERT_NOT_NULL(test, z);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	here = cpumask_first(cpu_online_mask);
+	there = cpumask_next(here, cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)),
+			0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qt_unpin, NULL),
+			0);
+	for (round = 0; round < 2; round++) {
+		q = qt_queue(test, 1, 0);
+		qt_exact(q);
+		/* A far ordinary head: the leader sleeps on the hard timer. */
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[2 * round], 60000 * MS),
+				0);
+		KUNIT_ASSERT_GE(test, qt_wait_leader(q, -1), 0);
+		qt_wait_armed(test, q, &q->wake_timer);
+
+		dwq_task_init(&z[round].task, qt_spinner_fn, NULL);
+		dwq_task_set_quick(&z[round].task, true);
+		/*
+		 * Scheduled on the other CPU, busy with us (an idle one
+		 * would hand the timer to a busy one): its soft timer there.
+		 */
+		KUNIT_ASSERT_EQ(test,
+				set_cpus_allowed_ptr(current,
+						     cpumask_of(there)),
+				0);
+		s.time_ns = ktime_get_ns() + 100 * MS;
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &z[round].task, &s), 0);
+		KUNIT_ASSERT_EQ(test,
+				set_cpus_allowed_ptr(current, cpumask_of(here)),
+				0);
+		dwq_kunit_wait_until(test,
+				     atomic_read_acquire(&z[round].entered));
+		if (atomic_read(&z[round].runs))
+			kunit_skip(test, "the soft timer ran on this CPU");
+
+		dwq_task_init(&c[round].task, qt_softirq_fn, NULL);
+		dwq_task_set_quick(&c[round].task, true);
+		due = ktime_get_ns() + 2000 * MS;
+		s.time_ns = due;
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &c[round].task, &s), 0);
+		KUNIT_ASSERT_EQ(test,
+				qt_at(q, &p[2 * round + 1], due - 500 * MS), 0);
+		t = qt_timers(q);
+		atomic_set_release(&z[round].release, 1);
+		qt_still_before(test, due - 500 * MS);
+		KUNIT_EXPECT_PTR_EQ(test, t.armed, &q->timer);
+		KUNIT_EXPECT_FALSE(test, t.soft_queued);
+		KUNIT_EXPECT_FALSE(test, t.hard_queued);
+		if (round) {
+			/* The callback may be arming the hard timer now. */
+			kunit_release_action(test, qt_destroy, q);
+			KUNIT_EXPECT_EQ(test, atomic_read(&z[1].runs), 1);
+			KUNIT_EXPECT_EQ(test, atomic_read(&p[3].runs), 0);
+			KUNIT_EXPECT_EQ(test, atomic_read(&c[1].runs), 0);
+			break;
+		}
+		qt_wait_armed(test, q, &q->wake_timer);
+		qt_still_before(test, due - 500 * MS);
+		qt_wait_ran(test, &p[1]);
+		dwq_kunit_wait_until(test, qt_softirq_ran(&c[0]));
+		KUNIT_EXPECT_GE(test, p[1].start, due - 500 * MS);
+		KUNIT_EXPECT_GE(test, c[0].start, due);
+		KUNIT_EXPECT_TRUE(test, c[0].in_softirq);
+		KUNIT_EXPECT_FALSE(test, c[0].in_hardirq);
+		KUNIT_EXPECT_EQ(test, atomic_read(&z[0].runs), 1);
+		KUNIT_EXPECT_TRUE(test, z[0].let_go);
+		KUNIT_EXPECT_TRUE(test, z[0].in_softirq);
+		KUNIT_EXPECT_EQ(test, dwq_cancel(&p[0].task),
+				DWQ_RESULT_REMOVED);
+		/* Nothing ran twice, once all is quiet. */
+		dwq_kunit_wait_until(test, qt_settled(q));
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&c[0].runs), 1);
+	}
+}
+
 /*
  * Two workers, both blocked in long callbacks: what the worker count
  * implies, due tasks wait for them, queued, with no worker in take() to
@@ -2498,6 +2630,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_quick_fixed_delay),
 	KUNIT_CASE(dwq_queue_test_hardirq),
 	KUNIT_CASE_SLOW(dwq_queue_test_wake_timer),
+	KUNIT_CASE_SLOW(dwq_queue_test_timer_callback_busy),
 	KUNIT_CASE(dwq_queue_test_sleepers_fill_workers),
 	{}
 };
