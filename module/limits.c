@@ -37,7 +37,10 @@
  * alike, with a message: no limit of 0 makes sense. A task limit of 0
  * would make /dev/dwq refuse every task; min_period_ns=0 would let a
  * period of 1 ns keep a worker busy for good; max_delay_ns=0 would refuse
- * every delay. dwq_dev_init() checks them against each other.
+ * every delay. dwq_limits_init() checks min_period_ns against
+ * max_delay_ns once all are set at load; after that a write to sysfs that
+ * would put one past the other is refused (sysfs writes of a module's
+ * parameters are serialised by its parameter lock).
  */
 static int dwq_param_uint_set(const char *val, const struct kernel_param *kp)
 {
@@ -49,7 +52,7 @@ static int dwq_param_uint_set(const char *val, const struct kernel_param *kp)
 		       (int)strcspn(val, "\n"), val, UINT_MAX);
 		return -EINVAL;
 	}
-	*(unsigned int *)kp->arg = v;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
 	return 0;
 }
 
@@ -58,16 +61,34 @@ static const struct kernel_param_ops dwq_param_uint_ops = {
 	.get = param_get_uint,
 };
 
+static ulong min_period_ns, max_delay_ns;
+
+/* Set once dwq_limits_init() has found the limits loaded consistent. */
+static bool dwq_limits_loaded;
+
 static int dwq_param_ulong_set(const char *val, const struct kernel_param *kp)
 {
+	int len = strcspn(val, "\n");
 	unsigned long v;
 
 	if (kstrtoul(val, 0, &v) || !v) {
 		pr_err("%s=%.*s: must be a number of ns from 1 to %lu\n",
-		       kp->name, (int)strcspn(val, "\n"), val, ULONG_MAX);
+		       kp->name, len, val, ULONG_MAX);
 		return -EINVAL;
 	}
-	*(unsigned long *)kp->arg = v;
+	if (READ_ONCE(dwq_limits_loaded) && kp->arg == &min_period_ns &&
+	    v > READ_ONCE(max_delay_ns)) {
+		pr_err("%s=%.*s: must be at most max_delay_ns=%lu\n", kp->name,
+		       len, val, READ_ONCE(max_delay_ns));
+		return -EINVAL;
+	}
+	if (READ_ONCE(dwq_limits_loaded) && kp->arg == &max_delay_ns &&
+	    v < READ_ONCE(min_period_ns)) {
+		pr_err("%s=%.*s: must be at least min_period_ns=%lu\n",
+		       kp->name, len, val, READ_ONCE(min_period_ns));
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned long *)kp->arg, v);
 	return 0;
 }
 
@@ -427,6 +448,8 @@ void dwq_limits_release(struct dwq_user *u, unsigned int n)
 int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
 		     u32 flags, u64 *now)
 {
+	/* Root may write them while schedules read them: one load each. */
+	u64 max_delay = READ_ONCE(max_delay_ns);
 	unsigned int clock;
 
 	switch (mode) {
@@ -436,7 +459,8 @@ int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
 		break;
 	case DWQ_MODE_FIXED_RATE:
 	case DWQ_MODE_FIXED_DELAY:
-		if (period_ns < min_period_ns || period_ns > max_delay_ns)
+		if (period_ns < READ_ONCE(min_period_ns) ||
+		    period_ns > max_delay)
 			return -EINVAL;
 		break;
 	default:
@@ -449,9 +473,9 @@ int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
 						     DWQ_CLOCK_MONOTONIC;
 		if (!now[clock])
 			now[clock] = dwq_clock_now(clock);
-		if (time_ns > now[clock] && time_ns - now[clock] > max_delay_ns)
+		if (time_ns > now[clock] && time_ns - now[clock] > max_delay)
 			return -EINVAL;
-	} else if (time_ns > max_delay_ns) {
+	} else if (time_ns > max_delay) {
 		return -EINVAL;
 	}
 
@@ -469,8 +493,8 @@ int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
  *
  * Each limit was checked on its own when it was set; together, no
  * periodic task could be scheduled if the shortest period allowed were
- * longer than the longest. (Root changing either at run time is trusted to
- * keep them consistent.)
+ * longer than the longest. From then on, sysfs refuses a write of either
+ * that would make it so.
  *
  * Context: module init.
  * Return: 0, or -EINVAL.
@@ -482,6 +506,7 @@ int dwq_limits_init(void)
 		       min_period_ns, max_delay_ns);
 		return -EINVAL;
 	}
+	WRITE_ONCE(dwq_limits_loaded, true);
 	return 0;
 }
 
