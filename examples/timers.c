@@ -32,6 +32,8 @@ int main(void)
 	while (n < 6) {
 		ssize_t len = read(fd, ev, sizeof(ev)); /* blocks */
 
+		if (len < 0)
+			return perror("read /dev/dwq"), 1;
 		for (int i = 0; i < len / (ssize_t)sizeof(ev[0]); i++, n++)
 			printf("cookie %llu late %llu us%s\n", ev[i].cookie,
 			       (ev[i].fired_ns - ev[i].deadline_ns) / 1000,
