@@ -23,6 +23,8 @@
 #                        group dwq. For a dwq.ko from DKMS or dwq-dkms:
 #                        make install would add a second one in extra/
 #   sudo make uninstall  removes what install or install-user installed
+#                        (/etc/modprobe.d/dwq.conf only if unedited and
+#                        no package's; install keeps one that exists)
 #   sudo make dkms-install / dkms-remove   the module through DKMS
 #                        (/usr/src/dwq-VERSION, dkms add, build, install);
 #                        both can run again: dkms-install with dwq/VERSION
@@ -178,7 +180,9 @@ install-user:
 	install -D -m 0644 include/uapi/linux/dwq.h $(DESTDIR)$(INCLUDEDIR)/linux/dwq.h
 	install -D -m 0644 tools/dwqctl/dwqctl.8 $(DESTDIR)$(MANDIR)/man8/dwqctl.8
 	install -D -m 0644 packaging/60-dwq.rules $(DESTDIR)$(UDEVDIR)/60-dwq.rules
-	install -D -m 0644 packaging/dwq.modprobe.conf $(DESTDIR)$(MODPROBEDIR)/dwq.conf
+	@# The admin's own: an existing one (edited, or a package's) is kept.
+	test -e $(DESTDIR)$(MODPROBEDIR)/dwq.conf || \
+		install -D -m 0644 packaging/dwq.modprobe.conf $(DESTDIR)$(MODPROBEDIR)/dwq.conf
 	install -D -m 0644 packaging/dwq.sysusers $(DESTDIR)$(SYSUSERSDIR)/dwq.conf
 	@# Staged (DESTDIR) installs leave the group and udev to the package's
 	@# scripts.
@@ -191,7 +195,11 @@ install-user:
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/module/dwq.ko* \
 		$(DESTDIR)/lib/modules/$(KVER)/extra/kunit/dwq_kunit.ko* \
-		$(addprefix $(DESTDIR),$(INSTALLED))
+		$(addprefix $(DESTDIR),$(filter-out $(MODPROBEDIR)/dwq.conf,$(INSTALLED)))
+	@# The modprobe.d file only as installed: not edited, not a package's.
+	! cmp -s packaging/dwq.modprobe.conf $(DESTDIR)$(MODPROBEDIR)/dwq.conf || \
+		{ test -z "$(DESTDIR)" && dpkg-query -S $(MODPROBEDIR)/dwq.conf >/dev/null 2>&1; } || \
+		rm -f $(DESTDIR)$(MODPROBEDIR)/dwq.conf
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 	@# In a staging tree, also the directories install made (rmdir -p
 	@# stops at DESTDIR because the paths are relative to it).
