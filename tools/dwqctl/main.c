@@ -96,7 +96,7 @@ static const char after_help[] =
 	"read, CMD is started (fork and exec, through $PATH) and a line on\n"
 	"stderr reports the firing:\n"
 	"\n"
-	"  dwqctl after: run 1: deadline 12.3 fired +52.1us read +80us overruns 0 pid 812\n"
+	"  dwqctl after: run 1: deadline 12.300000000 fired +52.1us read +80us overruns 0 pid 812\n"
 	"\n"
 	"fired = when dwqctl's read(), which fires the timer, began; read = when\n"
 	"it returned the event; both after the deadline. The exit status is\n"
@@ -120,7 +120,7 @@ static const char every_help[] =
 	"SIGTERM, or N runs. The first run is PERIOD from now (D with --first).\n"
 	"Each firing is reported on stderr:\n"
 	"\n"
-	"  dwqctl every: run 3: deadline 14.5 fired +41us read +63us overruns 0 pid 907\n"
+	"  dwqctl every: run 3: deadline 14.500000000 fired +41us read +63us overruns 0 pid 907\n"
 	"\n"
 	"By default the timer is fixed-rate: firings are due at start + k *\n"
 	"PERIOD, and periods missed while dwqctl was late are not replayed but\n"
@@ -339,14 +339,16 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	return 2;
 }
 
+static int version(void);
+
 /**
  * common_opt() - take an option every command has, if argv[*i] is one
  * @cmd: the command, for its help; NULL for dwqctl's own options
  * @argv: the arguments
  * @i: in: the argument to look at; out: the last one taken
  *
- * --help prints the command's help and exits 0; a --device without its
- * path exits 2.
+ * --help prints the command's help and exits 0, --version dwqctl's version;
+ * a --device without its path exits 2.
  *
  * Return: 1 if argv[*i] was a common option, else 0.
  */
@@ -360,6 +362,8 @@ int common_opt(const char *cmd, char **argv, int *i)
 	}
 	if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 		exit(help_for(cmd, stdout));
+	if (!strcmp(a, "--version"))
+		exit(version());
 	if (!strncmp(a, "--device=", 9)) {
 		opt.dev = a + 9;
 		return 1;

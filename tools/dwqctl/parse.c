@@ -63,7 +63,9 @@ static int parse_time(const char *tok, struct run_cmd *cmd, char *err,
 	cmd->flags |= DWQ_SCHED_ABS;
 	if (!tok[3])
 		return 0;
-	if (tok[3] != '+' && tok[3] != '-') {
+	/* One sign: the duration's own would be a second (now-+5s). */
+	if ((tok[3] != '+' && tok[3] != '-') || tok[4] == '+' ||
+	    tok[4] == '-') {
 		snprintf(err, errlen,
 			 "'%s': expected now, now+DURATION or now-DURATION",
 			 tok);

@@ -805,10 +805,17 @@ int cmd_run(int argc, char **argv)
 	} else {
 		st.file = "<stdin>";
 	}
-	if (!fstat(fileno(in), &sb) && S_ISREG(sb.st_mode))
+	if (fstat(fileno(in), &sb))
+		sb.st_mode = 0;
+	if (S_ISDIR(sb.st_mode)) {
+		/* Said before the device is opened, which may fail too. */
+		errorf(EISDIR, NULL, "run: %s", st.file);
+		ret = 1;
+	} else if (S_ISREG(sb.st_mode)) {
 		ret = run_whole(&st, in);
-	else
+	} else {
 		ret = run_stream(&st, in);
+	}
 	if (in != stdin)
 		fclose(in);
 	run_close(&st);

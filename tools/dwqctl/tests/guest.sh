@@ -17,7 +17,7 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=118 ;;
+all) PLAN=120 ;;
 timers) PLAN=64 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
@@ -585,6 +585,12 @@ result "$([ $? = 2 ] && grep -qx "dwqctl: --device needs a path" "$tmp/u5" && gr
 dwqctl --version >"$tmp/v" 2>&1
 result "$([ $? = 0 ] && grep -Eqx 'dwqctl [0-9]+\.[0-9]+\.[0-9]+' "$tmp/v" && echo 0 || echo 1)" \
 	"--version: dwqctl X.Y.Z ($(cat "$tmp/v"))" "$tmp/v"
+dwqctl stats --version >"$tmp/v2" 2>&1
+result "$([ $? = 0 ] && cmp -s "$tmp/v" "$tmp/v2" && echo 0 || echo 1)" \
+	"--version after a command, as its help lists it: the same line" "$tmp/v2"
+dwqctl --device /nonexistent run / >"$tmp/rd" 2>&1
+result "$([ $? = 1 ] && grep -qx 'dwqctl: run: /: EISDIR: Is a directory' "$tmp/rd" && echo 0 || echo 1)" \
+	"run of a directory: EISDIR, said before the device is opened, exit 1" "$tmp/rd"
 
 # SIGINT during a run: with --json, a last "end" record, then death by it.
 printf 'schedule 60s\nwait\n' >"$tmp/w.dwq"

@@ -394,6 +394,9 @@ static void test_schedule(void)
 	line_bad("schedule 1s at at", "unexpected 'at'");
 	line_bad("schedule now*2", "expected now, now+DURATION");
 	line_bad("schedule now+", "empty duration");
+	line_bad("schedule now-+5s", "expected now, now+DURATION");
+	line_bad("schedule now++5s", "expected now, now+DURATION");
+	line_bad("schedule now--5s", "expected now, now+DURATION");
 	line_bad("schedule -5ms", "negative");
 }
 
