@@ -487,7 +487,7 @@ printf 'schedule 100ms\nwait 1 events timeout 18446744073709551615ns\n' |
 result "$([ $? = 0 ] && grep -q '^event id ' "$tmp/rw" && echo 0 || echo 1)" \
 	"run: wait with a timeout of 2^64-1 ns waits for the event" "$tmp/rw"
 dwqctl run /tmp >"$tmp/rdir" 2>&1
-result "$([ $? = 1 ] && grep -q '^dwqctl: /tmp: EISDIR' "$tmp/rdir" && echo 0 || echo 1)" \
+result "$([ $? = 1 ] && grep -qx 'dwqctl: run: /tmp: EISDIR: Is a directory' "$tmp/rdir" && echo 0 || echo 1)" \
 	"run: a directory as the script is EISDIR, exit 1" "$tmp/rdir"
 printf 'echo ok\nbogus\n' | dwqctl --json run - >"$tmp/rj2" 2>/dev/null
 result "$([ $? = 2 ] && grep -q '^{"type":"error","line":2,"command":"run","usage":true,"what":"<stdin>:2: unknown command .bogus.' "$tmp/rj2" && echo 0 || echo 1)" \
