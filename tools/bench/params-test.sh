@@ -11,68 +11,52 @@
 # usage: params-test.sh [KO]   (default /dwq/dwq_bench.ko)
 
 ko=${1:-/dwq/dwq_bench.ko}
-n=0
+# shellcheck source=../testing/guest/tap.sh source-path=SCRIPTDIR
+. /dwq/tap.sh
 
-# The kernel log since this case's mark.
-mark() { echo "dwq-bench-params: mark $n" >/dev/kmsg; }
-since_mark() { dmesg | sed -n "/dwq-bench-params: mark $n\$/,\$p"; }
+if [ ! -e "$ko" ]; then
+	echo "TAP version 13"
+	echo "1..0 # SKIP $ko is not built"
+	exit 0
+fi
 
-say() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-	fi
+# try ARGS: insmod with ARGS; $rc is its status, $err what it said, and
+# $tmp/log the kernel log since, with both.
+try() {
+	echo "dwq-bench-params: mark $n" >/dev/kmsg
+	# shellcheck disable=SC2086 # ARGS is split into parameters
+	err=$(insmod "$ko" $1 2>&1)
+	rc=$?
+	dmesg | sed -n "/dwq-bench-params: mark $n\$/,\$p" >"$tmp/log"
+	echo "insmod $1: exit $rc, '$err'" >>"$tmp/log"
 }
 
 # refused ARGS WANT: insmod fails with EINVAL and the log has WANT.
 refused() {
-	args=$1 want=$2
-	mark
-	# shellcheck disable=SC2086 # ARGS is split into parameters
-	err=$(insmod "$ko" $args 2>&1)
-	rc=$?
-	log=$(since_mark)
-	bad=0
-	[ $rc != 0 ] || bad=1
-	case $err in *"Invalid argument"*) ;; *) bad=1 ;; esac
-	case $log in *"$want"*) ;; *) bad=1 ;; esac
-	if [ $bad = 1 ]; then
-		echo "# insmod $args: exit $rc, '$err'"
-		echo "$log" | sed 's/^/# /'
-		[ $rc != 0 ] || rmmod dwq_bench
+	try "$1"
+	st=1
+	if [ $rc = 0 ]; then
+		rmmod dwq_bench
+	else
+		case $err in
+		*"Invalid argument"*) grep -qF "$2" "$tmp/log" && st=0 ;;
+		esac
 	fi
-	say $bad "refused with EINVAL and a reason: $args"
+	result $st "refused with EINVAL and a reason: $1" "$tmp/log"
 }
 
 # loads ARGS WANT: insmod succeeds, the log has WANT, rmmod works.
 loads() {
-	args=$1 want=$2
-	mark
-	# shellcheck disable=SC2086 # ARGS is split into parameters
-	err=$(insmod "$ko" $args 2>&1)
-	rc=$?
-	log=$(since_mark)
-	bad=0
-	[ $rc = 0 ] || bad=1
-	case $log in *"$want"*) ;; *) bad=1 ;; esac
-	if [ $rc = 0 ] && ! rmmod dwq_bench; then
-		bad=1
+	try "$1"
+	st=1
+	if [ $rc = 0 ]; then
+		grep -qF "$2" "$tmp/log" && st=0
+		rmmod dwq_bench || st=1
 	fi
-	if [ $bad = 1 ]; then
-		echo "# insmod $args: exit $rc, '$err'"
-		echo "$log" | sed 's/^/# /'
-	fi
-	say $bad "loads and runs: $args"
+	result $st "loads and runs: $1" "$tmp/log"
 }
 
-echo "TAP version 13"
-if [ ! -e "$ko" ]; then
-	echo "1..0 # SKIP $ko is not built"
-	exit 0
-fi
-echo "1..14"
+tap_plan 14
 refused "scale=huge figures=none" "scale=huge: tiny or full"
 refused "reps=0 figures=none" "reps=0: 1..100"
 refused "reps=101 figures=none" "reps=101: 1..100"

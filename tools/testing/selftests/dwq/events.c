@@ -839,6 +839,30 @@ TEST_F(order, boottime_before_monotonic_zero)
 }
 
 /*
+ * Ten one-shots due at @base + 0..9 ms, all past, and a fixed-rate task
+ * due at @base + 4.5 ms (cookie 100), rescheduled while due (which keeps
+ * its event) to @again, absolute, or DWQT_FAR_NS ahead if 0; all eleven
+ * events waiting. Return the periodic task's id.
+ */
+static uint64_t kept_event_among(int fd, uint64_t base, uint64_t again)
+{
+	struct dwq_ioc_schedule e[10];
+	uint64_t id;
+	int i;
+
+	for (i = 0; i < 10; i++)
+		e[i] = dwqt_sched_arg(base + i * NSEC_PER_MSEC, 0,
+				      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, i);
+	id = dwqt_sched_ok(fd, base + 4500 * 1000, DWQT_FAR_NS,
+			   DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 100);
+	T_OK(dwqt_batch(fd, e, 10, NULL));
+	T_OK(dwqt_resched(fd, id, again ?: DWQT_FAR_NS, 0, 0,
+			  again ? DWQ_SCHED_ABS : 0));
+	wait_events(fd, 11);
+	return id;
+}
+
+/*
  * A kept event comes out between the tasks due before and after its
  * deadline: a fixed-rate task due at base + 4.5 ms, rescheduled while due
  * (which keeps its event), among ten one-shots due at base + 0..9 ms, all
@@ -847,23 +871,13 @@ TEST_F(order, boottime_before_monotonic_zero)
  */
 TEST_F(order, kept_event_in_a_run)
 {
-	struct dwq_ioc_schedule e[10];
 	int fd = dwqt_open(O_NONBLOCK), i;
 	struct dwq_ioc_stats st0, st;
 	struct dwq_event ev[11];
-	uint64_t base, id;
 	ssize_t n;
 
 	st0 = dwqt_stats_ok(fd);
-	base = dwqt_now() - 20 * NSEC_PER_MSEC;
-	for (i = 0; i < 10; i++)
-		e[i] = dwqt_sched_arg(base + i * NSEC_PER_MSEC, 0,
-				      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, i);
-	id = dwqt_sched_ok(fd, base + 4500 * 1000, DWQT_FAR_NS,
-			   DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 100);
-	T_OK(dwqt_batch(fd, e, 10, NULL));
-	T_OK(dwqt_resched(fd, id, DWQT_FAR_NS, 0, 0, 0));
-	wait_events(fd, 11);
+	kept_event_among(fd, dwqt_now() - 20 * NSEC_PER_MSEC, 0);
 	n = read(fd, ev, sizeof(ev));
 	T_EXPECT(n == (ssize_t)sizeof(ev),
 		 "read %zd bytes (%s), expected 11 events", n,
@@ -897,20 +911,11 @@ static void kept_event_fault(int fit)
 {
 	int fd = dwqt_open(O_NONBLOCK), got = 0, i;
 	char *buf = (char *)dwqt_unmapped() - fit * sizeof(struct dwq_event);
-	struct dwq_ioc_schedule e[10];
+	uint64_t base = dwqt_now() - 20 * NSEC_PER_MSEC, id;
 	struct dwq_event ev[11];
-	uint64_t base, id;
 	ssize_t n;
 
-	base = dwqt_now() - 20 * NSEC_PER_MSEC;
-	for (i = 0; i < 10; i++)
-		e[i] = dwqt_sched_arg(base + i * NSEC_PER_MSEC, 0,
-				      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, i);
-	id = dwqt_sched_ok(fd, base + 4500 * 1000, DWQT_FAR_NS,
-			   DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 100);
-	T_OK(dwqt_batch(fd, e, 10, NULL));
-	T_OK(dwqt_resched(fd, id, base + 7500 * 1000, 0, 0, DWQ_SCHED_ABS));
-	wait_events(fd, 11);
+	id = kept_event_among(fd, base, base + 7500 * 1000);
 	n = read(fd, buf, sizeof(ev));
 	T_EXPECT(fit ? n == (ssize_t)(fit * sizeof(ev[0])) :
 		       n < 0 && errno == EFAULT,
