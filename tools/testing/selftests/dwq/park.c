@@ -78,6 +78,25 @@ static struct dwq_ioc_query wait_state(int fd, uint64_t id, uint32_t state)
 }
 
 /*
+ * STATS once the user's charges have come down to @want (a charge goes
+ * with a task's memory, which a worker ending a run may hold a moment
+ * longer), or after DWQT_WAIT_MS.
+ */
+static struct dwq_ioc_stats wait_user_tasks(int fd, unsigned long long want)
+{
+	struct dwq_ioc_stats st;
+	int i;
+
+	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
+		st = dwqt_stats_ok(fd);
+		if (st.user_tasks == want)
+			break;
+		dwqt_sleep_ms(10);
+	}
+	return st;
+}
+
+/*
  * Read one event that is waiting, with the clock just before and just
  * after the read(), on the monotonic clock or boottime.
  */
@@ -329,7 +348,7 @@ TEST_F(park, cancel_parked)
 TEST_F(park, cancel_oneshot_kept_event)
 {
 	const uint64_t p = 10 * NSEC_PER_SEC;
-	int fd = self->f.fd, i;
+	int fd = self->f.fd;
 	struct dwq_ioc_stats st;
 	unsigned long long base;
 	struct dwq_event ev;
@@ -359,13 +378,7 @@ TEST_F(park, cancel_oneshot_kept_event)
 	T_EQ(ev.deadline_ns, first);
 	T_EQ(ev.flags, DWQ_EVENT_LAST);
 	/* The charge goes with the event's memory. */
-	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
-		st = dwqt_stats_ok(fd);
-		if (st.user_tasks == base)
-			break;
-		dwqt_sleep_ms(10);
-	}
-	T_EQ(st.user_tasks, base);
+	T_EQ(wait_user_tasks(fd, base).user_tasks, base);
 	dwqt_expect_no_event(fd, 50);
 }
 
@@ -697,17 +710,8 @@ static void stats_predict(void)
 		 (unsigned long long)st.pending, st.max_tasks_per_file);
 	T_ERR(dwqt_sched(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 9, NULL), ENOSPC);
 	T_EQ(read(fd, ev, sizeof(ev)), (ssize_t)sizeof(ev));
-	/*
-	 * A task is charged until its memory goes: a worker may still be
-	 * ending the run whose event was just read, holding the last
-	 * reference for a moment.
-	 */
-	for (i = 0; i < DWQT_WAIT_MS / 10; i++) {
-		st = dwqt_stats_ok(fd);
-		if (st.user_tasks == user_base)
-			break;
-		dwqt_sleep_ms(10);
-	}
+	/* A task is charged until its memory goes. */
+	st = wait_user_tasks(fd, user_base);
 	T_EQ(st.user_tasks, user_base);
 	T_EQ(st.pending, 0);
 	dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 10);
