@@ -1470,14 +1470,6 @@ static void dwq_client_tidy(struct dwq_client *c, bool draining)
 }
 
 /*
- * After a read() (or the settling of its owed task): arm the alarms for
- * the heads, with @read the read's moment on each clock, and tidy. A
- * reader that @fired events with nobody else waiting may leave an alarm
- * unarmed (dwq_client_arm()): it comes back to arm it, with a read() that
- * fires nothing if it is to wait, and what is left to tidy waits for then
- * too, off the path from a deadline to the event.
- */
-/*
  * An alarm that could not re-arm itself (@lost): armed by the
  * dwq_client_arm() that follows, as one never armed. The file's mutex held.
  */
@@ -1489,6 +1481,14 @@ static void dwq_clk_find(struct dwq_client_clock *clk)
 	}
 }
 
+/*
+ * After a read() (or the settling of its owed task): arm the alarms for
+ * the heads, with @read the read's moment on each clock, and tidy. A
+ * reader that @fired events with nobody else waiting may leave an alarm
+ * unarmed (dwq_client_arm()): it comes back to arm it, with a read() that
+ * fires nothing if it is to wait, and what is left to tidy waits for then
+ * too, off the path from a deadline to the event.
+ */
 static void dwq_read_finish(struct dwq_client *c, const u64 *read, bool fired)
 {
 	bool defer = false, draining = false;
