@@ -421,6 +421,7 @@ static void dwq_context_test_reserve_floor(struct kunit *test)
  * reserved, one by one from an empty queue, resizes nothing, neither a
  * shrink at the first (the heap is then mostly empty) nor a growth at the
  * last (a resize copies the array under the queue's lock, interrupts off).
+ * And it is made to measure: no slot beyond the reservation.
  */
 static void dwq_context_test_reserve_fill(struct kunit *test)
 {
@@ -436,6 +437,7 @@ static void dwq_context_test_reserve_fill(struct kunit *test)
 		q = ct_queue(test, 1, 0);
 		KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, n), 0);
 		cap = ct_stats(q).capacity;
+		KUNIT_EXPECT_EQ(test, cap, n);
 		for (i = 0; i < n; i++) {
 			KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s),
 					0);
@@ -450,6 +452,47 @@ static void dwq_context_test_reserve_fill(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, dwq_cancel(&p[i].task),
 					DWQ_RESULT_REMOVED);
 	}
+}
+
+/*
+ * A heap made to the measure of its reservation is full once that is
+ * filled: one task more fails with -ENOSPC and nothing changed, but makes
+ * the heap grow in the background, by half, after which it fits. Many
+ * small reservations grow it by half too, not one slot at a time.
+ */
+static void dwq_context_test_reserve_full_grows(struct kunit *test)
+{
+	const unsigned int n = 100;
+	struct ct_probe *p = ct_probes(test, n + 1);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched s = { .time_ns = HOUR };
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, n), 0);
+	KUNIT_ASSERT_EQ(test, ct_stats(q).capacity, n);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s), 0);
+	flush_work(&q->resize_work);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, n);
+
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, &p[n].task, &s), -ENOSPC);
+	KUNIT_EXPECT_TRUE(test, ct_unbound(&p[n]));
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, n);
+	flush_work(&q->resize_work);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, n + n / 2);
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, &p[n].task, &s), 0);
+	flush_work(&q->resize_work);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, n + n / 2);
+	for (i = 0; i <= n; i++)
+		KUNIT_EXPECT_EQ(test, dwq_cancel(&p[i].task),
+				DWQ_RESULT_REMOVED);
+
+	/* 16 + 1 reserved one at a time: 16, then 24, not 17. */
+	q = ct_queue(test, 1, 0);
+	for (i = 0; i <= DWQ_HEAP_MIN_CAPACITY; i++)
+		KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, 1), 0);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity,
+			DWQ_HEAP_MIN_CAPACITY + DWQ_HEAP_MIN_CAPACITY / 2);
 }
 
 /* dwq_mod() of idle and queued tasks, and its errors. */
@@ -1600,6 +1643,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_rearm_no_room),
 	KUNIT_CASE(dwq_context_test_reserve_fails),
 	KUNIT_CASE(dwq_context_test_reserve_floor),
+	KUNIT_CASE(dwq_context_test_reserve_full_grows),
 	KUNIT_CASE(dwq_context_test_reserve_fill),
 	KUNIT_CASE(dwq_context_test_mod),
 	KUNIT_CASE(dwq_context_test_reduce),

@@ -221,6 +221,8 @@ struct dwq_worker {
  *	held back) between which the heap wants no resize; set from the
  *	capacity and @room whenever either changes
  * @resize_hi: see @resize_lo
+ * @starved: a schedule found the heap full since the capacity or @room last
+ *	changed: grow it even if all the slots used are reserved
  * @stopping: dwq_queue_destroy() has begun: no more scheduling
  * @run_due: %DWQ_DESTROY_RUN_DUE: while stopping, workers still take the
  *	tasks due by @run_due_before
@@ -271,6 +273,7 @@ struct dwq_queue {
 	unsigned int room;
 	unsigned int resize_lo;
 	unsigned int resize_hi;
+	bool starved;
 	bool stopping;
 	bool run_due;
 	u64 run_due_before;

@@ -123,7 +123,9 @@
  * with -ENOSPC. Room is made ahead, by dwq_queue_reserve() (which may sleep)
  * and by @resize_work in process context, which grows the heap when less
  * than a quarter of it is free and shrinks it when three quarters are
- * unused.
+ * unused. The room reserved is made to measure, with no quarter free: the
+ * queue grows ahead only for tasks beyond it, or once a schedule found
+ * the heap full.
  *
  * Lifetime: the queue's reference to a task is dropped under the lock
  * (unless it is the last one), in the same hold that unbinds the task, so
@@ -149,6 +151,7 @@
 #include <linux/string.h>
 #include <linux/suspend.h>
 #include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
 #if IS_ENABLED(CONFIG_KUNIT)
 #include <kunit/static_stub.h>
 #endif
@@ -687,36 +690,38 @@ static void __dwq_queue_head_gone(struct dwq_queue *q)
 }
 
 /*
- * The least capacity @q's reservations need: @q->room with the quarter the
- * queue keeps free on top, as dwq_queue_reserve() makes it, so that
- * filling the room reserved makes the heap neither shrink (while it is
- * still mostly empty) nor grow (when the room is full).
+ * The least capacity @q's reservations need: @q->room itself. Room
+ * reserved is room to fill, so it needs no quarter free on top: the
+ * queue grows ahead only for the tasks beyond it (see __dwq_queue_want()).
  */
 static unsigned int __dwq_queue_floor(const struct dwq_queue *q)
 {
-	u64 floor = (u64)q->room + DIV_ROUND_UP(q->room, 3);
-
-	return min_t(u64, floor, DWQ_HEAP_MAX_CAPACITY);
+	return min(q->room, DWQ_HEAP_MAX_CAPACITY);
 }
 
 /*
  * The capacity @q's heap should have now, or 0 for no change: grown by half
- * (see dwq_heap_want_capacity()) when less than a quarter of it is free,
+ * (see dwq_heap_want_capacity()) when less than a quarter of it is free
+ * and more slots are used than were reserved, or a schedule found it full;
  * shrunk by half when three quarters are unused, never below
  * __dwq_queue_floor(). Slots held back for running tasks count as used.
  */
 static unsigned int __dwq_queue_want(const struct dwq_queue *q)
 {
 	unsigned int cap = q->heap.cap, want;
+	u64 used = (u64)q->heap.nr + q->reserved;
 
 	lockdep_assert_held(&q->lock);
 	if (q->stopping)
 		return 0;
-	want = dwq_heap_want_capacity(&q->heap, q->reserved + max(cap / 4, 1U));
-	if (want > cap)
-		return want;
-	if (want == 0)
-		return 0; /* as big as it can get */
+	if (used > q->room || q->starved) {
+		want = dwq_heap_want_capacity(&q->heap,
+					      q->reserved + max(cap / 4, 1U));
+		if (want > cap)
+			return want;
+		if (want == 0)
+			return 0; /* as big as it can get */
+	}
 	want = max(dwq_heap_want_capacity(&q->heap, q->reserved),
 		   __dwq_queue_floor(q));
 	return want < cap ? want : 0;
@@ -726,16 +731,20 @@ static unsigned int __dwq_queue_want(const struct dwq_queue *q)
  * Set @q->resize_lo and @q->resize_hi from the heap's capacity (never
  * below DWQ_HEAP_MIN_CAPACITY) and @q->room, after either changed: with
  * u slots used, __dwq_queue_want() can only ask for a change when a
- * quarter of the capacity or less would be free after u (u > resize_hi),
- * or when a quarter or less is used (u < resize_lo) and half the heap is
- * still no less than its floor (__dwq_queue_floor()): a shrink halves it.
- * Called with @q->lock held, or before @q is shared.
+ * quarter of the capacity or less would be free after u and u is beyond
+ * the room reserved (u > resize_hi), or when a quarter or less is used
+ * (u < resize_lo) and half the heap is still no less than its floor
+ * (__dwq_queue_floor()): a shrink halves it. A schedule that finds the
+ * heap full asks by itself (__dwq_queue_full()). Also forgets that one
+ * did: the capacity or the room just changed. Called with @q->lock held,
+ * or before @q is shared.
  */
 static void __dwq_queue_set_bounds(struct dwq_queue *q)
 {
 	unsigned int cap = q->heap.cap;
 
-	q->resize_hi = cap - max(cap / 4, 1U);
+	q->starved = false;
+	q->resize_hi = max(cap - max(cap / 4, 1U), min(q->room, cap));
 	q->resize_lo = cap <= DWQ_HEAP_MIN_CAPACITY ||
 				       cap / 2 < __dwq_queue_floor(q) ?
 			       0 :
@@ -773,11 +782,31 @@ static __always_inline void __dwq_queue_maybe_resize(struct dwq_queue *q)
 	__dwq_queue_resize_check(q);
 }
 
-/* Is there room in @q's heap for @n more tasks, without allocating? */
-static bool __dwq_queue_room(const struct dwq_queue *q, unsigned int n)
+/*
+ * A schedule found no room: the heap is as big as the room reserved, or
+ * it outran the growth ahead. Grow it in the background, so that a
+ * schedule beyond the room reserved fails only until that is done.
+ */
+static noinline void __dwq_queue_full(struct dwq_queue *q)
 {
 	lockdep_assert_held(&q->lock);
-	return (u64)q->heap.nr + q->reserved + n <= q->heap.cap;
+	q->starved = true;
+	__dwq_queue_resize_check(q);
+}
+
+/*
+ * Is there room in @q's heap for @n more tasks, without allocating? If
+ * not, the heap is made to grow (__dwq_queue_full()) and the caller fails
+ * with -ENOSPC.
+ */
+static __always_inline bool __dwq_queue_room(struct dwq_queue *q,
+					     unsigned int n)
+{
+	lockdep_assert_held(&q->lock);
+	if (likely((u64)q->heap.nr + q->reserved + n <= q->heap.cap))
+		return true;
+	__dwq_queue_full(q);
+	return false;
 }
 
 /**
@@ -791,18 +820,29 @@ static bool __dwq_queue_room(const struct dwq_queue *q, unsigned int n)
  */
 VISIBLE_IF_KUNIT struct dwq_heap_slot *dwq_slots_alloc(unsigned int n)
 {
+	size_t bytes;
+
 #if IS_ENABLED(CONFIG_KUNIT)
 	KUNIT_STATIC_STUB_REDIRECT(dwq_slots_alloc, n);
 #endif
 	/* kvmalloc() warns above INT_MAX bytes: a plain -ENOMEM here. */
 	if (n > INT_MAX / sizeof(struct dwq_heap_slot))
 		return NULL;
+	bytes = n * sizeof(struct dwq_heap_slot);
 	/*
 	 * The array holds every caller's tasks, so it is not charged to the
 	 * memory cgroup of whichever caller happens to make it grow (the
 	 * tasks themselves are charged to their owners).
+	 *
+	 * Past a page, kmalloc() rounds up to a power of two pages, which
+	 * can waste almost half of an array sized to measure (a reserved
+	 * queue's, see dwq_queue_reserve()); vmalloc() takes whole pages.
+	 * Either way kvfree() frees it.
 	 */
-	return kvmalloc_array(n, sizeof(struct dwq_heap_slot), GFP_KERNEL);
+	if (bytes > PAGE_SIZE &&
+	    kmalloc_size_roundup(bytes) > PAGE_ALIGN(bytes))
+		return vmalloc(bytes);
+	return kvmalloc(bytes, GFP_KERNEL);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_slots_alloc);
 
@@ -850,16 +890,20 @@ static void dwq_queue_resize_work(struct work_struct *work)
  * queue grows it in the background (keeping a quarter of it free), which
  * a burst of schedules may outrun. This makes room for @n more tasks than
  * the queue holds now, and raises the queue's floor by @n: its capacity
- * never goes below the sum of the reservations made on it and the quarter
- * it keeps free, until dwq_queue_unreserve() takes them back. So right
- * after this returns, @n schedules succeed if nobody else schedules
- * meanwhile; and as long as the queue holds no more tasks (queued, or
- * running to be queued again) than its reservations add up to, no
- * schedule fails for lack of room. The room made includes the quarter the
- * queue keeps free, so those @n schedules start no resize either, not even
- * a shrink of the emptier heap the first of them finds (KUnit
- * dwq_context_test_reserve_fill). A module that owns a queue reserves
- * once, at load, for the most tasks it will have.
+ * never goes below the sum of the reservations made on it, until
+ * dwq_queue_unreserve() takes them back. So right after this returns, @n
+ * schedules succeed if nobody else schedules meanwhile; and as long as the
+ * queue holds no more tasks (queued, or running to be queued again) than
+ * its reservations add up to, no schedule fails for lack of room, and none
+ * starts a resize, not even a shrink of the emptier heap the first of them
+ * finds (KUnit dwq_context_test_reserve_fill). When the queue holds no
+ * more than its reservations, the heap is made to their measure, with no
+ * room free beyond it (but grown by half at least, as it grows in the
+ * background, so that many small reservations copy it O(log n) times);
+ * tasks beyond the reservations get the quarter free on top. A schedule
+ * that finds the heap full fails with -ENOSPC and makes it grow in the
+ * background. A module that owns a queue reserves once, at load, for the
+ * most tasks it will have.
  *
  * Context: process context; sleeps.
  * Return: 0; -ENOMEM, with nothing changed, if the heap could not grow;
@@ -885,17 +929,36 @@ int dwq_queue_reserve(struct dwq_queue *q, unsigned int n)
 		need = max_t(u64, room, (u64)q->heap.nr + q->reserved + n);
 		if (need > DWQ_HEAP_MAX_CAPACITY)
 			break;
-		want = dwq_heap_want_capacity(&q->heap, need - q->heap.nr);
-		/*
-		 * With the quarter free that the queue keeps (see
-		 * __dwq_queue_want()), so that scheduling the tasks reserved
-		 * for starts no resize (an array copied under this lock);
-		 * the exact size if that much can never be.
-		 */
-		extra = dwq_heap_want_capacity(&q->heap,
-					       need - q->heap.nr +
-						       DIV_ROUND_UP(need, 3));
-		want = max(want, extra);
+		if (need == room) {
+			/*
+			 * Every slot in use is reserved: the room to
+			 * measure, so filling it starts no resize (see
+			 * __dwq_queue_want()). But grown by half at least,
+			 * as the heap grows, so that many small reservations
+			 * (one for each /dev/dwq file) copy it O(log n)
+			 * times, not n.
+			 */
+			want = q->heap.cap;
+			if (need > want)
+				want = max_t(u64, need,
+					     min(want + want / 2,
+						 DWQ_HEAP_MAX_CAPACITY));
+		} else {
+			/*
+			 * Tasks beyond the room: with the quarter free the
+			 * queue keeps for those, so that scheduling the tasks
+			 * reserved for starts no resize (an array copied
+			 * under this lock); the exact size if that much can
+			 * never be.
+			 */
+			want = dwq_heap_want_capacity(&q->heap,
+						      need - q->heap.nr);
+			extra = dwq_heap_want_capacity(&q->heap,
+						       need - q->heap.nr +
+							       DIV_ROUND_UP(need,
+									    3));
+			want = max(want, extra);
+		}
 		if (want <= q->heap.cap) {
 			q->room = room;
 			__dwq_queue_set_bounds(q);
