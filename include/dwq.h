@@ -16,10 +16,10 @@
  * spinlocks, with interrupts on or off, on PREEMPT_RT too. They never
  * sleep and never allocate: the queue's lock is a raw spinlock taken with
  * interrupts saved, and the heap's room is made ahead, by
- * dwq_queue_reserve() (to measure) and by a background growth that keeps
- * a quarter of the heap free for tasks beyond the reservations. When there
- * is no room they fail with -ENOSPC, change nothing and make the heap
- * grow in the background. Only dwq_cancel_sync(), dwq_queue_reserve(), dwq_queue_create()
+ * dwq_queue_reserve() (to measure) and by a background growth that
+ * keeps a quarter of the heap free for tasks beyond the reservations.
+ * When there is no room they fail with -ENOSPC, change nothing and make
+ * the heap grow in the background. Only dwq_cancel_sync(), dwq_queue_reserve(), dwq_queue_create()
  * and dwq_queue_destroy() may sleep.
  *
  * Tasks are reference counted. The caller's reference comes from

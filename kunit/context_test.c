@@ -16,6 +16,7 @@
 #include <linux/processor.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -421,7 +422,8 @@ static void dwq_context_test_reserve_floor(struct kunit *test)
  * reserved, one by one from an empty queue, resizes nothing, neither a
  * shrink at the first (the heap is then mostly empty) nor a growth at the
  * last (a resize copies the array under the queue's lock, interrupts off).
- * And it is made to measure: no slot beyond the reservation.
+ * And it is made to measure: no slot beyond the reservation, and past a
+ * page no more pages than that takes.
  */
 static void dwq_context_test_reserve_fill(struct kunit *test)
 {
@@ -438,6 +440,9 @@ static void dwq_context_test_reserve_fill(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, n), 0);
 		cap = ct_stats(q).capacity;
 		KUNIT_EXPECT_EQ(test, cap, n);
+		/* Past a page, whole pages: not kmalloc()'s power of two. */
+		KUNIT_EXPECT_EQ(test, is_vmalloc_addr(q->heap.slots),
+				n * sizeof(*q->heap.slots) > PAGE_SIZE);
 		for (i = 0; i < n; i++) {
 			KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s),
 					0);
@@ -493,6 +498,50 @@ static void dwq_context_test_reserve_full_grows(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, 1), 0);
 	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity,
 			DWQ_HEAP_MIN_CAPACITY + DWQ_HEAP_MIN_CAPACITY / 2);
+}
+
+/*
+ * A periodic task cancelled while its callback runs will not be queued
+ * again, so it gives back at once the slot it held for that: in a heap
+ * made to the measure of a reservation, a task scheduled in its place
+ * fits. Re-armed by dwq_mod() meanwhile, it needs a slot again.
+ */
+static void dwq_context_test_reserve_cancel_running(struct kunit *test)
+{
+	const unsigned int n = DWQ_HEAP_MIN_CAPACITY;
+	struct ct_probe *p = ct_probes(test, n + 1);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched s = { .time_ns = HOUR };
+	struct dwq_sched per = { .period_ns = HOUR,
+				 .mode = DWQ_MODE_FIXED_RATE };
+	struct completion gate;
+	unsigned int i;
+
+	init_completion(&gate);
+	p[0].gate = &gate;
+	ct_no_growth(test, q);
+	KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, n), 0);
+	KUNIT_ASSERT_EQ(test, ct_stats(q).capacity, n);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &per), 0);
+	ct_wait(test, &p[0].started);
+	for (i = 1; i < n; i++)
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s), 0);
+	/* The running task holds the last slot, for its next period. */
+	KUNIT_EXPECT_TRUE(test, p[0].task.reserved);
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, &p[n].task, &s), -ENOSPC);
+	KUNIT_EXPECT_TRUE(test, ct_unbound(&p[n]));
+
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[0].task), DWQ_RESULT_RUNNING);
+	KUNIT_EXPECT_FALSE(test, p[0].task.reserved);
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, &p[n].task, &s), 0);
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p[0].task, &s), -ENOSPC);
+	KUNIT_EXPECT_FALSE(test, p[0].task.reserved);
+
+	complete(&gate);
+	dwq_kunit_wait_until(test, ct_unbound(&p[0]));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 1);
+	KUNIT_EXPECT_EQ(test, p[0].task.state, (u8)DWQ_STATE_CANCELLED);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, n);
 }
 
 /* dwq_mod() of idle and queued tasks, and its errors. */
@@ -1644,6 +1693,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_reserve_fails),
 	KUNIT_CASE(dwq_context_test_reserve_floor),
 	KUNIT_CASE(dwq_context_test_reserve_full_grows),
+	KUNIT_CASE(dwq_context_test_reserve_cancel_running),
 	KUNIT_CASE(dwq_context_test_reserve_fill),
 	KUNIT_CASE(dwq_context_test_mod),
 	KUNIT_CASE(dwq_context_test_reduce),

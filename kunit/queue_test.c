@@ -1154,9 +1154,10 @@ static void dwq_queue_test_batch(struct kunit *test)
 
 	/*
 	 * 101 tasks do not fit in 16 slots: -ENOSPC, nothing changed. Room
-	 * made ahead, with the quarter the queue keeps free: one growth,
-	 * 16 -> 181 (101 + 101 / 3 slots at least), not six, and none once
-	 * the tasks are queued.
+	 * made ahead, with the quarter the queue keeps free for tasks beyond
+	 * the reservations (p[n] is queued without one): one growth, 16 ->
+	 * 181 (101 + 101 / 3 slots at least), not six, and none once the
+	 * tasks are queued.
 	 */
 	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, n), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 1U);

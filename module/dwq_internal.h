@@ -236,7 +236,8 @@ struct dwq_worker {
  * @done_wq: dwq_cancel_sync() callers waiting for a callback to return;
  *	woken outside @lock
  * @resize_work: grows the heap ahead of need, keeping a quarter of it
- *	free, and gives unused capacity back, in process context
+ *	free for the tasks beyond @room (or once a schedule found it full),
+ *	and gives unused capacity back, in process context
  * @max_workers: entries in @workers
  * @workers: the pool
  * @name: the queue's name, as given to dwq_queue_create()

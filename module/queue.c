@@ -721,6 +721,9 @@ static unsigned int __dwq_queue_want(const struct dwq_queue *q)
 			return want;
 		if (want == 0)
 			return 0; /* as big as it can get */
+		/* Short of room: not the moment to give any back. */
+		if (q->starved)
+			return 0;
 	}
 	want = max(dwq_heap_want_capacity(&q->heap, q->reserved),
 		   __dwq_queue_floor(q));
@@ -784,8 +787,10 @@ static __always_inline void __dwq_queue_maybe_resize(struct dwq_queue *q)
 
 /*
  * A schedule found no room: the heap is as big as the room reserved, or
- * it outran the growth ahead. Grow it in the background, so that a
- * schedule beyond the room reserved fails only until that is done.
+ * it outran the growth ahead. Grow it in the background if it is three
+ * quarters full, as for tasks beyond the room reserved, so that a schedule
+ * fails only until that is done. (A batch larger than the quarter free may
+ * still not fit: room for it is made by dwq_queue_reserve().)
  */
 static noinline void __dwq_queue_full(struct dwq_queue *q)
 {
@@ -887,8 +892,8 @@ static void dwq_queue_resize_work(struct work_struct *work)
  * @n: tasks
  *
  * Scheduling never allocates: it uses the room the heap has, and the
- * queue grows it in the background (keeping a quarter of it free), which
- * a burst of schedules may outrun. This makes room for @n more tasks than
+ * queue grows it in the background (keeping a quarter of it free for the
+ * tasks beyond its reservations), which a burst of schedules may outrun. This makes room for @n more tasks than
  * the queue holds now, and raises the queue's floor by @n: its capacity
  * never goes below the sum of the reservations made on it, until
  * dwq_queue_unreserve() takes them back. So right after this returns, @n
@@ -2271,6 +2276,16 @@ static __always_inline int __dwq_cancel(struct dwq_queue *q,
 	case DWQ_STATE_RUNNING:
 		task->stop = true;
 		task->resched = false;
+		/*
+		 * It will not be queued again: the slot held back for that
+		 * is free now, for a task scheduled in its place (a heap
+		 * made to measure has no other). dwq_mod() takes one again.
+		 */
+		if (task->reserved) {
+			task->reserved = false;
+			q->reserved--;
+			__dwq_queue_maybe_resize(q);
+		}
 		trace_dwq_cancel(q, task, DWQ_RESULT_RUNNING);
 		return DWQ_RESULT_RUNNING;
 	}
