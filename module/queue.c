@@ -891,24 +891,24 @@ static void dwq_queue_resize_work(struct work_struct *work)
  * @q: the queue
  * @n: tasks
  *
- * Scheduling never allocates: it uses the room the heap has, and the
- * queue grows it in the background (keeping a quarter of it free for the
- * tasks beyond its reservations), which a burst of schedules may outrun. This makes room for @n more tasks than
- * the queue holds now, and raises the queue's floor by @n: its capacity
- * never goes below the sum of the reservations made on it, until
- * dwq_queue_unreserve() takes them back. So right after this returns, @n
- * schedules succeed if nobody else schedules meanwhile; and as long as the
- * queue holds no more tasks (queued, or running to be queued again) than
- * its reservations add up to, no schedule fails for lack of room, and none
- * starts a resize, not even a shrink of the emptier heap the first of them
- * finds (KUnit dwq_context_test_reserve_fill). When the queue holds no
- * more than its reservations, the heap is made to their measure, with no
- * room free beyond it (but grown by half at least, as it grows in the
- * background, so that many small reservations copy it O(log n) times);
- * tasks beyond the reservations get the quarter free on top. A schedule
- * that finds the heap full fails with -ENOSPC and makes it grow in the
- * background. A module that owns a queue reserves once, at load, for the
- * most tasks it will have.
+ * Scheduling never allocates: it uses the room the heap has, and the queue
+ * grows it in the background (keeping a quarter of it free for the tasks
+ * beyond its reservations), which a burst of schedules may outrun. This
+ * makes room for @n more tasks than the queue holds now, and raises the
+ * queue's floor by @n: its capacity never goes below the sum of the
+ * reservations made on it, until dwq_queue_unreserve() takes them back. So
+ * right after this returns, @n schedules succeed if nobody else schedules
+ * meanwhile; and as long as the queue holds no more tasks (queued, or
+ * running to be queued again) than its reservations add up to, no schedule
+ * fails for lack of room, and none starts a resize, not even a shrink of the
+ * emptier heap the first of them finds (KUnit
+ * dwq_context_test_reserve_fill). When the queue holds no more than its
+ * reservations, the heap is made to their measure, with no room free beyond
+ * it (but grown by half at least, as it grows in the background, so that
+ * many small reservations copy it O(log n) times); tasks beyond the
+ * reservations get the quarter free on top. A schedule that finds the heap
+ * full fails with -ENOSPC and makes it grow in the background. A module that
+ * owns a queue reserves once, at load, for the most tasks it will have.
  *
  * Context: process context; sleeps.
  * Return: 0; -ENOMEM, with nothing changed, if the heap could not grow;
