@@ -839,15 +839,18 @@ VISIBLE_IF_KUNIT struct dwq_heap_slot *dwq_slots_alloc(unsigned int n)
 	 * memory cgroup of whichever caller happens to make it grow (the
 	 * tasks themselves are charged to their owners).
 	 *
-	 * Past a page, kmalloc() rounds up to a power of two pages, which
-	 * can waste almost half of an array sized to measure (a reserved
-	 * queue's, see dwq_queue_reserve()); vmalloc() takes whole pages.
-	 * Either way kvfree() frees it.
+	 * Past a page, kmalloc() rounds up to a power of two pages, and
+	 * kvmalloc()'s vmalloc() maps 2 MB pages from 2 MB up, rounding up
+	 * to a multiple of them: either can waste up to half of an array
+	 * sized to measure (a reserved queue's, see dwq_queue_reserve()).
+	 * vmalloc() takes whole 4 KB pages. kmalloc() only where it takes
+	 * no more. Either way kvfree() frees it.
 	 */
-	if (bytes > PAGE_SIZE &&
-	    kmalloc_size_roundup(bytes) > PAGE_ALIGN(bytes))
-		return vmalloc(bytes);
-	return kvmalloc(bytes, GFP_KERNEL);
+	if (bytes <= PAGE_SIZE ||
+	    (bytes <= KMALLOC_MAX_SIZE &&
+	     kmalloc_size_roundup(bytes) == PAGE_ALIGN(bytes)))
+		return kvmalloc(bytes, GFP_KERNEL);
+	return vmalloc(bytes);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_slots_alloc);
 

@@ -545,7 +545,24 @@ static void f8_kd_fini(void *o)
 	kthread_cancel_delayed_work_sync(o);
 }
 
-/* The heap's array in bytes: what it was allocated with. */
+/* Is @p, vmalloc()'ed, mapped with 2 MB pages? */
+static bool f8_huge_mapped(const void *p)
+{
+#ifdef CONFIG_X86
+	unsigned int level;
+
+	return lookup_address((unsigned long)p, &level) && level == PG_LEVEL_2M;
+#else
+	return false;
+#endif
+}
+
+/*
+ * The heap's array in bytes: what it was allocated with. A vmalloc()'ed
+ * array takes whole pages; one that kvmalloc() mapped with 2 MB pages
+ * (from 2 MB up) takes whole 2 MB pages, which its first page's mapping
+ * shows.
+ */
 static u64 f8_dwq_heap_bytes(struct dwq_queue *q)
 {
 	const struct dwq_heap_slot *slots;
@@ -554,9 +571,13 @@ static u64 f8_dwq_heap_bytes(struct dwq_queue *q)
 
 	raw_spin_lock_irqsave(&q->lock, flags);
 	slots = q->heap.slots;
-	bytes = is_vmalloc_addr(slots) ?
-			PAGE_ALIGN((u64)q->heap.cap * sizeof(*slots)) :
-			ksize(slots);
+	bytes = (u64)q->heap.cap * sizeof(*slots);
+	if (!is_vmalloc_addr(slots))
+		bytes = ksize(slots);
+	else if (f8_huge_mapped(slots))
+		bytes = ALIGN(bytes, PMD_SIZE);
+	else
+		bytes = PAGE_ALIGN(bytes);
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 	return bytes;
 }
