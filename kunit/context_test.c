@@ -501,6 +501,48 @@ static void dwq_context_test_reserve_full_grows(struct kunit *test)
 }
 
 /*
+ * A batch that does not fit an emptier heap fails with -ENOSPC and is no
+ * reason to grow it, nor to keep it from shrinking once its tasks go.
+ */
+static void dwq_context_test_full_batch_shrinks(struct kunit *test)
+{
+	const unsigned int n = 100, used = 60, batch = 50;
+	struct ct_probe *p = ct_probes(test, used + batch);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched *s;
+	struct dwq_task **tasks;
+	unsigned int i;
+
+	s = kunit_kcalloc(test, batch, sizeof(*s), GFP_KERNEL);
+	tasks = kunit_kcalloc(test, batch, sizeof(*tasks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, tasks);
+	KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, n), 0);
+	for (i = 0; i < used; i++) {
+		s[0].time_ns = HOUR;
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s[0]), 0);
+	}
+	/* Unreserved: 60 of 100 used, the heap stays as it is. */
+	dwq_queue_unreserve(q, n);
+	flush_work(&q->resize_work);
+	KUNIT_ASSERT_EQ(test, ct_stats(q).capacity, n);
+
+	for (i = 0; i < batch; i++) {
+		tasks[i] = &p[used + i].task;
+		s[i].time_ns = HOUR;
+	}
+	KUNIT_EXPECT_EQ(test, dwq_schedule_batch(q, tasks, s, batch), -ENOSPC);
+	flush_work(&q->resize_work);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, n);
+
+	for (i = 0; i < used; i++)
+		KUNIT_EXPECT_EQ(test, dwq_cancel(&p[i].task),
+				DWQ_RESULT_REMOVED);
+	flush_work(&q->resize_work);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).capacity, DWQ_HEAP_MIN_CAPACITY);
+}
+
+/*
  * A periodic task cancelled while its callback runs will not be queued
  * again, so it gives back at once the slot it held for that: in a heap
  * made to the measure of a reservation, a task scheduled in its place
@@ -1694,6 +1736,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_reserve_floor),
 	KUNIT_CASE(dwq_context_test_reserve_full_grows),
 	KUNIT_CASE(dwq_context_test_reserve_cancel_running),
+	KUNIT_CASE(dwq_context_test_full_batch_shrinks),
 	KUNIT_CASE(dwq_context_test_reserve_fill),
 	KUNIT_CASE(dwq_context_test_mod),
 	KUNIT_CASE(dwq_context_test_reduce),

@@ -794,7 +794,13 @@ static __always_inline void __dwq_queue_maybe_resize(struct dwq_queue *q)
  */
 static noinline void __dwq_queue_full(struct dwq_queue *q)
 {
+	unsigned int cap = q->heap.cap;
+
 	lockdep_assert_held(&q->lock);
+	/* A batch too big for an emptier heap is no reason to grow it. */
+	if (dwq_heap_want_capacity(&q->heap, q->reserved + max(cap / 4, 1U)) <=
+	    cap)
+		return;
 	q->starved = true;
 	__dwq_queue_resize_check(q);
 }
@@ -868,6 +874,12 @@ static void dwq_queue_resize_work(struct work_struct *work)
 	for (;;) {
 		raw_spin_lock_irq(&q->lock);
 		want = __dwq_queue_want(q);
+		/*
+		 * Nothing to do: if a schedule found the heap full, the tasks
+		 * have gone since, and the heap may shrink again.
+		 */
+		if (!want)
+			q->starved = false;
 		raw_spin_unlock_irq(&q->lock);
 		if (!want)
 			return;
