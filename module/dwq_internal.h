@@ -221,8 +221,10 @@ struct dwq_worker {
  *	held back) between which the heap wants no resize; set from the
  *	capacity and @room whenever either changes
  * @resize_hi: see @resize_lo
- * @starved: a schedule found the heap full since the capacity or @room last
- *	changed: grow it even if all the slots used are reserved
+ * @starved: a schedule found no room in a heap three quarters full or
+ *	more: grow it even if all the slots used are reserved, and shrink it
+ *	not. Cleared when the capacity or @room changes, or when
+ *	@resize_work finds nothing to do
  * @stopping: dwq_queue_destroy() has begun: no more scheduling
  * @run_due: %DWQ_DESTROY_RUN_DUE: while stopping, workers still take the
  *	tasks due by @run_due_before
