@@ -432,6 +432,7 @@ static void dwq_context_test_reserve_fill(struct kunit *test)
 	struct dwq_queue *q;
 	struct ct_probe *p;
 	unsigned int i, k, n, cap;
+	size_t bytes;
 
 	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
 		n = sizes[k];
@@ -440,9 +441,14 @@ static void dwq_context_test_reserve_fill(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, n), 0);
 		cap = ct_stats(q).capacity;
 		KUNIT_EXPECT_EQ(test, cap, n);
-		/* Past a page, whole pages: not kmalloc()'s power of two. */
-		KUNIT_EXPECT_EQ(test, is_vmalloc_addr(q->heap.slots),
-				n * sizeof(*q->heap.slots) > PAGE_SIZE);
+		/*
+		 * Past a page, whole pages: from vmalloc(), or from kmalloc()
+		 * only where its power of two is that many pages.
+		 */
+		bytes = n * sizeof(*q->heap.slots);
+		if (bytes > PAGE_SIZE && !is_vmalloc_addr(q->heap.slots))
+			KUNIT_EXPECT_EQ(test, ksize(q->heap.slots),
+					PAGE_ALIGN(bytes));
 		for (i = 0; i < n; i++) {
 			KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s),
 					0);

@@ -10,11 +10,18 @@
  *
  * The heap is 4-ary: half the levels of a binary heap, so half the slots
  * written on a path, for as many comparisons in a sift down, made between
- * children that are adjacent in the array. Its slots hold the key inline next to the
- * node pointer, so sifting compares keys without dereferencing nodes (one
- * cache miss fewer per level). The F1 benchmark (tools/bench) chose both,
- * measuring this heap against 2-ary and node-pointer-only variants of its
- * own.
+ * children that are adjacent in the array. Its slots hold the deadline
+ * inline next to the node pointer, so sifting compares deadlines without
+ * dereferencing nodes (one cache miss fewer per level); the seq is read
+ * from the nodes only when two deadlines are equal. The F1 benchmark
+ * (tools/bench) chose both, measuring this heap against 2-ary and
+ * node-pointer-only variants of its own.
+ *
+ * A slot is 16 bytes, the deadline and the pointer, so the four children
+ * of a slot fill 64 bytes, the size of a cache line (not one line: the
+ * children of slot i start at byte 64 * i + 16 of the array). The seq
+ * stays in the node, out of the slot, to save memory: the slot is part of
+ * what every pending task costs.
  *
  * The operations on queued nodes (insert, pop, remove, update) are inline
  * here, as lib/min_heap.h's are: the queue calls them under its lock on
@@ -49,14 +56,12 @@
 #define DWQ_HEAP_MAX_CAPACITY ((unsigned int)INT_MAX)
 
 /**
- * struct dwq_heap_slot - one array slot: the key inline, then the node
+ * struct dwq_heap_slot - one array slot: the deadline inline, then the node
  * @deadline: copy of @node->deadline
- * @seq: copy of @node->seq
- * @node: the node in this slot
+ * @node: the node in this slot; the key's seq is @node->seq
  */
 struct dwq_heap_slot {
 	u64 deadline;
-	u64 seq;
 	struct dwq_heap_node *node;
 };
 
@@ -103,34 +108,27 @@ static inline struct dwq_heap_node *dwq_heap_peek(const struct dwq_heap *heap)
  * Sifting moves a hole rather than swapping: the moving entry is held in a
  * local, the entries it passes are shifted one level, and it is written
  * once where it stops. Every write of a slot also writes that node's
- * @index; keys are compared only on the slot copies, never through the
- * node pointer.
+ * @index; deadlines are compared on the slot copies, and only a tie reads
+ * the seqs through the node pointers.
  */
 
-/* Copy the key of the node in slot @s into the slot. */
+/* Copy the deadline of the node in slot @s into the slot. */
 static inline void dwq_heap_slot_rekey(struct dwq_heap_slot *s)
 {
 	s->deadline = s->node->deadline;
-	s->seq = s->node->seq;
 }
 
 /*
- * Is @a's key (deadline, seq) before @b's? Where the compiler has 128-bit
- * integers the key is one: a compare and a subtract with borrow, no
- * branch on equal deadlines, which a burst due at one instant has at
- * every level of the heap.
+ * Is @a's key (deadline, seq) before @b's? The deadlines are in the slots;
+ * only when they are equal are the seqs read from the nodes, a load
+ * through each pointer that only ties pay.
  */
 static inline bool dwq_heap_less(const struct dwq_heap_slot *a,
 				 const struct dwq_heap_slot *b)
 {
-#if defined(CONFIG_ARCH_SUPPORTS_INT128) && defined(__SIZEOF_INT128__)
-	return ((__uint128_t)a->deadline << 64 | a->seq) <
-	       ((__uint128_t)b->deadline << 64 | b->seq);
-#else
 	if (a->deadline != b->deadline)
 		return a->deadline < b->deadline;
-	return a->seq < b->seq;
-#endif
+	return a->node->seq < b->node->seq;
 }
 
 /* Write @s into slot @i of @slots and tell its node where it now lives. */
@@ -203,7 +201,7 @@ dwq_heap_least_child(const struct dwq_heap_slot *slots, unsigned int i,
 /*
  * Which of the four children at @c, all four there, is the least, 0 to
  * 3: a tournament, the least of each pair and then of the two winners,
- * with no loop (keys are unique: no ties). An index, not an address: the
+ * with no loop (no two keys are equal). An index, not an address: the
  * caller needs the child's index, which an address would give back only
  * divided by the slot's size.
  */
@@ -308,17 +306,18 @@ dwq_heap_remove_at(struct dwq_heap *heap, unsigned int i, bool deep)
 }
 
 /*
- * Put @node, whose key was just set to @deadline and a fresh @seq, in the
+ * Put @node, whose key was just set to @deadline and a fresh seq, in the
  * hole at slot @i, moving it up as far as it goes. The entry is written
- * once, where it stops. The key comes in registers: read back from the
- * node it was just stored to, it would cost two loads.
+ * once, where it stops. The deadline comes in a register: read back from
+ * the node it was just stored to, it would cost a load. The fresh seq is
+ * never compared (see dwq_heap_hole_up()).
  */
 static __always_inline void dwq_heap_sift_up_fresh(struct dwq_heap *heap,
 						   unsigned int i,
 						   struct dwq_heap_node *node,
-						   u64 deadline, u64 seq)
+						   u64 deadline)
 {
-	struct dwq_heap_slot s = { deadline, seq, node };
+	struct dwq_heap_slot s = { deadline, node };
 
 	dwq_heap_set(heap->slots, dwq_heap_hole_up(heap->slots, i, &s, true),
 		     &s);
@@ -352,17 +351,14 @@ static __always_inline bool dwq_heap_owns(const struct dwq_heap *heap,
 static __always_inline int
 dwq_heap_insert(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 {
-	u64 seq;
-
 	if (WARN_ON_ONCE(dwq_heap_node_queued(node)))
 		return -EBUSY;
 	if (heap->nr >= heap->cap)
 		return -ENOSPC;
 
-	seq = heap->next_seq++;
 	node->deadline = deadline;
-	node->seq = seq;
-	dwq_heap_sift_up_fresh(heap, heap->nr++, node, deadline, seq);
+	node->seq = heap->next_seq++;
+	dwq_heap_sift_up_fresh(heap, heap->nr++, node, deadline);
 	return 0;
 }
 
@@ -382,16 +378,13 @@ dwq_heap_insert(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 static __always_inline void
 dwq_heap_push(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 {
-	u64 seq;
-
 	/* A caller bug: never write past the array. */
 	if (WARN_ON_ONCE(heap->nr >= heap->cap))
 		return;
-	seq = heap->next_seq++;
 
 	node->deadline = deadline;
-	node->seq = seq;
-	dwq_heap_sift_up_fresh(heap, heap->nr++, node, deadline, seq);
+	node->seq = heap->next_seq++;
+	dwq_heap_sift_up_fresh(heap, heap->nr++, node, deadline);
 }
 
 /**
@@ -412,7 +405,7 @@ dwq_heap_push(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 static inline int dwq_heap_restore(struct dwq_heap *heap,
 				   struct dwq_heap_node *node)
 {
-	struct dwq_heap_slot s = { node->deadline, node->seq, node };
+	struct dwq_heap_slot s = { node->deadline, node };
 
 	if (WARN_ON_ONCE(dwq_heap_node_queued(node)))
 		return -EBUSY;
@@ -503,7 +496,6 @@ dwq_heap_update(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 {
 	unsigned int i;
 	bool earlier;
-	u64 seq;
 
 	if (!dwq_heap_owns(heap, node))
 		return;
@@ -515,11 +507,10 @@ dwq_heap_update(struct dwq_heap *heap, struct dwq_heap_node *node, u64 deadline)
 	 */
 	earlier = deadline < node->deadline;
 	i = node->index;
-	seq = heap->next_seq++;
 	node->deadline = deadline;
-	node->seq = seq;
+	node->seq = heap->next_seq++;
 	if (earlier) {
-		dwq_heap_sift_up_fresh(heap, i, node, deadline, seq);
+		dwq_heap_sift_up_fresh(heap, i, node, deadline);
 		return;
 	}
 	dwq_heap_slot_rekey(&heap->slots[i]);

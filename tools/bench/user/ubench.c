@@ -61,8 +61,8 @@
 #define FAR (1000 * NSEC_PER_SEC)
 /* The user data of IORING_OP_TIMEOUT_REMOVE's own completion. */
 #define REMOVE_TAG (~0ULL)
-/* sizeof(struct dwq_heap_slot) in module/heap.h: key, seq, node. */
-#define DWQ_SLOT_BYTES 24
+/* sizeof(struct dwq_heap_slot) in module/heap.h: deadline, node. */
+#define DWQ_SLOT_BYTES 16
 /* sizeof(struct hlist_head): a bucket of a file's id map. */
 #define DWQ_BUCKET_BYTES 8
 /* A slot of a run's ring in module/run.h: a node pointer. */
