@@ -64,14 +64,18 @@
  * @deadline: the primary key (ns, any monotonic clock the caller uses)
  * @seq: the tie-breaker, assigned on insert and update from the heap
  * @index: the slot the node occupies, or -1 when it is not in a heap
+ * @aux: 32 bits of the object the node is embedded in: the heap never
+ *	reads or writes them (they would be the node's padding)
  *
- * Embed it in the object being ordered. All fields are owned by the heap
- * functions while the node is queued: read them, do not write them.
+ * Embed it in the object being ordered. @deadline, @seq and @index are
+ * owned by the heap functions while the node is queued: read them, do not
+ * write them. Out of a heap, the node is its owner's.
  */
 struct dwq_heap_node {
 	u64 deadline;
 	u64 seq;
 	int index;
+	u32 aux;
 };
 
 struct dwq_queue;
@@ -125,7 +129,8 @@ struct dwq_worker;
  *	then if one is free; when its deadline comes while the worker that
  *	would lead still runs an ordinary (not quick) callback, a free
  *	worker is woken for it up to 50 us later (the hand-off grace, in
- *	which that callback usually returns and takes it itself).
+ *	which that callback usually returns and takes it itself). A task
+ *	keeps at most U32_MAX ns (about 4.3 s) of it: more counts as that.
  */
 struct dwq_sched {
 	u64 time_ns;
@@ -135,67 +140,79 @@ struct dwq_sched {
 	u64 slack_ns;
 };
 
+struct dwq_task;
+
+/**
+ * struct dwq_task_ops - what a task does, and what frees it
+ * @func: the callback; runs on a worker in process context and may sleep
+ *	(a quick task's runs with softirqs off, usually in the queue's timer,
+ *	see dwq_task_set_quick())
+ * @release: called with the task when its last reference is dropped (by
+ *	dwq_task_put(), or by dwq when it lets go of the task: from a worker,
+ *	from the queue's timer for a quick task (softirq, or hard irq on a
+ *	%DWQ_QUEUE_HARDIRQ queue), from dwq_cancel*() or from
+ *	dwq_queue_destroy()), typically to free the object; may be NULL
+ *
+ * One per kind of task, shared by all of them and never written: each
+ * dwq_task_init() call site makes its own, static and const.
+ */
+struct dwq_task_ops {
+	void (*func)(struct dwq_task *task);
+	void (*release)(struct dwq_task *task);
+};
+
 /**
  * struct dwq_task - a timed task; embed it in your object
- * @node: its place in the queue's heap
+ * @node: its place in the queue's heap. Out of the heap, while the task
+ *	runs, @node.seq holds the key that dwq_reschedule() or dwq_mod() set
+ *	for its next run (see @resched); @node.aux holds its slack in ns
+ *	(see &dwq_sched.slack_ns), which is at most U32_MAX
  * @ref: the reference count, see dwq_task_get() and dwq_task_put()
  * @state: an DWQ_STATE_* value
  * @mode: an DWQ_MODE_* value
  * @stop: a periodic task cancelled while running: do not queue it again
- * @resched: dwq_reschedule() while running: the next deadline is @resched_at
+ * @resched: dwq_reschedule() or dwq_mod() while running: the next key is in
+ *	@node.seq
  * @boottime: the task's clock is CLOCK_BOOTTIME
  * @reserved: it holds one of the queue's reserved heap slots while running
  * @quick: its callback is short, see dwq_task_set_quick()
- * @run_boottime: see dwq_task_run_boottime()
- * @run_oneshot: see dwq_task_run_oneshot()
- * @func: the callback
- * @release: called when the last reference is dropped; may be NULL
+ * @run_timer: it runs in the queue's timer, not on a worker
+ * @canceling: dwq_cancel_sync() callers waiting (at most U8_MAX are
+ *	counted); refuses scheduling
+ * @run_worker: the worker running it (or whose timer does), see
+ *	dwq_task_run_worker()
+ * @ops: its callback and release function
  * @queue: the queue while the task is queued or running, else NULL
- * @runner: the worker running the callback
  * @period_ns: the period of a periodic task
- * @slack_ns: see &dwq_sched.slack_ns
  * @clock_offset: the task's clock minus the queue's clock, in ns, as it
  *	was when the task was last scheduled or rescheduled
- * @resched_at: see @resched
- * @runs: callbacks started so far
- * @overruns: periods missed (coalesced) so far
- * @canceling: dwq_cancel_sync() callers waiting; refuses scheduling
- * @run_worker: see dwq_task_run_worker()
- * @run_deadline: see dwq_task_run_deadline()
- * @run_overruns: see dwq_task_run_overruns()
  * @lockdep_map: "held" while the callback runs and touched by
  *	dwq_cancel_sync(), so that lockdep sees a cancel_sync() called under
  *	a lock the callback takes; one lock class per dwq_task_init() call site
  *
  * All fields are private to dwq: use the functions below. While the task
- * is queued or running they are protected by its queue's lock.
+ * is queued or running they are protected by its queue's lock. Without
+ * lockdep a task is 64 bytes, a cache line: what a pending timer costs,
+ * with the 16 bytes of its heap slot. What only a running callback needs
+ * (its deadline, the periods it coalesced) is kept by whoever runs it.
  */
 struct dwq_task {
 	struct dwq_heap_node node;
 	struct kref ref;
 	u8 state;
-	u8 mode;
-	bool stop;
-	bool resched;
-	bool boottime;
-	bool reserved;
-	bool quick;
-	bool run_boottime;
-	bool run_oneshot;
-	void (*func)(struct dwq_task *task);
-	void (*release)(struct dwq_task *task);
+	u8 mode : 2;
+	u8 stop : 1;
+	u8 resched : 1;
+	u8 boottime : 1;
+	u8 reserved : 1;
+	u8 quick : 1;
+	u8 run_timer : 1;
+	u8 canceling;
+	u8 run_worker;
+	const struct dwq_task_ops *ops;
 	struct dwq_queue *queue;
-	struct dwq_worker *runner;
 	u64 period_ns;
-	u64 slack_ns;
 	s64 clock_offset;
-	u64 resched_at;
-	u64 runs;
-	u64 overruns;
-	unsigned int canceling;
-	int run_worker;
-	u64 run_deadline;
-	u64 run_overruns;
 #ifdef CONFIG_LOCKDEP
 	struct lockdep_map lockdep_map;
 #endif
@@ -208,11 +225,12 @@ struct dwq_task {
  * @flags: %DWQ_SCHED_BOOTTIME if the task's clock is CLOCK_BOOTTIME
  * @remaining_ns: ns until the next deadline if queued (0 when due or
  *	overdue, and in every other state)
- * @deadline_ns: on the task's clock, the next deadline if queued, else the
- *	deadline of the current or last run (0 if it never ran)
+ * @deadline_ns: on the task's clock, the next deadline if queued, the
+ *	deadline of the current run if running, else 0
  * @period_ns: the period (0 for a one-shot)
- * @runs: callbacks started so far
- * @overruns: periods missed (coalesced) so far, see %DWQ_MODE_FIXED_RATE
+ *
+ * A callback counts its runs itself, if it needs them: the task keeps no
+ * counters, so that it stays small (see &struct dwq_task).
  */
 struct dwq_task_info {
 	u32 state;
@@ -221,8 +239,6 @@ struct dwq_task_info {
 	u64 remaining_ns;
 	u64 deadline_ns;
 	u64 period_ns;
-	u64 runs;
-	u64 overruns;
 };
 
 /**
@@ -274,36 +290,34 @@ int dwq_queue_get_worker_stats(struct dwq_queue *q, unsigned int id,
 int dwq_queue_reserve(struct dwq_queue *q, unsigned int n);
 void dwq_queue_unreserve(struct dwq_queue *q, unsigned int n);
 
-void dwq_task_init_key(struct dwq_task *task,
-		       void (*func)(struct dwq_task *task),
-		       void (*release)(struct dwq_task *task),
+void dwq_task_init_key(struct dwq_task *task, const struct dwq_task_ops *ops,
 		       struct lock_class_key *key, const char *name);
 
 /**
  * dwq_task_init() - initialise a task before its first use
  * @task: the task, normally embedded in the caller's object
- * @func: the callback; runs on a worker in process context and may sleep
- *	(a quick task's runs with softirqs off, usually in the queue's timer,
- *	see dwq_task_set_quick())
- * @release: called with @task when its last reference is dropped (by
- *	dwq_task_put(), or by dwq when it lets go of the task: from a worker,
- *	from the queue's timer for a quick task (softirq, or hard irq on a
- *	%DWQ_QUEUE_HARDIRQ queue), from dwq_cancel*() or from
- *	dwq_queue_destroy()), typically to free the object; may be NULL.
- *	After dwq_cancel() where sleeping is not allowed, dropping one's own
- *	reference with dwq_task_put() frees the object through @release once
- *	a running callback has returned
+ * @fn: the callback, see &dwq_task_ops.func; a function's name
+ * @rel: the release function, see &dwq_task_ops.release; a function's
+ *	name, or NULL. After dwq_cancel() where sleeping is not allowed,
+ *	dropping one's own reference with dwq_task_put() frees the object
+ *	through it once a running callback has returned
  *
  * The caller holds the first reference. Every call site is its own lock
- * class for lockdep (as INIT_WORK()'s are), named after @func.
+ * class for lockdep (as INIT_WORK()'s are), named after @fn, and has its
+ * own &struct dwq_task_ops, static and const: @fn and @rel must be
+ * constants (functions, or NULL for @rel).
  *
  * Context: any context.
  */
-#define dwq_task_init(task, func, release)                             \
-	do {                                                           \
-		static struct lock_class_key dwq_task_key_;            \
-		dwq_task_init_key(task, func, release, &dwq_task_key_, \
-				  "(dwq_task)" #func);                 \
+#define dwq_task_init(task, fn, rel)                                    \
+	do {                                                            \
+		static struct lock_class_key dwq_task_key_;             \
+		static const struct dwq_task_ops dwq_task_ops_ = {      \
+			.func = (fn),                                   \
+			.release = (rel),                               \
+		};                                                      \
+		dwq_task_init_key(task, &dwq_task_ops_, &dwq_task_key_, \
+				  "(dwq_task)" #fn);                    \
 	} while (0)
 
 void dwq_task_put(struct dwq_task *task);
@@ -373,88 +387,13 @@ static inline void dwq_task_get(struct dwq_task *task)
  */
 static inline void dwq_task_set_quick(struct dwq_task *task, bool quick)
 {
-	WRITE_ONCE(task->quick, quick);
+	task->quick = quick;
 }
 
-/**
- * dwq_task_run_deadline() - the deadline the running callback was due at
- * @task: the task whose callback is calling
- *
- * Context: only from @task's own callback.
- * Return: the deadline of this run in ns, on the task's clock.
- */
-static inline u64 dwq_task_run_deadline(const struct dwq_task *task)
-{
-	return task->run_deadline;
-}
-
-/**
- * dwq_task_run_overruns() - periods coalesced into the running callback
- * @task: the task whose callback is calling
- *
- * A %DWQ_MODE_FIXED_RATE task whose previous run ended after one or more of its
- * later deadlines had passed does not run for each of them: they are
- * counted here, like a timerfd's expiration count minus one.
- *
- * Context: only from @task's own callback.
- * Return: the deadlines missed just before this run; 0 for other modes.
- */
-static inline u64 dwq_task_run_overruns(const struct dwq_task *task)
-{
-	return task->run_overruns;
-}
-
-/**
- * dwq_task_run_boottime() - the clock of the running callback's deadline
- * @task: the task whose callback is calling
- *
- * The clock dwq_task_run_deadline() is on: the task's clock when its worker
- * took it. dwq_reschedule() may move the task to the other clock meanwhile
- * (for its next run), but not this run.
- *
- * Context: only from @task's own callback.
- * Return: true for CLOCK_BOOTTIME, false for CLOCK_MONOTONIC.
- */
-static inline bool dwq_task_run_boottime(const struct dwq_task *task)
-{
-	return task->run_boottime;
-}
-
-/**
- * dwq_task_run_oneshot() - whether the running callback is a one-shot run
- * @task: the task whose callback is calling
- *
- * A one-shot run is the task's last unless dwq_mod() re-arms it meanwhile
- * (then it runs again after this run returns). This is the mode the task
- * had when it was taken; dwq_reschedule() with %DWQ_RESCHED_PERIOD or
- * dwq_mod() may change the task's mode meanwhile (for its next run), but
- * not this. A periodic task holds a heap slot back from then until its
- * callback returns; a one-shot holds one from the moment dwq_mod() re-arms
- * it.
- *
- * Context: only from @task's own callback.
- * Return: true for a one-shot run.
- */
-static inline bool dwq_task_run_oneshot(const struct dwq_task *task)
-{
-	return task->run_oneshot;
-}
-
-/**
- * dwq_task_run_worker() - the worker running the callback
- * @task: the task whose callback is calling
- *
- * A quick task run by the queue's timer counts as run by the worker
- * that leads the queue, whose timer it is (see dwq_task_set_quick()): its
- * thread sleeps on meanwhile, and the callback runs in softirq context.
- *
- * Context: only from @task's own callback.
- * Return: the worker's id, 0 .. workers - 1 (its thread is "dwq/<id>",
- * or "dwq-<name>/<id>" on a queue named other than "dwq").
- */
-static inline int dwq_task_run_worker(const struct dwq_task *task)
-{
-	return task->run_worker;
-}
+u64 dwq_task_run_deadline(const struct dwq_task *task);
+u64 dwq_task_run_overruns(const struct dwq_task *task);
+bool dwq_task_run_boottime(const struct dwq_task *task);
+bool dwq_task_run_oneshot(const struct dwq_task *task);
+int dwq_task_run_worker(const struct dwq_task *task);
 
 #endif /* _DWQ_H */

@@ -862,6 +862,50 @@ static void dwq_context_test_mod_during_cancel_sync(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ct_unbound(p));
 }
 
+/*
+ * A dwq_cancel_sync() that finds U8_MAX others counted (set here by hand,
+ * as that many waiting would) waits uncounted: the count does not wrap
+ * to 0, so a dwq_mod() meanwhile is still refused, and the count is the
+ * others' after it returns. It returns once the run has ended, with the
+ * task neither queued nor running (it cancels again then, in case the
+ * others left and a schedule came first).
+ */
+static void dwq_context_test_cancel_sync_uncounted(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched now = {}, far = { .time_ns = HOUR };
+	struct ct_syncer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct task_struct *t;
+	struct completion gate;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	init_completion(&gate);
+	init_completion(&c->done);
+	c->task = &p->task;
+	p->gate = &gate;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &now), 0);
+	ct_wait(test, &p->started);
+	raw_spin_lock_irq(&q->lock);
+	p->task.canceling = U8_MAX;
+	raw_spin_unlock_irq(&q->lock);
+	t = kthread_run(ct_syncer_fn, c, "dwq-kunit-sync");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* Asleep in its wait: nothing else puts it in this state. */
+	dwq_kunit_wait_until(test,
+			     READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->task.canceling), (u8)U8_MAX);
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &far), -EBUSY);
+	complete(&gate);
+	ct_wait(test, &c->done);
+	KUNIT_EXPECT_EQ(test, c->ret, DWQ_RESULT_RUNNING);
+	KUNIT_EXPECT_TRUE(test, ct_unbound(p));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->task.state), (u8)DWQ_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 0U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->task.canceling), (u8)U8_MAX);
+	WRITE_ONCE(p->task.canceling, 0);
+}
+
 /* An object freed right after dwq_cancel_sync(), as cancel_delayed_work_sync(). */
 struct ct_obj {
 	struct dwq_task task;
@@ -906,7 +950,7 @@ static void ct_owned_fn(struct dwq_task *task)
 
 	complete(o->started);
 	/* Until dwq_cancel_sync() has found it running (and waits). */
-	for (i = 0; i < TIMEOUT_MS && !READ_ONCE(task->stop); i++)
+	for (i = 0; i < TIMEOUT_MS && !READ_ONCE(task->canceling); i++)
 		usleep_range(1000, 2000);
 }
 
@@ -1751,6 +1795,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_mod_rearm_self_no_wake),
 	KUNIT_CASE(dwq_context_test_mod_cancel_order),
 	KUNIT_CASE(dwq_context_test_mod_during_cancel_sync),
+	KUNIT_CASE(dwq_context_test_cancel_sync_uncounted),
 	KUNIT_CASE_SLOW(dwq_context_test_cancel_sync_free),
 	KUNIT_CASE(dwq_context_test_cancel_sync_no_ref),
 	KUNIT_CASE(dwq_context_test_last_put_while_unbinding),

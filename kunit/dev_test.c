@@ -569,18 +569,30 @@ static u64 dt_read_id(struct kunit *test, struct file *f, void __user *u)
 	return ev.id;
 }
 
-static struct dwq_task_info dt_alarm(struct file *f)
+/* A snapshot of a file's monotonic alarm: its dwq_query(), its runs. */
+struct dt_alarm_info {
+	u32 state;
+	u64 remaining_ns;
+	u64 deadline_ns;
+	u64 runs;
+};
+
+static struct dt_alarm_info dt_alarm(struct file *f)
 {
 	struct dwq_task_info info;
+	u32 runs;
 
-	dwq_dev_kunit_alarm(f, DWQ_CLOCK_MONOTONIC, &info);
-	return info;
+	dwq_dev_kunit_alarm(f, DWQ_CLOCK_MONOTONIC, &info, &runs);
+	return (struct dt_alarm_info){ .state = info.state,
+				       .remaining_ns = info.remaining_ns,
+				       .deadline_ns = info.deadline_ns,
+				       .runs = runs };
 }
 
 /* The alarm has run @runs times, and is not running. */
 static bool dt_alarm_ran(struct file *f, u64 runs)
 {
-	struct dwq_task_info info = dt_alarm(f);
+	struct dt_alarm_info info = dt_alarm(f);
 
 	return info.runs == runs && info.state != DWQ_STATE_RUNNING;
 }
@@ -588,7 +600,7 @@ static bool dt_alarm_ran(struct file *f, u64 runs)
 /* The alarm has run @runs times, and is queued again. */
 static bool dt_alarm_queued_after(struct file *f, u64 runs)
 {
-	struct dwq_task_info info = dt_alarm(f);
+	struct dt_alarm_info info = dt_alarm(f);
 
 	return info.runs == runs && info.state == DWQ_STATE_QUEUED;
 }
@@ -601,7 +613,7 @@ static bool dt_alarm_queued_after(struct file *f, u64 runs)
  */
 static void dwq_dev_test_alarm_lazy(struct kunit *test)
 {
-	struct dwq_task_info info;
+	struct dt_alarm_info info;
 	unsigned long addr;
 	struct file *f;
 	void __user *u;
@@ -751,7 +763,7 @@ static void dwq_dev_test_drain_wakes_once(struct kunit *test)
 static void dwq_dev_test_alarm_early(struct kunit *test)
 {
 	struct dwq_ioc_reschedule r = {};
-	struct dwq_task_info info;
+	struct dt_alarm_info info;
 	struct dt_waker *w;
 	unsigned long addr;
 	struct file *f;
@@ -924,7 +936,7 @@ static void dwq_dev_test_passed(struct kunit *test)
 /* The alarm is armed, for a deadline between @lo and @hi ns from now. */
 static bool dt_alarm_armed(struct file *f, u64 lo, u64 hi)
 {
-	struct dwq_task_info info = dt_alarm(f);
+	struct dt_alarm_info info = dt_alarm(f);
 
 	return info.state == DWQ_STATE_QUEUED && info.remaining_ns > lo &&
 	       info.remaining_ns <= hi;
@@ -1218,7 +1230,7 @@ static void dwq_dev_test_arm_fails_readable(struct kunit *test)
  */
 static void dwq_dev_test_arm_fails_poll_arms(struct kunit *test)
 {
-	struct dwq_task_info info;
+	struct dt_alarm_info info;
 	struct dwq_queue *q;
 	struct file *f;
 	void __user *u;

@@ -34,6 +34,7 @@ struct qt_probe {
 	int order;
 	u64 start;
 	u64 deadline;
+	u64 overruns; /* dwq_task_run_overruns() */
 	struct completion started; /* on entry */
 	struct completion ran; /* on exit */
 	atomic_t *seq; /* stamps @order */
@@ -81,6 +82,7 @@ static void qt_probe_fn(struct dwq_task *task)
 	p->start = ktime_get_ns();
 	p->worker = dwq_task_run_worker(task);
 	p->deadline = dwq_task_run_deadline(task);
+	p->overruns = dwq_task_run_overruns(task);
 	if (p->q)
 		p->handoff_armed =
 			hrtimer_active(&p->q->workers[p->worker].handoff);
@@ -361,7 +363,7 @@ static bool qt_all_idle(struct qt_probe *p, unsigned int n)
 
 	for (i = 0; i < n; i++) {
 		dwq_query(&p[i].task, &info);
-		if (info.state != DWQ_STATE_IDLE || !info.runs)
+		if (info.state != DWQ_STATE_IDLE || !atomic_read(&p[i].runs))
 			return false;
 	}
 	return true;
@@ -575,6 +577,7 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 	unsigned int i;
 	s64 expires;
 	atomic_t seq;
+	u32 kept;
 
 	qt_exact(q);
 	atomic_set(&seq, 0);
@@ -612,6 +615,15 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 	s.slack_ns = (u64)KTIME_MAX + 1;
 	KUNIT_EXPECT_EQ(test, dwq_schedule(q, &p[11].task, &s), -EINVAL);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 11U);
+
+	/* More slack than a task keeps: it keeps U32_MAX ns. */
+	s.slack_ns = 10ULL * NSEC_PER_SEC;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[11].task, &s), 0);
+	raw_spin_lock_irq(&q->lock);
+	kept = p[11].task.node.aux;
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, kept, U32_MAX);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[11].task), DWQ_RESULT_REMOVED);
 
 	/* None runs before its deadline, all in deadline order. */
 	for (i = 0; i < 11; i++)
@@ -1380,7 +1392,7 @@ static void dwq_queue_test_boottime_task_after_suspend(struct kunit *test)
 static bool qt_queued_after_run(struct qt_probe *p, struct dwq_task_info *info)
 {
 	dwq_query(&p->task, info);
-	return info->state == DWQ_STATE_QUEUED && info->runs == 1;
+	return info->state == DWQ_STATE_QUEUED && atomic_read(&p->runs) == 1;
 }
 
 /*
@@ -1415,7 +1427,6 @@ static void dwq_queue_test_boottime_task_rate_after_suspend(struct kunit *test)
 	next = p[0].task.node.deadline;
 	raw_spin_unlock_irq(&q->lock);
 	KUNIT_EXPECT_EQ(test, next, key + period);
-	KUNIT_EXPECT_EQ(test, info.overruns, 0ULL);
 	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p[0].task), DWQ_RESULT_REMOVED);
 }
 
@@ -1476,7 +1487,7 @@ static void dwq_queue_test_boottime_reduce_after_suspend(struct kunit *test)
 	s.time_ns = first;
 	KUNIT_ASSERT_EQ(test, dwq_mod(q, &p[0].task, &s), 0);
 	raw_spin_lock_irq(&q->lock);
-	p[0].task.resched_at += slept;
+	p[0].task.node.seq += slept; /* its re-arm key */
 	p[0].task.clock_offset -= slept;
 	raw_spin_unlock_irq(&q->lock);
 	s.time_ns = first + 2500 * MS;
@@ -2091,7 +2102,7 @@ static void qt_stamp_fn(struct dwq_task *task)
 static bool qt_stamp_back(struct qt_stamp *p, struct dwq_task_info *info)
 {
 	dwq_query(&p->task, info);
-	return info->runs == 1 && info->state == DWQ_STATE_QUEUED;
+	return atomic_read(&p->runs) == 1 && info->state == DWQ_STATE_QUEUED;
 }
 
 /*
@@ -2131,6 +2142,7 @@ struct qt_ctx_probe {
 	atomic_t *count; /* [0] runs, [1] in hard irq, [2] interrupts off */
 	struct dwq_task *other; /* dwq_cancel_sync() from the callback */
 	int sync_ret;
+	atomic_t runs; /* this one's */
 };
 
 static void qt_ctx_fn(struct dwq_task *task)
@@ -2143,6 +2155,7 @@ static void qt_ctx_fn(struct dwq_task *task)
 		atomic_inc(&p->count[2]);
 	if (p->other)
 		p->sync_ret = dwq_cancel_sync(p->other);
+	atomic_inc(&p->runs);
 	atomic_inc(&p->count[0]);
 }
 
@@ -2188,8 +2201,7 @@ static void dwq_queue_test_hardirq(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		dwq_kunit_wait_until(test, READ_ONCE(p[i].task.state) ==
 						   DWQ_STATE_IDLE);
-		dwq_query(&p[i].task, &info);
-		KUNIT_EXPECT_EQ(test, info.runs, 1ULL);
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].runs), 1);
 	}
 	KUNIT_EXPECT_EQ(test, p[0].sync_ret, -EDEADLK);
 	dwq_query(&other[0].task, &info);
@@ -2682,7 +2694,7 @@ static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 	init_completion(&d->done);
 	atomic_set(&released, 0);
 	for (i = 0; i < n + 2; i++) {
-		p[i].task.release = qt_probe_release;
+		dwq_task_init(&p[i].task, qt_probe_fn, qt_probe_release);
 		p[i].released = &released;
 	}
 
@@ -2811,7 +2823,7 @@ static void dwq_queue_destroy_test_waits_for_sleeper(struct kunit *test)
 			0);
 	qt_wait_for(test, &z->started, TIMEOUT_MS);
 	for (i = 0; i < n; i++) {
-		p[i].task.release = qt_probe_release;
+		dwq_task_init(&p[i].task, qt_probe_fn, qt_probe_release);
 		p[i].released = released;
 		p[i].done = done;
 		KUNIT_ASSERT_EQ(test,

@@ -459,8 +459,9 @@ static void dwq_client_alarm(struct dwq_task *task)
 {
 	struct dwq_client_clock *clk =
 		container_of(task, struct dwq_client_clock, alarm);
-	u64 next;
+	u64 next, at;
 
+	WRITE_ONCE(clk->runs, clk->runs + 1);
 	WRITE_ONCE(clk->fired, true);
 	/*
 	 * Pairs with the barrier in dwq_client_arm(): either it sees @fired
@@ -474,8 +475,9 @@ static void dwq_client_alarm(struct dwq_task *task)
 	 * Due by the deadline this run was due at: no clock read needed,
 	 * here or by the readers this wakes (@passed).
 	 */
-	if (next <= dwq_task_run_deadline(task)) {
-		WRITE_ONCE(clk->passed, dwq_task_run_deadline(task));
+	at = dwq_task_run_deadline(task);
+	if (next <= at) {
+		WRITE_ONCE(clk->passed, at);
 		goto wake;
 	}
 	if (next <= dwq_clock_now(clk->clock))
@@ -2800,7 +2802,7 @@ static void dwq_client_describe(struct seq_file *m, const struct dwq_task *task)
 {
 	const struct dwq_client_clock *clk;
 
-	if (task->func != dwq_client_alarm)
+	if (task->ops->func != dwq_client_alarm)
 		return;
 	clk = container_of(task, struct dwq_client_clock, alarm);
 	seq_printf(m, " pid=%d alarm=%s tasks=%d", clk->client->tgid,
@@ -2851,11 +2853,17 @@ EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_spares);
 
 /* What @file's alarm on @clock is doing, as dwq_query() says. */
 void dwq_dev_kunit_alarm(struct file *file, unsigned int clock,
-			 struct dwq_task_info *info)
+			 struct dwq_task_info *info, u32 *runs)
 {
 	struct dwq_client *c = file->private_data;
+	u32 before;
 
-	dwq_query(&c->clk[clock].alarm, info);
+	/* The count and the state of one moment: no run began in between. */
+	do {
+		before = READ_ONCE(c->clk[clock].runs);
+		dwq_query(&c->clk[clock].alarm, info);
+		*runs = READ_ONCE(c->clk[clock].runs);
+	} while (*runs != before);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_alarm);
 
@@ -2980,8 +2988,8 @@ EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_schedule_at);
 int dwq_client_init(void)
 {
 	/*
-	 * A pending task costs this object, a 24-byte heap slot and its
-	 * share of the id map (4 to 8 bytes with many tasks): 128 in all;
+	 * A pending task costs this object, a 16-byte heap slot and its
+	 * share of the id map (4 to 8 bytes with many tasks): 120 in all;
 	 * one that came in deadline order 8 more, its slot in the run.
 	 */
 	BUILD_BUG_ON(sizeof(struct dwq_utask) > 96);

@@ -126,6 +126,8 @@ enum dwq_clock {
  *	clock read, as the one a reader wakes for. Written locklessly by
  *	both (an older moment written last is still past), read locklessly
  * @clock: which clock, an &enum dwq_clock
+ * @runs: times @alarm's callback has begun, written by it alone (it never
+ *	runs concurrently with itself); KUnit reads it
  */
 struct dwq_client_clock {
 	struct dwq_heap heap;
@@ -140,6 +142,7 @@ struct dwq_client_clock {
 	bool fired;
 	bool unarmed;
 	u8 clock;
+	u32 runs;
 };
 
 /* Tasks a file frees at one go: see dwq_utask_put(). */

@@ -54,7 +54,7 @@ struct dwq_heap_node **dwq_ring_alloc(unsigned int n);
 int dwq_dev_kunit_schedule_at(struct file *file, u64 deadline, u64 moment,
 			      u64 *id);
 void dwq_dev_kunit_alarm(struct file *file, unsigned int clock,
-			 struct dwq_task_info *info);
+			 struct dwq_task_info *info, u32 *runs);
 u64 dwq_dev_kunit_passed(struct file *file, unsigned int clock);
 unsigned int dwq_dev_kunit_bin(struct file *file);
 u64 dwq_dev_kunit_owed(struct file *file);
@@ -125,6 +125,29 @@ enum dwq_trace_wake {
 };
 
 /**
+ * struct dwq_run_rec - what a running callback's task functions tell it
+ * @deadline: the deadline of this run, on the task's clock (see
+ *	dwq_task_run_deadline())
+ * @overruns: the periods coalesced into this run (see
+ *	dwq_task_run_overruns())
+ * @boottime: the task's clock was CLOCK_BOOTTIME when it was taken
+ * @oneshot: the task was a one-shot when it was taken
+ * @quick: the task was quick when it was taken
+ *
+ * Written under the queue's lock when a task is taken to run, by whoever
+ * takes it, into the record of whoever runs it: its worker's, or the
+ * queue's timer's (@dwq_queue.timer_run, the timer's callback never runs
+ * on two CPUs at once). Read by the callback and at the end of the run.
+ */
+struct dwq_run_rec {
+	u64 deadline;
+	u64 overruns;
+	bool boottime;
+	bool oneshot;
+	bool quick;
+};
+
+/**
  * struct dwq_worker - one kthread of a queue's pool
  * @queue: the queue it takes tasks from
  * @thread: the kthread; NULL once it was stopped. Written under @queue->lock.
@@ -143,6 +166,7 @@ enum dwq_trace_wake {
  * @handoff_ahead: when @handoff was armed for by this worker as it began
  *	to lead, ahead of a run it may cover, or 0; under @queue->lock
  * @run_since: when the worker took the task it runs; under @queue->lock
+ * @run: the run of the task it runs, see &struct dwq_run_rec
  * @follow: its entry in @queue->followers while it waits as a follower;
  *	under @queue->lock
  * @by_handoff: it was woken by a hand-off timer; under @queue->lock
@@ -158,6 +182,7 @@ struct dwq_worker {
 	bool handoff_armed;
 	u64 handoff_ahead;
 	u64 run_since;
+	struct dwq_run_rec run;
 	struct list_head follow;
 	bool by_handoff;
 	u8 state;
@@ -200,6 +225,7 @@ struct dwq_worker {
  *	only for the others (see dwq_queue_timer()): a soft hrtimer, in
  *	softirq context, or with @hardirq a hard one. Without @hardirq, a
  *	head that is not quick gets @wake_timer instead
+ * @timer_run: the run of the quick task @timer runs, see &struct dwq_run_rec
  * @hardirq: created with %DWQ_QUEUE_HARDIRQ (and not on PREEMPT_RT): quick
  *	tasks run in hard irq context, in @timer, or on a worker with
  *	interrupts off; fixed at creation
@@ -267,6 +293,7 @@ struct dwq_queue {
 	u64 far_ns;
 	bool leader_fired;
 	struct hrtimer timer;
+	struct dwq_run_rec timer_run;
 	bool hardirq;
 	enum hrtimer_mode timer_mode;
 	struct hrtimer wake_timer;

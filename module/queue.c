@@ -111,12 +111,13 @@
  *   soft hrtimer) or, on a %DWQ_QUEUE_HARDIRQ queue, in hard irq context
  *   (a hard one), at most DWQ_TIMER_RUN_MAX per expiry, re-queues the
  *   periodic ones and moves on to the next head, the leader asleep all
- *   along (dwq_queue_timer()). Such a task is RUNNING with no runner, and
- *   out of the heap, so no worker takes it meanwhile. A quick task due at
- *   once when scheduled moves the timer to now instead of waking the
- *   leader. Only a due task that is not quick or a burst past the bound
- *   wakes the leader, which runs the rest as a worker (with softirqs off
- *   for a quick one, or interrupts off on a %DWQ_QUEUE_HARDIRQ queue).
+ *   along (dwq_queue_timer()). Such a task is RUNNING in the timer's run
+ *   record (&dwq_queue.timer_run), and out of the heap, so no worker
+ *   takes it meanwhile. A quick task due at once when scheduled moves the
+ *   timer to now instead of waking the leader. Only a due task that is
+ *   not quick or a burst past the bound wakes the leader, which runs the
+ *   rest as a worker (with softirqs off for a quick one, or interrupts
+ *   off on a %DWQ_QUEUE_HARDIRQ queue).
  *
  * Capacity: the heap array never grows or shrinks under the lock, and
  * nothing that schedules allocates: a schedule that finds no room fails
@@ -194,8 +195,7 @@ static __always_inline s64 dwq_clock_offset(const struct dwq_queue *q,
 /**
  * dwq_task_init_key() - dwq_task_init() with its lock class
  * @task: the task
- * @func: the callback
- * @release: the release function, or NULL
+ * @ops: its callback and release function; must outlive the task
  * @key: the lockdep class of @task's callback, static at the call site
  * @name: the class's name
  *
@@ -203,17 +203,18 @@ static __always_inline s64 dwq_clock_offset(const struct dwq_queue *q,
  *
  * Context: any context.
  */
-void dwq_task_init_key(struct dwq_task *task,
-		       void (*func)(struct dwq_task *task),
-		       void (*release)(struct dwq_task *task),
+void dwq_task_init_key(struct dwq_task *task, const struct dwq_task_ops *ops,
 		       struct lock_class_key *key, const char *name)
 {
+	/* The layout dwq.h promises (see &struct dwq_task). */
+	BUILD_BUG_ON(!IS_ENABLED(CONFIG_LOCKDEP) &&
+		     sizeof(struct dwq_task) > 64);
+
 	memset(task, 0, sizeof(*task));
 	dwq_heap_node_init(&task->node);
 	kref_init(&task->ref);
 	task->state = DWQ_STATE_IDLE;
-	task->func = func;
-	task->release = release;
+	task->ops = ops;
 	lockdep_init_map(&task->lockdep_map, name, key, 0);
 }
 EXPORT_SYMBOL_GPL(dwq_task_init_key);
@@ -231,8 +232,8 @@ static void dwq_task_release(struct kref *ref)
 	 */
 	while (smp_load_acquire(&task->queue))
 		cpu_relax();
-	if (task->release)
-		task->release(task);
+	if (task->ops->release)
+		task->ops->release(task);
 }
 
 /**
@@ -332,7 +333,6 @@ static __always_inline bool __dwq_task_unbind(struct dwq_queue *q,
 	bool last;
 
 	lockdep_assert_held(&q->lock);
-	task->runner = NULL;
 	WRITE_ONCE(task->state, state);
 	/*
 	 * The queue's reference goes first: dwq_cancel_sync() takes a task
@@ -369,6 +369,16 @@ static bool __dwq_wake_follower(struct dwq_queue *q, bool by_handoff)
 }
 
 /*
+ * The slack a task keeps from @s (in its node's spare 32 bits, see
+ * &struct dwq_task): at most U32_MAX ns, about 4.3 s. Less slack only
+ * makes a task run sooner after its deadline, never before it.
+ */
+static __always_inline u32 dwq_sched_slack(const struct dwq_sched *s)
+{
+	return min_t(u64, s->slack_ns, U32_MAX);
+}
+
+/*
  * The latest @task may run: its deadline plus its slack. A task without
  * slack gets none: the timer is armed for its deadline exactly, as an
  * hrtimer_start() without a range is, where a floor of a few microseconds
@@ -376,7 +386,7 @@ static bool __dwq_wake_follower(struct dwq_queue *q, bool by_handoff)
  */
 static u64 dwq_task_latest(const struct dwq_task *task)
 {
-	u64 slack = task->slack_ns;
+	u64 slack = task->node.aux;
 
 	return task->node.deadline < KTIME_MAX - slack ?
 		       task->node.deadline + slack :
@@ -645,7 +655,7 @@ static __always_inline void __dwq_queue_kick(struct dwq_queue *q,
 	if (soft == q->leader_deadline && hard == q->leader_hard)
 		return;
 	/* Due now and quick: the timer runs it, with no worker hop. */
-	if (soft <= now && !READ_ONCE(task->quick)) {
+	if (soft <= now && !task->quick) {
 		q->leader_fired = true;
 		trace_dwq_wakeup(q, leader->id, DWQ_TRACE_WAKE_VOID);
 		wake_up_process(leader->thread);
@@ -656,7 +666,7 @@ static __always_inline void __dwq_queue_kick(struct dwq_queue *q,
 		trace_dwq_leader(q, leader->id, soft);
 	/* The timer is for the earliest task: @task, or the one it was for. */
 	__dwq_leader_arm(q, soft, hard, now,
-			 soft < q->leader_deadline ? READ_ONCE(task->quick) :
+			 soft < q->leader_deadline ? task->quick :
 						     q->armed == &q->timer);
 }
 
@@ -685,7 +695,7 @@ static void __dwq_queue_head_gone(struct dwq_queue *q)
 	latest = dwq_task_latest(task);
 	if (latest >= q->leader_hard)
 		return;
-	__dwq_leader_arm(q, head->deadline, latest, 0, READ_ONCE(task->quick));
+	__dwq_leader_arm(q, head->deadline, latest, 0, task->quick);
 	trace_dwq_leader(q, q->leader->id, head->deadline);
 }
 
@@ -1128,28 +1138,63 @@ static u64 __dwq_key_now(struct dwq_queue *q, struct dwq_task *task, u64 key)
 }
 
 /*
- * Pop the due head to run it: on @w, or in @q's timer while @w leads
- * (then it counts as @w's, see &dwq_event.worker).
+ * The record of @task's run, which is running: its worker's, or that of
+ * @q's timer (see &struct dwq_run_rec).
  */
-static struct dwq_task *__dwq_pop_head(struct dwq_queue *q,
-				       struct dwq_worker *w)
+static struct dwq_run_rec *dwq_task_run(struct dwq_queue *q,
+					const struct dwq_task *task)
+{
+	return task->run_timer ? &q->timer_run :
+				 &q->workers[task->run_worker].run;
+}
+
+/*
+ * A fixed-rate @task popped at @now, keyed for the deadline @key, runs
+ * for the latest deadline of its series that has passed: the ones before
+ * it, passed too, are coalesced into this run (a callback that ran past
+ * its period, or a queue too busy to run it in time). Its node keeps the
+ * key it runs for, from which the next is counted (__dwq_task_next()).
+ * Return: the deadlines coalesced.
+ */
+static u64 dwq_task_catch_up(struct dwq_task *task, u64 now)
+{
+	u64 key = task->node.deadline, period = task->period_ns, missed;
+
+	if (now < key || now - key < period)
+		return 0;
+	missed = div64_u64(now - key, period);
+	task->node.deadline = key + missed * period;
+	return missed;
+}
+
+/*
+ * Pop the due head at @now to run it: on @w (@timer false), or in @q's
+ * timer while @w leads (then it counts as @w's, see &dwq_event.worker).
+ */
+static struct dwq_task *
+__dwq_pop_head(struct dwq_queue *q, struct dwq_worker *w, u64 now, bool timer)
 {
 	struct dwq_task *task;
+	struct dwq_run_rec *run;
 
 	lockdep_assert_held(&q->lock);
 	task = container_of(__dwq_pop(q), struct dwq_task, node);
 	WRITE_ONCE(task->state, DWQ_STATE_RUNNING);
-	task->runner = NULL;
-	task->runs++;
 	task->run_worker = w->id;
-	task->run_deadline = task->node.deadline + task->clock_offset;
-	task->run_boottime = task->boottime;
+	task->run_timer = timer;
+	run = dwq_task_run(q, task);
+	run->overruns = task->mode == DWQ_MODE_FIXED_RATE ?
+				dwq_task_catch_up(task, now) :
+				0;
+	run->deadline = task->node.deadline + task->clock_offset;
+	run->boottime = task->boottime;
+	run->quick = task->quick;
 	/*
 	 * A periodic task comes back to the heap when its callback returns;
 	 * hold its slot back so that this can never fail for lack of room.
 	 */
-	task->run_oneshot = task->mode == DWQ_MODE_ONESHOT;
-	task->reserved = !task->run_oneshot;
+	run->oneshot = task->mode == DWQ_MODE_ONESHOT;
+	task->reserved = !run->oneshot;
 	if (task->reserved)
 		q->reserved++;
 	w->stats.tasks_run++;
@@ -1165,9 +1210,8 @@ static struct dwq_task *__dwq_pop_head(struct dwq_queue *q,
 static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
 					struct dwq_worker *w, u64 now)
 {
-	struct dwq_task *task = __dwq_pop_head(q, w);
+	struct dwq_task *task = __dwq_pop_head(q, w, now, false);
 
-	task->runner = w;
 	w->run_since = now;
 	w->state = DWQ_WORKER_RUNNING;
 	__dwq_queue_head_gone(q);
@@ -1203,7 +1247,7 @@ static void __dwq_leave_with(struct dwq_queue *q, struct dwq_worker *w,
 	u64 at;
 
 	w->handoff_at = 0;
-	if (READ_ONCE(task->quick) || !head || q->leader || q->stopping ||
+	if (task->quick || !head || q->leader || q->stopping ||
 	    w->handoff_armed)
 		return;
 	at = __dwq_handoff_at(head, now);
@@ -1248,7 +1292,7 @@ static void __dwq_handoff_ahead(struct dwq_queue *q, struct dwq_worker *w,
 	u64 at;
 
 	lockdep_assert_held(&q->lock);
-	if (READ_ONCE(task->quick) || !next || next == head)
+	if (task->quick || !next || next == head)
 		return;
 	at = __dwq_handoff_at(next, now);
 	if (at == w->handoff_ahead)
@@ -1424,8 +1468,7 @@ static bool __dwq_wait_timed(struct dwq_worker *w, struct dwq_heap_node *head,
 	}
 	WRITE_ONCE(q->leader, w);
 	q->leader_fired = false;
-	__dwq_leader_arm(q, deadline, dwq_task_latest(task), now,
-			 READ_ONCE(task->quick));
+	__dwq_leader_arm(q, deadline, dwq_task_latest(task), now, task->quick);
 	__dwq_front_promote(q);
 	__dwq_handoff_ahead(q, w, head, now);
 	w->stats.leader_changes++;
@@ -1572,18 +1615,17 @@ static struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now)
 /*
  * The next deadline of @task, whose callback returned at @now and which is
  * queued again (periodic, or re-armed): false if there is none (it would
- * overflow). Counts coalesced periods.
+ * overflow).
  */
 static bool __dwq_task_next(struct dwq_queue *q, struct dwq_task *task, u64 now,
 			    u64 *at)
 {
-	u64 period = task->period_ns, next, missed;
+	u64 period = task->period_ns, next;
 
-	task->run_overruns = 0;
 	if (task->resched) {
 		task->resched = false;
 		/* Keyed before the callback returned: a suspend since counts. */
-		*at = __dwq_rekey_late(q, task, task->resched_at);
+		*at = __dwq_rekey_late(q, task, task->node.seq);
 		return true;
 	}
 	if (task->mode == DWQ_MODE_FIXED_DELAY) {
@@ -1599,24 +1641,14 @@ static bool __dwq_task_next(struct dwq_queue *q, struct dwq_task *task, u64 now,
 
 	/*
 	 * Fixed rate: the previous deadline plus one period (keyed anew if
-	 * the system was suspended while the callback ran)...
+	 * the system was suspended while the callback ran), even if that has
+	 * passed: then the task is due at once, and the deadlines that
+	 * passed meanwhile are coalesced into its next run when it is taken
+	 * (dwq_task_catch_up()).
 	 */
 	next = __dwq_rekey_late(q, task, task->node.deadline) + period;
 	if (next > KTIME_MAX)
 		return false;
-	if (next < now) {
-		/*
-		 * ...unless the callback ran past it: then the first deadline
-		 * of the series still in the future, and the ones skipped are
-		 * counted, not replayed.
-		 */
-		missed = div64_u64(now - next, period) + 1;
-		if (missed > div64_u64(KTIME_MAX - next, period))
-			return false;
-		next += missed * period;
-		task->run_overruns = missed;
-		task->overruns += missed;
-	}
 	*at = next;
 	return true;
 }
@@ -1642,7 +1674,7 @@ static __always_inline bool __dwq_task_end(struct dwq_queue *q,
 					   bool timer, bool *wake, bool *kick)
 {
 	/* The mode of the run that ended, whatever a reschedule did since. */
-	bool oneshot = dwq_task_run_oneshot(task);
+	bool oneshot = dwq_task_run(q, task)->oneshot;
 	bool put = false, again = false, head;
 	u64 next;
 
@@ -1665,7 +1697,6 @@ static __always_inline bool __dwq_task_end(struct dwq_queue *q,
 	*wake = task->canceling;
 	if (again) {
 		head = __dwq_insert(q, &task->node, next) && timer;
-		task->runner = NULL;
 		WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
 		/*
 		 * A leader's timer is moved if the task is due earlier. With
@@ -1882,11 +1913,10 @@ static __always_inline bool __dwq_task_queue(struct dwq_queue *q,
 	head = __dwq_insert(q, &task->node, key);
 	task->mode = s->mode;
 	task->period_ns = s->period_ns;
-	task->slack_ns = s->slack_ns;
-	task->boottime = s->flags & DWQ_SCHED_BOOTTIME;
+	task->node.aux = dwq_sched_slack(s);
+	task->boottime = !!(s->flags & DWQ_SCHED_BOOTTIME);
 	task->stop = false;
 	task->resched = false;
-	task->run_overruns = 0;
 	WRITE_ONCE(task->state, DWQ_STATE_QUEUED);
 	kref_get(&task->ref);
 	trace_dwq_schedule(q, task);
@@ -2078,7 +2108,7 @@ static __always_inline void __dwq_task_move(struct dwq_queue *q,
 
 	lockdep_assert_held(&q->lock);
 	__dwq_update(q, &task->node, key);
-	task->slack_ns = s->slack_ns;
+	task->node.aux = dwq_sched_slack(s);
 	/*
 	 * It became the head, or the head moved earlier: a follower must
 	 * lead for it if nobody does, and the leader's timer may have to be
@@ -2091,7 +2121,6 @@ static __always_inline void __dwq_task_move(struct dwq_queue *q,
 	if (head == &task->node && key > old)
 		__dwq_queue_head_gone(q);
 	__dwq_queue_kick(q, task, new_head, now);
-	task->run_overruns = 0;
 }
 
 /*
@@ -2141,7 +2170,7 @@ static __always_inline int dwq_mod_common(struct dwq_queue *q,
 		err = 0;
 		/* A re-arm keyed before a suspend, as it would be now. */
 		if (earlier && task->resched &&
-		    __dwq_key_now(q, task, task->resched_at) <= key)
+		    __dwq_key_now(q, task, task->node.seq) <= key)
 			goto unlock;
 		/* Running: it needs a slot to come back to. */
 		if (!task->reserved) {
@@ -2154,12 +2183,12 @@ static __always_inline int dwq_mod_common(struct dwq_queue *q,
 		}
 		task->stop = false;
 		task->resched = true;
-		task->resched_at = key;
-		task->slack_ns = s->slack_ns;
+		task->node.seq = key;
+		task->node.aux = dwq_sched_slack(s);
 		err = 0;
 	}
 	task->clock_offset = offset;
-	task->boottime = s->flags & DWQ_SCHED_BOOTTIME;
+	task->boottime = !!(s->flags & DWQ_SCHED_BOOTTIME);
 	task->mode = s->mode;
 	task->period_ns = s->period_ns;
 	if (task->state == DWQ_STATE_QUEUED)
@@ -2406,7 +2435,7 @@ EXPORT_SYMBOL_GPL(dwq_cancel_batch);
  */
 static void dwq_task_touch_map(struct dwq_queue *q, struct dwq_task *task)
 {
-	bool quick = READ_ONCE(task->quick);
+	bool quick = task->quick;
 
 	if (quick)
 		dwq_quick_enter(q);
@@ -2463,7 +2492,7 @@ int dwq_cancel_sync(struct dwq_task *task)
 {
 	struct dwq_queue *q;
 	unsigned long flags;
-	bool put = false;
+	bool put = false, counted = true;
 	int ret;
 
 	if (in_softirq() || irqs_disabled())
@@ -2478,8 +2507,8 @@ retry:
 		raw_spin_unlock_irqrestore(&q->lock, flags);
 		goto retry;
 	}
-	if (task->state == DWQ_STATE_RUNNING && task->runner &&
-	    task->runner->thread == current) {
+	if (task->state == DWQ_STATE_RUNNING && !task->run_timer &&
+	    q->workers[task->run_worker].thread == current) {
 		raw_spin_unlock_irqrestore(&q->lock, flags);
 		return -EDEADLK;
 	}
@@ -2496,21 +2525,29 @@ retry:
 		/*
 		 * Wait with the lock dropped. Meanwhile @canceling makes every
 		 * schedule of @task fail, and dwq_task_finish() wakes @done_wq
-		 * when it sees it.
+		 * when it sees it. A waiter beyond the U8_MAX it counts is
+		 * woken with the others but not counted: a schedule may come
+		 * between their wakeups and its own, so it cancels again.
 		 */
-		WRITE_ONCE(task->canceling, task->canceling + 1);
+		counted = task->canceling < U8_MAX;
+		if (counted)
+			WRITE_ONCE(task->canceling, task->canceling + 1);
 		raw_spin_unlock_irqrestore(&q->lock, flags);
 		dwq_task_touch_map(q, task);
 		wait_event(q->done_wq,
 			   READ_ONCE(task->state) != DWQ_STATE_RUNNING);
 		raw_spin_lock_irqsave(&q->lock, flags);
-		WRITE_ONCE(task->canceling, task->canceling - 1);
+		if (counted)
+			WRITE_ONCE(task->canceling, task->canceling - 1);
 	}
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 	if (ret != DWQ_RESULT_RUNNING)
 		dwq_task_touch_map(q, task);
 	/* Ours held, the queue's was never the last: @put stays false. */
 	WARN_ON_ONCE(put);
+	/* Not counted (see above): cancel again, with ours still held. */
+	if (ret == DWQ_RESULT_RUNNING && !counted)
+		dwq_cancel_sync(task);
 	dwq_task_put(task);
 	return ret;
 
@@ -2585,8 +2622,8 @@ retry:
 			goto unlock;
 		}
 		task->resched = true;
-		task->resched_at = key;
-		task->slack_ns = s->slack_ns;
+		task->node.seq = key;
+		task->node.aux = dwq_sched_slack(s);
 		break;
 	default:
 		WARN_ON_ONCE(1); /* bound, so queued or running */
@@ -2594,7 +2631,7 @@ retry:
 		goto unlock;
 	}
 	task->clock_offset = offset;
-	task->boottime = s->flags & DWQ_SCHED_BOOTTIME;
+	task->boottime = !!(s->flags & DWQ_SCHED_BOOTTIME);
 	if (s->flags & DWQ_RESCHED_PERIOD) {
 		task->mode = s->mode;
 		task->period_ns = s->period_ns;
@@ -2607,15 +2644,114 @@ unlock:
 }
 EXPORT_SYMBOL_GPL(dwq_reschedule);
 
+/*
+ * The record of the run whose callback, @task's own, calls: @task is
+ * running and bound to its queue until the callback returns.
+ */
+static const struct dwq_run_rec *dwq_task_own_run(const struct dwq_task *task)
+{
+	return dwq_task_run(READ_ONCE(task->queue), task);
+}
+
+/**
+ * dwq_task_run_deadline() - the deadline the running callback was due at
+ * @task: the task whose callback is calling
+ *
+ * For a %DWQ_MODE_FIXED_RATE task this is the latest deadline of its
+ * series that had passed when the task was taken to run (see
+ * dwq_task_run_overruns()).
+ *
+ * Context: only from @task's own callback.
+ * Return: the deadline of this run in ns, on the task's clock.
+ */
+u64 dwq_task_run_deadline(const struct dwq_task *task)
+{
+	return dwq_task_own_run(task)->deadline;
+}
+EXPORT_SYMBOL_GPL(dwq_task_run_deadline);
+
+/**
+ * dwq_task_run_overruns() - periods coalesced into the running callback
+ * @task: the task whose callback is calling
+ *
+ * A %DWQ_MODE_FIXED_RATE task taken to run after more than one of its
+ * deadlines has passed (its previous run ended late, or the queue was too
+ * busy to take it in time) does not run for each of them: it runs once,
+ * at once, for the latest (dwq_task_run_deadline()), and the ones before
+ * it are counted here, like a timerfd's expiration count minus one. Its
+ * next deadline is one period after the latest.
+ *
+ * Context: only from @task's own callback.
+ * Return: the deadlines coalesced into this run; 0 for other modes.
+ */
+u64 dwq_task_run_overruns(const struct dwq_task *task)
+{
+	return dwq_task_own_run(task)->overruns;
+}
+EXPORT_SYMBOL_GPL(dwq_task_run_overruns);
+
+/**
+ * dwq_task_run_boottime() - the clock of the running callback's deadline
+ * @task: the task whose callback is calling
+ *
+ * The clock dwq_task_run_deadline() is on: the task's clock when it was
+ * taken to run. dwq_reschedule() may move the task to the other clock
+ * meanwhile (for its next run), but not this run.
+ *
+ * Context: only from @task's own callback.
+ * Return: true for CLOCK_BOOTTIME, false for CLOCK_MONOTONIC.
+ */
+bool dwq_task_run_boottime(const struct dwq_task *task)
+{
+	return dwq_task_own_run(task)->boottime;
+}
+EXPORT_SYMBOL_GPL(dwq_task_run_boottime);
+
+/**
+ * dwq_task_run_oneshot() - whether the running callback is a one-shot run
+ * @task: the task whose callback is calling
+ *
+ * A one-shot run is the task's last unless dwq_mod() re-arms it meanwhile
+ * (then it runs again after this run returns). This is the mode the task
+ * had when it was taken; dwq_reschedule() with %DWQ_RESCHED_PERIOD or
+ * dwq_mod() may change the task's mode meanwhile (for its next run), but
+ * not this. A periodic task holds a heap slot back from then until its
+ * callback returns; a one-shot holds one from the moment dwq_mod() re-arms
+ * it.
+ *
+ * Context: only from @task's own callback.
+ * Return: true for a one-shot run.
+ */
+bool dwq_task_run_oneshot(const struct dwq_task *task)
+{
+	return dwq_task_own_run(task)->oneshot;
+}
+EXPORT_SYMBOL_GPL(dwq_task_run_oneshot);
+
+/**
+ * dwq_task_run_worker() - the worker running the callback
+ * @task: the task whose callback is calling
+ *
+ * A quick task run by the queue's timer counts as run by the worker
+ * that leads the queue, whose timer it is (see dwq_task_set_quick()): its
+ * thread sleeps on meanwhile, and the callback runs in softirq context.
+ *
+ * Context: only from @task's own callback.
+ * Return: the worker's id, 0 .. workers - 1 (its thread is "dwq/<id>",
+ * or "dwq-<name>/<id>" on a queue named other than "dwq").
+ */
+int dwq_task_run_worker(const struct dwq_task *task)
+{
+	return task->run_worker;
+}
+EXPORT_SYMBOL_GPL(dwq_task_run_worker);
+
 static void dwq_query_fill(struct dwq_task *task, struct dwq_task_info *info)
 {
 	info->state = READ_ONCE(task->state);
 	info->mode = task->mode;
 	info->flags = task->boottime ? DWQ_SCHED_BOOTTIME : 0;
 	info->period_ns = task->period_ns;
-	info->runs = task->runs;
-	info->overruns = task->overruns;
-	info->deadline_ns = task->run_deadline;
 }
 
 /**
@@ -2646,6 +2782,8 @@ retry:
 		goto retry;
 	}
 	dwq_query_fill(task, info);
+	if (info->state == DWQ_STATE_RUNNING)
+		info->deadline_ns = dwq_task_run(q, task)->deadline;
 	if (info->state == DWQ_STATE_QUEUED) {
 		now = dwq_queue_now(q);
 		info->deadline_ns = task->node.deadline + task->clock_offset;
@@ -2695,7 +2833,7 @@ static void __dwq_timer_run(struct dwq_queue *q, struct dwq_worker *w,
 #endif
 	lock_map_acquire(&q->timer_lockdep_map);
 	dwq_task_map_acquire(&task_map, dwq_task_subclass(q, true));
-	task->func(task);
+	task->ops->func(task);
 	lock_map_release(&task_map);
 	lock_map_release(&q->timer_lockdep_map);
 	raw_spin_lock_irqsave(&q->lock, *flags);
@@ -2769,14 +2907,13 @@ static enum hrtimer_restart __dwq_queue_fired(struct dwq_queue *q,
 		 */
 		if (task && head->deadline > now) {
 			__dwq_leader_arm(q, head->deadline,
-					 dwq_task_latest(task), 0,
-					 READ_ONCE(task->quick));
+					 dwq_task_latest(task), 0, task->quick);
 			__dwq_front_promote(q);
 			trace_dwq_leader(q, w->id, head->deadline);
 			break;
 		}
-		if (!task || !READ_ONCE(task->quick) || q->stopping ||
-		    q->handoffs || runs >= DWQ_TIMER_RUN_MAX) {
+		if (!task || !task->quick || q->stopping || q->handoffs ||
+		    runs >= DWQ_TIMER_RUN_MAX) {
 			q->leader_fired = true;
 			trace_dwq_wakeup(q, w->id, DWQ_TRACE_WAKE_TIMER);
 			wake_up_process(w->thread);
@@ -2788,7 +2925,7 @@ static enum hrtimer_restart __dwq_queue_fired(struct dwq_queue *q,
 					 dwq_task_latest(task), 0, true);
 			break;
 		}
-		task = __dwq_pop_head(q, w);
+		task = __dwq_pop_head(q, w, now, true);
 		__dwq_timer_run(q, w, task, &flags);
 		runs++;
 	}
@@ -2810,8 +2947,8 @@ static enum hrtimer_restart __dwq_queue_fired(struct dwq_queue *q,
  * just as it was moved later (its callback waited for the lock meanwhile)
  * does neither: it is armed again.
  *
- * A task the timer runs is RUNNING with no @runner; the leader it counts
- * for sleeps on. It cannot run on a worker meanwhile: it is out of the
+ * A task the timer runs is RUNNING with @run_timer set; the leader it
+ * counts for sleeps on. It cannot run on a worker meanwhile: it is out of the
  * heap until __dwq_task_end(), as on a worker.
  *
  * Context: softirq context (HRTIMER_MODE_ABS_SOFT): the timer softirq, on
@@ -3356,7 +3493,7 @@ static void __dwq_show_task(struct dwq_queue *q, struct seq_file *m,
 
 	lockdep_assert_held(&q->lock);
 	seq_printf(m, "%s %llu %llu %s %ps", slot, node->deadline,
-		   task->period_ns, mode, task->func);
+		   task->period_ns, mode, task->ops->func);
 	if (q->describe)
 		q->describe(m, task);
 	seq_putc(m, '\n');

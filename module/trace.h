@@ -99,7 +99,7 @@ TRACE_EVENT(dwq_fire,
 			     __field(u64, lateness)),
 	    TP_fast_assign(memcpy(__entry->queue, q->name, DWQ_NAME_LEN);
 			   __entry->task = task;
-			   __entry->func = task->func;
+			   __entry->func = task->ops->func;
 			   __entry->worker = worker;
 			   __entry->deadline = task->node.deadline;
 			   __entry->lateness = lateness;),

@@ -40,6 +40,7 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 #ifdef CONFIG_LOCKDEP
 	struct lockdep_map task_map;
 #endif
+	const struct dwq_task_ops *ops;
 	bool atomic, quick;
 
 	dwq_worker_arm_handoff(w);
@@ -68,13 +69,15 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 		lockdep_copy_map(&task_map, &task->lockdep_map);
 #endif
 		/* Quick: as in the queue's timer, see dwq_task_set_quick(). */
-		quick = READ_ONCE(task->quick);
+		quick = w->run.quick;
 		if (quick)
 			dwq_quick_enter(w->queue);
 		lock_map_acquire(&w->queue->lockdep_map);
 		dwq_task_map_acquire(&task_map,
 				     dwq_task_subclass(w->queue, quick));
-		task->func(task);
+		/* Static and const: still there once @task is freed. */
+		ops = task->ops;
+		ops->func(task);
 		lock_map_release(&task_map);
 		lock_map_release(&w->queue->lockdep_map);
 		if (quick)
@@ -84,7 +87,7 @@ static void dwq_worker_run(struct dwq_worker *w, struct dwq_task *task)
 			 lockdep_depth(current);
 		WARN_ONCE(atomic,
 			  "dwq: callback %ps left the worker atomic or holding a lock\n",
-			  task->func);
+			  ops->func);
 		task = dwq_task_finish(w, task);
 		if (!task)
 			break;

@@ -66,12 +66,14 @@
 #define DWQ_MODE_ONESHOT 0 /* fires once */
 /*
  * Fires at deadline + k * period. Periods that pass without a firing are
- * not replayed, but counted, and the next firing is the first deadline
- * of the series still in the future. A /dev/dwq task fires when read()
- * finds it due: the deadlines that passed between the one that fired and
- * that read() are counted in its &struct dwq_event.skipped, and the next
- * deadline is the first after them. (&struct dwq_event.overruns, periods
- * missed while queued, is then always 0 for /dev/dwq tasks.)
+ * not replayed, but counted. A kernel task taken to run after more than
+ * one of its deadlines passed runs once, at once, for the latest of them
+ * (the others are its run's overruns), and its next deadline is one period
+ * after that. A /dev/dwq task fires when read() finds it due: the
+ * deadlines that passed between the one that fired and that read() are
+ * counted in its &struct dwq_event.skipped, and the next deadline is the
+ * first after them. (&struct dwq_event.overruns, periods missed while
+ * queued, is then always 0 for /dev/dwq tasks.)
  */
 #define DWQ_MODE_FIXED_RATE 1
 /*
