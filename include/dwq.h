@@ -84,6 +84,9 @@ struct dwq_worker;
 /* Most workers a queue can have. */
 #define DWQ_MAX_WORKERS 64U
 
+/* &dwq_task.run_worker of a task that the queue's timer runs */
+#define DWQ_RUN_TIMER 0xffU
+
 /* dwq_queue_create() flags */
 #define DWQ_QUEUE_BOOTTIME 0x1U /* key the heap on CLOCK_BOOTTIME */
 #define DWQ_QUEUE_HARDIRQ 0x2U /* quick tasks run in hard irq context */
@@ -176,11 +179,11 @@ struct dwq_task_ops {
  * @boottime: the task's clock is CLOCK_BOOTTIME
  * @reserved: it holds one of the queue's reserved heap slots while running
  * @quick: its callback is short, see dwq_task_set_quick()
- * @run_timer: it runs in the queue's timer, not on a worker
- * @canceling: dwq_cancel_sync() callers waiting (at most U8_MAX are
- *	counted); refuses scheduling
- * @run_worker: the worker running it (or whose timer does), see
- *	dwq_task_run_worker()
+ * @canceling: dwq_cancel_sync() callers waiting, at most U8_MAX (more
+ *	wait for a place); refuses scheduling
+ * @run_worker: the id of the worker running it, or %DWQ_RUN_TIMER when
+ *	the queue's timer runs it (see dwq_task_run_worker()); a byte of its
+ *	own, which the callback reads without the lock
  * @ops: its callback and release function
  * @queue: the queue while the task is queued or running, else NULL
  * @period_ns: the period of a periodic task
@@ -206,7 +209,6 @@ struct dwq_task {
 	u8 boottime : 1;
 	u8 reserved : 1;
 	u8 quick : 1;
-	u8 run_timer : 1;
 	u8 canceling;
 	u8 run_worker;
 	const struct dwq_task_ops *ops;

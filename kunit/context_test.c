@@ -832,23 +832,36 @@ static int ct_syncer_fn(void *arg)
 	return 0;
 }
 
+/*
+ * Run @p on @q, held in its callback until @gate, and ready @c to
+ * dwq_cancel_sync() it.
+ */
+static void ct_hold_for_sync(struct kunit *test, struct dwq_queue *q,
+			     struct ct_probe *p, struct ct_syncer *c,
+			     struct completion *gate)
+{
+	struct dwq_sched now = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	init_completion(gate);
+	init_completion(&c->done);
+	c->task = &p->task;
+	p->gate = gate;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &now), 0);
+	ct_wait(test, &p->started);
+}
+
 /* While dwq_cancel_sync() waits, dwq_mod() is refused. */
 static void dwq_context_test_mod_during_cancel_sync(struct kunit *test)
 {
 	struct ct_probe *p = ct_probes(test, 1);
 	struct dwq_queue *q = ct_queue(test, 1, 0);
-	struct dwq_sched now = {}, far = { .time_ns = HOUR };
+	struct dwq_sched far = { .time_ns = HOUR };
 	struct ct_syncer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	struct task_struct *t;
 	struct completion gate;
 
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	init_completion(&gate);
-	init_completion(&c->done);
-	c->task = &p->task;
-	p->gate = &gate;
-	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &now), 0);
-	ct_wait(test, &p->started);
+	ct_hold_for_sync(test, q, p, c, &gate);
 	t = kthread_run(ct_syncer_fn, c, "dwq-kunit-sync");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	dwq_kunit_wait_until(test, READ_ONCE(p->task.canceling) == 1);
@@ -864,45 +877,45 @@ static void dwq_context_test_mod_during_cancel_sync(struct kunit *test)
 
 /*
  * A dwq_cancel_sync() that finds U8_MAX others counted (set here by hand,
- * as that many waiting would) waits uncounted: the count does not wrap
- * to 0, so a dwq_mod() meanwhile is still refused, and the count is the
- * others' after it returns. It returns once the run has ended, with the
- * task neither queued nor running (it cancels again then, in case the
- * others left and a schedule came first).
+ * as that many waiting would) does not wrap the count to 0, which would
+ * let a dwq_mod() through: it waits until one of them has left (here,
+ * by hand), then counts itself and waits for the run like the others. It
+ * returns once the run has ended, with the task neither queued nor
+ * running, the count the others'.
  */
-static void dwq_context_test_cancel_sync_uncounted(struct kunit *test)
+static void dwq_context_test_cancel_sync_full(struct kunit *test)
 {
 	struct ct_probe *p = ct_probes(test, 1);
 	struct dwq_queue *q = ct_queue(test, 1, 0);
-	struct dwq_sched now = {}, far = { .time_ns = HOUR };
+	struct dwq_sched far = { .time_ns = HOUR };
 	struct ct_syncer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	struct task_struct *t;
 	struct completion gate;
 
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	init_completion(&gate);
-	init_completion(&c->done);
-	c->task = &p->task;
-	p->gate = &gate;
-	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &now), 0);
-	ct_wait(test, &p->started);
+	ct_hold_for_sync(test, q, p, c, &gate);
 	raw_spin_lock_irq(&q->lock);
 	p->task.canceling = U8_MAX;
 	raw_spin_unlock_irq(&q->lock);
 	t = kthread_run(ct_syncer_fn, c, "dwq-kunit-sync");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	/* Asleep in its wait: nothing else puts it in this state. */
+	/* Asleep, waiting its turn: nothing else puts it in this state. */
 	dwq_kunit_wait_until(test,
 			     READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(p->task.canceling), (u8)U8_MAX);
 	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &far), -EBUSY);
+	/* One of the others leaves: it takes the place. */
+	raw_spin_lock_irq(&q->lock);
+	p->task.canceling = U8_MAX - 1;
+	raw_spin_unlock_irq(&q->lock);
+	dwq_kunit_wait_until(test, READ_ONCE(p->task.canceling) == U8_MAX);
+	KUNIT_EXPECT_FALSE(test, completion_done(&c->done));
 	complete(&gate);
 	ct_wait(test, &c->done);
 	KUNIT_EXPECT_EQ(test, c->ret, DWQ_RESULT_RUNNING);
 	KUNIT_EXPECT_TRUE(test, ct_unbound(p));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(p->task.state), (u8)DWQ_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, ct_stats(q).size, 0U);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(p->task.canceling), (u8)U8_MAX);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->task.canceling), (u8)(U8_MAX - 1));
 	WRITE_ONCE(p->task.canceling, 0);
 }
 
@@ -1795,7 +1808,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_mod_rearm_self_no_wake),
 	KUNIT_CASE(dwq_context_test_mod_cancel_order),
 	KUNIT_CASE(dwq_context_test_mod_during_cancel_sync),
-	KUNIT_CASE(dwq_context_test_cancel_sync_uncounted),
+	KUNIT_CASE(dwq_context_test_cancel_sync_full),
 	KUNIT_CASE_SLOW(dwq_context_test_cancel_sync_free),
 	KUNIT_CASE(dwq_context_test_cancel_sync_no_ref),
 	KUNIT_CASE(dwq_context_test_last_put_while_unbinding),

@@ -133,6 +133,8 @@ enum dwq_trace_wake {
  * @boottime: the task's clock was CLOCK_BOOTTIME when it was taken
  * @oneshot: the task was a one-shot when it was taken
  * @quick: the task was quick when it was taken
+ * @worker: the worker that leads the queue, whose run this counts as
+ *	(the timer's record only, see dwq_task_run_worker())
  *
  * Written under the queue's lock when a task is taken to run, by whoever
  * takes it, into the record of whoever runs it: its worker's, or the
@@ -145,6 +147,7 @@ struct dwq_run_rec {
 	bool boottime;
 	bool oneshot;
 	bool quick;
+	u8 worker;
 };
 
 /**

@@ -134,6 +134,7 @@
  */
 #include <linux/bottom_half.h>
 #include <linux/bug.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/export.h>
 #include <linux/kref.h>
@@ -1144,8 +1145,9 @@ static u64 __dwq_key_now(struct dwq_queue *q, struct dwq_task *task, u64 key)
 static struct dwq_run_rec *dwq_task_run(struct dwq_queue *q,
 					const struct dwq_task *task)
 {
-	return task->run_timer ? &q->timer_run :
-				 &q->workers[task->run_worker].run;
+	return task->run_worker == DWQ_RUN_TIMER ?
+		       &q->timer_run :
+		       &q->workers[task->run_worker].run;
 }
 
 /*
@@ -1180,9 +1182,10 @@ __dwq_pop_head(struct dwq_queue *q, struct dwq_worker *w, u64 now, bool timer)
 	lockdep_assert_held(&q->lock);
 	task = container_of(__dwq_pop(q), struct dwq_task, node);
 	WRITE_ONCE(task->state, DWQ_STATE_RUNNING);
-	task->run_worker = w->id;
-	task->run_timer = timer;
+	BUILD_BUG_ON(DWQ_MAX_WORKERS > DWQ_RUN_TIMER);
+	task->run_worker = timer ? DWQ_RUN_TIMER : w->id;
 	run = dwq_task_run(q, task);
+	run->worker = w->id;
 	run->overruns = task->mode == DWQ_MODE_FIXED_RATE ?
 				dwq_task_catch_up(task, now) :
 				0;
@@ -2435,7 +2438,12 @@ EXPORT_SYMBOL_GPL(dwq_cancel_batch);
  */
 static void dwq_task_touch_map(struct dwq_queue *q, struct dwq_task *task)
 {
-	bool quick = task->quick;
+	/*
+	 * Without the lock: a schedule may be claiming @task and writing
+	 * the other bits of this byte, never this one (only
+	 * dwq_task_set_quick() does, on a task its owner knows idle).
+	 */
+	bool quick = data_race(!!task->quick);
 
 	if (quick)
 		dwq_quick_enter(q);
@@ -2492,7 +2500,7 @@ int dwq_cancel_sync(struct dwq_task *task)
 {
 	struct dwq_queue *q;
 	unsigned long flags;
-	bool put = false, counted = true;
+	bool put = false, held = false, full = false;
 	int ret;
 
 	if (in_softirq() || irqs_disabled())
@@ -2507,9 +2515,12 @@ retry:
 		raw_spin_unlock_irqrestore(&q->lock, flags);
 		goto retry;
 	}
-	if (task->state == DWQ_STATE_RUNNING && !task->run_timer &&
+	if (task->state == DWQ_STATE_RUNNING &&
+	    task->run_worker != DWQ_RUN_TIMER &&
 	    q->workers[task->run_worker].thread == current) {
 		raw_spin_unlock_irqrestore(&q->lock, flags);
+		if (held)
+			dwq_task_put(task);
 		return -EDEADLK;
 	}
 	/*
@@ -2519,41 +2530,53 @@ retry:
 	 * drop theirs at any time after we unlock, and we touch @task until
 	 * the end. Our put there may be the last.
 	 */
-	kref_get(&task->ref);
+	if (!held) {
+		kref_get(&task->ref);
+		held = true;
+	}
+	/*
+	 * U8_MAX others wait for this run, all that @canceling counts: wait
+	 * until one of them has left (they leave once the run ends), then
+	 * start over, to be counted and to cancel what a schedule may have
+	 * queued meanwhile.
+	 */
+	if (unlikely(task->state == DWQ_STATE_RUNNING &&
+		     task->canceling == U8_MAX)) {
+		raw_spin_unlock_irqrestore(&q->lock, flags);
+		full = true;
+		while (READ_ONCE(task->canceling) == U8_MAX)
+			usleep_range(1000, 2000);
+		goto retry;
+	}
 	ret = __dwq_cancel(q, task, &put);
 	if (ret == DWQ_RESULT_RUNNING) {
 		/*
 		 * Wait with the lock dropped. Meanwhile @canceling makes every
 		 * schedule of @task fail, and dwq_task_finish() wakes @done_wq
-		 * when it sees it. A waiter beyond the U8_MAX it counts is
-		 * woken with the others but not counted: a schedule may come
-		 * between their wakeups and its own, so it cancels again.
+		 * when it sees it.
 		 */
-		counted = task->canceling < U8_MAX;
-		if (counted)
-			WRITE_ONCE(task->canceling, task->canceling + 1);
+		WRITE_ONCE(task->canceling, task->canceling + 1);
 		raw_spin_unlock_irqrestore(&q->lock, flags);
 		dwq_task_touch_map(q, task);
 		wait_event(q->done_wq,
 			   READ_ONCE(task->state) != DWQ_STATE_RUNNING);
 		raw_spin_lock_irqsave(&q->lock, flags);
-		if (counted)
-			WRITE_ONCE(task->canceling, task->canceling - 1);
+		WRITE_ONCE(task->canceling, task->canceling - 1);
 	}
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 	if (ret != DWQ_RESULT_RUNNING)
 		dwq_task_touch_map(q, task);
 	/* Ours held, the queue's was never the last: @put stays false. */
 	WARN_ON_ONCE(put);
-	/* Not counted (see above): cancel again, with ours still held. */
-	if (ret == DWQ_RESULT_RUNNING && !counted)
-		dwq_cancel_sync(task);
 	dwq_task_put(task);
 	return ret;
 
 idle:
 	dwq_task_touch_map(NULL, task);
-	return DWQ_RESULT_IDLE;
+	if (held)
+		dwq_task_put(task);
+	/* The run found at first, which ended while this waited its turn. */
+	return full ? DWQ_RESULT_RUNNING : DWQ_RESULT_IDLE;
 }
 EXPORT_SYMBOL_GPL(dwq_cancel_sync);
 
@@ -2742,7 +2765,7 @@ EXPORT_SYMBOL_GPL(dwq_task_run_oneshot);
  */
 int dwq_task_run_worker(const struct dwq_task *task)
 {
-	return task->run_worker;
+	return dwq_task_own_run(task)->worker;
 }
 EXPORT_SYMBOL_GPL(dwq_task_run_worker);
 
@@ -2947,9 +2970,10 @@ static enum hrtimer_restart __dwq_queue_fired(struct dwq_queue *q,
  * just as it was moved later (its callback waited for the lock meanwhile)
  * does neither: it is armed again.
  *
- * A task the timer runs is RUNNING with @run_timer set; the leader it
- * counts for sleeps on. It cannot run on a worker meanwhile: it is out of the
- * heap until __dwq_task_end(), as on a worker.
+ * A task the timer runs is RUNNING with &dwq_task.run_worker
+ * %DWQ_RUN_TIMER; the leader it counts for sleeps on. It cannot run on a
+ * worker meanwhile: it is out of the heap until __dwq_task_end(), as on a
+ * worker.
  *
  * Context: softirq context (HRTIMER_MODE_ABS_SOFT): the timer softirq, on
  *	PREEMPT_RT in its thread (ktimers, or ksoftirqd on older kernels);
