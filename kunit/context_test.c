@@ -919,6 +919,40 @@ static void dwq_context_test_cancel_sync_full(struct kunit *test)
 	WRITE_ONCE(p->task.canceling, 0);
 }
 
+/*
+ * As cancel_sync_full, but the run ends while the extra dwq_cancel_sync()
+ * still waits for a place, and the others leave after: it finds the task
+ * idle, says RUNNING (what it found at first), and lets go of the
+ * reference it held.
+ */
+static void dwq_context_test_cancel_sync_full_ends(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct ct_syncer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct task_struct *t;
+	struct completion gate;
+
+	ct_hold_for_sync(test, q, p, c, &gate);
+	raw_spin_lock_irq(&q->lock);
+	p->task.canceling = U8_MAX;
+	raw_spin_unlock_irq(&q->lock);
+	t = kthread_run(ct_syncer_fn, c, "dwq-kunit-sync");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	dwq_kunit_wait_until(test,
+			     READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE);
+	complete(&gate);
+	dwq_kunit_wait_until(test, ct_unbound(p));
+	KUNIT_EXPECT_FALSE(test, completion_done(&c->done));
+	/* The queue let go: ours and the one the syncer holds are left. */
+	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 2U);
+	WRITE_ONCE(p->task.canceling, 0);
+	ct_wait(test, &c->done);
+	KUNIT_EXPECT_EQ(test, c->ret, DWQ_RESULT_RUNNING);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->task.state), (u8)DWQ_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 1U);
+}
+
 /* An object freed right after dwq_cancel_sync(), as cancel_delayed_work_sync(). */
 struct ct_obj {
 	struct dwq_task task;
@@ -1809,6 +1843,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_mod_cancel_order),
 	KUNIT_CASE(dwq_context_test_mod_during_cancel_sync),
 	KUNIT_CASE(dwq_context_test_cancel_sync_full),
+	KUNIT_CASE(dwq_context_test_cancel_sync_full_ends),
 	KUNIT_CASE_SLOW(dwq_context_test_cancel_sync_free),
 	KUNIT_CASE(dwq_context_test_cancel_sync_no_ref),
 	KUNIT_CASE(dwq_context_test_last_put_while_unbinding),
