@@ -276,7 +276,11 @@ static void dwq_task_periodic_test_fixed_rate_overrun(struct kunit *test)
 
 	ov = p->overruns[1];
 	kunit_info(test, "run held 75 ms, 20 ms period: %llu overruns\n", ov);
-	KUNIT_EXPECT_EQ(test, p->overruns[0], 0ULL);
+	/*
+	 * Run 0 coalesces too if it was taken more than a period late (a
+	 * slow guest); either way it never starts before its deadline.
+	 */
+	KUNIT_EXPECT_GE(test, p->start[0], p->deadline[0]);
 	KUNIT_EXPECT_GE(test, ov, 2ULL);
 	KUNIT_EXPECT_EQ(test, p->deadline[1],
 			p->deadline[0] + (1 + ov) * period);
