@@ -3450,12 +3450,23 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 {
 	struct dwq_queue_stats st;
 	unsigned int reserved, room, handoffs;
+	u64 until, hard, timer = 0;
+	bool fired, running = false;
 
 	dwq_queue_get_stats(q, &st);
 	raw_spin_lock_irq(&q->lock);
 	reserved = q->reserved;
 	room = q->room;
 	handoffs = q->handoffs;
+	until = q->leader ? q->leader_deadline : KTIME_MAX;
+	hard = q->leader_hard;
+	fired = q->leader_fired;
+	/* Armed and started only under the lock: this is how they stand. */
+	if (q->armed) {
+		if (hrtimer_is_queued(q->armed))
+			timer = ktime_to_ns(hrtimer_get_softexpires(q->armed));
+		running = hrtimer_callback_running(q->armed);
+	}
 	raw_spin_unlock_irq(&q->lock);
 
 	seq_printf(m, "queue %s\n", q->name);
@@ -3469,6 +3480,21 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 	seq_printf(m, "workers %u\n", st.workers);
 	seq_printf(m, "leader %d\n", st.leader);
 	seq_printf(m, "handoffs %u\n", handoffs);
+	/*
+	 * The leader's timer: when it fires (none while unarmed), and the
+	 * range the leader sleeps for; "fired" once it woke the leader, who
+	 * has yet to come back for the head.
+	 */
+	if (until == KTIME_MAX)
+		seq_puts(m, "leader_until none\n");
+	else
+		seq_printf(m, "leader_until %llu %llu%s\n", until, hard,
+			   fired ? " fired" : "");
+	if (timer)
+		seq_printf(m, "timer %llu%s\n", timer,
+			   running ? " running" : "");
+	else
+		seq_printf(m, "timer none%s\n", running ? " running" : "");
 	seq_printf(m, "timed_waits %llu\n", st.total.timed_waits);
 	seq_printf(m, "untimed_waits %llu\n", st.total.untimed_waits);
 	seq_printf(m, "wakeups %llu\n", st.total.wakeups);

@@ -10,7 +10,7 @@
 dbg=/sys/kernel/debug/dwq
 tr=/sys/kernel/tracing
 . /dwq/tap.sh
-tap_plan 23
+tap_plan 24
 
 # --- debugfs ----------------------------------------------------------
 
@@ -50,6 +50,16 @@ result $? "workers: one leader, the others followers" "$tmp/workers"
 leader=$(awk '$2 == "leader" { print $1 }' "$tmp/workers")
 grep -qx "leader $leader" "$tmp/stats"
 result $? "stats: the leader is the worker in state leader" "$tmp/stats"
+# The alarm was first armed for 300 s, more than a second away: the
+# leader's timer was armed halfway there, and the leader sleeps until then
+# (its range's two ends equal). The alarm moved in to 200 s, after that
+# point, moves nothing. The timer's expiry is that moment.
+awk '$1 == "now" { now = $2 }
+     $1 == "leader_until" { until = $2; hard = $3; n = NF }
+     $1 == "timer" { timer = $2; tn = NF }
+     END { exit !(n == 3 && tn == 2 && until == hard && timer == until &&
+		  until > now && until - now <= 150000000000) }' "$tmp/stats"
+result $? "stats: the leader's timer, armed halfway to the file's first head, and the range it sleeps for" "$tmp/stats"
 # The head, the queue's only task, in the front slot: the file's alarm, a
 # one-shot at its earliest deadline (the 200 s rate task's), about 200 s
 # after "now" of the first line; nothing in the heap's slots.
