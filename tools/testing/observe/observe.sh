@@ -173,11 +173,28 @@ SCRIPT
 		pids="$pids $!"
 		i=$((i + 1))
 	done
+	# Should they not all have fired 3 s after their deadline, the
+	# queue's state while they are still queued, for the report below.
+	(
+		sleep 12
+		for p in $pids; do
+			kill -0 "$p" 2>/dev/null || continue
+			{
+				echo "# 3 s past the deadline, some not read yet:"
+				cat $dbg/stats
+				head -n 4 $dbg/heap
+			} >"$tmp/burst.state"
+			break
+		done
+	) &
+	snap=$!
 	burst=0
 	# shellcheck disable=SC2086 # one pid a word
 	for p in $pids; do
 		wait "$p" && burst=$((burst + 1))
 	done
+	kill "$snap" 2>/dev/null
+	wait "$snap" 2>/dev/null
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/dwq/enable
 	cat $tr/trace >"$tmp/burst"
@@ -200,9 +217,14 @@ SCRIPT
 	result $? "trace: the file's schedules and its cancel stay in the file (no engine cancel)" "$tmp/trace"
 	grep -q 'dwq_fire:.* worker=[0-9]* deadline=[0-9]* lateness=[0-9]*$' "$tmp/trace"
 	result $? "trace: fire shows the worker and the lateness" "$tmp/trace"
+	# A failure shows the trace's last 30 lines: the engine's view last.
 	{
 		echo "# burst: $burst of 32 due at $at read their event"
 		cat "$tmp/burst"
+		echo "# the burst's events: $(grep -oE ' dwq_[a-z_]+:' "$tmp/burst" |
+			sort | uniq -c | tr -s ' \n' ' ')"
+		grep -E 'dwq_(leader|wakeup):' "$tmp/burst" | tail -n 6
+		[ ! -f "$tmp/burst.state" ] || grep -Ev '_waits|wakeups|tasks_run|leader_changes|^(clock|capacity|room|workers) ' "$tmp/burst.state"
 	} >>"$tmp/trace"
 	grep -q 'dwq_leader:.* worker=[0-9]* until=[0-9]*' "$tmp/trace" &&
 		[ $burst = 32 ] &&
