@@ -1051,15 +1051,14 @@ EXPORT_SYMBOL_GPL(dwq_queue_unreserve);
  * time suspended now and moved there, if that is later (true: the heap
  * changed, look at it again). Every other task is due by its key.
  */
-static bool __dwq_rekey_early(struct dwq_queue *q, struct dwq_heap_node *head)
+static noinline bool __dwq_rekey_plain(struct dwq_queue *q,
+				       struct dwq_heap_node *head)
 {
 	struct dwq_task *task = container_of(head, struct dwq_task, node);
 	u64 deadline, key;
 	s64 off;
 
 	lockdep_assert_held(&q->lock);
-	if (likely(q->clockid != CLOCK_BOOTTIME || task->boottime))
-		return false;
 	/* Its key is its deadline less this, as in dwq_sched_key(). */
 	off = -ktime_to_ns(ktime_mono_to_any(0, TK_OFFS_BOOT));
 	/* No suspend since, or a deadline before boot (a key clamped at 0). */
@@ -1074,6 +1073,20 @@ static bool __dwq_rekey_early(struct dwq_queue *q, struct dwq_heap_node *head)
 	__dwq_update(q, head, key);
 	__dwq_queue_head_gone(q);
 	return true;
+}
+
+/*
+ * The test inline, on the way of every due head (the timer's and the
+ * workers'): only a plain task on a CLOCK_BOOTTIME queue goes further.
+ */
+static __always_inline bool __dwq_rekey_early(struct dwq_queue *q,
+					      struct dwq_heap_node *head)
+{
+	struct dwq_task *task = container_of(head, struct dwq_task, node);
+
+	if (likely(q->clockid != CLOCK_BOOTTIME || task->boottime))
+		return false;
+	return __dwq_rekey_plain(q, head);
 }
 
 /*
@@ -1173,33 +1186,45 @@ static u64 dwq_task_catch_up(struct dwq_task *task, u64 now)
  * Pop the due head at @now to run it: on @w (@timer false), or in @q's
  * timer while @w leads (then it counts as @w's, see &dwq_event.worker).
  */
-static struct dwq_task *
+static __always_inline struct dwq_task *
 __dwq_pop_head(struct dwq_queue *q, struct dwq_worker *w, u64 now, bool timer)
 {
 	struct dwq_task *task;
 	struct dwq_run_rec *run;
+	unsigned int mode;
+	bool boottime, quick;
 
 	lockdep_assert_held(&q->lock);
 	task = container_of(__dwq_pop(q), struct dwq_task, node);
 	WRITE_ONCE(task->state, DWQ_STATE_RUNNING);
 	BUILD_BUG_ON(DWQ_MAX_WORKERS > DWQ_RUN_TIMER);
 	task->run_worker = timer ? DWQ_RUN_TIMER : w->id;
-	run = dwq_task_run(q, task);
+	/*
+	 * The flags are read once: the record's byte stores below may alias
+	 * the task's bitfield byte as far as the compiler knows, and would
+	 * have it read again for each.
+	 */
+	mode = task->mode;
+	boottime = task->boottime;
+	quick = task->quick;
+	run = timer ? &q->timer_run : &w->run;
 	run->worker = w->id;
-	run->overruns = task->mode == DWQ_MODE_FIXED_RATE ?
-				dwq_task_catch_up(task, now) :
-				0;
+	run->overruns =
+		mode == DWQ_MODE_FIXED_RATE ? dwq_task_catch_up(task, now) : 0;
 	run->deadline = task->node.deadline + task->clock_offset;
-	run->boottime = task->boottime;
-	run->quick = task->quick;
+	run->boottime = boottime;
+	run->quick = quick;
 	/*
 	 * A periodic task comes back to the heap when its callback returns;
 	 * hold its slot back so that this can never fail for lack of room.
 	 */
-	run->oneshot = task->mode == DWQ_MODE_ONESHOT;
-	task->reserved = !run->oneshot;
-	if (task->reserved)
+	run->oneshot = mode == DWQ_MODE_ONESHOT;
+	if (mode != DWQ_MODE_ONESHOT) {
+		task->reserved = true;
 		q->reserved++;
+	} else {
+		task->reserved = false;
+	}
 	w->stats.tasks_run++;
 	__dwq_queue_maybe_resize(q);
 	return task;
