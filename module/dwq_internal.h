@@ -195,7 +195,8 @@ struct dwq_worker {
 /**
  * struct dwq_queue - a delayed work queue
  * @lock: protects @heap, @front (and the node of every queued task),
- *	@leader, @leader_deadline, @leader_hard, @leader_fired, @timer's expiry,
+ *	@leader, @leader_deadline, @leader_hard, @leader_fired, @armed, the
+ *	expiry of @timer and @wake_timer (every arm and move of them),
  *	@followers, @handoffs, @stopping, @run_due,
  *	@run_due_before, @reserved, @room, @nr_workers, every worker's
  *	@thread, @follow, @by_handoff and @stats, and the private fields of

@@ -1043,13 +1043,9 @@ void dwq_queue_unreserve(struct dwq_queue *q, unsigned int n)
 EXPORT_SYMBOL_GPL(dwq_queue_unreserve);
 
 /*
- * A plain task on a CLOCK_BOOTTIME queue is keyed on its CLOCK_MONOTONIC
- * deadline plus the time spent in suspend when it was keyed (see "Clocks"
- * in dwq.h). After a suspend that key comes before its deadline: due by
- * it, such a task would run early by the time suspended since. So a head
- * due by its key is looked at on its own clock here: keyed anew with the
- * time suspended now and moved there, if that is later (true: the heap
- * changed, look at it again). Every other task is due by its key.
+ * __dwq_rekey_early() for @head, a plain task on a CLOCK_BOOTTIME queue:
+ * keyed anew with the time suspended now and moved there, if that is
+ * later (true: the heap changed, look at it again).
  */
 static noinline bool __dwq_rekey_plain(struct dwq_queue *q,
 				       struct dwq_heap_node *head)
@@ -1076,14 +1072,21 @@ static noinline bool __dwq_rekey_plain(struct dwq_queue *q,
 }
 
 /*
- * The test inline, on the way of every due head (the timer's and the
- * workers'): only a plain task on a CLOCK_BOOTTIME queue goes further.
+ * A plain task on a CLOCK_BOOTTIME queue is keyed on its CLOCK_MONOTONIC
+ * deadline plus the time spent in suspend when it was keyed (see "Clocks"
+ * in dwq.h). After a suspend that key comes before its deadline: due by
+ * it, such a task would run early by the time suspended since. So a head
+ * due by its key is looked at on its own clock (__dwq_rekey_plain()), and
+ * true returned if that moved it. Every other task is due by its key: the
+ * test is inline, on the way of every due head (the timer's and the
+ * workers').
  */
 static __always_inline bool __dwq_rekey_early(struct dwq_queue *q,
 					      struct dwq_heap_node *head)
 {
 	struct dwq_task *task = container_of(head, struct dwq_task, node);
 
+	lockdep_assert_held(&q->lock);
 	if (likely(q->clockid != CLOCK_BOOTTIME || task->boottime))
 		return false;
 	return __dwq_rekey_plain(q, head);
@@ -3476,7 +3479,7 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 	struct dwq_queue_stats st;
 	unsigned int reserved, room, handoffs;
 	u64 until, hard, timer = 0;
-	bool fired, running = false;
+	bool fired, armed = false, running = false;
 
 	dwq_queue_get_stats(q, &st);
 	raw_spin_lock_irq(&q->lock);
@@ -3488,8 +3491,8 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 	fired = q->leader_fired;
 	/* Armed and started only under the lock: this is how they stand. */
 	if (q->armed) {
-		if (hrtimer_is_queued(q->armed))
-			timer = ktime_to_ns(hrtimer_get_softexpires(q->armed));
+		armed = hrtimer_is_queued(q->armed);
+		timer = ktime_to_ns(hrtimer_get_softexpires(q->armed));
 		running = hrtimer_callback_running(q->armed);
 	}
 	raw_spin_unlock_irq(&q->lock);
@@ -3506,16 +3509,17 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 	seq_printf(m, "leader %d\n", st.leader);
 	seq_printf(m, "handoffs %u\n", handoffs);
 	/*
-	 * The leader's timer: when it fires (none while unarmed), and the
-	 * range the leader sleeps for; "fired" once it woke the leader, who
-	 * has yet to come back for the head.
+	 * The range the leader's timer was last armed or moved for, and
+	 * "fired" once the leader was woken (by the timer, or for a task
+	 * queued already due) and has yet to come back for the head; then
+	 * when the timer fires (none while unarmed).
 	 */
 	if (until == KTIME_MAX)
 		seq_puts(m, "leader_until none\n");
 	else
 		seq_printf(m, "leader_until %llu %llu%s\n", until, hard,
 			   fired ? " fired" : "");
-	if (timer)
+	if (armed)
 		seq_printf(m, "timer %llu%s\n", timer,
 			   running ? " running" : "");
 	else

@@ -50,10 +50,12 @@ result $? "workers: one leader, the others followers" "$tmp/workers"
 leader=$(awk '$2 == "leader" { print $1 }' "$tmp/workers")
 grep -qx "leader $leader" "$tmp/stats"
 result $? "stats: the leader is the worker in state leader" "$tmp/stats"
-# The alarm was first armed for 300 s, more than a second away: the
-# leader's timer was armed halfway there, and the leader sleeps until then
-# (its range's two ends equal). The alarm moved in to 200 s, after that
-# point, moves nothing. The timer's expiry is that moment.
+# The alarm is more than a second away: the leader's timer is armed
+# halfway there, and the leader sleeps until then (its range's two ends
+# equal), the timer's expiry. Halfway to 300 s, the file's first head, or
+# to 200 s if the leader armed it only once the second task moved the
+# alarm in (a move to after the halfway point moves nothing): at most
+# 150 s ahead either way.
 awk '$1 == "now" { now = $2 }
      $1 == "leader_until" { until = $2; hard = $3; n = NF }
      $1 == "timer" { timer = $2; tn = NF }
