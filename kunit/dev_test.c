@@ -1191,6 +1191,25 @@ static struct file *dt_open_unarmable(struct kunit *test, void __user **u,
 }
 
 /*
+ * @ev is what a poll() of @f returned just after its alarm was armed for
+ * the task dt_open_unarmable() scheduled: the alarm is queued, or ran
+ * already if the 50 ms passed on a slow guest; the file is not readable
+ * unless they did.
+ */
+static void dt_expect_armed(struct kunit *test, struct file *f, __poll_t ev)
+{
+	struct dt_alarm_info info = dt_alarm(f);
+
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      info.state == DWQ_STATE_QUEUED || info.runs > 0,
+			      "alarm state %u, runs %llu", info.state,
+			      info.runs);
+	if (info.state == DWQ_STATE_QUEUED && !info.runs &&
+	    ktime_get_ns() < info.deadline_ns)
+		KUNIT_EXPECT_FALSE(test, ev & EPOLLIN);
+}
+
+/*
  * A file whose alarm cannot be armed (its queue refuses, for the moment
  * of one schedule) reads as readable at once, so that a reader comes and
  * arms it; it does not wait for a deadline no alarm is armed for. A
@@ -1216,8 +1235,8 @@ static void dwq_dev_test_arm_fails_readable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			f->f_op->read(f, u, sizeof(struct dwq_event), &pos),
 			-EAGAIN);
-	KUNIT_EXPECT_EQ(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
-	KUNIT_EXPECT_FALSE(test, f->f_op->poll(f, NULL) & EPOLLIN);
+	/* Armed by the read(). */
+	dt_expect_armed(test, f, f->f_op->poll(f, NULL));
 	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
 }
@@ -1230,27 +1249,17 @@ static void dwq_dev_test_arm_fails_readable(struct kunit *test)
  */
 static void dwq_dev_test_arm_fails_poll_arms(struct kunit *test)
 {
-	struct dt_alarm_info info;
 	struct dwq_queue *q;
 	struct file *f;
 	void __user *u;
-	__poll_t ev;
 	u64 id;
 
 	f = dt_open_unarmable(test, &u, &q, &id);
 	f->f_flags |= O_NONBLOCK;
 	dt_queue_refuse(q, false);
 	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
-	ev = f->f_op->poll(f, NULL);
-	info = dt_alarm(f);
-	/* Armed by the poll(), or fired already if the guest is slow. */
-	KUNIT_EXPECT_TRUE_MSG(test,
-			      info.state == DWQ_STATE_QUEUED || info.runs > 0,
-			      "alarm state %u, runs %llu", info.state,
-			      info.runs);
-	if (info.state == DWQ_STATE_QUEUED && !info.runs &&
-	    ktime_get_ns() < info.deadline_ns)
-		KUNIT_EXPECT_FALSE(test, ev & EPOLLIN);
+	/* Armed by the poll(). */
+	dt_expect_armed(test, f, f->f_op->poll(f, NULL));
 	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
 	KUNIT_EXPECT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
