@@ -851,6 +851,28 @@ static void ct_hold_for_sync(struct kunit *test, struct dwq_queue *q,
 	ct_wait(test, &p->started);
 }
 
+/*
+ * As ct_hold_for_sync(), with the count of dwq_cancel_sync() callers
+ * full (as if U8_MAX of them waited): start @c's dwq_cancel_sync() and
+ * return once it sleeps waiting for a place.
+ */
+static void ct_sync_beyond_full(struct kunit *test, struct dwq_queue *q,
+				struct ct_probe *p, struct ct_syncer *c,
+				struct completion *gate)
+{
+	struct task_struct *t;
+
+	ct_hold_for_sync(test, q, p, c, gate);
+	raw_spin_lock_irq(&q->lock);
+	p->task.canceling = U8_MAX;
+	raw_spin_unlock_irq(&q->lock);
+	t = kthread_run(ct_syncer_fn, c, "dwq-kunit-sync");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* Asleep, waiting its turn: nothing else puts it in this state. */
+	dwq_kunit_wait_until(test,
+			     READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE);
+}
+
 /* While dwq_cancel_sync() waits, dwq_mod() is refused. */
 static void dwq_context_test_mod_during_cancel_sync(struct kunit *test)
 {
@@ -889,18 +911,9 @@ static void dwq_context_test_cancel_sync_full(struct kunit *test)
 	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct dwq_sched far = { .time_ns = HOUR };
 	struct ct_syncer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	struct task_struct *t;
 	struct completion gate;
 
-	ct_hold_for_sync(test, q, p, c, &gate);
-	raw_spin_lock_irq(&q->lock);
-	p->task.canceling = U8_MAX;
-	raw_spin_unlock_irq(&q->lock);
-	t = kthread_run(ct_syncer_fn, c, "dwq-kunit-sync");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	/* Asleep, waiting its turn: nothing else puts it in this state. */
-	dwq_kunit_wait_until(test,
-			     READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE);
+	ct_sync_beyond_full(test, q, p, c, &gate);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(p->task.canceling), (u8)U8_MAX);
 	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &far), -EBUSY);
 	/* One of the others leaves: it takes the place. */
@@ -930,17 +943,9 @@ static void dwq_context_test_cancel_sync_full_ends(struct kunit *test)
 	struct ct_probe *p = ct_probes(test, 1);
 	struct dwq_queue *q = ct_queue(test, 1, 0);
 	struct ct_syncer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	struct task_struct *t;
 	struct completion gate;
 
-	ct_hold_for_sync(test, q, p, c, &gate);
-	raw_spin_lock_irq(&q->lock);
-	p->task.canceling = U8_MAX;
-	raw_spin_unlock_irq(&q->lock);
-	t = kthread_run(ct_syncer_fn, c, "dwq-kunit-sync");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	dwq_kunit_wait_until(test,
-			     READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE);
+	ct_sync_beyond_full(test, q, p, c, &gate);
 	complete(&gate);
 	dwq_kunit_wait_until(test, ct_unbound(p));
 	KUNIT_EXPECT_FALSE(test, completion_done(&c->done));
