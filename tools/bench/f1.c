@@ -2,7 +2,8 @@
 /*
  * F1: ns per schedule + cancel pair and ns per pop at N = 1k, 100k and 1M
  * pending, for dwq's heap (2-ary and 4-ary, keys inline and through the
- * node pointer) and the kernel's timerqueue, min_heap and hrtimers.
+ * node pointer) and the kernel's timerqueue, min_heap and hrtimers, with
+ * the loops' floor: the same loops and locks with no queue.
  *
  * For every repetition and every N, the keys come from one seeded
  * generator, so that every variant sees the same keys and cancels the same
@@ -28,7 +29,7 @@
 #include "f1.h"
 
 static const struct f1_variant *const f1_variants[] = {
-	&f1_h2i,      &f1_h2p, &f1_h4i, &f1_h4p, &f1_timerqueue,
+	&f1_floor,    &f1_h2i, &f1_h2p, &f1_h4i, &f1_h4p, &f1_timerqueue,
 #ifdef F1_HAVE_MIN_HEAP
 	&f1_min_heap,
 #endif

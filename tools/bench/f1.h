@@ -66,7 +66,7 @@ struct f1_variant {
 	void (*teardown)(struct f1_run *r);
 };
 
-extern const struct f1_variant f1_h2i, f1_h2p, f1_h4i, f1_h4p;
+extern const struct f1_variant f1_h2i, f1_h2p, f1_h4i, f1_h4p, f1_floor;
 extern const struct f1_variant f1_timerqueue, f1_hrtimer;
 #ifdef F1_HAVE_MIN_HEAP
 extern const struct f1_variant f1_min_heap;

@@ -70,6 +70,55 @@ static void f1_dwq_free(struct f1_dwq *s)
 	kfree(s);
 }
 
+/*
+ * "floor": F1's loops (f1_dwq_tmpl.h) around a queue that only stores:
+ * an insert writes the node's deadline and remembers the node, a remove
+ * and a pop mark a node not queued, and a pop hands back the node last
+ * inserted, the loops' own item. What every other variant's pair and pop
+ * cost beyond it is its queue's work.
+ */
+struct floor_heap {
+	struct dwq_heap_node *last;
+};
+
+static struct floor_heap *floor_create(unsigned int cap)
+{
+	return kzalloc(sizeof(struct floor_heap), GFP_KERNEL);
+}
+
+static void floor_destroy(struct floor_heap *heap)
+{
+	kfree(heap);
+}
+
+static __always_inline int floor_insert_inline(struct floor_heap *heap,
+					       struct dwq_heap_node *node,
+					       u64 deadline)
+{
+	WRITE_ONCE(node->deadline, deadline);
+	heap->last = node;
+	return 0;
+}
+
+static __always_inline void floor_remove_inline(struct floor_heap *heap,
+						struct dwq_heap_node *node)
+{
+	WRITE_ONCE(node->index, -1);
+}
+
+static __always_inline struct dwq_heap_node *
+floor_pop_inline(struct floor_heap *heap)
+{
+	struct dwq_heap_node *node = heap->last;
+
+	WRITE_ONCE(node->index, -1);
+	return node;
+}
+
+#define F1_PREFIX floor
+#include "f1_dwq_tmpl.h"
+#undef F1_PREFIX
+
 #define F1_PREFIX h2i
 #include "f1_dwq_tmpl.h"
 #undef F1_PREFIX
@@ -116,4 +165,12 @@ const struct f1_variant f1_h4p = {
 	.pairs = h4p_f1_pairs,
 	.pops = h4p_f1_pops,
 	.teardown = h4p_f1_teardown,
+};
+
+const struct f1_variant f1_floor = {
+	.name = "floor",
+	.setup = floor_f1_setup,
+	.pairs = floor_f1_pairs,
+	.pops = floor_f1_pops,
+	.teardown = floor_f1_teardown,
 };

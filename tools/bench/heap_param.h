@@ -45,24 +45,22 @@ static_assert(BENCH_HEAP_ARITY == 2 || BENCH_HEAP_ARITY == 4,
 
 #define bench_heap BENCH_HEAP(_heap)
 #define bench_slot BENCH_HEAP(_slot)
-#define bench_heap_slot_rekey BENCH_HEAP(_slot_rekey)
 #define bench_heap_less BENCH_HEAP(_less)
 #define bench_heap_set BENCH_HEAP(_set)
 #define bench_heap_hole_up BENCH_HEAP(_hole_up)
-#define bench_heap_sift_up BENCH_HEAP(_sift_up)
+#define bench_heap_least_child BENCH_HEAP(_least_child)
 #define bench_heap_remove_at BENCH_HEAP(_remove_at)
 #define bench_heap_owns BENCH_HEAP(_owns)
 
 /**
  * struct bench_slot - one array slot
- * @deadline: copy of @node->deadline (only with BENCH_HEAP_INLINE_KEYS)
- * @seq: copy of @node->seq (only with BENCH_HEAP_INLINE_KEYS)
+ * @deadline: copy of @node->deadline (only with BENCH_HEAP_INLINE_KEYS);
+ *	the seq stays in the node, as in heap.h's 16-byte slot
  * @node: the node in this slot
  */
 struct bench_slot {
 #if BENCH_HEAP_INLINE_KEYS
 	u64 deadline;
-	u64 seq;
 #endif
 	struct dwq_heap_node *node;
 };
@@ -81,30 +79,23 @@ struct bench_heap {
 	u64 next_seq;
 };
 
-/* The key of the entry in a slot: the inline copy, or the node's own. */
+/* The deadline of the entry in a slot: the inline copy, or the node's. */
 #if BENCH_HEAP_INLINE_KEYS
-#define BENCH_SLOT_KEY(s) (s)
+#define BENCH_SLOT_DEADLINE(s) ((s)->deadline)
 #else
-#define BENCH_SLOT_KEY(s) ((s)->node)
+#define BENCH_SLOT_DEADLINE(s) ((s)->node->deadline)
 #endif
 
-/* Copy the key of the node in slot @s into the slot, if it keeps one. */
-static inline void bench_heap_slot_rekey(struct bench_slot *s)
-{
-#if BENCH_HEAP_INLINE_KEYS
-	s->deadline = s->node->deadline;
-	s->seq = s->node->seq;
-#endif
-}
-
-/* Is @a's key (deadline, seq) before @b's? */
+/*
+ * Is @a's key (deadline, seq) before @b's? The seqs are read through the
+ * nodes only on equal deadlines: heap.h's dwq_heap_less().
+ */
 static inline bool bench_heap_less(const struct bench_slot *a,
 				   const struct bench_slot *b)
 {
-	if (BENCH_SLOT_KEY(a)->deadline != BENCH_SLOT_KEY(b)->deadline)
-		return BENCH_SLOT_KEY(a)->deadline <
-		       BENCH_SLOT_KEY(b)->deadline;
-	return BENCH_SLOT_KEY(a)->seq < BENCH_SLOT_KEY(b)->seq;
+	if (BENCH_SLOT_DEADLINE(a) != BENCH_SLOT_DEADLINE(b))
+		return BENCH_SLOT_DEADLINE(a) < BENCH_SLOT_DEADLINE(b);
+	return a->node->seq < b->node->seq;
 }
 
 /* Write @s into slot @i of @slots and tell its node where it now lives. */
@@ -118,16 +109,19 @@ static inline void bench_heap_set(struct bench_slot *slots, unsigned int i,
 /*
  * The hole at slot @i moves towards the root while the entry @s goes before
  * the hole's parent; return where it stops: heap.h's dwq_heap_hole_up().
+ * With @fresh, @s has a fresh seq and its deadline is @deadline: only an
+ * earlier deadline is before it.
  */
 static __always_inline unsigned int
 bench_heap_hole_up(struct bench_slot *slots, unsigned int i,
-		   const struct bench_slot *s)
+		   const struct bench_slot *s, bool fresh, u64 deadline)
 {
 	unsigned int parent;
 
 	while (i > 0) {
 		parent = (i - 1) / BENCH_HEAP_ARITY;
-		if (!bench_heap_less(s, &slots[parent]))
+		if (fresh ? BENCH_SLOT_DEADLINE(&slots[parent]) <= deadline :
+			    !bench_heap_less(s, &slots[parent]))
 			break;
 		bench_heap_set(slots, i, &slots[parent]);
 		i = parent;
@@ -135,31 +129,37 @@ bench_heap_hole_up(struct bench_slot *slots, unsigned int i,
 	return i;
 }
 
-/* Move the entry at slot @i towards the root. */
-static __always_inline void bench_heap_sift_up(struct bench_heap *heap,
-					       unsigned int i)
+/* The least child of slot @i among @nr slots: dwq_heap_least_child(). */
+static __always_inline unsigned int
+bench_heap_least_child(const struct bench_slot *slots, unsigned int i,
+		       unsigned int nr)
 {
-	struct bench_slot *slots = heap->slots;
-	struct bench_slot s = slots[i];
-	unsigned int start = i;
+	unsigned int first = BENCH_HEAP_ARITY * i + 1;
+	unsigned int end = min(first + BENCH_HEAP_ARITY, nr), c, least = first;
+	const struct bench_slot *best = &slots[first];
 
-	i = bench_heap_hole_up(slots, i, &s);
-	if (i != start)
-		bench_heap_set(slots, i, &s);
+	for (c = first + 1; c < end; c++) {
+		if (bench_heap_less(&slots[c], best)) {
+			least = c;
+			best = &slots[c];
+		}
+	}
+	return least;
 }
 
 /* Take the entry at slot @i out: heap.h's dwq_heap_remove_at(). */
 static __always_inline struct dwq_heap_node *
 bench_heap_remove_at(struct bench_heap *heap, unsigned int i, bool deep)
 {
-	struct bench_slot *slots = heap->slots, *c, s;
+	struct bench_slot *slots = heap->slots, *hole, *c, s;
 	struct dwq_heap_node *node = slots[i].node;
-	unsigned int last = --heap->nr, full, first, end, k, x, y, least;
+	unsigned int last = --heap->nr, full, first, k, x, y;
 
 	node->index = -1;
 	if (i == last)
 		return node;
 	/* A pop's levels where slot i has every child: by index, no loop. */
+	hole = &slots[i];
 	full = (last - 1) / BENCH_HEAP_ARITY;
 	while (deep && i < full) {
 		first = BENCH_HEAP_ARITY * i + 1;
@@ -172,22 +172,19 @@ bench_heap_remove_at(struct bench_heap *heap, unsigned int i, bool deep)
 		} else {
 			k = bench_heap_less(&c[1], &c[0]);
 		}
-		bench_heap_set(slots, i, &c[k]);
+		*hole = c[k];
+		c[k].node->index = i;
+		hole = &c[k];
 		i = first + k;
 	}
 	while (last > 1 && i <= (last - 2) / BENCH_HEAP_ARITY) {
-		first = BENCH_HEAP_ARITY * i + 1;
-		end = min(first + BENCH_HEAP_ARITY, last);
-		least = first;
-		for (k = first + 1; k < end; k++)
-			if (bench_heap_less(&slots[k], &slots[least]))
-				least = k;
-		bench_heap_set(slots, i, &slots[least]);
-		i = least;
+		first = bench_heap_least_child(slots, i, last);
+		bench_heap_set(slots, i, &slots[first]);
+		i = first;
 	}
 	/* The last entry, held here, goes up from the hole, written once. */
 	s = slots[last];
-	bench_heap_set(slots, bench_heap_hole_up(slots, i, &s), &s);
+	bench_heap_set(slots, bench_heap_hole_up(slots, i, &s, false, 0), &s);
 	return node;
 }
 
@@ -200,12 +197,15 @@ static __always_inline bool bench_heap_owns(const struct bench_heap *heap,
 	return !WARN_ON_ONCE(i >= heap->nr || heap->slots[i].node != node);
 }
 
-/* heap.h's dwq_heap_insert(): queue @node with @deadline and a fresh seq. */
+/*
+ * heap.h's dwq_heap_insert(): queue @node with @deadline and a fresh seq,
+ * the entry held in a local and written once where it stops.
+ */
 static __always_inline int
 BENCH_HEAP(_insert_inline)(struct bench_heap *heap, struct dwq_heap_node *node,
 			   u64 deadline)
 {
-	unsigned int i;
+	struct bench_slot s = { .node = node };
 
 	if (WARN_ON_ONCE(node->index >= 0))
 		return -EBUSY;
@@ -213,11 +213,13 @@ BENCH_HEAP(_insert_inline)(struct bench_heap *heap, struct dwq_heap_node *node,
 		return -ENOSPC;
 	node->deadline = deadline;
 	node->seq = heap->next_seq++;
-	i = heap->nr++;
-	heap->slots[i].node = node;
-	bench_heap_slot_rekey(&heap->slots[i]);
-	node->index = i;
-	bench_heap_sift_up(heap, i);
+#if BENCH_HEAP_INLINE_KEYS
+	s.deadline = deadline;
+#endif
+	bench_heap_set(heap->slots,
+		       bench_heap_hole_up(heap->slots, heap->nr++, &s, true,
+					  deadline),
+		       &s);
 	return 0;
 }
 
@@ -285,14 +287,13 @@ struct dwq_heap_node *BENCH_HEAP(_peek)(struct bench_heap *heap)
 
 #undef bench_heap_owns
 #undef bench_heap_remove_at
-#undef bench_heap_sift_up
+#undef bench_heap_least_child
 #undef bench_heap_hole_up
 #undef bench_heap_set
 #undef bench_heap_less
-#undef bench_heap_slot_rekey
 #undef bench_slot
 #undef bench_heap
-#undef BENCH_SLOT_KEY
+#undef BENCH_SLOT_DEADLINE
 #undef BENCH_HEAP
 #undef BENCH_CAT
 #undef BENCH_CAT2
