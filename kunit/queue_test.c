@@ -2137,6 +2137,71 @@ static void dwq_queue_test_quick_fixed_delay(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_RESULT_REMOVED);
 }
 
+/* A quick task that records its first run, and may spin in its runs. */
+struct qt_late {
+	struct dwq_task task;
+	u64 spin_ns; /* busy in each run this long */
+	u64 deadline; /* dwq_task_run_deadline() of the first run */
+	u64 overruns; /* dwq_task_run_overruns() of the first run */
+	atomic_t runs;
+};
+
+static void qt_late_fn(struct dwq_task *task)
+{
+	struct qt_late *p = container_of(task, struct qt_late, task);
+	u64 start = ktime_get_ns();
+
+	if (!atomic_read(&p->runs)) {
+		p->deadline = dwq_task_run_deadline(task);
+		p->overruns = dwq_task_run_overruns(task);
+	}
+	while (ktime_get_ns() - start < p->spin_ns)
+		cpu_relax();
+	atomic_inc(&p->runs);
+}
+
+/*
+ * A quick fixed-rate task that the timer takes late runs once, for the
+ * latest of its deadlines that passed, with the ones before it counted as
+ * overruns: the timer reads the clock for it, not the moment it fired at.
+ * Here it is late by its period six times over, behind a quick one-shot
+ * due at the same moment whose callback keeps the timer that long.
+ */
+static void dwq_queue_test_quick_fixed_rate_late(struct kunit *test)
+{
+	const u64 period = 10 * MS, spin = 6 * period;
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS };
+	struct dwq_queue *q;
+	struct qt_late *p;
+	u64 due;
+
+	p = kunit_kcalloc(test, 2, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	q = qt_queue(test, 1, 0);
+	dwq_task_init(&p[0].task, qt_late_fn, NULL);
+	dwq_task_init(&p[1].task, qt_late_fn, NULL);
+	dwq_task_set_quick(&p[0].task, true);
+	dwq_task_set_quick(&p[1].task, true);
+	p[0].spin_ns = spin;
+	/* Far enough for the worker to lead first, even in a slow guest. */
+	due = ktime_get_ns() + 200 * MS;
+	s.time_ns = due;
+	s.mode = DWQ_MODE_ONESHOT;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &s), 0);
+	/* The same deadline, scheduled second: it runs second. */
+	s.mode = DWQ_MODE_FIXED_RATE;
+	s.period_ns = period;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
+	dwq_kunit_wait_until(test, atomic_read(&p[1].runs) >= 1);
+	/* Queued again, or running again by now: either way it stops. */
+	dwq_cancel_sync(&p[1].task);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 1);
+	/* Taken at least @spin after @due: for that deadline or a later one. */
+	KUNIT_EXPECT_GE(test, p[1].deadline, due + spin);
+	KUNIT_EXPECT_GE(test, p[1].overruns, spin / period);
+	KUNIT_EXPECT_EQ(test, p[1].deadline, due + p[1].overruns * period);
+}
+
 struct qt_ctx_probe {
 	struct dwq_task task;
 	atomic_t *count; /* [0] runs, [1] in hard irq, [2] interrupts off */
@@ -2641,6 +2706,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_quick_no_handoff),
 	KUNIT_CASE(dwq_queue_test_handoff_follows_run),
 	KUNIT_CASE(dwq_queue_test_quick_fixed_delay),
+	KUNIT_CASE(dwq_queue_test_quick_fixed_rate_late),
 	KUNIT_CASE(dwq_queue_test_hardirq),
 	KUNIT_CASE_SLOW(dwq_queue_test_wake_timer),
 	KUNIT_CASE_SLOW(dwq_queue_test_timer_callback_busy),

@@ -1188,6 +1188,9 @@ static u64 dwq_task_catch_up(struct dwq_task *task, u64 now)
 /*
  * Pop the due head at @now to run it: on @w (@timer false), or in @q's
  * timer while @w leads (then it counts as @w's, see &dwq_event.worker).
+ * The timer's @now may be only a moment known to be past (see
+ * __dwq_queue_fired()): then the clock is read here for a fixed-rate
+ * task, which counts the periods it is late by against it.
  */
 static __always_inline struct dwq_task *
 __dwq_pop_head(struct dwq_queue *q, struct dwq_worker *w, u64 now, bool timer)
@@ -1212,6 +1215,8 @@ __dwq_pop_head(struct dwq_queue *q, struct dwq_worker *w, u64 now, bool timer)
 	quick = task->quick;
 	run = timer ? &q->timer_run : &w->run;
 	run->worker = w->id;
+	if (timer && mode == DWQ_MODE_FIXED_RATE)
+		now = dwq_queue_now(q);
 	run->overruns =
 		mode == DWQ_MODE_FIXED_RATE ? dwq_task_catch_up(task, now) : 0;
 	run->deadline = task->node.deadline + task->clock_offset;
