@@ -2202,6 +2202,97 @@ static void dwq_queue_test_quick_fixed_rate_late(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[1].deadline, due + p[1].overruns * period);
 }
 
+/*
+ * A fixed-rate CLOCK_BOOTTIME task on a CLOCK_MONOTONIC queue whose key
+ * went stale in the heap (made so here as a suspend of 1 s would: its
+ * clock's offset that much more than it was keyed with) and that comes
+ * due before the resume keys it anew runs once, for the latest of its
+ * deadlines that passed on its own clock, the ones before it counted as
+ * overruns: not for the first, and again at once for the rest.
+ */
+static void dwq_queue_test_boottime_rate_stale_key(struct kunit *test)
+{
+	const u64 slept = NSEC_PER_SEC, period = 100 * MS;
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME,
+			       .mode = DWQ_MODE_FIXED_RATE,
+			       .period_ns = period };
+	struct dwq_queue *q;
+	struct qt_late *p;
+	u64 deadline;
+
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	q = qt_queue(test, 1, 0);
+	dwq_task_init(&p->task, qt_late_fn, NULL);
+	/* Far enough for the worker to lead first, even in a slow guest. */
+	deadline = ktime_get_boottime_ns() + 300 * MS;
+	s.time_ns = deadline;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
+	raw_spin_lock_irq(&q->lock);
+	p->task.clock_offset -= slept;
+	raw_spin_unlock_irq(&q->lock);
+	dwq_kunit_wait_until(test, atomic_read(&p->runs) >= 1);
+	/* Queued again, or running again by now: either way it stops. */
+	dwq_cancel_sync(&p->task);
+	/* Its deadlines are now @slept earlier: that many periods passed. */
+	KUNIT_EXPECT_GE(test, p->overruns, slept / period);
+	KUNIT_EXPECT_EQ(test, p->deadline,
+			deadline - slept + p->overruns * period);
+}
+
+/* A task that counts its runs, and those in the timer. */
+struct qt_kick {
+	struct dwq_task task;
+	atomic_t runs;
+	atomic_t in_timer;
+};
+
+static void qt_kick_fn(struct dwq_task *task)
+{
+	struct qt_kick *p = container_of(task, struct qt_kick, task);
+
+	if (in_serving_softirq())
+		atomic_inc(&p->in_timer);
+	atomic_inc(&p->runs);
+}
+
+/*
+ * A task that is not due, scheduled while the leader's timer waits out the
+ * head's slack (the head due, the timer not fired yet), moves the timer to
+ * the new task's deadline; it wakes nobody. The head here is a quick
+ * task, which the timer then still runs, not the leader.
+ */
+static void dwq_queue_test_quick_kick_not_due(struct kunit *test)
+{
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS,
+			       .mode = DWQ_MODE_ONESHOT,
+			       .slack_ns = NSEC_PER_SEC };
+	struct dwq_queue *q;
+	struct qt_kick *p;
+	u64 due;
+
+	p = kunit_kcalloc(test, 2, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	q = qt_queue(test, 1, 0);
+	dwq_task_init(&p[0].task, qt_kick_fn, NULL);
+	dwq_task_init(&p[1].task, qt_kick_fn, NULL);
+	dwq_task_set_quick(&p[0].task, true);
+	/* Far enough for the worker to lead first, even in a slow guest. */
+	due = ktime_get_ns() + 200 * MS;
+	s.time_ns = due;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &s), 0);
+	/* Due, and the timer, armed to its deadline plus its slack, waits. */
+	msleep(500);
+	if (atomic_read(&p[0].runs))
+		kunit_skip(test, "the timer fired early in the slack");
+	s = (struct dwq_sched){ .time_ns = 100 * MS, .mode = DWQ_MODE_ONESHOT };
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
+	dwq_kunit_wait_until(test, atomic_read(&p[1].runs) == 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].in_timer), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].in_timer), 0);
+}
+
 struct qt_ctx_probe {
 	struct dwq_task task;
 	atomic_t *count; /* [0] runs, [1] in hard irq, [2] interrupts off */
@@ -2693,6 +2784,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_boottime_queue_reduce_after_suspend),
 	KUNIT_CASE_SLOW(dwq_queue_test_boottime_task_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_task_rate_after_suspend),
+	KUNIT_CASE(dwq_queue_test_boottime_rate_stale_key),
 	KUNIT_CASE(dwq_queue_test_boottime_reduce_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_queued_reduce_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_queue_fixed_delay),
@@ -2707,6 +2799,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_handoff_follows_run),
 	KUNIT_CASE(dwq_queue_test_quick_fixed_delay),
 	KUNIT_CASE(dwq_queue_test_quick_fixed_rate_late),
+	KUNIT_CASE(dwq_queue_test_quick_kick_not_due),
 	KUNIT_CASE(dwq_queue_test_hardirq),
 	KUNIT_CASE_SLOW(dwq_queue_test_wake_timer),
 	KUNIT_CASE_SLOW(dwq_queue_test_timer_callback_busy),

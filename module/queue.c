@@ -655,8 +655,13 @@ static __always_inline void __dwq_queue_kick(struct dwq_queue *q,
 	hard = min(q->leader_hard, dwq_task_latest(task));
 	if (soft == q->leader_deadline && hard == q->leader_hard)
 		return;
-	/* Due now and quick: the timer runs it, with no worker hop. */
-	if (soft <= now && !task->quick) {
+	/*
+	 * Due now and not quick: the leader runs it. A task that is not due
+	 * only moves the timer, even while it waits out the head's slack
+	 * (the head due, @soft past); a quick one the timer runs, with no
+	 * worker hop.
+	 */
+	if (task->node.deadline <= now && !task->quick) {
 		q->leader_fired = true;
 		trace_dwq_wakeup(q, leader->id, DWQ_TRACE_WAKE_VOID);
 		wake_up_process(leader->thread);
@@ -1188,9 +1193,11 @@ static u64 dwq_task_catch_up(struct dwq_task *task, u64 now)
 /*
  * Pop the due head at @now to run it: on @w (@timer false), or in @q's
  * timer while @w leads (then it counts as @w's, see &dwq_event.worker).
- * The timer's @now may be only a moment known to be past (see
- * __dwq_queue_fired()): then the clock is read here for a fixed-rate
- * task, which counts the periods it is late by against it.
+ * A fixed-rate task counts the periods it is late by against the time
+ * and its key as they are: the timer's @now may be only a moment known to
+ * be past (see __dwq_queue_fired()), so the clock is read here for it,
+ * and a CLOCK_BOOTTIME task's key made before a suspend, which a resume
+ * has not made anew yet (dwq_queue_resumed()), is made anew here.
  */
 static __always_inline struct dwq_task *
 __dwq_pop_head(struct dwq_queue *q, struct dwq_worker *w, u64 now, bool timer)
@@ -1215,10 +1222,15 @@ __dwq_pop_head(struct dwq_queue *q, struct dwq_worker *w, u64 now, bool timer)
 	quick = task->quick;
 	run = timer ? &q->timer_run : &w->run;
 	run->worker = w->id;
-	if (timer && mode == DWQ_MODE_FIXED_RATE)
-		now = dwq_queue_now(q);
-	run->overruns =
-		mode == DWQ_MODE_FIXED_RATE ? dwq_task_catch_up(task, now) : 0;
+	run->overruns = 0;
+	if (mode == DWQ_MODE_FIXED_RATE) {
+		if (timer)
+			now = dwq_queue_now(q);
+		/* A key made before a suspend counts the periods it missed. */
+		task->node.deadline =
+			__dwq_rekey_late(q, task, task->node.deadline);
+		run->overruns = dwq_task_catch_up(task, now);
+	}
 	run->deadline = task->node.deadline + task->clock_offset;
 	run->boottime = boottime;
 	run->quick = quick;
