@@ -181,7 +181,9 @@ static void report_exit(struct timer_cmd *t, int ws)
 {
 	__u64 took = clock_now(t->s.flags) - t->run_start;
 	int status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	int stopped = t->stop_sig && t->stopped_run == t->runs;
+	/* Ended by the signal that stopped dwqctl: killed, or exit 128 + it. */
+	int stopped = t->stop_sig && t->stopped_run == t->runs &&
+		      status == 128 + t->stop_sig;
 	char d[32], sn[32];
 
 	if (status && !stopped) {
@@ -264,6 +266,38 @@ static void report_end(struct timer_cmd *t)
 		t->skipped, t->overruns);
 }
 
+/*
+ * A signal came: SIGCHLD reaps CMD, SIGINT and SIGTERM stop. With
+ * @started, CMD was started since the signals were last read: a stop
+ * signal the terminal sent may have come before it did, and have missed
+ * it, so it is passed on to CMD too (twice at worst, which ends it as
+ * once does).
+ */
+static void on_signal(struct timer_cmd *t, int started)
+{
+	struct signalfd_siginfo si;
+	int ws;
+
+	while (read(t->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		if (!t->stop_sig) {
+			t->stop_sig = si.ssi_signo;
+			t->stopped_run = t->pid ? t->runs : 0;
+			t->reason = "signal";
+			stop_timer(t);
+		}
+		/*
+		 * Passed on to CMD, unless the terminal sent it: then it went
+		 * to CMD too, the whole foreground process group.
+		 */
+		if (t->pid && (started || si.ssi_code != SI_KERNEL))
+			kill(t->pid, si.ssi_signo);
+	}
+	if (t->pid && waitpid(t->pid, &ws, WNOHANG) == t->pid)
+		report_exit(t, ws);
+}
+
 /* Events are ready: start CMD for each, or count it as skipped. */
 static int on_events(struct timer_cmd *t)
 {
@@ -292,6 +326,10 @@ static int on_events(struct timer_cmd *t)
 			report_firing(t, &ev[i], read_ns, 1);
 			continue;
 		}
+		/* A stop signal since poll() starts nothing more. */
+		on_signal(t, 0);
+		if (t->stop_sig)
+			return 0;
 		t->runs++;
 		t->run_start = clock_now(t->s.flags);
 		err = spawn(t);
@@ -303,6 +341,10 @@ static int on_events(struct timer_cmd *t)
 			timer_error(t, err);
 			return -1;
 		}
+		/* One that came between that check and the spawn stops CMD. */
+		on_signal(t, 1);
+		if (t->stop_sig)
+			return 0;
 		if (t->count && t->runs >= t->count) {
 			/* The last run: no more firings. */
 			t->reason = "count";
@@ -311,32 +353,6 @@ static int on_events(struct timer_cmd *t)
 		}
 	}
 	return 0;
-}
-
-/* A signal came: SIGCHLD reaps CMD, SIGINT and SIGTERM stop. */
-static void on_signal(struct timer_cmd *t)
-{
-	struct signalfd_siginfo si;
-	int ws;
-
-	while (read(t->sfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD)
-			continue;
-		if (!t->stop_sig) {
-			t->stop_sig = si.ssi_signo;
-			t->stopped_run = t->pid ? t->runs : 0;
-			t->reason = "signal";
-			stop_timer(t);
-		}
-		/*
-		 * Passed on to CMD, unless the terminal sent it: then it went
-		 * to CMD too, the whole foreground process group.
-		 */
-		if (t->pid && si.ssi_code != SI_KERNEL)
-			kill(t->pid, si.ssi_signo);
-	}
-	if (t->pid && waitpid(t->pid, &ws, WNOHANG) == t->pid)
-		report_exit(t, ws);
 }
 
 static int timer_loop(struct timer_cmd *t)
@@ -396,7 +412,7 @@ static int timer_loop(struct timer_cmd *t)
 			break;
 		}
 		if (pfd[0].revents & POLLIN)
-			on_signal(t);
+			on_signal(t, 0);
 		if (t->fd >= 0 && (pfd[1].revents & (POLLERR | POLLHUP))) {
 			errorf(EIO, "the device is gone", "%s: poll", t->name);
 			timer_error(t, EIO);

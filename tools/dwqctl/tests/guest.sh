@@ -17,8 +17,8 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=120 ;;
-timers) PLAN=64 ;;
+all) PLAN=121 ;;
+timers) PLAN=65 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
 out=${DWQ_OUT:-/tmp}/dwqctl
@@ -331,6 +331,16 @@ result "$([ $rc = 0 ] && tail -n 1 "$tmp/e9.err" | grep -q '^dwqctl every: stopp
 fg_signal INT 0.5 "$tmp/e10" "$tmp/e10.err" dwqctl every 100ms --first 0 -- sleep 30
 result "$([ $rc = 0 ] && has "$tmp/e10.err" 'stopped by SIGINT: 1 runs, 0 failed' && echo 0 || echo 1)" \
 	"every: SIGINT during CMD stops both; a run ended by it is not a failure (rc $rc)" "$tmp/e10.err"
+# A run that catches the stopping signal and exits with a status of its
+# own failed: that status is dwqctl's.
+dwqctl every 100ms --first 0 -- sh -c 'sleep 30 & trap "kill $!; exit 3" TERM; wait' >"$tmp/e11" 2>&1 &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+result "$([ $rc = 3 ] && has "$tmp/e11" 'stopped by SIGTERM: 1 runs, 1 failed' && echo 0 || echo 1)" \
+	"every: a run that catches the stopping SIGTERM and exits 3 is a failure: exit 3 (rc $rc)" "$tmp/e11"
 
 # $bad: the first case whose exit status or output is wrong; empty if none.
 bad=
