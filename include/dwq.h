@@ -224,7 +224,9 @@ struct dwq_task {
  * struct dwq_task_info - a snapshot of a task, from dwq_query()
  * @state: an DWQ_STATE_* value
  * @mode: an DWQ_MODE_* value
- * @flags: %DWQ_SCHED_BOOTTIME if the task's clock is CLOCK_BOOTTIME
+ * @flags: %DWQ_SCHED_BOOTTIME if the task's clock is CLOCK_BOOTTIME; while
+ *	it runs, if its run's is (the clock @deadline_ns is on: a
+ *	dwq_reschedule() or dwq_mod() during the run sets its next run's)
  * @remaining_ns: ns until the next deadline if queued (0 when due or
  *	overdue, and in every other state)
  * @deadline_ns: on the task's clock, the next deadline if queued, the

@@ -2240,6 +2240,40 @@ static void dwq_queue_test_boottime_rate_stale_key(struct kunit *test)
 			deadline - slept + p->overruns * period);
 }
 
+/*
+ * dwq_query() of a running task gives the clock of the run whose deadline
+ * it gives, not the one a dwq_reschedule() during the run set for the
+ * next; once queued again, the next's.
+ */
+static void dwq_queue_test_query_running_clock(struct kunit *test)
+{
+	/* Probes and gate first: freed after the queue. */
+	struct qt_probe *p = qt_probes(test, 1);
+	struct completion *gate = qt_gate(test);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_sched s = { .mode = DWQ_MODE_FIXED_RATE,
+			       .period_ns = 3600ULL * NSEC_PER_SEC };
+	struct dwq_task_info info;
+	u64 next;
+
+	p[0].gate = gate;
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &s), 0);
+	qt_wait_for(test, &p[0].started, TIMEOUT_MS);
+	next = ktime_get_boottime_ns() + 3600ULL * NSEC_PER_SEC;
+	s.flags = DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME;
+	s.time_ns = next;
+	KUNIT_ASSERT_EQ(test, dwq_reschedule(&p[0].task, &s), 0);
+	dwq_query(&p[0].task, &info);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_RUNNING);
+	KUNIT_EXPECT_EQ(test, info.flags, 0U);
+	KUNIT_EXPECT_EQ(test, info.deadline_ns, p[0].deadline);
+	complete_all(gate);
+	dwq_kunit_wait_until(test, qt_queued_after_run(&p[0], &info));
+	KUNIT_EXPECT_EQ(test, info.flags, (u32)DWQ_SCHED_BOOTTIME);
+	KUNIT_EXPECT_EQ(test, info.deadline_ns, next);
+	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p[0].task), DWQ_RESULT_REMOVED);
+}
+
 /* A task that counts its runs, and those in the timer. */
 struct qt_kick {
 	struct dwq_task task;
@@ -2800,6 +2834,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_quick_fixed_delay),
 	KUNIT_CASE(dwq_queue_test_quick_fixed_rate_late),
 	KUNIT_CASE(dwq_queue_test_quick_kick_not_due),
+	KUNIT_CASE(dwq_queue_test_query_running_clock),
 	KUNIT_CASE(dwq_queue_test_hardirq),
 	KUNIT_CASE_SLOW(dwq_queue_test_wake_timer),
 	KUNIT_CASE_SLOW(dwq_queue_test_timer_callback_busy),

@@ -2832,6 +2832,7 @@ static void dwq_query_fill(struct dwq_task *task, struct dwq_task_info *info)
  */
 void dwq_query(struct dwq_task *task, struct dwq_task_info *info)
 {
+	const struct dwq_run_rec *run;
 	struct dwq_queue *q;
 	unsigned long flags;
 	u64 now, key;
@@ -2850,8 +2851,12 @@ retry:
 		goto retry;
 	}
 	dwq_query_fill(task, info);
-	if (info->state == DWQ_STATE_RUNNING)
-		info->deadline_ns = dwq_task_run(q, task)->deadline;
+	if (info->state == DWQ_STATE_RUNNING) {
+		run = dwq_task_run(q, task);
+		info->deadline_ns = run->deadline;
+		/* The run's clock: a reschedule meanwhile set the next's. */
+		info->flags = run->boottime ? DWQ_SCHED_BOOTTIME : 0;
+	}
 	if (info->state == DWQ_STATE_QUEUED) {
 		now = dwq_queue_now(q);
 		info->deadline_ns = task->node.deadline + task->clock_offset;
@@ -3369,21 +3374,15 @@ void dwq_queue_destroy(struct dwq_queue *q, unsigned int policy)
 }
 EXPORT_SYMBOL_GPL(dwq_queue_destroy);
 
-/**
- * dwq_queue_get_stats() - a snapshot of a queue's size and counters
- * @q: the queue
- * @st: filled in
- *
- * Context: any context, on PREEMPT_RT too.
- */
-void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
+/* dwq_queue_get_stats() under @q->lock, held by the caller. */
+static void __dwq_queue_get_stats(struct dwq_queue *q,
+				  struct dwq_queue_stats *st)
 {
 	struct dwq_worker_stats *sum = &st->total, *ws;
-	unsigned long flags;
 	unsigned int i;
 
+	lockdep_assert_held(&q->lock);
 	memset(st, 0, sizeof(*st));
-	raw_spin_lock_irqsave(&q->lock, flags);
 	st->size = __dwq_queued(q);
 	st->capacity = q->heap.cap;
 	st->workers = q->nr_workers;
@@ -3397,6 +3396,21 @@ void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
 		sum->tasks_run += ws->tasks_run;
 		sum->leader_changes += ws->leader_changes;
 	}
+}
+
+/**
+ * dwq_queue_get_stats() - a snapshot of a queue's size and counters
+ * @q: the queue
+ * @st: filled in
+ *
+ * Context: any context, on PREEMPT_RT too.
+ */
+void dwq_queue_get_stats(struct dwq_queue *q, struct dwq_queue_stats *st)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&q->lock, flags);
+	__dwq_queue_get_stats(q, st);
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 }
 EXPORT_SYMBOL_GPL(dwq_queue_get_stats);
@@ -3498,8 +3512,8 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 	u64 until, hard, timer = 0;
 	bool fired, armed = false, running = false;
 
-	dwq_queue_get_stats(q, &st);
 	raw_spin_lock_irq(&q->lock);
+	__dwq_queue_get_stats(q, &st);
 	reserved = q->reserved;
 	room = q->room;
 	handoffs = q->handoffs;
