@@ -2137,13 +2137,17 @@ static void dwq_queue_test_quick_fixed_delay(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task), DWQ_RESULT_REMOVED);
 }
 
-/* A quick task that records its first run, and may spin in its runs. */
+/*
+ * A task that records its first run, counts its runs and those in the
+ * timer, and may spin in each.
+ */
 struct qt_late {
 	struct dwq_task task;
 	u64 spin_ns; /* busy in each run this long */
 	u64 deadline; /* dwq_task_run_deadline() of the first run */
 	u64 overruns; /* dwq_task_run_overruns() of the first run */
 	atomic_t runs;
+	atomic_t in_timer;
 };
 
 static void qt_late_fn(struct dwq_task *task)
@@ -2155,9 +2159,26 @@ static void qt_late_fn(struct dwq_task *task)
 		p->deadline = dwq_task_run_deadline(task);
 		p->overruns = dwq_task_run_overruns(task);
 	}
+	if (in_serving_softirq())
+		atomic_inc(&p->in_timer);
 	while (ktime_get_ns() - start < p->spin_ns)
 		cpu_relax();
 	atomic_inc(&p->runs);
+}
+
+/* @n of them, the first @quick of them quick, freed when the test ends. */
+static struct qt_late *qt_lates(struct kunit *test, unsigned int n,
+				unsigned int quick)
+{
+	struct qt_late *p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < n; i++) {
+		dwq_task_init(&p[i].task, qt_late_fn, NULL);
+		dwq_task_set_quick(&p[i].task, i < quick);
+	}
+	return p;
 }
 
 /*
@@ -2172,16 +2193,10 @@ static void dwq_queue_test_quick_fixed_rate_late(struct kunit *test)
 	const u64 period = 10 * MS, spin = 6 * period;
 	struct dwq_sched s = { .flags = DWQ_SCHED_ABS };
 	struct dwq_queue *q;
-	struct qt_late *p;
+	struct qt_late *p = qt_lates(test, 2, 2);
 	u64 due;
 
-	p = kunit_kcalloc(test, 2, sizeof(*p), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
 	q = qt_queue(test, 1, 0);
-	dwq_task_init(&p[0].task, qt_late_fn, NULL);
-	dwq_task_init(&p[1].task, qt_late_fn, NULL);
-	dwq_task_set_quick(&p[0].task, true);
-	dwq_task_set_quick(&p[1].task, true);
 	p[0].spin_ns = spin;
 	/* Far enough for the worker to lead first, even in a slow guest. */
 	due = ktime_get_ns() + 200 * MS;
@@ -2217,13 +2232,10 @@ static void dwq_queue_test_boottime_rate_stale_key(struct kunit *test)
 			       .mode = DWQ_MODE_FIXED_RATE,
 			       .period_ns = period };
 	struct dwq_queue *q;
-	struct qt_late *p;
+	struct qt_late *p = qt_lates(test, 1, 0);
 	u64 deadline;
 
-	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
 	q = qt_queue(test, 1, 0);
-	dwq_task_init(&p->task, qt_late_fn, NULL);
 	/* Far enough for the worker to lead first, even in a slow guest. */
 	deadline = ktime_get_boottime_ns() + 300 * MS;
 	s.time_ns = deadline;
@@ -2274,22 +2286,6 @@ static void dwq_queue_test_query_running_clock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p[0].task), DWQ_RESULT_REMOVED);
 }
 
-/* A task that counts its runs, and those in the timer. */
-struct qt_kick {
-	struct dwq_task task;
-	atomic_t runs;
-	atomic_t in_timer;
-};
-
-static void qt_kick_fn(struct dwq_task *task)
-{
-	struct qt_kick *p = container_of(task, struct qt_kick, task);
-
-	if (in_serving_softirq())
-		atomic_inc(&p->in_timer);
-	atomic_inc(&p->runs);
-}
-
 /*
  * A task that is not due, scheduled while the leader's timer waits out the
  * head's slack (the head due, the timer not fired yet), moves the timer to
@@ -2302,15 +2298,10 @@ static void dwq_queue_test_quick_kick_not_due(struct kunit *test)
 			       .mode = DWQ_MODE_ONESHOT,
 			       .slack_ns = NSEC_PER_SEC };
 	struct dwq_queue *q;
-	struct qt_kick *p;
+	struct qt_late *p = qt_lates(test, 2, 1);
 	u64 due;
 
-	p = kunit_kcalloc(test, 2, sizeof(*p), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
 	q = qt_queue(test, 1, 0);
-	dwq_task_init(&p[0].task, qt_kick_fn, NULL);
-	dwq_task_init(&p[1].task, qt_kick_fn, NULL);
-	dwq_task_set_quick(&p[0].task, true);
 	/* Far enough for the worker to lead first, even in a slow guest. */
 	due = ktime_get_ns() + 200 * MS;
 	s.time_ns = due;
