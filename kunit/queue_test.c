@@ -634,17 +634,27 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, p[i].order, (int)i + 1);
 }
 
+/* How qt_slack_head_gone() takes the head away. */
+enum qt_gone {
+	QT_GONE_CANCEL, /* cancelled */
+	QT_GONE_LATER, /* moved later, past the task behind */
+	QT_GONE_TIE, /* moved to its own deadline, behind its tie */
+};
+
 /*
  * The leader sleeps on a range its head's slack set, [base, base + 1 s],
- * with a task behind due at base + 100 ms without slack (queued while the
- * only worker ran a callback, so the leader took its range from the head
- * alone). The head cancelled (@move false) or moved past it: the timer is
- * moved in to the new head's range, [base + 100 ms, base + 100 ms], so
- * that task runs by its own deadline, not up to 900 ms after it.
+ * with a task behind due at base + 100 ms without slack (at base itself
+ * for QT_GONE_TIE; queued while the only worker ran a callback, so the
+ * leader took its range from the head alone). The head cancelled, moved
+ * past it, or moved to the deadline it had (which puts it behind the task
+ * of the same deadline, as a task moved goes behind its ties): the timer
+ * is moved in to the new head's range, so that task runs by its own
+ * deadline, not up to 900 ms (or 1 s) after it.
  */
-static void qt_slack_head_gone(struct kunit *test, bool move)
+static void qt_slack_head_gone(struct kunit *test, enum qt_gone how)
 {
 	struct dwq_sched s = { .flags = DWQ_SCHED_ABS, .slack_ns = 1000 * MS };
+	u64 behind = how == QT_GONE_TIE ? 0 : 100 * MS;
 	/* Probes and gate first: freed after the queue. */
 	struct qt_probe *p = qt_probes(test, 3);
 	struct completion *gate = qt_gate(test);
@@ -657,7 +667,7 @@ static void qt_slack_head_gone(struct kunit *test, bool move)
 	base = ktime_get_ns() + 2000 * MS;
 	s.time_ns = base;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
-	KUNIT_ASSERT_EQ(test, qt_at(q, &p[2], base + 100 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[2], base + behind), 0);
 	complete(gate);
 	dwq_kunit_wait_until(test, qt_wait_leader(q, -1) == 0 && qt_settled(q));
 	raw_spin_lock_irq(&q->lock);
@@ -665,36 +675,48 @@ static void qt_slack_head_gone(struct kunit *test, bool move)
 	raw_spin_unlock_irq(&q->lock);
 	KUNIT_ASSERT_EQ(test, hard, base + 1000 * MS);
 
-	if (move) {
-		s.time_ns = base + 5000 * MS;
-		KUNIT_ASSERT_EQ(test, dwq_reschedule(&p[1].task, &s), 0);
-	} else {
+	if (how == QT_GONE_CANCEL) {
 		KUNIT_ASSERT_EQ(test, dwq_cancel(&p[1].task),
 				DWQ_RESULT_REMOVED);
+	} else {
+		if (how == QT_GONE_LATER)
+			s.time_ns = base + 5000 * MS;
+		KUNIT_ASSERT_EQ(test, dwq_reschedule(&p[1].task, &s), 0);
 	}
 	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
 	hard = q->leader_hard;
 	expires = ktime_to_ns(hrtimer_get_expires(q->armed));
 	raw_spin_unlock_irq(&q->lock);
-	KUNIT_EXPECT_EQ(test, until, base + 100 * MS);
-	KUNIT_EXPECT_EQ(test, hard, base + 100 * MS);
-	KUNIT_EXPECT_EQ(test, expires, (s64)(base + 100 * MS));
+	KUNIT_EXPECT_EQ(test, until, base + behind);
+	KUNIT_EXPECT_EQ(test, hard, base + behind);
+	KUNIT_EXPECT_EQ(test, expires, (s64)(base + behind));
 	KUNIT_EXPECT_EQ(test, qt_wait_leader(q, -1), 0);
 
 	qt_wait_ran(test, &p[2]);
-	KUNIT_EXPECT_GE(test, p[2].start, base + 100 * MS);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 0);
+	KUNIT_EXPECT_GE(test, p[2].start, base + behind);
+	if (how != QT_GONE_TIE) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[1].runs), 0);
+		return;
+	}
+	/* Behind its tie now: it runs after it. */
+	qt_wait_ran(test, &p[1]);
+	KUNIT_EXPECT_GE(test, p[1].start, p[2].start);
 }
 
 static void dwq_queue_test_slack_head_cancelled(struct kunit *test)
 {
-	qt_slack_head_gone(test, false);
+	qt_slack_head_gone(test, QT_GONE_CANCEL);
 }
 
 static void dwq_queue_test_slack_head_moved(struct kunit *test)
 {
-	qt_slack_head_gone(test, true);
+	qt_slack_head_gone(test, QT_GONE_LATER);
+}
+
+static void dwq_queue_test_slack_head_moved_tie(struct kunit *test)
+{
+	qt_slack_head_gone(test, QT_GONE_TIE);
 }
 
 /*
@@ -2792,6 +2814,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE_SLOW(dwq_queue_test_slack_range),
 	KUNIT_CASE_SLOW(dwq_queue_test_slack_head_cancelled),
 	KUNIT_CASE_SLOW(dwq_queue_test_slack_head_moved),
+	KUNIT_CASE_SLOW(dwq_queue_test_slack_head_moved_tie),
 	KUNIT_CASE_SLOW(dwq_queue_test_slack_head_taken),
 	KUNIT_CASE(dwq_queue_test_later_head_keeps_leader),
 	KUNIT_CASE(dwq_queue_test_stop_leader_hands_on),

@@ -2160,13 +2160,14 @@ static __always_inline void __dwq_task_move(struct dwq_queue *q,
 	/*
 	 * It became the head, or the head moved earlier: a follower must
 	 * lead for it if nobody does, and the leader's timer may have to be
-	 * moved in. (A head that moved later leaves the timer early: the
-	 * leader wakes once, finds nothing due and leads again; but not
-	 * late, see __dwq_queue_head_gone().)
+	 * moved in. (A head that moved later, or to its own deadline behind
+	 * a task due then too, leaves the timer early: the leader wakes once,
+	 * finds nothing due and leads again; but not late, see
+	 * __dwq_queue_head_gone().)
 	 */
 	new_head = __dwq_peek(q) == &task->node &&
 		   (head != &task->node || key < old);
-	if (head == &task->node && key > old)
+	if (head == &task->node && (key > old || !new_head))
 		__dwq_queue_head_gone(q);
 	__dwq_queue_kick(q, task, new_head, now);
 }
