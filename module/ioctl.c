@@ -459,6 +459,9 @@ static long dwq_ioctl_query(struct dwq_client *c,
 		return -EFAULT;
 	if (uq.reserved)
 		return -EINVAL;
+	/* Whatever the id: an unknown one is -ENOENT only if writable. */
+	if (put_user(uq.reserved, &arg->reserved))
+		return -EFAULT;
 	err = dwq_client_query(c, &uq, killable);
 	if (err)
 		return err;

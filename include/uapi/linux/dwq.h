@@ -307,7 +307,9 @@ struct dwq_ioc_reschedule {
  * @reserved: must be zero
  *
  * A parked task's @deadline_ns is the deadline that is due (its next
- * event's), and its @remaining_ns 0.
+ * event's), and its @remaining_ns 0. An id that is not one of the file's
+ * tasks (a due one-shot's is gone) is -ENOENT; an argument that cannot be
+ * written is -EFAULT, whatever the id.
  */
 struct dwq_ioc_query {
 	__u64 id;

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,6 +480,37 @@ TEST_F(ioctl, query_stats_readonly_nothing_changed)
 	q = dwqt_query_ok(fd, q.id);
 	T_EQ(q.state, DWQ_STATE_QUEUED);
 	T_EQ(q.cookie, 7);
+}
+
+/*
+ * A read-only QUERY is -EFAULT whatever its id, as a read-only CANCEL is:
+ * an id the file never gave out, or a one-shot's that has fired and is
+ * not read (no longer a task to query), is not -ENOENT first. The event
+ * stays, unread.
+ */
+TEST_F(ioctl, query_readonly_unknown_id_efault)
+{
+	struct dwq_ioc_query q = { .id = 0x7fffffff };
+	struct pollfd pfd = { .fd = self->f.fd, .events = POLLIN };
+	int fd = self->f.fd;
+	struct snapshot s;
+	struct dwq_event ev;
+	uint64_t fired;
+
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_QUERY, &q), ENOENT);
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_QUERY, dwqt_ro_copy(&q, sizeof(q))),
+	      EFAULT);
+	fired = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 3);
+	T_EQ(poll(&pfd, 1, DWQT_WAIT_MS), 1);
+	q.id = fired;
+	s = snap(fd);
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_QUERY, &q), ENOENT);
+	T_ERR(dwqt_ioctl(fd, DWQ_IOC_QUERY, dwqt_ro_copy(&q, sizeof(q))),
+	      EFAULT);
+	expect_unchanged(fd, "QUERY of a fired one-shot", &s);
+	ev = dwqt_read_one(fd);
+	T_EQ(ev.id, fired);
+	T_EQ(ev.cookie, 3);
 }
 
 TEST_HARNESS_MAIN
