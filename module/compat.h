@@ -57,6 +57,17 @@ hrtimer_setup(struct hrtimer *timer,
 #endif
 
 /*
+ * The unbound system workqueue: system_dfl_wq where the kernel has it
+ * (later kernels mark system_unbound_wq deprecated and warn on its use),
+ * else system_unbound_wq, the same queue under its older name.
+ */
+#ifdef DWQ_HAVE_SYSTEM_DFL_WQ
+#define dwq_unbound_wq system_dfl_wq
+#else
+#define dwq_unbound_wq system_unbound_wq
+#endif
+
+/*
  * io_uring commands, for uring.c, which defines DWQ_COMPAT_IO_URING first:
  * other files need not pull in io_uring's headers.
  */

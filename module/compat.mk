@@ -36,3 +36,9 @@ ccflags-y += $(call dwq-have,io_uring/cmd.h,$(dwq-re-io-uring-sqe-cmd),IO_URING_
 # Linux 6.12 (6.12's is a function of the SQE alone).
 dwq-re-io-uring-sqe-cmd-typed := define io_uring_sqe_cmd[(]sqe, type[)]
 ccflags-y += $(call dwq-have,io_uring/cmd.h,$(dwq-re-io-uring-sqe-cmd-typed),IO_URING_SQE_CMD_TYPED)
+
+# system_dfl_wq, the unbound system workqueue under its new name: Linux
+# 6.17 and later, whose newest releases warn when work is queued on
+# system_unbound_wq.
+dwq-re-dfl-wq := ^extern struct workqueue_struct [*]system_dfl_wq;
+ccflags-y += $(call dwq-have,workqueue.h,$(dwq-re-dfl-wq),SYSTEM_DFL_WQ)

@@ -775,7 +775,7 @@ static noinline void __dwq_queue_resize_check(struct dwq_queue *q)
 {
 	lockdep_assert_held(&q->lock);
 	if (__dwq_queue_want(q))
-		queue_work(system_unbound_wq, &q->resize_work);
+		queue_work(dwq_unbound_wq, &q->resize_work);
 }
 
 /**
