@@ -39,7 +39,10 @@
  * resumes, every such task queued is keyed anew with the time suspended
  * (a running one when it is queued again), so it runs at its
  * CLOCK_BOOTTIME deadline, or at the resume if that passed during the
- * suspend. On a boottime queue a plain task's key comes early after a
+ * suspend. A CLOCK_BOOTTIME deadline may come before the time suspended
+ * so far (after a suspend longer than the time the system has run): it is
+ * due, it is the deadline dwq_query() and the run report, and a fixed-rate
+ * task counts its periods from it. On a boottime queue a plain task's key comes early after a
  * suspend; when it is due by that key it is checked on CLOCK_MONOTONIC,
  * and keyed anew with the time suspended since if it is not due there: it
  * never runs before its deadline.
@@ -188,7 +191,10 @@ struct dwq_task_ops {
  * @queue: the queue while the task is queued or running, else NULL
  * @period_ns: the period of a periodic task
  * @clock_offset: the task's clock minus the queue's clock, in ns, as it
- *	was when the task was last scheduled or rescheduled
+ *	was when the task was last scheduled, rescheduled or keyed anew after
+ *	a suspend; for a CLOCK_BOOTTIME deadline before the time suspended so
+ *	far, whose key is 0, the deadline itself: key plus offset is always
+ *	the deadline on the task's clock
  * @lockdep_map: "held" while the callback runs and touched by
  *	dwq_cancel_sync(), so that lockdep sees a cancel_sync() called under
  *	a lock the callback takes; one lock class per dwq_task_init() call site

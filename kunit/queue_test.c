@@ -2289,6 +2289,79 @@ static void dwq_queue_test_boottime_rate_stale_key(struct kunit *test)
 			deadline - slept + p->overruns * period);
 }
 
+static void qt_unsuspend(void *unused)
+{
+	dwq_kunit_set_suspended(0);
+}
+
+/*
+ * CLOCK_BOOTTIME tasks on a CLOCK_MONOTONIC queue whose deadline comes
+ * before the time the system has spent in suspend: a moment after boot,
+ * but before the one CLOCK_MONOTONIC's 0 maps to on CLOCK_BOOTTIME now, so
+ * that its key, on CLOCK_MONOTONIC, is clamped at 0. Such a task keeps its
+ * deadline, as dwq_query() gives it; a fixed-rate one keeps its phase, and
+ * its run counts every period since. @p[0] gets such a deadline when it is
+ * scheduled, @p[1] when a resume keys it anew (a suspend longer than the
+ * time the system has run, as a laptop's overnight). The time suspended is
+ * emulated (dwq_kunit_set_suspended()); the only worker is held until both
+ * are queued.
+ */
+static void dwq_queue_test_boottime_before_suspended(struct kunit *test)
+{
+	const u64 slept = 10 * NSEC_PER_SEC, period = 10 * MS;
+	struct dwq_sched s = { .flags = DWQ_SCHED_ABS | DWQ_SCHED_BOOTTIME,
+			       .mode = DWQ_MODE_FIXED_RATE,
+			       .period_ns = period };
+	/* Probes and gate first: freed after the queue. */
+	struct qt_late *p = qt_lates(test, 2, 0);
+	struct qt_probe *hold = qt_probes(test, 1);
+	struct completion *gate = qt_gate(test);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_task_info info;
+	u64 at[2], boot, suspended, opened;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, qt_unsuspend, NULL), 0);
+	qt_busy(test, q, hold, gate);
+	dwq_kunit_set_suspended(slept);
+	boot = ktime_get_boottime_ns() + slept;
+	/* 3 ms past a whole period from the time suspended: a phase to keep. */
+	at[0] = slept / 2 + 3 * MS;
+	s.time_ns = at[0];
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &s), 0);
+	at[1] = boot + 7 * MS;
+	s.time_ns = at[1];
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
+	/* Suspended for longer than the system has run, then resumed. */
+	suspended = 2 * slept + ktime_get_boottime_ns();
+	dwq_kunit_set_suspended(suspended);
+	dwq_queue_resumed(q);
+	for (i = 0; i < 2; i++) {
+		dwq_query(&p[i].task, &info);
+		KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
+		KUNIT_EXPECT_EQ(test, info.deadline_ns, at[i]);
+		KUNIT_EXPECT_EQ(test, info.remaining_ns, 0ULL);
+	}
+
+	opened = ktime_get_boottime_ns() + suspended;
+	complete_all(gate);
+	for (i = 0; i < 2; i++) {
+		dwq_kunit_wait_until(test, atomic_read(&p[i].runs) >= 1);
+		/* Its next deadline (or the next run's) in phase too. */
+		dwq_query(&p[i].task, &info);
+		KUNIT_EXPECT_EQ(test, (info.deadline_ns - at[i]) % period,
+				0ULL);
+		KUNIT_EXPECT_GT(test, info.deadline_ns, p[i].deadline);
+		dwq_cancel_sync(&p[i].task);
+		/* The latest deadline of its series passed when it ran. */
+		KUNIT_EXPECT_EQ(test, (p[i].deadline - at[i]) % period, 0ULL);
+		KUNIT_EXPECT_EQ(test, p[i].overruns,
+				(p[i].deadline - at[i]) / period);
+		KUNIT_EXPECT_GT(test, p[i].deadline + period, opened);
+	}
+}
+
 /*
  * dwq_query() of a running task gives the clock of the run whose deadline
  * it gives, not the one a dwq_reschedule() during the run set for the
@@ -2848,6 +2921,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE_SLOW(dwq_queue_test_boottime_task_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_task_rate_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_rate_stale_key),
+	KUNIT_CASE(dwq_queue_test_boottime_before_suspended),
 	KUNIT_CASE(dwq_queue_test_boottime_reduce_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_queued_reduce_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_queue_fixed_delay),

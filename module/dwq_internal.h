@@ -59,6 +59,7 @@ u64 dwq_dev_kunit_passed(struct file *file, unsigned int clock);
 unsigned int dwq_dev_kunit_bin(struct file *file);
 u64 dwq_dev_kunit_owed(struct file *file);
 void dwq_dev_kunit_now(u64 *mono, u64 *boot);
+void dwq_kunit_set_suspended(s64 ns);
 #endif
 int dwq_dev_init(void);
 void dwq_dev_exit(void);

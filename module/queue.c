@@ -176,6 +176,22 @@ u64 dwq_queue_now(const struct dwq_queue *q)
 	return ktime_get_ns();
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * KUnit: time spent in suspend on top of the kernel's, that
+ * dwq_clock_offset() counts, so that a test can make the time suspended
+ * longer than the time the system has run (written by the test, between
+ * the calls it makes).
+ */
+static s64 dwq_kunit_suspended;
+
+void dwq_kunit_set_suspended(s64 ns)
+{
+	WRITE_ONCE(dwq_kunit_suspended, ns);
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_kunit_set_suspended);
+#endif
+
 /*
  * A clock (CLOCK_BOOTTIME if @boot) minus @q's clock now, in ns: 0 for
  * @q's own, else the time spent in suspend so far, with its sign.
@@ -190,6 +206,9 @@ static __always_inline s64 dwq_clock_offset(const struct dwq_queue *q,
 		return 0;
 	/* CLOCK_BOOTTIME = CLOCK_MONOTONIC + time spent suspended */
 	off = ktime_to_ns(ktime_mono_to_any(0, TK_OFFS_BOOT));
+#if IS_ENABLED(CONFIG_KUNIT)
+	off += READ_ONCE(dwq_kunit_suspended);
+#endif
 	return boot ? off : -off;
 }
 
@@ -1100,17 +1119,23 @@ static __always_inline bool __dwq_rekey_early(struct dwq_queue *q,
 /*
  * @key, a key of CLOCK_BOOTTIME @task made with @task->clock_offset, made
  * anew with @off, the time spent in suspend now; @task->clock_offset
- * becomes @off.
+ * becomes @off. A deadline before @off (a moment before the one the
+ * queue's clock's 0 maps to now) is keyed at 0, with the offset that keeps
+ * key plus offset its deadline (see dwq_sched_key()).
  */
 static u64 dwq_rekey_at(struct dwq_task *task, u64 key, s64 off)
 {
-	u64 gone;
+	s64 deadline;
 
 	if (off <= task->clock_offset)
 		return key;
-	gone = off - task->clock_offset;
-	task->clock_offset = off;
-	return key > gone ? key - gone : 0;
+	deadline = (s64)key + task->clock_offset;
+	if (deadline > off) {
+		task->clock_offset = off;
+		return deadline - off;
+	}
+	task->clock_offset = deadline;
+	return 0;
 }
 
 /*
@@ -1136,7 +1161,7 @@ static u64 __dwq_rekey_late(struct dwq_queue *q, struct dwq_task *task, u64 key)
  * CLOCK_BOOTTIME task's key is late by the time suspended since, a plain
  * task's on a CLOCK_BOOTTIME queue early (the heap's keys are made anew
  * by __dwq_rekey_late() and __dwq_rekey_early(), as they are used). A key
- * clamped at 0, of a deadline before boot, stays as it is.
+ * clamped at 0 (see dwq_sched_key()) stays 0.
  */
 static u64 __dwq_key_now(struct dwq_queue *q, struct dwq_task *task, u64 key)
 {
@@ -1172,21 +1197,36 @@ static struct dwq_run_rec *dwq_task_run(struct dwq_queue *q,
 }
 
 /*
- * A fixed-rate @task popped at @now, keyed for the deadline @key, runs
- * for the latest deadline of its series that has passed: the ones before
- * it, passed too, are coalesced into this run (a callback that ran past
- * its period, or a queue too busy to run it in time). Its node keeps the
- * key it runs for, from which the next is counted (__dwq_task_next()).
+ * A fixed-rate @task of @q popped at @now, keyed for the deadline @key,
+ * runs for the latest deadline of its series that has passed: the ones
+ * before it, passed too, are coalesced into this run (a callback that ran
+ * past its period, or a queue too busy to run it in time). Its node keeps
+ * the key it runs for, from which the next is counted (__dwq_task_next()).
+ * A key clamped at 0 (see dwq_sched_key()) lags its deadline by the offset
+ * it was clamped from, which the periods are counted with too.
  * Return: the deadlines coalesced.
  */
-static u64 dwq_task_catch_up(struct dwq_task *task, u64 now)
+static u64 dwq_task_catch_up(struct dwq_queue *q, struct dwq_task *task,
+			     u64 now)
 {
 	u64 key = task->node.deadline, period = task->period_ns, missed;
+	u64 lag = 0, ahead;
 
+	if (unlikely(!key) && task->boottime && q->clockid != CLOCK_BOOTTIME)
+		lag = dwq_clock_offset(q, true) - task->clock_offset;
+	now += lag;
 	if (now < key || now - key < period)
 		return 0;
 	missed = div64_u64(now - key, period);
-	task->node.deadline = key + missed * period;
+	ahead = missed * period;
+	if (likely(!lag)) {
+		task->node.deadline = key + ahead;
+	} else if (ahead > lag) {
+		task->node.deadline = ahead - lag;
+		task->clock_offset += lag;
+	} else {
+		task->clock_offset += ahead;
+	}
 	return missed;
 }
 
@@ -1229,7 +1269,7 @@ __dwq_pop_head(struct dwq_queue *q, struct dwq_worker *w, u64 now, bool timer)
 		/* A key made before a suspend counts the periods it missed. */
 		task->node.deadline =
 			__dwq_rekey_late(q, task, task->node.deadline);
-		run->overruns = dwq_task_catch_up(task, now);
+		run->overruns = dwq_task_catch_up(q, task, now);
 	}
 	run->deadline = task->node.deadline + task->clock_offset;
 	run->boottime = boottime;
@@ -1668,7 +1708,7 @@ static struct dwq_task *__dwq_take_next(struct dwq_worker *w, u64 now)
 static bool __dwq_task_next(struct dwq_queue *q, struct dwq_task *task, u64 now,
 			    u64 *at)
 {
-	u64 period = task->period_ns, next;
+	u64 period = task->period_ns, key, next;
 
 	if (task->resched) {
 		task->resched = false;
@@ -1694,10 +1734,12 @@ static bool __dwq_task_next(struct dwq_queue *q, struct dwq_task *task, u64 now,
 	 * passed meanwhile are coalesced into its next run when it is taken
 	 * (dwq_task_catch_up()).
 	 */
-	next = __dwq_rekey_late(q, task, task->node.deadline) + period;
+	key = __dwq_rekey_late(q, task, task->node.deadline);
+	next = key + period;
 	if (next > KTIME_MAX)
 		return false;
-	*at = next;
+	/* From a key clamped at 0 (dwq_sched_key()): keyed for this one. */
+	*at = likely(key) ? next : __dwq_rekey_late(q, task, next);
 	return true;
 }
 
@@ -1840,7 +1882,17 @@ static __always_inline int dwq_sched_key(const struct dwq_queue *q,
 	if (s->flags & DWQ_SCHED_ABS) {
 		if (check_sub_overflow((s64)s->time_ns, off, &k))
 			return -EINVAL;
-		*key = k > 0 ? k : 0;
+		/*
+		 * A CLOCK_BOOTTIME deadline before the time suspended so far
+		 * comes before the queue's clock's 0: keyed at 0 (it is due),
+		 * with the offset that keeps key plus offset its deadline, so
+		 * that its runs count from it (dwq_task_catch_up()).
+		 */
+		if (k < 0) {
+			off = s->time_ns;
+			k = 0;
+		}
+		*key = k;
 	} else {
 		/* Both at most KTIME_MAX: past it iff the s64 sum overflows. */
 		if (check_add_overflow((s64)now, (s64)s->time_ns, &k))
