@@ -48,6 +48,8 @@
  * @run_start: when the running CMD started (the task's clock)
  * @stop_sig: the SIGINT or SIGTERM that stopped dwqctl, or 0
  * @stopped_run: the run in flight when it came: its end is not a failure
+ * @stopped_due: it came with a firing read or ready to read and no CMD
+ *	started for it: after the deadline, not before it
  * @err: the errno of the failure that stopped dwqctl, or 0
  * @reason: why it ended, for the summary: "done", "count", "signal" or
  *	"error"
@@ -70,6 +72,7 @@ struct timer_cmd {
 	__u64 run_start;
 	int stop_sig;
 	__u64 stopped_run;
+	int stopped_due;
 	int err;
 	const char *reason;
 };
@@ -97,6 +100,14 @@ static void timer_error(struct timer_cmd *t, int err)
 	if (!t->err)
 		t->err = err ? err : EIO;
 	t->reason = "error";
+}
+
+/* Has the timer an event ready to read? */
+static int timer_ready(const struct timer_cmd *t)
+{
+	struct pollfd p = { .fd = t->fd, .events = POLLIN };
+
+	return t->fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
 }
 
 /* Stop the timer: closing the file cancels its task. */
@@ -247,6 +258,10 @@ static void report_end(struct timer_cmd *t)
 			fprintf(stderr,
 				"dwqctl after: stopped by an error (%s): CMD did not run\n",
 				errno_name(t->err, en, sizeof(en)));
+		else if (t->stop_sig && !t->runs && t->stopped_due)
+			fprintf(stderr,
+				"dwqctl after: stopped by %s at the deadline, before CMD started: CMD did not run\n",
+				sig_name(t->stop_sig, sn, sizeof(sn)));
 		else if (t->stop_sig && !t->runs)
 			fprintf(stderr,
 				"dwqctl after: stopped by %s before the deadline: the timer is cancelled, CMD did not run\n",
@@ -284,6 +299,8 @@ static void on_signal(struct timer_cmd *t, int started)
 		if (!t->stop_sig) {
 			t->stop_sig = si.ssi_signo;
 			t->stopped_run = t->pid ? t->runs : 0;
+			t->stopped_due = t->firings > t->runs + t->skipped ||
+					 timer_ready(t);
 			t->reason = "signal";
 			stop_timer(t);
 		}

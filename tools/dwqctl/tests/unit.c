@@ -1539,6 +1539,65 @@ static void test_ignored_sigint(void)
 	rmdir(dir);
 }
 
+/*
+ * after: a stop signal that comes with the firing ready to read and CMD
+ * not started does not start it, and says it came at the deadline, not
+ * before it. dwqctl is stopped (SIGSTOP) while the firing is written into
+ * its device, a FIFO, and SIGTERM sent: when it goes on, its poll() finds
+ * both at once.
+ */
+static void test_stop_at_deadline(void)
+{
+	char dir[] = "/tmp/dwqctl-unit-XXXXXX", fifo[64], flag[64], got[512];
+	const char *const want =
+		"dwqctl after: stopped by SIGTERM at the deadline, before CMD started: CMD did not run";
+	struct dwq_event ev = { .id = 1, .deadline_ns = 1, .fired_ns = 1 };
+	struct ran r;
+	int i, w = -1, ws, ok, stopped;
+	pid_t pid;
+
+	if (!seccomp_allowed()) {
+		skip("no seccomp filters here",
+		     "after, SIGTERM with the firing ready: CMD does not run");
+		return;
+	}
+	if (!mkdtemp(dir))
+		exit(2);
+	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
+	snprintf(flag, sizeof(flag), "%s/ran", dir);
+	if (mkfifo(fifo, 0600) || setenv("DWQ_DEVICE", fifo, 1))
+		exit(2);
+	pid = start_prog(&r, NULL, FAKE_SCHEDULE,
+			 (const char *[]){ "after", "1h", "--", "touch", flag,
+					   NULL });
+	/* Open for writing once dwqctl has it open (SIGTERM blocked). */
+	for (i = 0; i < 1000 && w < 0; i++) {
+		w = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (w < 0)
+			sleep_ms(10);
+	}
+	kill(pid, SIGSTOP);
+	stopped = waitpid(pid, &ws, WUNTRACED) == pid && WIFSTOPPED(ws);
+	if (w >= 0 && write(w, &ev, sizeof(ev)) != sizeof(ev))
+		stopped = 0;
+	kill(pid, SIGTERM);
+	kill(pid, SIGCONT);
+	end_prog(&r, pid);
+	last_line(r.err, got, sizeof(got));
+	ok = w >= 0 && stopped && r.status == 143 && !strcmp(got, want) &&
+	     access(flag, F_OK) && errno == ENOENT;
+	result(ok,
+	       "after, SIGTERM with the firing ready and CMD not started: exit 143, CMD not run, says so (exit %d, %s, last line: %s)",
+	       r.status, access(flag, F_OK) ? "not run" : "CMD ran", got);
+	ran_free(&r);
+	if (w >= 0)
+		close(w);
+	unsetenv("DWQ_DEVICE");
+	unlink(flag);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 /* --- usage errors ---------------------------------------------------- */
 
 /* every 1s --first -- CMD: the -- is CMD's, not a duration. */
@@ -1577,6 +1636,7 @@ int main(int argc, char **argv)
 	test_end_records();
 	test_reschedule_clock();
 	test_ignored_sigint();
+	test_stop_at_deadline();
 	test_usage();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
