@@ -1549,8 +1549,10 @@ static void test_ignored_sigint(void)
 static void test_stop_at_deadline(void)
 {
 	char dir[] = "/tmp/dwqctl-unit-XXXXXX", fifo[64], flag[64], got[512];
-	const char *const want =
-		"dwqctl after: stopped by SIGTERM at the deadline, before CMD started: CMD did not run";
+	/* The last line: an array, as a string this long must stand alone. */
+	static const char *const want[] = {
+		"dwqctl after: stopped by SIGTERM at the deadline, before CMD started: CMD did not run",
+	};
 	struct dwq_event ev = { .id = 1, .deadline_ns = 1, .fired_ns = 1 };
 	struct ran r;
 	int i, w = -1, ws, ok, stopped;
@@ -1584,7 +1586,7 @@ static void test_stop_at_deadline(void)
 	kill(pid, SIGCONT);
 	end_prog(&r, pid);
 	last_line(r.err, got, sizeof(got));
-	ok = w >= 0 && stopped && r.status == 143 && !strcmp(got, want) &&
+	ok = w >= 0 && stopped && r.status == 143 && !strcmp(got, want[0]) &&
 	     access(flag, F_OK) && errno == ENOENT;
 	result(ok,
 	       "after, SIGTERM with the firing ready and CMD not started: exit 143, CMD not run, says so (exit %d, %s, last line: %s)",
