@@ -42,10 +42,10 @@
  * suspend. A CLOCK_BOOTTIME deadline may come before the time suspended
  * so far (after a suspend longer than the time the system has run): it is
  * due, it is the deadline dwq_query() and the run report, and a fixed-rate
- * task counts its periods from it. On a boottime queue a plain task's key comes early after a
- * suspend; when it is due by that key it is checked on CLOCK_MONOTONIC,
- * and keyed anew with the time suspended since if it is not due there: it
- * never runs before its deadline.
+ * task counts its periods from it. On a boottime queue a plain task's key
+ * comes early after a suspend; when it is due by that key it is checked on
+ * CLOCK_MONOTONIC, and keyed anew with the time suspended since if it is
+ * not due there: it never runs before its deadline.
  *
  * Callers must not race dwq_queue_destroy() with any other call on that
  * queue or on its tasks, exactly as with destroy_workqueue().

@@ -1125,16 +1125,17 @@ static __always_inline bool __dwq_rekey_early(struct dwq_queue *q,
  */
 static u64 dwq_rekey_at(struct dwq_task *task, u64 key, s64 off)
 {
-	s64 deadline;
+	u64 gone;
 
 	if (off <= task->clock_offset)
 		return key;
-	deadline = (s64)key + task->clock_offset;
-	if (deadline > off) {
+	/* Differences, not key plus offset: a key near KTIME_MAX fits. */
+	gone = off - task->clock_offset;
+	if (key > gone) {
 		task->clock_offset = off;
-		return deadline - off;
+		return key - gone;
 	}
-	task->clock_offset = deadline;
+	task->clock_offset += key;
 	return 0;
 }
 
