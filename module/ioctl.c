@@ -16,6 +16,7 @@
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/stddef.h>
 #include <linux/uaccess.h>
 
 #include "dev.h"
@@ -459,8 +460,13 @@ static long dwq_ioctl_query(struct dwq_client *c,
 		return -EFAULT;
 	if (uq.reserved)
 		return -EINVAL;
-	/* Whatever the id: an unknown one is -ENOENT only if writable. */
-	if (put_user(uq.reserved, &arg->reserved))
+	/*
+	 * Whatever the id, an unknown one is -ENOENT only if the whole
+	 * argument is writable: its first and last fields lie on the (at
+	 * most two) pages it spans.
+	 */
+	BUILD_BUG_ON(offsetofend(struct dwq_ioc_query, reserved) != sizeof(uq));
+	if (put_user(uq.id, &arg->id) || put_user(uq.reserved, &arg->reserved))
 		return -EFAULT;
 	err = dwq_client_query(c, &uq, killable);
 	if (err)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 #include "dwq_test.h"
 
@@ -511,6 +512,43 @@ TEST_F(ioctl, query_readonly_unknown_id_efault)
 	ev = dwqt_read_one(fd);
 	T_EQ(ev.id, fired);
 	T_EQ(ev.cookie, 3);
+}
+
+/*
+ * A QUERY argument whose head lies on a read-only page and whose tail on a
+ * writable one cannot be written back whole: -EFAULT whatever the id, for
+ * every place the page boundary can fall.
+ */
+TEST_F(ioctl, query_partly_readonly_efault)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = self->f.fd;
+	struct dwq_ioc_query *q;
+	struct snapshot s;
+	uint64_t ids[2];
+	size_t ro, k;
+	char *p;
+
+	ids[0] = 0x7fffffff;
+	ids[1] = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		t_fail("mmap: %s", t_errname(errno));
+	s = snap(fd);
+	for (ro = 8; ro < sizeof(*q); ro += 8) {
+		for (k = 0; k < ARRAY_SIZE(ids); k++) {
+			q = (struct dwq_ioc_query *)(p + page - ro);
+			T_OK(mprotect(p, page, PROT_READ | PROT_WRITE));
+			memset(q, 0, sizeof(*q));
+			q->id = ids[k];
+			T_OK(mprotect(p, page, PROT_READ));
+			T_ERR(dwqt_ioctl(fd, DWQ_IOC_QUERY, q), EFAULT);
+		}
+	}
+	expect_unchanged(fd, "QUERY partly read-only", &s);
+	expect_only(fd, ids[1]);
+	munmap(p, 2 * page);
 }
 
 TEST_HARNESS_MAIN
