@@ -47,9 +47,14 @@ static_assert(offsetof(struct io_uring_sqe, cmd) +
  * firing its tasks, another ioctl), for memory (the allocations of tasks,
  * of a batch's copy and of the heap's growth, GFP_KERNEL as when io_uring
  * prepares an SQE) and for page faults on its argument. It never returns
- * -EAGAIN: io_uring would issue it again from its worker, where the
- * command area may be read again from the ring, whose slot the submitter
- * may have reused by then. The wait for the mutex is killable, not
+ * -EAGAIN, which would have io_uring copy the SQE and issue the command
+ * again from an io-wq worker, a thread woken and switched to for each
+ * one: the allocations and faults could not be left to that worker
+ * without a second, non-blocking path through every ioctl, and the mutex
+ * is held for one call's work, the length of one ioctl or read(). The
+ * price: a read() whose buffer faults holds the mutex through the fault,
+ * and a command that waits for it holds up its submitter (or the SQPOLL
+ * thread) as long. The wait for the mutex is killable, not
  * interruptible: io_uring's own task_work notifications show as a pending
  * signal to the submitter and the SQPOLL thread, and would end an
  * interruptible wait at once. The ring's SQE128 and CQE32 are accepted

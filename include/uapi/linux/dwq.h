@@ -506,7 +506,9 @@ struct dwq_event {
  * uring_cmd_flags io_uring checks itself before the command reaches
  * /dev/dwq, are io_uring's, with its errors (-EFAULT for
  * IORING_URING_CMD_FIXED with a buffer index the ring has not
- * registered, for one).
+ * registered, for one, where io_uring looks the buffer up before the
+ * command; where it leaves that to the command, as newer kernels do,
+ * /dev/dwq refuses the flag with -EINVAL).
  *
  * A command that finds the file busy with another call waits for it,
  * in io_uring_enter() or wherever io_uring issues it. io_uring may issue

@@ -348,7 +348,8 @@ TEST_F(uring, mixed_with_read)
 
 /*
  * What only the command has, wrong: its flags or reserved bytes non-zero,
- * uring_cmd_flags set (a registered buffer), on a 128-byte-SQE ring a
+ * uring_cmd_flags set (a registered buffer, or one the ring does not have:
+ * EFAULT from io_uring where it looks it up), on a 128-byte-SQE ring a
  * non-zero byte after the command: EINVAL, and nothing scheduled, no id
  * written back. An address that is no user memory's: EFAULT. On that ring
  * with the rest zero, and on a ring of 32-byte CQEs, it works.
@@ -377,6 +378,16 @@ TEST_F(uring, bad_command)
 		submit(&ring, 1);
 		T_ERR(wait_cqe(&ring, &ud), EINVAL);
 	}
+
+	/*
+	 * A buffer the ring has not registered: io_uring's EFAULT where it
+	 * looks the buffer up first, /dev/dwq's EINVAL where it does not.
+	 */
+	sqe = prep_cmd(&ring, fd, DWQ_IOC_SCHEDULE, &s, 1);
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = 3;
+	submit(&ring, 1);
+	T_ERR2(wait_cqe(&ring, &ud), EFAULT, EINVAL);
 
 	T_EQ(io_uring_register_buffers(&ring, &iov, 1), 0);
 	sqe = prep_cmd(&ring, fd, DWQ_IOC_SCHEDULE, &s, 1);
