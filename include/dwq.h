@@ -343,7 +343,7 @@ int dwq_schedule_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 int dwq_cancel(struct dwq_task *task);
 void dwq_cancel_batch(struct dwq_queue *q, struct dwq_task *const *tasks,
 		      unsigned int n, int *ret);
-int dwq_cancel_sync(struct dwq_task *task);
+int __must_check dwq_cancel_sync(struct dwq_task *task);
 int dwq_reschedule(struct dwq_task *task, const struct dwq_sched *s);
 void dwq_query(struct dwq_task *task, struct dwq_task_info *info);
 
@@ -381,7 +381,8 @@ static inline void dwq_task_get(struct dwq_task *task)
  * callback drops the last reference, must be fine in softirq context
  * (kfree() is; defer to a work item what needs process context). It may
  * call every dwq function but those that sleep: dwq_cancel_sync() (which
- * says -EDEADLK there), dwq_queue_reserve() and dwq_queue_destroy(). A
+ * says -EDEADLK there), dwq_queue_create(), dwq_queue_reserve() and
+ * dwq_queue_destroy(). A
  * worker running a quick task arms no hand-off timer.
  *
  * On a queue created with %DWQ_QUEUE_HARDIRQ, the timer expires in hard

@@ -1086,7 +1086,7 @@ static void dwq_context_test_cancel_sync_free(struct kunit *test)
 			break;
 		}
 		ct_spin((i % 64) * NSEC_PER_USEC);
-		dwq_cancel_sync(&o->task);
+		KUNIT_EXPECT_GE(test, dwq_cancel_sync(&o->task), 0);
 		refs_left += kref_read(&o->task.ref) != 1;
 		bound_left += !!READ_ONCE(o->task.queue);
 		kfree(o);

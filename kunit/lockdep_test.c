@@ -58,6 +58,7 @@ static void dwq_lockdep_test_cancel_sync_under_lock(struct kunit *test)
 	struct dwq_sched s = {};
 	struct dwq_queue *q;
 	unsigned long left;
+	int ret;
 
 	if (!provoke_lockdep)
 		kunit_skip(test, "provoke_lockdep=0");
@@ -78,8 +79,9 @@ static void dwq_lockdep_test_cancel_sync_under_lock(struct kunit *test)
 	KUNIT_ASSERT_GT(test, left, 0UL);
 	/* ...and reports "lock, then wait for callback" here. */
 	mutex_lock(&lock);
-	dwq_cancel_sync(&p->task);
+	ret = dwq_cancel_sync(&p->task);
 	mutex_unlock(&lock);
+	KUNIT_EXPECT_GE(test, ret, 0);
 }
 
 static struct kunit_case dwq_lockdep_test_cases[] = {

@@ -2246,7 +2246,7 @@ static void dwq_queue_test_quick_fixed_rate_late(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
 	dwq_kunit_wait_until(test, atomic_read(&p[1].runs) >= 1);
 	/* Queued again, or running again by now: either way it stops. */
-	dwq_cancel_sync(&p[1].task);
+	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[1].task), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 1);
 	/* Taken at least @spin after @due: for that deadline or a later one. */
 	KUNIT_EXPECT_GE(test, p[1].deadline, due + spin);
@@ -2282,7 +2282,7 @@ static void dwq_queue_test_boottime_rate_stale_key(struct kunit *test)
 	raw_spin_unlock_irq(&q->lock);
 	dwq_kunit_wait_until(test, atomic_read(&p->runs) >= 1);
 	/* Queued again, or running again by now: either way it stops. */
-	dwq_cancel_sync(&p->task);
+	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p->task), 0);
 	/* Its deadlines are now @slept earlier: that many periods passed. */
 	KUNIT_EXPECT_GE(test, p->overruns, slept / period);
 	KUNIT_EXPECT_EQ(test, p->deadline,
@@ -2353,7 +2353,7 @@ static void dwq_queue_test_boottime_before_suspended(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, (info.deadline_ns - at[i]) % period,
 				0ULL);
 		KUNIT_EXPECT_GT(test, info.deadline_ns, p[i].deadline);
-		dwq_cancel_sync(&p[i].task);
+		KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[i].task), 0);
 		/* The latest deadline of its series passed when it ran. */
 		KUNIT_EXPECT_EQ(test, (p[i].deadline - at[i]) % period, 0ULL);
 		KUNIT_EXPECT_EQ(test, p[i].overruns,

@@ -315,7 +315,7 @@ static void dwq_task_periodic_test_fixed_delay_spacing(struct kunit *test)
 	tt_wait_past(test, q, &p[1], 20 * MS);
 	complete(gate);
 	tt_wait(test, &p->enough);
-	dwq_cancel_sync(&p->task);
+	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p->task), 0);
 	for (k = 1; k < 4; k++) {
 		KUNIT_EXPECT_GE(test, p->deadline[k], p->end[k - 1] + period);
 		KUNIT_EXPECT_GE(test, p->start[k], p->end[k - 1] + period);
@@ -359,8 +359,8 @@ static void dwq_task_periodic_test_never_concurrent(struct kunit *test)
 	complete_all(gate);
 	tt_wait(test, &p[0].enough);
 	tt_wait(test, &p[1].enough);
-	dwq_cancel_sync(&p[0].task);
-	dwq_cancel_sync(&p[1].task);
+	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[0].task), 0);
+	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[1].task), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].max_inflight), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].max_inflight), 1);
 	/* Its second run coalesced the periods its first one overran. */
@@ -461,7 +461,7 @@ static void dwq_task_periodic_test_reschedule_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p[0].task, &s), 0);
 	complete(gate);
 	tt_wait(test, &p[0].enough);
-	dwq_cancel_sync(&p[0].task);
+	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[0].task), 0);
 	KUNIT_EXPECT_GE(test, p[0].deadline[1], t + 300 * MS);
 	KUNIT_EXPECT_EQ(test, p[0].overruns[1], 0ULL);
 	KUNIT_EXPECT_EQ(test, p[0].deadline[2],
@@ -502,7 +502,7 @@ static void dwq_task_periodic_test_reschedule_clock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p->task, &mono), 0);
 	complete(gate);
 	tt_wait(test, &p->enough);
-	dwq_cancel_sync(&p->task);
+	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p->task), 0);
 	KUNIT_EXPECT_TRUE(test, p->boottime[0]);
 	KUNIT_EXPECT_FALSE(test, p->boottime[1]);
 	KUNIT_EXPECT_GE(test, p->deadline[1], t + 20 * MS);
@@ -532,7 +532,7 @@ static void dwq_task_periodic_test_set_period(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.period_ns, 80 * MS);
 	KUNIT_EXPECT_LE(test, info.remaining_ns, 50 * MS);
 	tt_wait(test, &p->enough);
-	dwq_cancel_sync(&p->task);
+	KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p->task), 0);
 	KUNIT_EXPECT_EQ(test, p->deadline[1] - p->deadline[0],
 			(1 + p->overruns[1]) * 80 * MS);
 	KUNIT_EXPECT_EQ(test, p->deadline[2] - p->deadline[1],
@@ -755,7 +755,7 @@ static void dwq_task_cancel_test_race_10k(struct kunit *test)
 
 	/* Let callbacks that were running finish, and the queue let go. */
 	for (i = 0; i < n; i++)
-		dwq_cancel_sync(&r->p[i].task);
+		KUNIT_EXPECT_GE(test, dwq_cancel_sync(&r->p[i].task), 0);
 	kunit_release_action(test, tt_destroy, q);
 
 	for (i = 0; i < n; i++) {

@@ -2692,7 +2692,7 @@ void dwq_client_free(struct dwq_client *c)
 	 * waits for. After it, nothing touches the client.
 	 */
 	for (i = 0; c->q && i < DWQ_NR_CLOCKS; i++)
-		dwq_cancel_sync(&c->clk[i].alarm);
+		WARN_ON_ONCE(dwq_cancel_sync(&c->clk[i].alarm) < 0);
 
 	mutex_lock(&c->mutex);
 	/* A task a read() owes was uncharged then: it goes alone. */

@@ -2593,7 +2593,9 @@ static void dwq_task_touch_map(struct dwq_queue *q, struct dwq_task *task)
  * from @task's own callback, which would wait for itself, or with softirqs
  * or interrupts off: from any quick callback (see dwq_task_set_quick()),
  * in the queue's timer or on a worker, which must not sleep and may be
- * what it waits for.
+ * what it waits for, or under a lock taken with spin_lock_bh() or
+ * spin_lock_irqsave(). The result must be used: after -EDEADLK @task may
+ * still be queued or running, and must not be freed.
  */
 int dwq_cancel_sync(struct dwq_task *task)
 {

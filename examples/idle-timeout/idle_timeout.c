@@ -375,6 +375,12 @@ static void conn_close_sync(struct idle_conn *c, struct close_tally *t)
 	spin_unlock_bh(&c->lock);
 
 	ret = dwq_cancel_sync(&c->task);
+	/*
+	 * -EDEADLK, having done nothing, where this could not sleep (under a
+	 * spin_lock_bh(), say): the callback may still run, so @c stays.
+	 */
+	if (WARN_ON_ONCE(ret < 0))
+		return;
 	if (was_open) {
 		t->open++;
 		if (ret == DWQ_RESULT_REMOVED)
