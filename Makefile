@@ -34,7 +34,8 @@
 #                        and adds it again so DKMS does not keep the old
 #                        build. Both refuse to touch sources that a package
 #                        (dwq-dkms) owns: use apt for those
-#   make deb             dwq-dkms and dwqctl .debs (debian/) in build/deb/
+#   make deb             dwq-dkms, dwq-dev and dwqctl .debs (debian/) in
+#                        build/deb/
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 # The release KDIR was configured for: where modules_install puts dwq.ko.

@@ -526,9 +526,9 @@ static int bench_f4(struct bench *b)
 		{ SERIES("timerfd_epoll_p50", "timerfd+epoll+read, p50"),
 		  SERIES("timerfd_epoll_p99", "timerfd+epoll+read, p99"),
 		  SERIES("timerfd_epoll_p99.9", "timerfd+epoll+read, p99.9") },
-		{ SERIES("dwq_worker_p50", "dwq at the worker, p50"),
-		  SERIES("dwq_worker_p99", "dwq at the worker, p99"),
-		  SERIES("dwq_worker_p99.9", "dwq at the worker, p99.9") },
+		{ SERIES("dwq_fired_p50", "dwq fired in read(), p50"),
+		  SERIES("dwq_fired_p99", "dwq fired in read(), p99"),
+		  SERIES("dwq_fired_p99.9", "dwq fired in read(), p99.9") },
 	};
 	static const double ps[3] = { 0.5, 0.99, 0.999 };
 	size_t n = b->ops / 10;
