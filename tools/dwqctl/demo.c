@@ -71,7 +71,7 @@ static void __printf(1, 2) say(const char *fmt, ...)
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
-	fflush(stdout);
+	out_flush();
 }
 
 static void __printf(4, 5)
@@ -96,7 +96,7 @@ static void __printf(4, 5)
 		return;
 	}
 	printf("   %s %s\n", ok ? "[ok]" : "[FAILED]", detail);
-	fflush(stdout);
+	out_flush();
 }
 
 static void step(struct demo *d, const char *title)

@@ -306,6 +306,24 @@ void errorf(int err, const char *cause, const char *fmt, ...)
 }
 
 /**
+ * report_write_error() - "dwqctl: write error: ERRNO: CAUSE", once
+ *
+ * On stderr only: stdout is what failed.
+ */
+void report_write_error(void)
+{
+	static int said;
+	char nb[32];
+	int err = out_error();
+
+	if (!err || said)
+		return;
+	said = 1;
+	fprintf(stderr, "dwqctl: write error: %s: %s\n",
+		errno_name(err, nb, sizeof(nb)), strerror(err));
+}
+
+/**
  * read_param() - read one of dwq.ko's module parameters
  * @name: the parameter
  * @buf: its value, without the newline
@@ -400,7 +418,7 @@ void print_event(const struct dwq_event *ev)
 	printf(" lateness %s%s skipped %llu folded %llu worker %u flags %s\n",
 	       late >= 0 ? "+" : "", lt, ev->overruns + ev->skipped, ev->folded,
 	       ev->worker, event_flags(ev->flags));
-	fflush(stdout);
+	out_flush();
 }
 
 /**
@@ -458,7 +476,7 @@ void print_query(const struct dwq_ioc_query *q)
 	printf(" period %s cookie %llu runs %llu skipped %llu folded %llu clock %s\n",
 	       fmt_duration_u(per, sizeof(per), q->period_ns), q->cookie,
 	       q->runs, q->overruns + q->skipped, q->folded, clock);
-	fflush(stdout);
+	out_flush();
 }
 
 /**

@@ -14,6 +14,7 @@
  *   demo.c      `dwqctl demo`
  *   bench.c     `dwqctl bench`
  *   json.c      one JSON object per line
+ *   out.c       standard output's write errors
  */
 #ifndef DWQCTL_H
 #define DWQCTL_H
@@ -204,6 +205,7 @@ const char *errno_name(int err, char *buf, size_t len);
 const char *err_cause(enum dwq_op op, int err);
 const char *denied_cause(char *buf, size_t len);
 void errorf(int err, const char *cause, const char *fmt, ...) __printf(3, 4);
+void report_write_error(void);
 void json_error(const char *what, int err, const char *cause);
 int read_param(const char *name, char *buf, size_t len);
 int param_u64(const char *name, __u64 *v);
@@ -235,6 +237,7 @@ int cmd_bench(int argc, char **argv);
 int help_for(const char *cmd, FILE *f);
 int usage_error(const char *cmd, const char *fmt, ...) __printf(2, 3);
 int common_opt(const char *cmd, char **argv, int *i);
+int exit_status(int status);
 
 /* json.c */
 void json_begin(const char *type);
@@ -255,5 +258,10 @@ void json_array_str(const char *s);
 void json_array_end(void);
 void json_object_begin(const char *key);
 void json_object_end(void);
+
+/* out.c */
+void out_failed(int err);
+int out_error(void);
+int out_flush(void);
 
 #endif /* DWQCTL_H */

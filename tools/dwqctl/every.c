@@ -345,7 +345,7 @@ static int on_events(struct timer_cmd *t)
 		}
 		/* A stop signal since poll() starts nothing more. */
 		on_signal(t, 0);
-		if (t->stop_sig)
+		if (t->stop_sig || out_error())
 			return 0;
 		t->runs++;
 		t->run_start = clock_now(t->s.flags);
@@ -440,6 +440,12 @@ static int timer_loop(struct timer_cmd *t)
 		/* after: a one-shot has one firing. */
 		if (!t->s.period_ns && t->runs)
 			stop_timer(t);
+		/* The reports cannot be written: an error, CMD waited for. */
+		if (out_error() && !t->err) {
+			report_write_error();
+			timer_error(t, out_error());
+			stop_timer(t);
+		}
 	}
 end:
 	stop_timer(t);

@@ -162,7 +162,10 @@ void json_end(void)
 {
 	depth = 0;
 	fputs("}\n", json_file());
-	fflush(json_file());
+	if (out)
+		fflush(out);
+	else
+		out_flush();
 	if (in_record) {
 		in_record = 0;
 		sigprocmask(SIG_SETMASK, &saved_mask, NULL);

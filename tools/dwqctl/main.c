@@ -362,16 +362,18 @@ int common_opt(const char *cmd, char **argv, int *i)
 		return 1;
 	}
 	if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-		exit(help_for(cmd, stdout));
+		exit(exit_status(help_for(cmd, stdout)));
 	if (!strcmp(a, "--version"))
-		exit(version());
+		exit(exit_status(version()));
 	if (!strncmp(a, "--device=", 9)) {
 		opt.dev = a + 9;
 		return 1;
 	}
 	if (!strcmp(a, "--device")) {
-		if (!argv[*i + 1])
-			exit(usage_error(cmd, "--device needs a path"));
+		if (!argv[*i + 1]) {
+			usage_error(cmd, "--device needs a path");
+			exit(exit_status(2));
+		}
 		opt.dev = argv[++*i];
 		return 1;
 	}
@@ -542,6 +544,27 @@ static void scan_json(int argc, char **argv)
 			opt.json = 1;
 }
 
+/**
+ * exit_status() - flush and close stdout, and the exit status that follows
+ * @status: the command's
+ *
+ * If a write to stdout failed, now or before, "dwqctl: write error: ERRNO:
+ * CAUSE" goes to stderr (once) and a status of 0 becomes 1: the output is
+ * not all there. A failure's status stays as it is (after: CMD's).
+ *
+ * Return: the exit status.
+ */
+int exit_status(int status)
+{
+	out_flush();
+	if (fclose(stdout))
+		out_failed(errno);
+	if (!out_error())
+		return status;
+	report_write_error();
+	return status ? status : 1;
+}
+
 static int version(void)
 {
 	if (opt.json) {
@@ -567,19 +590,19 @@ int main(int argc, char **argv)
 	scan_json(argc, argv);
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return help_for(NULL, stdout);
+			return exit_status(help_for(NULL, stdout));
 		if (!strcmp(argv[i], "--version"))
-			return version();
+			return exit_status(version());
 		if (!common_opt(NULL, argv, &i)) {
 			snprintf(what, sizeof(what), "unknown option '%s'",
 				 argv[i]);
 			usage_message(NULL, what);
-			return 2;
+			return exit_status(2);
 		}
 	}
 	if (i >= argc) {
 		usage_message(NULL, "which command? See dwqctl --help");
-		return 2;
+		return exit_status(2);
 	}
 	c = find_command(argv[i]);
 	for (k = 0; !c && k < ARRAY_SIZE(removed); k++) {
@@ -589,13 +612,13 @@ int main(int argc, char **argv)
 			 "'%s' is gone: a task belongs to the file that scheduled it, and a new dwqctl has a new file; use '%s' inside 'dwqctl run'",
 			 argv[i], argv[i]);
 		usage_message(NULL, what);
-		return 2;
+		return exit_status(2);
 	}
 	if (!c) {
 		snprintf(what, sizeof(what), "unknown command '%s'", argv[i]);
 		usage_message(NULL, what);
-		return 2;
+		return exit_status(2);
 	}
 	arm_end_record(c->name);
-	return c->fn(argc - i, argv + i);
+	return exit_status(c->fn(argc - i, argv + i));
 }

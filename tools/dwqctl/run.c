@@ -218,7 +218,7 @@ static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 		json_end();
 	} else {
 		printf("schedule: id %llu\n", s.id);
-		fflush(stdout);
+		out_flush();
 	}
 	return 0;
 }
@@ -258,7 +258,7 @@ static int cancel_report(struct run_state *st, __u64 id, int err, __u32 result)
 		json_end();
 	} else {
 		printf("%s: %s: %s\n", what, res, why);
-		fflush(stdout);
+		out_flush();
 	}
 	return 0;
 }
@@ -418,7 +418,7 @@ static int do_reschedule(struct run_state *st, const struct run_cmd *cmd)
 	else
 		printf("%s: moved: due in %s\n", what,
 		       fmt_duration_u(d, sizeof(d), r.time_ns));
-	fflush(stdout);
+	out_flush();
 	return 0;
 }
 
@@ -479,7 +479,7 @@ static void wait_summary(__u64 got, __u64 t0, const char *end)
 	}
 	printf("wait: %llu event%s in %s\n", got, got == 1 ? "" : "s",
 	       fmt_duration(d, sizeof(d), clock_now(0) - t0));
-	fflush(stdout);
+	out_flush();
 }
 
 /*
@@ -565,7 +565,7 @@ static void do_echo(const struct run_cmd *cmd)
 		return;
 	}
 	printf("%s\n", cmd->text);
-	fflush(stdout);
+	out_flush();
 }
 
 /**
@@ -580,7 +580,7 @@ int run_exec(struct run_state *st, const struct run_cmd *cmd, const char *text)
 {
 	if (st->echo && cmd->op != RUN_NOP && !opt.json) {
 		printf("+ %s\n", text);
-		fflush(stdout);
+		out_flush();
 	}
 	switch (cmd->op) {
 	case RUN_NOP:
@@ -718,6 +718,11 @@ static int run_whole(struct run_state *st, FILE *in)
 			if (!st->keep_going)
 				break;
 		}
+		/* Its output lost: nobody would see the rest's. */
+		if (out_error()) {
+			ret = 1;
+			break;
+		}
 	}
 	opt.line = 0;
 out:
@@ -751,6 +756,10 @@ static int run_stream(struct run_state *st, FILE *in)
 			if (run_exec(st, &cmd, text)) {
 				ret = 1;
 				stop = !st->keep_going;
+			}
+			if (out_error()) {
+				ret = 1;
+				stop = 1;
 			}
 		}
 		run_cmd_free(&cmd);

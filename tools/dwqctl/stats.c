@@ -82,7 +82,7 @@ void print_stats_line(const struct dwq_ioc_stats *st)
 	       st->spurious_wakeups, st->tasks_run, st->leader_changes);
 	printf(" user_tasks %llu all_tasks %llu user_rate_mhz %llu\n",
 	       st->user_tasks, st->all_tasks, st->user_rate_mhz);
-	fflush(stdout);
+	out_flush();
 }
 
 struct counter {
@@ -318,7 +318,11 @@ int cmd_watch(int argc, char **argv)
 			       fmt_duration_u(d, sizeof(d), period), opt.dev, n,
 			       when);
 			print_stats_table(&st, n > 1 ? &prev : NULL, t - tprev);
-			fflush(stdout);
+			out_flush();
+		}
+		if (out_error()) {
+			fail = out_error(); /* said by main() */
+			break;
 		}
 		shown = n;
 		prev = st;

@@ -1619,6 +1619,99 @@ static void test_usage(void)
 	ran_free(&r);
 }
 
+/* --- write errors ---------------------------------------------------- */
+
+/*
+ * Run the program with @args, its stdout on @outfd, its stdin @input_path
+ * (NULL: /dev/null), stderr into @errbuf if not NULL; SIGPIPE ignored with
+ * @ign_pipe. Return its exit status, 128 + N for signal N.
+ */
+static int run_out(int outfd, int ign_pipe, const char *input_path,
+		   char *errbuf, size_t errlen, const char *const *args)
+{
+	const char *argv[16] = { prog };
+	int ws, i, errfd = memfd_create("err", MFD_CLOEXEC);
+	char *err;
+	pid_t pid;
+
+	for (i = 0; args[i] && i + 2 < (int)ARRAY_SIZE(argv); i++)
+		argv[i + 1] = args[i];
+	if (errfd < 0)
+		exit(2);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		exit(2);
+	if (!pid) {
+		int in = open(input_path ? input_path : "/dev/null", O_RDONLY);
+
+		if (in < 0 || dup2(in, 0) < 0 || dup2(outfd, 1) < 0 ||
+		    dup2(errfd, 2) < 0)
+			_exit(125);
+		if (ign_pipe)
+			signal(SIGPIPE, SIG_IGN);
+		alarm(20);
+		execv(prog, (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &ws, 0) != pid)
+		exit(2);
+	err = slurp(errfd);
+	if (errbuf)
+		snprintf(errbuf, errlen, "%s", err);
+	free(err);
+	return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+/*
+ * A failed write to stdout is a failure: exit 1 and "dwqctl: write error:
+ * ERRNO: CAUSE" on stderr, not exit 0.
+ */
+static void test_write_errors(void)
+{
+	static const char *const enospc[] = {
+		"dwqctl: write error: ENOSPC: No space left on device\n",
+	};
+	static const char *const epipe[] = {
+		"dwqctl: write error: EPIPE: Broken pipe\n",
+	};
+	char path[] = "/tmp/dwqctl-unit-XXXXXX", err[512];
+	int full = open("/dev/full", O_WRONLY | O_CLOEXEC), p[2], st;
+
+	if (full < 0)
+		exit(2);
+	st = run_out(full, 0, NULL, err, sizeof(err),
+		     (const char *[]){ "--version", NULL });
+	result(st == 1 && lines_with(err, enospc[0]) == 1,
+	       "--version > /dev/full: exit 1, says write error (exit %d, said: %s)",
+	       st, err);
+	st = run_out(full, 0, NULL, err, sizeof(err),
+		     (const char *[]){ "--json", "--version", NULL });
+	result(st == 1 && lines_with(err, enospc[0]) == 1,
+	       "--json --version > /dev/full: exit 1, says write error (exit %d, said: %s)",
+	       st, err);
+	script_file(path, "echo hi\necho ho\n");
+	st = run_out(full, 0, path, err, sizeof(err),
+		     (const char *[]){ "--device", "/dev/null", "run", "-",
+				       NULL });
+	result(st == 1 && lines_with(err, enospc[0]) == 1,
+	       "run of 'echo hi' > /dev/full: exit 1, says write error once (exit %d, said: %s)",
+	       st, err);
+	/* SIGPIPE ignored: EPIPE ends it, a failure. */
+	if (pipe2(p, O_CLOEXEC))
+		exit(2);
+	close(p[0]);
+	st = run_out(p[1], 1, path, err, sizeof(err),
+		     (const char *[]){ "--json", "--device", "/dev/null", "run",
+				       "-", NULL });
+	result(st == 1 && lines_with(err, epipe[0]) == 1,
+	       "run --json into a closed pipe, SIGPIPE ignored: exit 1, says write error once (exit %d, said: %s)",
+	       st, err);
+	close(p[1]);
+	close(full);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -1640,6 +1733,7 @@ int main(int argc, char **argv)
 	test_ignored_sigint();
 	test_stop_at_deadline();
 	test_usage();
+	test_write_errors();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
