@@ -263,5 +263,9 @@ void json_object_end(void);
 void out_failed(int err);
 int out_error(void);
 int out_flush(void);
+int out_cutting(void);
+void out_stop_fd(int fd);
+void out_stopping(void);
+int out_write(const char *buf, size_t len);
 
 #endif /* DWQCTL_H */

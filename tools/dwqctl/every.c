@@ -38,6 +38,7 @@
  * @quiet: -q: no per-run report
  * @fd: the device file, -1 once the task is cancelled
  * @sfd: the signalfd of SIGINT, SIGTERM and SIGCHLD
+ * @stop_fd: one of SIGINT and SIGTERM, for out_write() to poll
  * @pid: the running CMD, or 0
  * @runs: runs of CMD started
  * @firings: events read
@@ -62,6 +63,7 @@ struct timer_cmd {
 	int quiet;
 	int fd;
 	int sfd;
+	int stop_fd;
 	pid_t pid;
 	__u64 runs;
 	__u64 firings;
@@ -297,6 +299,7 @@ static void on_signal(struct timer_cmd *t, int started)
 		if (si.ssi_signo == SIGCHLD)
 			continue;
 		if (!t->stop_sig) {
+			out_stopping();
 			t->stop_sig = si.ssi_signo;
 			t->stopped_run = t->pid ? t->runs : 0;
 			t->stopped_due = t->firings > t->runs + t->skipped ||
@@ -400,6 +403,10 @@ static int timer_loop(struct timer_cmd *t)
 		timer_error(t, err);
 		goto end;
 	}
+	/* A stop signal ends a write that stdout's reader holds up. */
+	sigdelset(&set, SIGCHLD);
+	t->stop_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	out_stop_fd(t->stop_fd);
 	t->fd = dev_open(1);
 	if (t->fd < 0) {
 		timer_error(t, errno);
@@ -537,6 +544,7 @@ static int timer_cmd(const char *name, int argc, char **argv)
 		.name = name,
 		.fd = -1,
 		.sfd = -1,
+		.stop_fd = -1,
 		.s.mode = strcmp(name, "every") ? DWQ_MODE_ONESHOT :
 						  DWQ_MODE_FIXED_RATE,
 	};
@@ -548,6 +556,9 @@ static int timer_cmd(const char *name, int argc, char **argv)
 	ret = timer_loop(&t);
 	if (t.sfd >= 0)
 		close(t.sfd);
+	out_stop_fd(-1);
+	if (t.stop_fd >= 0)
+		close(t.stop_fd);
 	return ret;
 }
 

@@ -20,9 +20,10 @@
  * (from a file name, a script, a command line) is written as U+FFFD, the
  * replacement character, so the output is always valid JSON.
  */
+#include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "dwqctl.h"
 
@@ -33,12 +34,16 @@
 static int first[JSON_DEPTH];
 static int depth;
 static FILE *out;
-static int in_record;
-static sigset_t saved_mask;
+/* The record being made, written whole by json_end(). */
+static FILE *rec;
+static char *rec_buf;
+static size_t rec_len;
 
 static FILE *json_file(void)
 {
-	return out ? out : stdout;
+	if (out)
+		return out;
+	return rec ? rec : stdout;
 }
 
 /**
@@ -129,22 +134,15 @@ static void json_quote(const char *s)
 /**
  * json_begin() - start an object on a new line
  * @type: the value of its "type" key
+ *
+ * The object is made in memory, and written by json_end() with one
+ * write() where it can be (out.c): a signal does not cut it in half, and
+ * the end record of main.c's handler starts a line.
  */
 void json_begin(const char *type)
 {
-	sigset_t set;
-
-	/*
-	 * SIGINT and SIGTERM wait until the record is whole: their handler
-	 * (main.c) may write a final record, which must start a line.
-	 */
-	if (!in_record) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGINT);
-		sigaddset(&set, SIGTERM);
-		sigprocmask(SIG_BLOCK, &set, &saved_mask);
-		in_record = 1;
-	}
+	if (!out && !rec)
+		rec = open_memstream(&rec_buf, &rec_len);
 	depth = 0;
 	first[0] = 1;
 	fputc('{', json_file());
@@ -154,7 +152,7 @@ void json_begin(const char *type)
 }
 
 /**
- * json_end() - end the object and its line, and flush
+ * json_end() - end the object and its line, and write it out
  *
  * Nested arrays and objects must have been ended already.
  */
@@ -162,13 +160,18 @@ void json_end(void)
 {
 	depth = 0;
 	fputs("}\n", json_file());
-	if (out)
+	if (out) {
 		fflush(out);
-	else
-		out_flush();
-	if (in_record) {
-		in_record = 0;
-		sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+	} else if (rec) {
+		if (fclose(rec))
+			out_failed(ENOMEM);
+		else
+			out_write(rec_buf, rec_len);
+		rec = NULL;
+		free(rec_buf);
+		rec_buf = NULL;
+	} else {
+		out_flush(); /* no memory for a record: through stdio */
 	}
 }
 

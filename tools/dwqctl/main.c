@@ -9,6 +9,7 @@
  * Exit status: 0 success, 1 failure, 2 usage error; after: CMD's.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -487,20 +488,39 @@ static char end_record[2][160];
 static size_t end_len[2];
 
 /*
+ * Write @len bytes of @s to stdout only if it takes them now: the signal
+ * must end dwqctl, and a reader that stalls would keep it waiting.
+ */
+static void end_write(const char *s, size_t len)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	ssize_t ret;
+
+	if (poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) &&
+	    !(p.revents & (POLLERR | POLLHUP | POLLNVAL)))
+		ret = write(STDOUT_FILENO, s, len);
+	(void)ret;
+}
+
+/*
  * A command that does not end itself cleanly on SIGINT or SIGTERM dies of
  * it, as it always has; with --json it first writes
  * {"type":"end","command":CMD,"reason":"signal","signal":"SIGINT"}, so a
- * reader of the stream can tell an interrupted run from a cut pipe. The
- * handler runs only between records (json_begin() blocks the signals).
+ * reader of the stream can tell an interrupted run from a cut pipe. A
+ * record is written with one write() (json.c, out.c), so the handler comes
+ * between records, unless one was cut (out_cutting()): the end record's line is
+ * begun first. If stdout takes nothing, there is no end record: a reader
+ * that stalls does not keep dwqctl from ending.
  */
 static void end_handler(int sig)
 {
 	int k = sig == SIGTERM;
-	ssize_t ret;
 
-	if (opt.json)
-		ret = write(STDOUT_FILENO, end_record[k], end_len[k]);
-	(void)ret;
+	if (opt.json && !out_error()) {
+		if (out_cutting())
+			end_write("\n", 1);
+		end_write(end_record[k], end_len[k]);
+	}
 	raise(sig); /* SA_RESETHAND: the default action, once we return */
 }
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,24 +115,25 @@ static __u64 counter(const struct dwq_ioc_stats *st, const struct counter *c)
 }
 
 /*
- * The table for a person. With @prev (watch), a column of rates per
- * second over @dt_ns.
+ * The table for a person, on @f. With @prev (watch), a column of rates
+ * per second over @dt_ns.
  */
-static void print_stats_table(const struct dwq_ioc_stats *st,
+static void print_stats_table(FILE *f, const struct dwq_ioc_stats *st,
 			      const struct dwq_ioc_stats *prev, __u64 dt_ns)
 {
 	char l[16], name[32];
 	size_t i;
 
-	printf("queue (all files and kernel users)\n");
-	printf("  %-18s %10u\n", "tasks queued", st->queue_size);
-	printf("  %-18s %10u  slots in the heap array\n", "heap capacity",
-	       st->queue_capacity);
-	printf("  %-18s %10u\n", "workers", st->workers);
-	printf("  %-18s %10s  the worker asleep until the head's deadline\n",
-	       "leader", leader_text(st->leader, l, sizeof(l)));
-	printf("workers, totals since dwq was loaded%s\n",
-	       prev ? "             per second" : "");
+	fprintf(f, "queue (all files and kernel users)\n");
+	fprintf(f, "  %-18s %10u\n", "tasks queued", st->queue_size);
+	fprintf(f, "  %-18s %10u  slots in the heap array\n", "heap capacity",
+		st->queue_capacity);
+	fprintf(f, "  %-18s %10u\n", "workers", st->workers);
+	fprintf(f,
+		"  %-18s %10s  the worker asleep until the head's deadline\n",
+		"leader", leader_text(st->leader, l, sizeof(l)));
+	fprintf(f, "workers, totals since dwq was loaded%s\n",
+		prev ? "             per second" : "");
 	for (i = 0; i < ARRAY_SIZE(totals); i++) {
 		const struct counter *c = &totals[i];
 		size_t j;
@@ -145,26 +147,27 @@ static void print_stats_table(const struct dwq_ioc_stats *st,
 				(double)(counter(st, c) - counter(prev, c)) *
 				NSEC_PER_SEC / dt_ns;
 
-			printf("  %-18s %10llu  %12.1f\n", name, counter(st, c),
-			       rate);
+			fprintf(f, "  %-18s %10llu  %12.1f\n", name,
+				counter(st, c), rate);
 		} else {
-			printf("  %-18s %10llu%s%s\n", name, counter(st, c),
-			       *c->note ? "  " : "", c->note);
+			fprintf(f, "  %-18s %10llu%s%s\n", name, counter(st, c),
+				*c->note ? "  " : "", c->note);
 		}
 	}
 	if (st->tasks_run && !prev)
-		printf("  %-18s %10.2f  wakeups per task run\n", "",
-		       (double)st->wakeups / st->tasks_run);
-	printf("%-29s%12s %12s\n", "limits: more is ENOSPC", "in use", "limit");
-	printf("  %-26s %12llu %12u\n", "tasks of this file", st->pending,
-	       st->max_tasks_per_file);
-	printf("  %-26s %12llu %12u  unread events included\n",
-	       "tasks of your files", st->user_tasks, st->max_tasks_per_user);
-	printf("  %-26s %12llu %12u\n", "tasks of all files", st->all_tasks,
-	       st->max_tasks);
-	printf("  %-26s %8llu.%03llu %12u  of your periodic tasks\n",
-	       "firings per second", st->user_rate_mhz / 1000,
-	       st->user_rate_mhz % 1000, st->max_rate_per_user);
+		fprintf(f, "  %-18s %10.2f  wakeups per task run\n", "",
+			(double)st->wakeups / st->tasks_run);
+	fprintf(f, "%-29s%12s %12s\n", "limits: more is ENOSPC", "in use",
+		"limit");
+	fprintf(f, "  %-26s %12llu %12u\n", "tasks of this file", st->pending,
+		st->max_tasks_per_file);
+	fprintf(f, "  %-26s %12llu %12u  unread events included\n",
+		"tasks of your files", st->user_tasks, st->max_tasks_per_user);
+	fprintf(f, "  %-26s %12llu %12u\n", "tasks of all files", st->all_tasks,
+		st->max_tasks);
+	fprintf(f, "  %-26s %8llu.%03llu %12u  of your periodic tasks\n",
+		"firings per second", st->user_rate_mhz / 1000,
+		st->user_rate_mhz % 1000, st->max_rate_per_user);
 }
 
 static int stats_args(const char *cmd, int argc, char **argv,
@@ -225,7 +228,7 @@ int cmd_stats(int argc, char **argv)
 		return 0;
 	}
 	printf("dwq stats of %s\n", opt.dev);
-	print_stats_table(&st, NULL, 0);
+	print_stats_table(stdout, &st, NULL, 0);
 	return 0;
 }
 
@@ -251,6 +254,38 @@ static void watch_end(int sig, int err, __u64 refreshes)
 	json_end();
 }
 
+/*
+ * One refresh of watch for a person, written whole (out_write()): a stop
+ * signal gives it up if stdout's reader stalls.
+ */
+static void watch_frame(const struct dwq_ioc_stats *st,
+			const struct dwq_ioc_stats *prev, __u64 dt_ns,
+			__u64 period, __u64 n, int tty)
+{
+	char d[32], when[16], *buf = NULL;
+	time_t now = time(NULL);
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		out_failed(ENOMEM);
+		return;
+	}
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+	if (tty)
+		fputs("\033[H\033[2J", f);
+	else if (n > 1)
+		fputc('\n', f);
+	fprintf(f, "Every %s: dwq stats of %s   refresh %llu   %s\n",
+		fmt_duration_u(d, sizeof(d), period), opt.dev, n, when);
+	print_stats_table(f, st, prev, dt_ns);
+	if (fclose(f))
+		out_failed(ENOMEM);
+	else
+		out_write(buf, len);
+	free(buf);
+}
+
 /**
  * cmd_watch() - dwqctl watch [INTERVAL] [--count N] [--json]
  * @argc: arguments, argv[0] being "watch"
@@ -271,8 +306,9 @@ int cmd_watch(int argc, char **argv)
 	__u64 shown = 0;
 	struct signalfd_siginfo si;
 	struct pollfd pfd;
-	char err[200], d[32], when[16];
-	int fd, sfd, tty, ret, sig = 0, fail = 0;
+	char err[200];
+	int fd, sfd, stop_fd, tty, ret, sig = 0, fail = 0;
+	sigset_t stop;
 
 	ret = stats_args("watch", argc, argv, &interval, &count);
 	if (ret)
@@ -289,6 +325,10 @@ int cmd_watch(int argc, char **argv)
 		return 1;
 	}
 	sfd = signal_fd();
+	/* A stop signal ends a write that stdout's reader holds up. */
+	stop_signals(&stop);
+	stop_fd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+	out_stop_fd(stop_fd);
 	tty = isatty(STDOUT_FILENO);
 	next = clock_now(0);
 	for (n = 1; !count || n <= count; n++) {
@@ -306,19 +346,8 @@ int cmd_watch(int argc, char **argv)
 			json_stats_fields(&st);
 			json_end();
 		} else {
-			time_t now = time(NULL);
-
-			strftime(when, sizeof(when), "%H:%M:%S",
-				 localtime(&now));
-			if (tty)
-				fputs("\033[H\033[2J", stdout);
-			else if (n > 1)
-				putchar('\n');
-			printf("Every %s: dwq stats of %s   refresh %llu   %s\n",
-			       fmt_duration_u(d, sizeof(d), period), opt.dev, n,
-			       when);
-			print_stats_table(&st, n > 1 ? &prev : NULL, t - tprev);
-			out_flush();
+			watch_frame(&st, n > 1 ? &prev : NULL, t - tprev,
+				    period, n, tty);
 		}
 		if (out_error()) {
 			fail = out_error(); /* said by main() */
@@ -356,6 +385,12 @@ int cmd_watch(int argc, char **argv)
 	close(fd);
 	if (sfd >= 0)
 		close(sfd);
+	/* Stopped: the end record only if stdout takes it at once. */
+	if (sig)
+		out_stopping();
 	watch_end(sig, fail, shown);
+	out_stop_fd(-1);
+	if (stop_fd >= 0)
+		close(stop_fd);
 	return fail ? 1 : 0;
 }

@@ -910,6 +910,8 @@ static int recv_listener(int sock)
 #define SMALL_MEMORY 2 /* 16 MiB of address space */
 #define SIGINT_IGNORED 4 /* SIGINT ignored, as sh starts a command with & */
 #define SUPERVISED 8 /* see supervised_child(); in @r->notify */
+#define SIGPIPE_IGNORED 16 /* start_out(): SIGPIPE ignored */
+#define OWN_GROUP 32 /* start_out(): a process group of its own */
 
 /*
  * Start the program with @args (NULL-terminated), @input on its standard
@@ -1622,22 +1624,20 @@ static void test_usage(void)
 /* --- write errors ---------------------------------------------------- */
 
 /*
- * Run the program with @args, its stdout on @outfd, its stdin @input_path
- * (NULL: /dev/null), stderr into @errbuf if not NULL; SIGPIPE ignored with
- * @ign_pipe. Return its exit status, 128 + N for signal N.
+ * Start the program with @args, its stdout on @outfd, its stderr on @errfd
+ * (-1: /dev/null), its stdin @input_path (NULL: /dev/null), as @how says
+ * (FAKE_SCHEDULE, SIGPIPE_IGNORED, OWN_GROUP). Killed if it runs for 20 s.
+ * Return its pid.
  */
-static int run_out(int outfd, int ign_pipe, const char *input_path,
-		   char *errbuf, size_t errlen, const char *const *args)
+static pid_t start_out(int outfd, int errfd, const char *input_path, int how,
+		       const char *const *args)
 {
 	const char *argv[16] = { prog };
-	int ws, i, errfd = memfd_create("err", MFD_CLOEXEC);
-	char *err;
 	pid_t pid;
+	int i;
 
 	for (i = 0; args[i] && i + 2 < (int)ARRAY_SIZE(argv); i++)
 		argv[i + 1] = args[i];
-	if (errfd < 0)
-		exit(2);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
@@ -1645,20 +1645,42 @@ static int run_out(int outfd, int ign_pipe, const char *input_path,
 	if (!pid) {
 		int in = open(input_path ? input_path : "/dev/null", O_RDONLY);
 
+		if (errfd < 0)
+			errfd = open("/dev/null", O_WRONLY);
 		if (in < 0 || dup2(in, 0) < 0 || dup2(outfd, 1) < 0 ||
 		    dup2(errfd, 2) < 0)
 			_exit(125);
-		if (ign_pipe)
+		if (how & OWN_GROUP)
+			setpgid(0, 0);
+		if (how & SIGPIPE_IGNORED)
 			signal(SIGPIPE, SIG_IGN);
+		if (how & FAKE_SCHEDULE)
+			fake_schedule();
 		alarm(20);
 		execv(prog, (char *const *)argv);
 		_exit(127);
 	}
+	return pid;
+}
+
+/*
+ * Run the program as start_out() starts it, its stderr into @errbuf.
+ * Return its exit status, 128 + N for signal N.
+ */
+static int run_out(int outfd, int how, const char *input_path, char *errbuf,
+		   size_t errlen, const char *const *args)
+{
+	int ws, errfd = memfd_create("err", MFD_CLOEXEC);
+	char *err;
+	pid_t pid;
+
+	if (errfd < 0)
+		exit(2);
+	pid = start_out(outfd, errfd, input_path, how, args);
 	if (waitpid(pid, &ws, 0) != pid)
 		exit(2);
 	err = slurp(errfd);
-	if (errbuf)
-		snprintf(errbuf, errlen, "%s", err);
+	snprintf(errbuf, errlen, "%s", err);
 	free(err);
 	return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
@@ -1701,7 +1723,7 @@ static void test_write_errors(void)
 	if (pipe2(p, O_CLOEXEC))
 		exit(2);
 	close(p[0]);
-	st = run_out(p[1], 1, path, err, sizeof(err),
+	st = run_out(p[1], SIGPIPE_IGNORED, path, err, sizeof(err),
 		     (const char *[]){ "--json", "--device", "/dev/null", "run",
 				       "-", NULL });
 	result(st == 1 && lines_with(err, epipe[0]) == 1,
@@ -1710,6 +1732,108 @@ static void test_write_errors(void)
 	close(p[1]);
 	close(full);
 	unlink(path);
+}
+
+/* --- a stop signal while stdout's reader stalls ---------------------- */
+
+/* Wait up to @ms for @pid to end; 1 and its wait status in @ws if it did. */
+static int ended_within(pid_t pid, int ms, int *ws)
+{
+	int i;
+
+	for (i = 0; i < ms / 20; i++) {
+		if (waitpid(pid, ws, WNOHANG) == pid)
+			return 1;
+		sleep_ms(20);
+	}
+	return 0;
+}
+
+/*
+ * --json: SIGTERM ends dwqctl even while the reader of its stdout, a
+ * pipe, reads nothing: run dies of it, as it does of SIGTERM; every
+ * stops, as on SIGTERM.
+ */
+static void test_stalled_reader(void)
+{
+	char path[] = "/tmp/dwqctl-unit-XXXXXX",
+	     dir[] = "/tmp/dwqctl-unit-XXXXXX";
+	char fifo[64], *script = malloc(20000 * 8 + 1);
+	struct dwq_event ev[64] = { 0 };
+	int p[2], i, ws = 0, done, w = -1;
+	size_t at = 0;
+	pid_t pid;
+
+	if (!script)
+		exit(2);
+	for (i = 0; i < 20000; i++)
+		at = put(script, at, "echo x\n", 0, 0);
+	script_file(path, script);
+	free(script);
+	if (pipe2(p, O_CLOEXEC))
+		exit(2);
+	pid = start_out(p[1], -1, NULL, 0,
+			(const char *[]){ "--json", "--device", "/dev/null",
+					  "run", path, NULL });
+	sleep_ms(300); /* the pipe is full by now: p[0] is never read */
+	kill(pid, SIGTERM);
+	done = ended_within(pid, 2000, &ws);
+	result(done && WIFSIGNALED(ws) && WTERMSIG(ws) == SIGTERM,
+	       "--json run, stdout's reader stalled: SIGTERM ends it within 2s (%s)",
+	       done ? "ended" : "still running");
+	if (!done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &ws, 0);
+	}
+	close(p[0]);
+	close(p[1]);
+	unlink(path);
+
+	/* every: its firing records fill the pipe. */
+	if (!seccomp_allowed()) {
+		skip("no seccomp filters here",
+		     "--json every, stdout's reader stalled: SIGTERM ends it");
+		return;
+	}
+	if (!mkdtemp(dir) || pipe2(p, O_CLOEXEC))
+		exit(2);
+	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
+	if (mkfifo(fifo, 0600))
+		exit(2);
+	pid = start_out(p[1], -1, NULL, FAKE_SCHEDULE,
+			(const char *[]){ "--json", "--device", fifo, "every",
+					  "1h", "--", "true", NULL });
+	for (i = 0; i < 1000 && w < 0; i++) {
+		w = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (w < 0)
+			sleep_ms(10);
+	}
+	for (i = 0; i < 64; i++)
+		ev[i] = (struct dwq_event){ .id = 1,
+					    .deadline_ns = 1,
+					    .fired_ns = 1 };
+	/* 64 firings at a time, about 300 bytes of records each. */
+	for (i = 0; w >= 0 && i < 10; i++)
+		if (write(w, ev, sizeof(ev)) != sizeof(ev))
+			break;
+	sleep_ms(500);
+	kill(pid, SIGTERM);
+	done = ended_within(pid, 2000, &ws);
+	result(done && WIFEXITED(ws),
+	       "--json every, stdout's reader stalled: SIGTERM ends it within 2s, as a stop (%s, %s %d)",
+	       done ? "ended" : "still running",
+	       done && WIFSIGNALED(ws) ? "killed by signal" : "exit",
+	       done && WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
+	if (!done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &ws, 0);
+	}
+	if (w >= 0)
+		close(w);
+	close(p[0]);
+	close(p[1]);
+	unlink(fifo);
+	rmdir(dir);
 }
 
 int main(int argc, char **argv)
@@ -1734,6 +1858,7 @@ int main(int argc, char **argv)
 	test_stop_at_deadline();
 	test_usage();
 	test_write_errors();
+	test_stalled_reader();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
