@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "dwqctl.h"
@@ -39,6 +40,7 @@
  * @fd: the device file, -1 once the task is cancelled
  * @sfd: the signalfd of SIGINT, SIGTERM and SIGCHLD
  * @stop_fd: one of SIGINT and SIGTERM, for out_write() to poll
+ * @pipe_ignored: SIGPIPE was ignored when dwqctl started
  * @pid: the running CMD, or 0
  * @runs: runs of CMD started
  * @firings: events read
@@ -64,6 +66,7 @@ struct timer_cmd {
 	int fd;
 	int sfd;
 	int stop_fd;
+	int pipe_ignored;
 	pid_t pid;
 	__u64 runs;
 	__u64 firings;
@@ -124,13 +127,19 @@ static int spawn(struct timer_cmd *t)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	sigset_t none;
+	sigset_t none, dfl;
 	int err;
 
 	sigemptyset(&none);
+	sigemptyset(&dfl);
+	/* SIGPIPE as dwqctl had it: it ignores it itself (timer_cmd()). */
+	if (!t->pipe_ignored)
+		sigaddset(&dfl, SIGPIPE);
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+						POSIX_SPAWN_SETSIGDEF);
 	posix_spawn_file_actions_init(&fa);
 	/* --json: stdout is for the records; CMD writes to stderr. */
 	if (opt.json)
@@ -377,10 +386,11 @@ static int on_events(struct timer_cmd *t)
 
 static int timer_loop(struct timer_cmd *t)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
+	struct stat sb;
 	char buf[256];
 	sigset_t set;
-	int err;
+	int err, fifo;
 
 	/*
 	 * SIGCHLD ignored on entry (inherited across exec) would have the
@@ -421,13 +431,18 @@ static int timer_loop(struct timer_cmd *t)
 		goto end;
 	}
 	t->reason = "done";
+	fifo = !fstat(STDOUT_FILENO, &sb) && S_ISFIFO(sb.st_mode);
 	/* Until the timer is stopped and the last CMD has ended. */
 	while (t->fd >= 0 || t->pid) {
 		pfd[0].fd = t->sfd;
 		pfd[0].events = POLLIN;
-		pfd[1].fd = t->fd;
+		pfd[1].fd = t->fd; /* -1 once stopped: poll() skips it */
 		pfd[1].events = POLLIN;
-		if (poll(pfd, t->fd >= 0 ? 2 : 1, -1) < 0) {
+		/* --json into a pipe: its reader going away stops it now. */
+		pfd[2].fd = opt.json && fifo && !out_error() ? STDOUT_FILENO :
+							       -1;
+		pfd[2].events = 0;
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			err = errno;
@@ -437,6 +452,8 @@ static int timer_loop(struct timer_cmd *t)
 		}
 		if (pfd[0].revents & POLLIN)
 			on_signal(t, 0);
+		if (pfd[2].revents & POLLERR)
+			out_failed(EPIPE);
 		if (t->fd >= 0 && (pfd[1].revents & (POLLERR | POLLHUP))) {
 			errorf(EIO, "the device is gone", "%s: poll", t->name);
 			timer_error(t, EIO);
@@ -548,11 +565,20 @@ static int timer_cmd(const char *name, int argc, char **argv)
 		.s.mode = strcmp(name, "every") ? DWQ_MODE_ONESHOT :
 						  DWQ_MODE_FIXED_RATE,
 	};
+	struct sigaction old;
 	int ret;
 
 	ret = timer_args(&t, argc, argv);
 	if (ret)
 		return ret;
+	/*
+	 * A reader of stdout that is gone must not kill dwqctl with CMD
+	 * running, orphaned: EPIPE is a write error, which stops it as an
+	 * error does (out.c), CMD waited for.
+	 */
+	t.pipe_ignored = !sigaction(SIGPIPE, NULL, &old) &&
+			 old.sa_handler == SIG_IGN;
+	signal(SIGPIPE, SIG_IGN);
 	ret = timer_loop(&t);
 	if (t.sfd >= 0)
 		close(t.sfd);

@@ -1836,6 +1836,133 @@ static void test_stalled_reader(void)
 	rmdir(dir);
 }
 
+/* --- SIGPIPE: after and every stop, and wait for CMD ------------------ */
+
+/* Open the FIFO @fifo once dwqctl has it open; -1 if it never does. */
+static int fifo_writer(const char *fifo)
+{
+	int i, w = -1;
+
+	for (i = 0; i < 1000 && w < 0; i++) {
+		w = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (w < 0)
+			sleep_ms(10);
+	}
+	return w;
+}
+
+/* One event into the device @w, a FIFO: the timer fired. */
+static int fire(int w)
+{
+	struct dwq_event ev = { .id = 1, .deadline_ns = 1, .fired_ns = 1 };
+
+	return w >= 0 && write(w, &ev, sizeof(ev)) == sizeof(ev);
+}
+
+/*
+ * after --json, stdout's reader gone while CMD runs: a write error
+ * (SIGPIPE ignored by dwqctl, not by CMD): CMD is waited for, exit 1. CMD
+ * gets SIGPIPE as dwqctl did on entry: default, or ignored.
+ */
+static void test_sigpipe(void)
+{
+	static const char *const epipe[] = {
+		"dwqctl: write error: EPIPE: Broken pipe\n",
+	};
+	char dir[] = "/tmp/dwqctl-unit-XXXXXX", fifo[64], flag[64], ign[64];
+	char cmd[256], err[1024], *mask;
+	unsigned long long m;
+	int p[2], w, ws, ok, fired, how, errfd, done, fd;
+	pid_t pid;
+
+	if (!seccomp_allowed()) {
+		skip("no seccomp filters here",
+		     "after --json, stdout's reader gone: CMD waited for");
+		return;
+	}
+	if (!mkdtemp(dir))
+		exit(2);
+	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
+	snprintf(flag, sizeof(flag), "%s/done", dir);
+	snprintf(ign, sizeof(ign), "%s/sigign", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "grep ^SigIgn: /proc/$$/status > %s; sleep 0.5; touch %s", ign,
+		 flag);
+	if (mkfifo(fifo, 0600))
+		exit(2);
+	for (how = 0; how <= SIGPIPE_IGNORED; how += SIGPIPE_IGNORED) {
+		errfd = memfd_create("err", MFD_CLOEXEC);
+		if (errfd < 0 || pipe2(p, O_CLOEXEC))
+			exit(2);
+		pid = start_out(p[1], errfd, NULL, FAKE_SCHEDULE | how,
+				(const char *[]){ "--json", "--device", fifo,
+						  "after", "1h", "--", "sh",
+						  "-c", cmd, NULL });
+		close(p[1]);
+		w = fifo_writer(fifo);
+		fired = fire(w);
+		/* CMD started: then the reader goes. */
+		for (fd = 0; fd < 200 && access(ign, F_OK); fd++)
+			sleep_ms(10);
+		close(p[0]);
+		waitpid(pid, &ws, 0);
+		done = !access(flag, F_OK);
+		sleep_ms(700); /* an orphaned CMD's end */
+		fd = open(ign, O_RDONLY | O_CLOEXEC);
+		mask = fd >= 0 ? slurp(fd) : NULL;
+		m = 0;
+		if (mask)
+			sscanf(mask, "SigIgn: %llx", &m);
+		free(mask);
+		mask = slurp(errfd);
+		snprintf(err, sizeof(err), "%s", mask);
+		free(mask);
+		ok = fired && done && WIFEXITED(ws) && WEXITSTATUS(ws) == 1 &&
+		     lines_with(err, epipe[0]) == 1 &&
+		     !(m & (1ULL << (SIGPIPE - 1))) == !how;
+		result(ok,
+		       "after --json, stdout's reader gone while CMD runs%s: CMD waited for, exit 1, write error said; CMD's SIGPIPE %s (%s, %s %d, CMD's SigIgn %llx, said: %s)",
+		       how ? ", SIGPIPE ignored on entry" : "",
+		       how ? "ignored" : "default",
+		       done ? "CMD done" : "CMD orphaned",
+		       WIFSIGNALED(ws) ? "killed by signal" : "exit",
+		       WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws), m,
+		       err);
+		if (w >= 0)
+			close(w);
+		unlink(flag);
+		unlink(ign);
+	}
+	/* Gone before the deadline: stopped then, CMD not run. */
+	errfd = memfd_create("err", MFD_CLOEXEC);
+	if (errfd < 0 || pipe2(p, O_CLOEXEC))
+		exit(2);
+	pid = start_out(p[1], errfd, NULL, FAKE_SCHEDULE,
+			(const char *[]){ "--json", "--device", fifo, "after",
+					  "1h", "--", "touch", flag, NULL });
+	close(p[1]);
+	w = fifo_writer(fifo);
+	close(p[0]);
+	done = ended_within(pid, 2000, &ws);
+	mask = slurp(errfd);
+	ok = done && WIFEXITED(ws) && WEXITSTATUS(ws) == 1 &&
+	     lines_with(mask, epipe[0]) == 1 && access(flag, F_OK);
+	result(ok,
+	       "after --json 1h, stdout's reader gone before the deadline: stops at once, exit 1, CMD not run (%s, status %d, said: %s)",
+	       done ? "ended" : "still running",
+	       done && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, mask);
+	free(mask);
+	if (!done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &ws, 0);
+	}
+	if (w >= 0)
+		close(w);
+	unlink(flag);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -1859,6 +1986,7 @@ int main(int argc, char **argv)
 	test_usage();
 	test_write_errors();
 	test_stalled_reader();
+	test_sigpipe();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
