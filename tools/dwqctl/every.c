@@ -17,11 +17,13 @@
  * started stays ignored.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -41,6 +43,8 @@
  * @sfd: the signalfd of SIGINT, SIGTERM and SIGCHLD
  * @stop_fd: one of SIGINT and SIGTERM, for out_write() to poll
  * @pipe_ignored: SIGPIPE was ignored when dwqctl started
+ * @sentinel: the sentinel's pid (see sentinel_start()), or 0
+ * @sentinel_fd: the pipe the sentinel writes the stop signals it gets to
  * @pid: the running CMD, or 0
  * @runs: runs of CMD started
  * @firings: events read
@@ -67,6 +71,8 @@ struct timer_cmd {
 	int sfd;
 	int stop_fd;
 	int pipe_ignored;
+	pid_t sentinel;
+	int sentinel_fd;
 	pid_t pid;
 	__u64 runs;
 	__u64 firings;
@@ -293,11 +299,98 @@ static void report_end(struct timer_cmd *t)
 }
 
 /*
- * A signal came: SIGCHLD reaps CMD, SIGINT and SIGTERM stop. With
- * @started, CMD was started since the signals were last read: a stop
- * signal the terminal sent may have come before it did, and have missed
- * it, so it is passed on to CMD too (twice at worst, which ends it as
- * once does).
+ * The sentinel: a child of dwqctl's, in its process group as CMD is, that
+ * does nothing but wait for SIGINT and SIGTERM (blocked, as in dwqctl)
+ * and write each one's number into a pipe. A signal sent to the whole
+ * group (the terminal's ^C, kill -TERM -PGID, timeout(1), systemd's
+ * KillMode=control-group, kill(-1)) reaches it, as it reaches CMD; one
+ * sent to dwqctl alone does not. It dies with dwqctl (PR_SET_PDEATHSIG).
+ */
+static void sentinel_start(struct timer_cmd *t, const sigset_t *stop)
+{
+	pid_t parent = getpid();
+	unsigned char c;
+	int p[2], sig;
+
+	if (sigisemptyset(stop) || pipe2(p, O_CLOEXEC))
+		return;
+	t->sentinel = fork();
+	if (t->sentinel < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (!t->sentinel) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+		/* Nothing of dwqctl's held open: a reader of stdout sees EOF. */
+		close(STDIN_FILENO);
+		close(STDOUT_FILENO);
+		close(STDERR_FILENO);
+		close(p[0]);
+		close(t->sfd);
+		close(t->stop_fd);
+		for (;;) {
+			sig = sigwaitinfo(stop, NULL);
+			if (sig < 0 && errno != EINTR)
+				_exit(0);
+			c = sig;
+			if (sig > 0 && write(p[1], &c, 1) != 1)
+				_exit(0);
+		}
+	}
+	close(p[1]);
+	t->sentinel_fd = p[0];
+}
+
+static void sentinel_stop(struct timer_cmd *t)
+{
+	int ws;
+
+	if (t->sentinel <= 0)
+		return;
+	kill(t->sentinel, SIGKILL);
+	waitpid(t->sentinel, &ws, 0);
+	close(t->sentinel_fd);
+	t->sentinel = 0;
+}
+
+/*
+ * Was stop signal @sig sent to the whole process group, and so to CMD as
+ * well? The sentinel says, within 100 ms; without one, only the
+ * terminal's are known to be (SI_KERNEL).
+ */
+static int group_signal(struct timer_cmd *t, int sig, int code)
+{
+	__u64 end = clock_now(0) + 100 * NSEC_PER_MSEC, now;
+	struct pollfd p = { .fd = t->sentinel_fd, .events = POLLIN };
+	unsigned char c;
+
+	if (t->sentinel <= 0)
+		return code == SI_KERNEL;
+	/* CMD in a process group of its own gets none of this one's. */
+	if (getpgid(t->pid) != getpgrp())
+		return 0;
+	for (;;) {
+		now = clock_now(0);
+		if (poll(&p, 1, now < end ? poll_ms(end - now) : 0) <= 0)
+			return code == SI_KERNEL;
+		if (read(t->sentinel_fd, &c, 1) != 1)
+			return code == SI_KERNEL;
+		if (c == sig)
+			return 1;
+	}
+}
+
+/*
+ * A signal came: SIGCHLD reaps CMD, SIGINT and SIGTERM stop. A stop
+ * signal is passed on to a running CMD, unless it was sent to the whole
+ * process group, which CMD is in (group_signal()): then CMD got it already,
+ * and a second one could end a CMD that stops gracefully on the first
+ * before it is done. With @started, CMD was started since the signals
+ * were last read: a stop signal may have come before it did, and have
+ * missed it, so it is passed on to CMD in any case (twice at worst).
  */
 static void on_signal(struct timer_cmd *t, int started)
 {
@@ -316,11 +409,8 @@ static void on_signal(struct timer_cmd *t, int started)
 			t->reason = "signal";
 			stop_timer(t);
 		}
-		/*
-		 * Passed on to CMD, unless the terminal sent it: then it went
-		 * to CMD too, the whole foreground process group.
-		 */
-		if (t->pid && (started || si.ssi_code != SI_KERNEL))
+		if (t->pid &&
+		    (started || !group_signal(t, si.ssi_signo, si.ssi_code)))
 			kill(t->pid, si.ssi_signo);
 	}
 	if (t->pid && waitpid(t->pid, &ws, WNOHANG) == t->pid)
@@ -417,6 +507,7 @@ static int timer_loop(struct timer_cmd *t)
 	sigdelset(&set, SIGCHLD);
 	t->stop_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	out_stop_fd(t->stop_fd);
+	sentinel_start(t, &set);
 	t->fd = dev_open(1);
 	if (t->fd < 0) {
 		timer_error(t, errno);
@@ -580,6 +671,7 @@ static int timer_cmd(const char *name, int argc, char **argv)
 			 old.sa_handler == SIG_IGN;
 	signal(SIGPIPE, SIG_IGN);
 	ret = timer_loop(&t);
+	sentinel_stop(&t);
 	if (t.sfd >= 0)
 		close(t.sfd);
 	out_stop_fd(-1);

@@ -800,6 +800,28 @@ static void fake_schedule(void)
 }
 
 /*
+ * kill(..., SIGTERM) kills the process that calls it, with SIGSYS: that
+ * dwqctl passed a SIGTERM on shows in its exit status, whatever CMD saw.
+ */
+static void no_term_kill(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kill, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGTERM, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fp = { .len = ARRAY_SIZE(f), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp))
+		_exit(125);
+}
+
+/*
  * Can this process install fake_schedule()'s filter? A container may
  * forbid seccomp (its own filter answering prctl() with EPERM or EACCES).
  */
@@ -912,6 +934,7 @@ static int recv_listener(int sock)
 #define SUPERVISED 8 /* see supervised_child(); in @r->notify */
 #define SIGPIPE_IGNORED 16 /* start_out(): SIGPIPE ignored */
 #define OWN_GROUP 32 /* start_out(): a process group of its own */
+#define NO_TERM_KILL 64 /* start_out(): see no_term_kill() */
 
 /*
  * Start the program with @args (NULL-terminated), @input on its standard
@@ -1656,6 +1679,8 @@ static pid_t start_out(int outfd, int errfd, const char *input_path, int how,
 			signal(SIGPIPE, SIG_IGN);
 		if (how & FAKE_SCHEDULE)
 			fake_schedule();
+		if (how & NO_TERM_KILL)
+			no_term_kill();
 		alarm(20);
 		execv(prog, (char *const *)argv);
 		_exit(127);
@@ -1963,11 +1988,115 @@ static void test_sigpipe(void)
 	rmdir(dir);
 }
 
+/* --- a stop signal reaches CMD once ----------------------------------- */
+
+/* CMD for test_group_term(): the sender of each SIGTERM, a line in @log. */
+static int sigcount_main(const char *log)
+{
+	int i, fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	sigset_t set;
+	siginfo_t si;
+	char b[32];
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (write(fd, "\n", 1) != 1) /* started */
+		return 1;
+	for (i = 0; i < 2; i++) {
+		struct timespec ts = { 1, 0 };
+
+		if (sigtimedwait(&set, &si, &ts) != SIGTERM)
+			break;
+		if (write(fd, b, snprintf(b, sizeof(b), "%d\n", si.si_pid)) < 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * SIGTERM to dwqctl's whole process group (timeout(1), kill -TERM -PGID,
+ * systemd's KillMode=control-group) reaches CMD once, from its sender, not
+ * again from dwqctl; SIGTERM to dwqctl alone reaches CMD from dwqctl. A
+ * second SIGTERM that comes while CMD has the first pending is merged
+ * into it, so dwqctl's kill() is caught too: see no_term_kill().
+ */
+static void test_group_term(const char *self)
+{
+	char dir[] = "/tmp/dwqctl-unit-XXXXXX", fifo[64], log[64], buf[128];
+	int w, ws, fd, n, i, group, ok;
+	pid_t pid, want;
+	char *p, *line;
+
+	if (!seccomp_allowed()) {
+		skip("no seccomp filters here",
+		     "after, SIGTERM to the process group: CMD gets it once");
+		return;
+	}
+	if (!mkdtemp(dir))
+		exit(2);
+	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
+	snprintf(log, sizeof(log), "%s/log", dir);
+	if (mkfifo(fifo, 0600))
+		exit(2);
+	for (group = 1; group >= 0; group--) {
+		pid = start_out(open("/dev/null", O_WRONLY | O_CLOEXEC), -1,
+				NULL,
+				FAKE_SCHEDULE | OWN_GROUP |
+					(group ? NO_TERM_KILL : 0),
+				(const char *[]){ "--device", fifo, "after",
+						  "1h", "--", self,
+						  "--sigcount", log, NULL });
+		w = fifo_writer(fifo);
+		fire(w);
+		/* CMD started: its first line, SIGTERM blocked. */
+		for (i = 0; i < 200 && access(log, F_OK); i++)
+			sleep_ms(10);
+		sleep_ms(100);
+		kill(group ? -pid : pid, SIGTERM);
+		waitpid(pid, &ws, 0);
+		buf[0] = '\0';
+		fd = open(log, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			buf[n > 0 ? n : 0] = '\0';
+			close(fd);
+		}
+		/* The senders, after the empty first line. */
+		want = group ? getpid() : pid;
+		n = 0;
+		ok = buf[0] == '\n';
+		for (line = buf + 1; (p = strchr(line, '\n')); line = p + 1) {
+			n++;
+			ok = ok && atoi(line) == want;
+		}
+		for (p = buf; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		ok = ok && n == 1 && WIFEXITED(ws) && !WEXITSTATUS(ws);
+		result(w >= 0 && ok,
+		       "after, SIGTERM to %s: CMD gets it once, from %s, exit 0 (got %d: senders%s; %s %d)",
+		       group ? "the process group" : "dwqctl alone",
+		       group ? "its sender, dwqctl does not pass it on" :
+			       "dwqctl",
+		       n, buf, WIFSIGNALED(ws) ? "killed by signal" : "exit",
+		       WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
+		if (w >= 0)
+			close(w);
+		unlink(log);
+	}
+	unlink(fifo);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
+	char self[PATH_MAX];
 	int i;
 
-	if (argc != 2) {
+	if (argc == 3 && !strcmp(argv[1], "--sigcount"))
+		return sigcount_main(argv[2]);
+	if (argc != 2 || !realpath("/proc/self/exe", self)) {
 		fprintf(stderr, "usage: unit PROGRAM (build/bin/dwqctl)\n");
 		return 2;
 	}
@@ -1987,6 +2116,7 @@ int main(int argc, char **argv)
 	test_write_errors();
 	test_stalled_reader();
 	test_sigpipe();
+	test_group_term(self);
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
