@@ -9,6 +9,7 @@
  * Exit status: 0 success, 1 failure, 2 usage error; after: CMD's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -599,6 +600,26 @@ static int version(void)
 	return 0;
 }
 
+/*
+ * fds 0, 1 and 2 closed when dwqctl started would be the next files it
+ * opens: the device on fd 1 would take the output meant for stdout. Each
+ * is opened on /dev/null, as coreutils do, the other way round (stdin for
+ * writing, stdout and stderr for reading), so that using one fails: a
+ * missing stdout is a write error (EBADF), not output thrown away.
+ */
+static void std_fds(void)
+{
+	int fd, n;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		n = open("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+		if (n != fd)
+			_exit(1); /* no /dev/null: nothing can be said */
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
@@ -607,6 +628,7 @@ int main(int argc, char **argv)
 	size_t k;
 	int i;
 
+	std_fds();
 	if (env && *env)
 		opt.dev = env;
 	scan_json(argc, argv);

@@ -2089,6 +2089,59 @@ static void test_group_term(const char *self)
 	rmdir(dir);
 }
 
+/* --- started with stdout closed --------------------------------------- */
+
+/*
+ * dwqctl started with fd 1 closed: the device opened must not land there
+ * and take the output. A stdout that is missing is a write error: exit 1.
+ */
+static void test_closed_stdout(void)
+{
+	static const char *const ebadf[] = {
+		"dwqctl: write error: EBADF: Bad file descriptor\n",
+	};
+	char dev[] = "/tmp/dwqctl-unit-XXXXXX",
+	     path[] = "/tmp/dwqctl-unit-XXXXXX";
+	int ws, ok, errfd = memfd_create("err", MFD_CLOEXEC);
+	struct stat sb;
+	char *err;
+	pid_t pid;
+
+	script_file(dev, "");
+	script_file(path, "echo hi\n");
+	if (errfd < 0)
+		exit(2);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		exit(2);
+	if (!pid) {
+		int in = open(path, O_RDONLY);
+
+		/* The script on stdin: the device is the first file opened. */
+		if (in < 0 || dup2(in, 0) < 0 || dup2(errfd, 2) < 0)
+			_exit(125);
+		close(in);
+		close(1);
+		alarm(20);
+		execl(prog, prog, "--device", dev, "run", "-", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &ws, 0);
+	err = slurp(errfd);
+	if (stat(dev, &sb))
+		sb.st_size = -1;
+	ok = WIFEXITED(ws) && WEXITSTATUS(ws) == 1 && !sb.st_size &&
+	     lines_with(err, ebadf[0]) == 1;
+	result(ok,
+	       "run with stdout closed: the device file gets no output, exit 1, write error (exit %d, device %lld bytes, said: %s)",
+	       WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, (long long)sb.st_size,
+	       err);
+	free(err);
+	unlink(dev);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -2117,6 +2170,7 @@ int main(int argc, char **argv)
 	test_stalled_reader();
 	test_sigpipe();
 	test_group_term(self);
+	test_closed_stdout();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
