@@ -981,29 +981,28 @@ int cmd_bench(int argc, char **argv)
 	int i;
 
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : "";
+		const char *a = argv[i], *val;
 
 		if (common_opt("bench", argv, &i))
 			continue;
-		if (!strcmp(a, "--ops")) {
-			if (parse_u64(val, &b.ops) || b.ops < 1 ||
+		if (opt_value(argv, &i, "--ops", &val)) {
+			if (!val || parse_u64(val, &b.ops) || b.ops < 1 ||
 			    b.ops > 100000000)
 				return usage_error("bench",
 						   "--ops needs a number from 1 to 10^8");
-		} else if (!strcmp(a, "--reps")) {
-			if (parse_u64(val, &v) || v < 1 || v > MAX_REPS)
+		} else if (opt_value(argv, &i, "--reps", &val)) {
+			if (!val || parse_u64(val, &v) || v < 1 || v > MAX_REPS)
 				return usage_error("bench",
 						   "--reps needs a number from 1 to %d",
 						   MAX_REPS);
 			b.reps = v;
-		} else if (!strcmp(a, "--only")) {
-			if (parse_only(val, &b.only))
+		} else if (opt_value(argv, &i, "--only", &val)) {
+			if (!val || parse_only(val, &b.only))
 				return usage_error("bench",
 						   "--only takes F2, F4b, F6, F7, comma-separated");
 		} else {
 			return usage_error("bench", "unexpected '%s'", a);
 		}
-		i++;
 	}
 	if (!b.only)
 		b.only = F2 | F4B | F6 | F7;

@@ -237,6 +237,8 @@ int cmd_bench(int argc, char **argv);
 int help_for(const char *cmd, FILE *f);
 int usage_error(const char *cmd, const char *fmt, ...) __printf(2, 3);
 int common_opt(const char *cmd, char **argv, int *i);
+int opt_value(char **argv, int *i, const char *name, const char **val);
+int is_option(const char *a);
 int exit_status(int status);
 
 /* json.c */

@@ -581,7 +581,7 @@ end:
 
 static int timer_args(struct timer_cmd *t, int argc, char **argv)
 {
-	const char *cmd = t->name, *first = NULL;
+	const char *cmd = t->name, *first = NULL, *val;
 	char err[256];
 	__u64 v;
 	int i, periodic = !strcmp(cmd, "every"), have = 0;
@@ -601,21 +601,19 @@ static int timer_args(struct timer_cmd *t, int argc, char **argv)
 			t->s.flags |= DWQ_SCHED_BOOTTIME;
 		} else if (periodic && !strcmp(a, "--fixed-delay")) {
 			t->s.mode = DWQ_MODE_FIXED_DELAY;
-		} else if (periodic && !strcmp(a, "--count")) {
-			if (i + 1 >= argc ||
-			    parse_number(argv[i + 1], &t->count, err,
-					 sizeof(err)) ||
-			    !t->count)
+		} else if (periodic && opt_value(argv, &i, "--count", &val)) {
+			if (val &&
+			    parse_number(val, &t->count, err, sizeof(err)))
+				return usage_error(cmd, "--count: %s", err);
+			if (!val || !t->count)
 				return usage_error(cmd,
 						   "--count needs a number of runs, at least 1");
-			i++;
-		} else if (periodic && !strcmp(a, "--first")) {
+		} else if (periodic && opt_value(argv, &i, "--first", &first)) {
 			/* --first -- CMD: the duration is missing, not CMD's --. */
-			if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))
+			if (!first)
 				return usage_error(cmd,
 						   "--first needs a duration");
-			first = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
+		} else if (is_option(a)) {
 			return usage_error(cmd, "unknown option '%s'", a);
 		} else if (!have) {
 			if (parse_duration(a, &v, err, sizeof(err)))

@@ -8,6 +8,7 @@
  *
  * Exit status: 0 success, 1 failure, 2 usage error; after: CMD's.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -54,6 +55,7 @@ static const char main_help[] =
 	"  --device PATH    the dwq device (default /dev/dwq, or $DWQ_DEVICE)\n"
 	"  -h, --help       the command's help\n"
 	"  --version        dwqctl's version\n"
+	"  (an option's value follows it, or an =: --count 3, --count=3)\n"
 	"\n"
 	"Durations, as systemd.time(7) spells them: 100ns, 250us (usec, \xc2\xb5s),\n"
 	"300ms (msec), 2s (sec), 1.5m (min), 1h, 2d, 1w, 1M (30.44d), 1y; 1h30m\n"
@@ -369,19 +371,58 @@ int common_opt(const char *cmd, char **argv, int *i)
 		exit(exit_status(help_for(cmd, stdout)));
 	if (!strcmp(a, "--version"))
 		exit(exit_status(version()));
-	if (!strncmp(a, "--device=", 9)) {
-		opt.dev = a + 9;
-		return 1;
-	}
-	if (!strcmp(a, "--device")) {
-		if (!argv[*i + 1]) {
+	if (opt_value(argv, i, "--device", &opt.dev)) {
+		if (!opt.dev) {
 			usage_error(cmd, "--device needs a path");
 			exit(exit_status(2));
 		}
-		opt.dev = argv[++*i];
 		return 1;
 	}
 	return 0;
+}
+
+/**
+ * opt_value() - is argv[*i] option @name, and what is its value?
+ * @argv: the arguments, NULL-terminated
+ * @i: in: the argument to look at; out: the last one taken
+ * @name: the option, such as "--count"
+ * @val: out: its value: after '=' (--count=3), or the next argument
+ *	(--count 3); NULL if it has none ("--" is CMD's, not a value)
+ *
+ * Return: 1 if argv[*i] is @name or @name=VALUE, else 0.
+ */
+int opt_value(char **argv, int *i, const char *name, const char **val)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n) || (a[n] && a[n] != '='))
+		return 0;
+	if (a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	*val = argv[*i + 1];
+	if (*val && strcmp(*val, "--"))
+		++*i;
+	else
+		*val = NULL;
+	return 1;
+}
+
+/**
+ * is_option() - does @a look like an option, not an operand?
+ * @a: the argument
+ *
+ * "-5s" and "-.5s" are (negative) durations, for their parser to refuse
+ * with its reason, not unknown options.
+ *
+ * Return: 1 for an option, else 0.
+ */
+int is_option(const char *a)
+{
+	return a[0] == '-' && a[1] && !isdigit((unsigned char)a[1]) &&
+	       a[1] != '.';
 }
 
 static int cmd_help(int argc, char **argv)
@@ -419,6 +460,7 @@ static int cmd_schedule(int argc, char **argv)
 	struct run_state st = { .fd = -1 };
 	struct run_cmd rc, wait = { .op = RUN_WAIT, .wait = WAIT_ALL };
 	char **words, text[RUN_TEXT_MAX], err[200];
+	const char *val;
 	int i, n = 1, ret;
 
 	words = calloc(argc + 1, sizeof(*words));
@@ -432,24 +474,24 @@ static int cmd_schedule(int argc, char **argv)
 			continue;
 		if (!strcmp(a, "--wait")) {
 			continue; /* the default now */
-		} else if (!strcmp(a, "--count")) {
-			if (i + 1 >= argc ||
-			    parse_number(argv[i + 1], &wait.count, err,
-					 sizeof(err)) ||
-			    !wait.count)
+		} else if (opt_value(argv, &i, "--count", &val)) {
+			if (val &&
+			    parse_number(val, &wait.count, err, sizeof(err)))
+				return usage_error("schedule", "--count: %s",
+						   err);
+			if (!val || !wait.count)
 				return usage_error("schedule",
 						   "--count needs a number of events, at least 1");
 			wait.wait = WAIT_EVENTS;
-			i++;
-		} else if (!strcmp(a, "--timeout")) {
-			if (i + 1 >= argc ||
-			    parse_duration(argv[i + 1], &wait.timeout_ns, err,
-					   sizeof(err)) ||
-			    !wait.timeout_ns)
+		} else if (opt_value(argv, &i, "--timeout", &val)) {
+			if (val && parse_duration(val, &wait.timeout_ns, err,
+						  sizeof(err)))
+				return usage_error("schedule", "--timeout: %s",
+						   err);
+			if (!val || !wait.timeout_ns)
 				return usage_error("schedule",
 						   "--timeout needs a duration, e.g. 5s");
-			i++;
-		} else if (a[0] == '-' && a[1]) {
+		} else if (is_option(a)) {
 			return usage_error("schedule", "unknown option '%s'",
 					   a);
 		} else {

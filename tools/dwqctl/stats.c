@@ -173,6 +173,8 @@ static void print_stats_table(FILE *f, const struct dwq_ioc_stats *st,
 static int stats_args(const char *cmd, int argc, char **argv,
 		      const char **interval, __u64 *count)
 {
+	const char *val;
+	char err[200];
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -180,13 +182,13 @@ static int stats_args(const char *cmd, int argc, char **argv,
 
 		if (common_opt(cmd, argv, &i))
 			continue;
-		if (count && !strcmp(a, "--count")) {
-			if (i + 1 >= argc || parse_u64(argv[i + 1], count) ||
-			    !*count)
+		if (count && opt_value(argv, &i, "--count", &val)) {
+			if (val && parse_number(val, count, err, sizeof(err)))
+				return usage_error(cmd, "--count: %s", err);
+			if (!val || !*count)
 				return usage_error(cmd,
 						   "--count needs a number of refreshes, at least 1");
-			i++;
-		} else if (a[0] == '-' && a[1]) {
+		} else if (is_option(a)) {
 			return usage_error(cmd, "unknown option '%s'", a);
 		} else if (interval && !*interval) {
 			*interval = a;

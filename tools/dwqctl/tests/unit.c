@@ -2142,6 +2142,82 @@ static void test_closed_stdout(void)
 	unlink(path);
 }
 
+/*
+ * A usage error says why: a negative duration is not an unknown option,
+ * parse_number()'s reason is kept; --opt=VALUE is --opt VALUE, for every
+ * option with a value.
+ */
+static void test_usage_reasons(void)
+{
+	static const struct {
+		const char *args[9];
+		const char *want;
+	} errs[] = {
+		{ { "after", "-5s", "--", "true" },
+		  "dwqctl after: '-5s': a duration cannot be negative\n" },
+		{ { "every", "-5s", "--", "true" },
+		  "dwqctl every: '-5s': a duration cannot be negative\n" },
+		{ { "schedule", "-5s" },
+		  "dwqctl schedule: '-5s': a duration cannot be negative\n" },
+		{ { "watch", "-5s" },
+		  "dwqctl watch: '-5s': a duration cannot be negative\n" },
+		{ { "every", "1s", "--first", "-1s", "--", "true" },
+		  "dwqctl every: --first: '-1s': a duration cannot be negative\n" },
+		{ { "schedule", "1s", "--timeout", "-1s" },
+		  "dwqctl schedule: --timeout: '-1s': a duration cannot be negative\n" },
+		{ { "every", "1s", "--count", "010", "--", "true" },
+		  "dwqctl every: --count: '010': a number with a leading 0 is ambiguous" },
+		{ { "schedule", "1s", "--count", "010" },
+		  "dwqctl schedule: --count: '010': a number with a leading 0 is ambiguous" },
+		{ { "watch", "--count", "010" },
+		  "dwqctl watch: --count: '010': a number with a leading 0 is ambiguous" },
+		{ { "every", "1s", "--count=0", "--", "true" },
+		  "dwqctl every: --count needs a number of runs, at least 1\n" },
+		{ { "every", "1s", "--count=x", "--", "true" },
+		  "dwqctl every: --count: 'x' is not a number" },
+		{ { "every", "1s", "--first=5x", "--", "true" },
+		  "dwqctl every: --first: " },
+		{ { "every", "1s", "--first=", "--", "true" },
+		  "dwqctl every: --first: empty duration" },
+		{ { "schedule", "1s", "--count=0" },
+		  "dwqctl schedule: --count needs a number of events, at least 1\n" },
+		{ { "schedule", "1s", "--timeout=0" },
+		  "dwqctl schedule: --timeout needs a duration, e.g. 5s\n" },
+		{ { "watch", "--count=0" },
+		  "dwqctl watch: --count needs a number of refreshes, at least 1\n" },
+		{ { "bench", "--ops=0" },
+		  "dwqctl bench: --ops needs a number from 1 to 10^8\n" },
+		{ { "bench", "--reps=0" },
+		  "dwqctl bench: --reps needs a number from 1 to " },
+		{ { "bench", "--only=F9" },
+		  "dwqctl bench: --only takes F2, F4b, F6, F7, comma-separated\n" },
+	};
+	struct ran r;
+	size_t c;
+	int ok;
+
+	for (c = 0; c < ARRAY_SIZE(errs); c++) {
+		const char *const *args = errs[c].args;
+
+		run_prog(&r, NULL, 0, args);
+		ok = r.status == 2 && lines_with(r.err, errs[c].want) == 1;
+		result(ok, "%s %s %s: exit 2, says why (exit %d, said: %.200s)",
+		       args[0], args[1], args[2] ? args[2] : "", r.status,
+		       r.err);
+		ran_free(&r);
+	}
+	/* Accepted: it gets as far as the device, which is not dwq. */
+	run_prog(&r, NULL, 0,
+		 (const char *[]){ "--device=/dev/null", "every", "1s",
+				   "--count=1", "--first=0", "--", "true",
+				   NULL });
+	ok = r.status == 1 && lines_with(r.err, "dwqctl: every: schedule") == 1;
+	result(ok,
+	       "every 1s --count=1 --first=0: accepted, exit 1 on /dev/null (exit %d, said: %.200s)",
+	       r.status, r.err);
+	ran_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -2171,6 +2247,7 @@ int main(int argc, char **argv)
 	test_sigpipe();
 	test_group_term(self);
 	test_closed_stdout();
+	test_usage_reasons();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
