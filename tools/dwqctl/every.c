@@ -159,21 +159,28 @@ static int spawn(struct timer_cmd *t)
 	return err;
 }
 
+/*
+ * A firing: CMD started for it (run t->runs), skipped (@skipped: run
+ * t->runs still running), or not started (@err: the errno of spawn()).
+ */
 static void report_firing(struct timer_cmd *t, const struct dwq_event *ev,
-			  __u64 read_ns, int skipped)
+			  __u64 read_ns, int skipped, int err)
 {
 	__s64 late = (__s64)(ev->fired_ns - ev->deadline_ns);
 	__s64 rlate = (__s64)(read_ns - ev->deadline_ns);
-	char a[32], b[32], dl[32];
+	char a[32], b[32], dl[32], en[32];
 
 	if (opt.json) {
 		json_begin("firing");
 		json_str("command", t->name);
 		json_u64("firing", t->firings);
-		if (!skipped)
+		if (!skipped && !err)
 			json_u64("run", t->runs);
 		json_bool("skipped", skipped);
-		json_s64("pid", t->pid);
+		if (err)
+			json_str("errno", errno_name(err, en, sizeof(en)));
+		else
+			json_s64("pid", t->pid);
 		json_id("id", ev->id);
 		json_ns("deadline_ns", ev->deadline_ns);
 		json_ns("fired_ns", ev->fired_ns);
@@ -190,7 +197,13 @@ static void report_firing(struct timer_cmd *t, const struct dwq_event *ev,
 	fmt_duration(a, sizeof(a), late);
 	fmt_duration(b, sizeof(b), rlate);
 	fmt_clock(dl, sizeof(dl), ev->deadline_ns);
-	if (skipped)
+	if (err)
+		fprintf(stderr,
+			"dwqctl %s: firing %llu: CMD not started (%s); deadline %s fired %s%s read %s%s overruns %llu\n",
+			t->name, t->firings, errno_name(err, en, sizeof(en)),
+			dl, late >= 0 ? "+" : "", a, rlate >= 0 ? "+" : "", b,
+			ev->overruns + ev->skipped);
+	else if (skipped)
 		fprintf(stderr,
 			"dwqctl %s: firing %llu skipped: run %llu still running (an overrun); deadline %s fired %s%s read %s%s overruns %llu\n",
 			t->name, t->firings, t->runs, dl, late >= 0 ? "+" : "",
@@ -442,24 +455,25 @@ static int on_events(struct timer_cmd *t)
 			report_exit(t, ws);
 		if (t->pid) {
 			t->skipped++;
-			report_firing(t, &ev[i], read_ns, 1);
+			report_firing(t, &ev[i], read_ns, 1, 0);
 			continue;
 		}
 		/* A stop signal since poll() starts nothing more. */
 		on_signal(t, 0);
 		if (t->stop_sig || out_error())
 			return 0;
-		t->runs++;
 		t->run_start = clock_now(t->s.flags);
 		err = spawn(t);
-		report_firing(t, &ev[i], read_ns, 0);
 		if (err) {
+			/* Not a run: there is no CMD to count or wait for. */
+			report_firing(t, &ev[i], read_ns, 0, err);
 			errorf(err, NULL, "%s: %s", t->name, t->argv[0]);
 			t->status = err == ENOENT ? 127 : 126;
-			t->failed++;
 			timer_error(t, err);
 			return -1;
 		}
+		t->runs++;
+		report_firing(t, &ev[i], read_ns, 0, 0);
 		/* One that came between that check and the spawn stops CMD. */
 		on_signal(t, 1);
 		if (t->stop_sig)

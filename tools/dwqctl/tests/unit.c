@@ -2218,6 +2218,69 @@ static void test_usage_reasons(void)
 	ran_free(&r);
 }
 
+/* --- a CMD that cannot be started is no run ------------------------- */
+
+/*
+ * every -- a command that does not exist: its firing says CMD was not
+ * started (ENOENT), not "run 1 ... pid 0"; no run counted; exit 127.
+ */
+static void test_not_started(void)
+{
+	/* The lines expected: an array, as strings this long must stand alone. */
+	static const char *const want[] = {
+		"{\"type\":\"firing\",\"command\":\"every\",\"firing\":1,\"skipped\":false,\"errno\":\"ENOENT\",",
+		"dwqctl every: firing 1: CMD not started (ENOENT); deadline ",
+		"dwqctl: every: /nonexistent/cmd: ENOENT",
+	};
+	char dir[] = "/tmp/dwqctl-unit-XXXXXX", fifo[64];
+	struct ran r;
+	int w, json, ok;
+	pid_t pid;
+
+	if (!seccomp_allowed()) {
+		skip("no seccomp filters here",
+		     "every -- nosuchcmd: not counted as a run");
+		return;
+	}
+	if (!mkdtemp(dir))
+		exit(2);
+	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
+	if (mkfifo(fifo, 0600) || setenv("DWQ_DEVICE", fifo, 1))
+		exit(2);
+	for (json = 0; json <= 1; json++) {
+		pid = start_prog(&r, NULL, FAKE_SCHEDULE,
+				 (const char *[]){
+					 json ? "--json" : "every",
+					 json ? "every" : "1h",
+					 json ? "1h" : "--",
+					 json ? "--" : "/nonexistent/cmd",
+					 json ? "/nonexistent/cmd" : NULL,
+					 NULL });
+		w = fifo_writer(fifo);
+		fire(w);
+		end_prog(&r, pid);
+		ok = r.status == 127 && !strstr(r.err, "pid 0") &&
+		     lines_with(r.err, want[2]) == 1;
+		if (json)
+			ok = ok && !strstr(r.out, "\"pid\"") &&
+			     !strstr(r.out, "\"run\":") &&
+			     lines_with(r.out, want[0]) == 1 &&
+			     strstr(r.out, "\"runs\":0,\"failed\":0,");
+		else
+			ok = ok && lines_with(r.err, want[1]) == 1 &&
+			     strstr(r.err, "(ENOENT): 0 runs, 0 failed;");
+		result(ok,
+		       "every%s -- nosuchcmd: firing 1 says CMD not started, no run, no pid, exit 127 (exit %d, out: %.600s, err: %.400s)",
+		       json ? " --json" : "", r.status, r.out, r.err);
+		ran_free(&r);
+		if (w >= 0)
+			close(w);
+	}
+	unsetenv("DWQ_DEVICE");
+	unlink(fifo);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -2248,6 +2311,7 @@ int main(int argc, char **argv)
 	test_group_term(self);
 	test_closed_stdout();
 	test_usage_reasons();
+	test_not_started();
 	printf("TAP version 13\n1..%d\n", nresults);
 	for (i = 0; i < nresults; i++) {
 		printf("%s\n", results[i]);
