@@ -26,7 +26,7 @@ settle_s=120
 # Never leave the module loaded: the jobs after this one reload dwq.ko.
 trap 'rm -rf "$tmp"; grep -q "^dwq_idle_timeout " /proc/modules && rmmod dwq_idle_timeout' EXIT
 
-tap_plan 15
+tap_plan 16
 echo "# kernel $(uname -r); conns=$conns idle_ms=$idle_ms run_ms=$run_ms seed=$seed"
 
 # Bad parameters: refused, with a message, and nothing stays loaded.
@@ -69,6 +69,12 @@ result $? "debugfs lists $conns connections" "$tmp/conns"
 
 # Columns: id role state packets moved requeued dropped fired stale
 # max_gap_ns late_ns fin overdue. Each check prints the lines that break it.
+# Connection i plays role i % 4: the checks below look at every role.
+awk -v q=$((conns / 4)) '!/^#/ { n[$2]++ }
+	END { for (r in n) print "# " n[r] " " r; exit !(n["busy"] == q &&
+		n["closer"] == q && n["idle"] == q && n["quiet"] == q) }' \
+	"$tmp/conns" >"$tmp/roles"
+result $? "each of the four roles has $((conns / 4)) connections" "$tmp/roles"
 check() {	# check NAME AWK-CONDITION-OF-A-BAD-LINE
 	awk -v idle=$idle_ns "!/^#/ && ($2)" "$tmp/conns" >"$tmp/bad"
 	[ ! -s "$tmp/bad" ]

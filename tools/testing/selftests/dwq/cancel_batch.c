@@ -209,7 +209,7 @@ static bool unread_now(const struct dwq_ioc_cancel *c)
 
 TEST_F(cancel_batch, periodic_firing)
 {
-	uint64_t end = dwqt_now() + DWQT_RACE_NS, t, period = 100000;
+	uint64_t end = dwqt_now() + DWQT_RACE_NS, t, p, period = 100000;
 	unsigned long long min, removed = 0, unread = 0;
 	struct dwq_event ev[16];
 	struct dwq_ioc_cancel e[3];
@@ -222,17 +222,30 @@ TEST_F(cancel_batch, periodic_firing)
 		/* A file per round: a RUNNING task ends with its firing. */
 		fd = dwqt_open(0);
 		memset(e, 0, sizeof(e));
-		e[0].id =
-			dwqt_sched_ok(fd, 0, period, DWQ_MODE_FIXED_RATE, 0, i);
+		/*
+		 * Round by round: the cancel races the next firing; comes
+		 * long before it (REMOVED); or after it is due (UNREAD). A
+		 * slow guest lets the race end one way only.
+		 */
+		p = i % 3 == 1 ? DWQT_FAR_NS : period;
+		e[0].id = dwqt_sched_ok(fd, 0, p, DWQ_MODE_FIXED_RATE, 0, i);
 		e[1].id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0,
 					i);
 		/* Cancelled by e[0] first, whether firing or not: gone. */
 		e[2].id = e[0].id;
 		dwqt_read_one(fd);
+		if (i % 3 == 2)
+			dwqt_sleep_ms(1 + period / 1000000);
 		T_OK(dwqt_cancel_batch(fd, e, ARRAY_SIZE(e), NULL));
 		t = dwqt_now();
 		T_EXPECT(e[0].result == DWQ_RESULT_REMOVED || unread_now(&e[0]),
 			 "round %d: result %u", i, e[0].result);
+		T_EXPECT(i % 3 != 1 || e[0].result == DWQ_RESULT_REMOVED,
+			 "round %d: cancelled long before it is due: result %u",
+			 i, e[0].result);
+		T_EXPECT(i % 3 != 2 || e[0].result == DWQ_RESULT_UNREAD,
+			 "round %d: cancelled after it was due: result %u", i,
+			 e[0].result);
 		T_EQ(e[1].result, DWQ_RESULT_REMOVED);
 		T_EXPECT(e[2].result == DWQ_RESULT_NOENT,
 			 "round %d: the same id again: result %u", i,
@@ -264,6 +277,8 @@ TEST_F(cancel_batch, periodic_firing)
 		close(fd);
 	}
 	t_note("%d rounds: %llu REMOVED, %llu UNREAD", i, removed, unread);
+	T_EXPECT(removed && unread, "%d rounds: %llu REMOVED, %llu UNREAD", i,
+		 removed, unread);
 }
 
 /*
