@@ -223,11 +223,6 @@ static long dwq_ioctl_schedule_batch(struct dwq_client *c,
 		err = -EINVAL;
 		goto out_report;
 	}
-	/* An address past a 32-bit kernel's is no address of the caller's. */
-	if (b.entries != (unsigned long)b.entries) {
-		err = -EFAULT;
-		goto out_report;
-	}
 	us = kvmalloc_array(b.count, sizeof(*us), GFP_KERNEL_ACCOUNT);
 	ds = kvmalloc_array(b.count, sizeof(*ds), GFP_KERNEL_ACCOUNT);
 	uts = kvmalloc_array(b.count, sizeof(*uts), GFP_KERNEL_ACCOUNT);
@@ -375,11 +370,6 @@ static long dwq_ioctl_cancel_batch(struct dwq_client *c,
 	if (b.flags || b.reserved || !b.count ||
 	    b.count > DWQ_CANCEL_BATCH_MAX) {
 		err = -EINVAL;
-		goto out_report;
-	}
-	/* An address past a 32-bit kernel's is no address of the caller's. */
-	if (b.entries != (unsigned long)b.entries) {
-		err = -EFAULT;
 		goto out_report;
 	}
 	/*

@@ -67,8 +67,7 @@ static_assert(offsetof(struct io_uring_sqe, cmd) +
  * Return: what dwq_dev_ioctl() returns for cmd_op (-EINTR where a fatal
  *	signal ends its wait for the file's mutex), -ENOTTY for an unknown
  *	one; -EINVAL, having done nothing, for non-zero flags or reserved
- *	bytes, or any uring_cmd_flags (no registered buffer is used);
- *	-EFAULT for an @arg this kernel cannot address.
+ *	bytes, or any uring_cmd_flags (no registered buffer is used).
  */
 int dwq_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
@@ -84,9 +83,6 @@ int dwq_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	if ((issue_flags & IO_URING_F_SQE128) &&
 	    memchr_inv(area + sizeof(cmd), 0, DWQ_URING_CMD_TAIL))
 		return -EINVAL;
-	/* A 32-bit kernel: an address past 4 GiB is no user address. */
-	if (cmd.arg != (unsigned long)cmd.arg)
-		return -EFAULT;
 	ret = dwq_dev_ioctl_wait(ioucmd->file, ioucmd->cmd_op,
 				 (unsigned long)cmd.arg, true);
 	/*
