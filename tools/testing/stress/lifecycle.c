@@ -6,6 +6,7 @@
  *        dwq-lifecycle traffic
  *        dwq-lifecycle failnth
  *        dwq-lifecycle load MODULE PARAMS
+ *        dwq-lifecycle loadfail MODULE PARAMS
  *
  * hold: schedules N tasks with batches on one file, PERIODIC of them
  *	fixed-rate every 10 ms, the others one-shots an hour away; prints
@@ -23,10 +24,18 @@
  *	they were; at the end all tasks fire, each exactly once.
  * load: finit_module(MODULE, PARAMS), once (busybox insmod loads a module
  *	a second time with init_module() when that fails).
+ * loadfail: with failslab/fail_page_alloc set up by the caller (filtered
+ *	to stacks through module text: dwq's init and what it calls),
+ *	finit_module(MODULE, PARAMS) with its 1st, 2nd, ... allocation
+ *	failed, until a load needs fewer; each failed load must be ENOMEM
+ *	(or EBUSY: misc_register() says that when its minor's allocation
+ *	fails) and leave no module, no /dev/dwq and no dwq thread behind;
+ *	each load that works is unloaded again. At least one must fail.
  *
  * Exit status 0 when every check passed; each failure is printed.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -687,6 +696,140 @@ static int cmd_failnth(void)
 	return failures ? 1 : 0;
 }
 
+/* Is dwq in /proc/modules (loaded, or coming or going)? */
+static bool module_listed(void)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/proc/modules", "re");
+
+	if (!f) {
+		perror("dwq-lifecycle: /proc/modules");
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "dwq ", 4))
+			found = true;
+	fclose(f);
+	return found;
+}
+
+/* How many threads are dwq's workers ("dwq/N", "dwq-NAME/N"). */
+static unsigned int dwq_threads(void)
+{
+	char path[300], comm[32];
+	unsigned int n = 0;
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	FILE *f;
+
+	if (!dir) {
+		perror("dwq-lifecycle: /proc");
+		exit(2);
+	}
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue; /* Gone meanwhile. */
+		/* Not dwq-lifecycle: no program's name has a slash. */
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "dwq", 3) &&
+		    strchr(comm, '/'))
+			n++;
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * After a failed load or an unload: no module, no /dev/dwq, no
+ * /sys/module/dwq, and no worker thread (a stopped kthread is reaped
+ * just after kthread_stop() returns: given a second).
+ */
+static bool load_left_nothing(const char *what, unsigned int nth)
+{
+	unsigned int threads, i;
+	bool ok = true;
+
+	if (module_listed()) {
+		fail("%s, nth %u: dwq still in /proc/modules", what, nth);
+		ok = false;
+	}
+	if (!access("/dev/dwq", F_OK) || !access("/sys/module/dwq", F_OK)) {
+		fail("%s, nth %u: /dev/dwq or /sys/module/dwq left", what, nth);
+		ok = false;
+	}
+	for (i = 0; (threads = dwq_threads()) && i < 100; i++)
+		usleep(10000);
+	if (threads) {
+		fail("%s, nth %u: %u dwq threads left", what, nth, threads);
+		ok = false;
+	}
+	return ok;
+}
+
+/*
+ * loadfail: fail the 1st, 2nd, ... allocation of a load that the stack
+ * filter lets through (those of dwq's init) until a load needs fewer.
+ * An injected failure either fails the load, which must then say ENOMEM
+ * (EBUSY when it was misc_register()'s minor) and leave nothing behind,
+ * or is one the kernel recovers from (kmemleak's metadata, debugfs,
+ * which dwq does without): then the load works and is undone.
+ */
+static int cmd_loadfail(const char *path, const char *params)
+{
+	unsigned int nth, left, failed = 0, ebusy = 0, recovered = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (fd < 0 || fail_nth_fd < 0) {
+		perror("dwq-lifecycle: loadfail");
+		return 2;
+	}
+	if (!load_left_nothing("before", 0))
+		return 1;
+	for (nth = 1; nth < 10000; nth++) {
+		set_fail_nth(nth);
+		err = syscall(SYS_finit_module, fd, params, 0) ? errno : 0;
+		left = fail_nth_left();
+		set_fail_nth(0);
+		if (err) {
+			failed++;
+			if (err == EBUSY)
+				ebusy++;
+			else if (err != ENOMEM)
+				fail("load, nth %u: %s, want ENOMEM", nth,
+				     strerror(err));
+			if (left)
+				fail("load, nth %u: failed (%s) with nothing injected",
+				     nth, strerror(err));
+			if (!load_left_nothing("failed load", nth))
+				break;
+			continue;
+		}
+		if (access("/dev/dwq", F_OK) || dwq_threads() == 0)
+			fail("load, nth %u: loaded without /dev/dwq or workers",
+			     nth);
+		if (syscall(SYS_delete_module, "dwq", O_NONBLOCK)) {
+			fail("load, nth %u: unload: %s", nth, strerror(errno));
+			break;
+		}
+		if (!load_left_nothing("unload", nth) || left)
+			break; /* Nothing left to fail. */
+		recovered++;
+	}
+	printf("dwq-lifecycle: load: nth 1..%u: %u loads failed (%u EBUSY), %u recovered\n",
+	       nth - 1, failed, ebusy, recovered);
+	if (!failed)
+		fail("load: no injected failure failed a load");
+	close(fail_nth_fd);
+	close(fd);
+	return failures ? 1 : 0;
+}
+
 /* finit_module(), once: busybox insmod tries init_module() after it. */
 static int cmd_load(const char *path, const char *params)
 {
@@ -707,12 +850,14 @@ int main(int argc, char **argv)
 				strtoul(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "load"))
 		return cmd_load(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "loadfail"))
+		return cmd_loadfail(argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[1], "traffic"))
 		return cmd_traffic();
 	if (argc == 2 && !strcmp(argv[1], "failnth"))
 		return cmd_failnth();
 	fprintf(stderr,
 		"usage: dwq-lifecycle hold N PERIODIC | traffic | failnth\n"
-		"       dwq-lifecycle load MODULE PARAMS\n");
+		"       dwq-lifecycle load|loadfail MODULE PARAMS\n");
 	return 2;
 }
