@@ -15,7 +15,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <linux/securebits.h>
 
 #include "dwq_test.h"
 
@@ -452,6 +454,135 @@ TEST_F(file, fdinfo_killable_while_read_holds_the_file)
 	}
 	T_EXPECT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		 "the fdinfo reader ended with status %#x", status);
+}
+
+/*
+ * open() of the device, its thread's @nth allocation armed to fail
+ * through @nth_fd: the file, or -errno; *@left says whether the failure
+ * armed was injected (0) or not reached.
+ */
+static int open_failing_nth(int nth_fd, int nth, long *left)
+{
+	char buf[16];
+	int fd;
+
+	snprintf(buf, sizeof(buf), "%d", nth);
+	T_EQ(pwrite(nth_fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+	fd = open(dwqt_dev(), O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	memset(buf, 0, sizeof(buf));
+	T_EXPECT(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0, "read fail-nth");
+	T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
+	*left = strtol(buf, NULL, 10);
+	return fd;
+}
+
+/*
+ * The open()s of one user with the 1st, 2nd, ... allocation failing in
+ * turn, until one needs fewer: each that fails is ENOMEM and leaves the
+ * charges as they were: all files' (read through @global_fd), and the
+ * user's, read through @anchor if the user has a file open already (else
+ * the user has no entry: the open that works finds none, all zero).
+ * Returns how many failed.
+ */
+static int open_fail_each(int nth_fd, int global_fd, int anchor)
+{
+	struct dwqt_charges g0, u0, now;
+	struct dwq_ioc_stats st;
+	int nth, fd, failed = 0;
+	long left;
+
+	T_EXPECT(dwqt_charges(global_fd, &g0), "STATS: %s", t_errname(errno));
+	if (anchor >= 0)
+		T_EXPECT(dwqt_charges(anchor, &u0), "STATS: %s",
+			 t_errname(errno));
+	for (nth = 1;; nth++) {
+		if (nth > 64)
+			t_fail("an open still allocates at its %dth", nth);
+		fd = open_failing_nth(nth_fd, nth, &left);
+		if (fd < 0) {
+			T_ERR(fd, ENOMEM);
+			T_EQ(left, 0);
+			failed++;
+			T_EXPECT(dwqt_charges(global_fd, &now), "STATS");
+			T_EQ(now.all_tasks, g0.all_tasks);
+			T_EQ(now.user_tasks, g0.user_tasks);
+			T_EQ(now.user_rate_mhz, g0.user_rate_mhz);
+			if (anchor < 0)
+				continue;
+			T_EXPECT(dwqt_charges(anchor, &now), "STATS");
+			T_EQ(now.user_tasks, u0.user_tasks);
+			T_EQ(now.user_rate_mhz, u0.user_rate_mhz);
+			continue;
+		}
+		/* It works (a recovered failure, or none reached). */
+		st = dwqt_stats_ok(fd);
+		T_EQ(st.pending, 0);
+		T_EQ(st.all_tasks, g0.all_tasks);
+		T_EQ(st.user_tasks, anchor < 0 ? 0 : u0.user_tasks);
+		T_EQ(st.user_rate_mhz, anchor < 0 ? 0 : u0.user_rate_mhz);
+		/* The user's charge is shared with the anchor's. */
+		dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, nth);
+		if (anchor >= 0)
+			T_EQ(dwqt_stats_ok(anchor).user_tasks,
+			     u0.user_tasks + 1);
+		close(fd);
+		if (left)
+			break;
+	}
+	t_note("%s entry: %d allocations, %d of them fail the open",
+	       anchor < 0 ? "no" : "an", nth - 1, failed);
+	return failed;
+}
+
+/*
+ * The open()s that fail, in a child that took a uid of its own (its
+ * effective uid, which a file is charged to; the capabilities kept, to
+ * open the root-only device): first with no entry for the user, so that
+ * each open must make it (dwq_user_get() allocating it, and the map's
+ * node), then again with a file of the user's holding a periodic task, so
+ * that each open takes a reference on that entry.
+ */
+static void open_failing_nth_fresh_user(void)
+{
+	uid_t uid = 40000 + getpid() % 20000;
+	int nth_fd, anchor, fresh, shared;
+
+	/* Before the uid changes: then the task's /proc files are root's. */
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (nth_fd < 0)
+		t_fail("/proc/thread-self/fail-nth: %s", t_errname(errno));
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP))
+		t_skip("PR_SET_SECUREBITS: %s", t_errname(errno));
+	T_OK(setresuid(-1, uid, -1) ? -errno : 0);
+	fresh = open_fail_each(nth_fd, dwq_charges_fd, -1);
+
+	anchor = dwqt_open(0);
+	dwqt_sched_ok(anchor, DWQT_FAR_NS, NSEC_PER_SEC, DWQ_MODE_FIXED_RATE, 0,
+		      1);
+	shared = open_fail_each(nth_fd, dwq_charges_fd, anchor);
+	/* The entry is whole: its file still charges and releases. */
+	T_EQ(dwqt_stats_ok(anchor).user_tasks, 1);
+	dwqt_sched_ok(anchor, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 2);
+	T_EQ(dwqt_stats_ok(anchor).user_tasks, 2);
+	close(anchor);
+	close(nth_fd);
+	/* At least the client's own, and the user's entry when it is new. */
+	T_EXPECT(fresh >= 2 && shared >= 1, "%d and %d opens failed", fresh,
+		 shared);
+}
+
+/*
+ * An open() with its 1st, 2nd, ... allocation failing (fail-nth, every
+ * allocation counted: dwqt_with_fail_nth()): ENOMEM, the charges
+ * unchanged, the user's entry neither made nor lost.
+ */
+TEST_F(file, open_fail_nth)
+{
+	if (dwq_charges_fd < 0)
+		t_skip("no file to read the charges through");
+	dwqt_with_fail_nth(open_failing_nth_fresh_user);
 }
 
 TEST_HARNESS_MAIN
