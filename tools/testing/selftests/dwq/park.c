@@ -452,6 +452,99 @@ TEST_F(park, cancel_parked_fail_nth)
 }
 
 /*
+ * RESCHEDULE of a parked task (due, its event not kept yet) to
+ * CLOCK_BOOTTIME, an hour away, ten times as often: the new rate is
+ * charged first, then the file's BOOTTIME heap (empty, no slots) must
+ * grow and the kept event be allocated. On a new file each time, the
+ * 1st, 2nd, ... allocation armed to fail until the call needs fewer:
+ * each failure is ENOMEM, with the rate's charge given back and the task
+ * as it was: parked on CLOCK_MONOTONIC with its deadline, period and
+ * cookie, nothing kept to read.
+ */
+static void resched_parked_fail_nth(void)
+{
+	const uint64_t p = NSEC_PER_SEC, np = p / 10;
+	int nth_fd, nth, fd, failed = 0;
+	struct dwq_ioc_stats st0, st;
+	struct dwq_ioc_query q0, q;
+	struct dwq_event ev;
+	char buf[16] = "";
+	uint64_t id;
+	long err, left;
+
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (nth_fd < 0)
+		t_fail("/proc/thread-self/fail-nth: %s", t_errname(errno));
+	for (nth = 1;; nth++) {
+		if (nth > 64)
+			t_fail("a reschedule still allocates at its %dth", nth);
+		fd = dwqt_open(O_NONBLOCK);
+		id = dwqt_sched_ok(fd, dwqt_now(), p, DWQ_MODE_FIXED_RATE,
+				   DWQ_SCHED_ABS, 30 + nth);
+		q0 = wait_state(fd, id, DWQ_STATE_PARKED);
+		st0 = dwqt_stats_ok(fd);
+		snprintf(buf, sizeof(buf), "%d", nth);
+		T_EQ(pwrite(nth_fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+		err = dwqt_resched(fd, id, DWQT_FAR_NS, np, DWQ_MODE_FIXED_RATE,
+				   DWQ_SCHED_BOOTTIME | DWQ_RESCHED_PERIOD);
+		memset(buf, 0, sizeof(buf));
+		T_EXPECT(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0,
+			 "read fail-nth");
+		T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
+		left = strtol(buf, NULL, 10);
+		st = dwqt_stats_ok(fd);
+		q = dwqt_query_ok(fd, id);
+		if (err) {
+			T_ERR(err, ENOMEM);
+			T_EQ(left, 0);
+			failed++;
+			T_EQ(st.pending, st0.pending);
+			T_EQ(st.events, st0.events);
+			T_EQ(st.fired, st0.fired);
+			T_EQ(st.user_tasks, st0.user_tasks);
+			T_EQ(st.user_rate_mhz, st0.user_rate_mhz);
+			T_EQ(q.state, DWQ_STATE_PARKED);
+			T_EQ(q.deadline_ns, q0.deadline_ns);
+			T_EQ(q.period_ns, p);
+			T_EQ(q.mode, DWQ_MODE_FIXED_RATE);
+			T_EQ(q.flags, 0);
+			T_EQ(q.cookie, q0.cookie);
+			T_EQ(q.runs, q0.runs);
+			T_EQ(q.folded, q0.folded);
+		} else {
+			/* Moved, ten times the rate charged, its event kept. */
+			T_EQ(q.state, DWQ_STATE_QUEUED);
+			T_EQ(q.period_ns, np);
+			T_EQ(q.flags, DWQ_SCHED_BOOTTIME);
+			T_EQ(st.pending, st0.pending);
+			T_EQ(st.user_rate_mhz, st0.user_rate_mhz + 9000);
+			ev = dwqt_read_one(fd);
+			T_EQ(ev.id, id);
+			T_EQ(ev.cookie, 30 + nth);
+			T_EQ(ev.deadline_ns, q0.deadline_ns);
+		}
+		close(fd);
+		if (left)
+			break;
+	}
+	close(nth_fd);
+	t_note("%d allocations, %d of them fail the reschedule", nth - 1,
+	       failed);
+	/* The heap's slots and the kept event. */
+	T_EXPECT(failed >= 2, "%d failed", failed);
+}
+
+/*
+ * Every allocation of a RESCHEDULE that moves a parked task to another
+ * clock failed in turn (fail-nth, every allocation counted:
+ * dwqt_with_fail_nth()): ENOMEM, and nothing changed.
+ */
+TEST_F(park, resched_parked_fail_nth)
+{
+	dwqt_with_fail_nth(resched_parked_fail_nth);
+}
+
+/*
  * RESCHEDULE of a parked task fires it, keeping that event unread, and
  * queues it at the new deadline; due there with its event still unread,
  * it parks, and read() folds that firing into the event: it carries the
