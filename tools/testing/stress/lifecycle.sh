@@ -237,7 +237,7 @@ set -- $(awk '$3 == "__kmem_cache_create_args" { s = $1; next }
 	s && $1 != s { print s, $1; exit }' /proc/kallsyms)
 rstart=${1:-0} rend=${2:-0}
 inject 0
-limited 600 dwq-lifecycle loadfail $ko workers=4 >"$tmp/loadfail" 2>&1
+limited 600 dwq-lifecycle loadfail $ko workers=2 >"$tmp/loadfail" 2>&1
 st=$?
 [ "$rend" != 0 ] || { echo "no __kmem_cache_create_args" >>"$tmp/loadfail"; st=1; }
 result $st "every allocation of dwq's init failed in turn (fail-nth): each load ENOMEM, nothing left behind" "$tmp/loadfail"
