@@ -841,6 +841,28 @@ static int seccomp_allowed(void)
 	return WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
 }
 
+/* Says why the test of @what is skipped if seccomp_allowed() is false. */
+static int seccomp_missing(const char *what)
+{
+	if (seccomp_allowed())
+		return 0;
+	skip("no seccomp filters here", "%s", what);
+	return 1;
+}
+
+/*
+ * A FIFO standing in for the device, in a fresh directory @dir (a
+ * mkdtemp() template): its path into @fifo; with @env, DWQ_DEVICE names it.
+ */
+static void fifo_device(char *dir, char *fifo, size_t n, int env)
+{
+	if (!mkdtemp(dir))
+		exit(2);
+	snprintf(fifo, n, "%s/dev", dir);
+	if (mkfifo(fifo, 0600) || (env && setenv("DWQ_DEVICE", fifo, 1)))
+		exit(2);
+}
+
 /*
  * A supervised program's CLOCK_BOOTTIME is this far ahead of ours: its
  * CLOCK_BOOTTIME and CLOCK_MONOTONIC are then always 1000 s or more apart,
@@ -1524,12 +1546,8 @@ static void test_ignored_sigint(void)
 			     runs[c].cmd);
 		return;
 	}
-	if (!mkdtemp(dir))
-		exit(2);
-	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
 	/* The device, for each command and nothing else. */
-	if (mkfifo(fifo, 0600) || setenv("DWQ_DEVICE", fifo, 1))
-		exit(2);
+	fifo_device(dir, fifo, sizeof(fifo), 1);
 	for (c = 0; c < ARRAY_SIZE(runs); c++) {
 		pid = start_prog(&r, NULL, FAKE_SCHEDULE | SIGINT_IGNORED,
 				 runs[c].args);
@@ -1573,6 +1591,8 @@ static void test_ignored_sigint(void)
  */
 static void test_stop_at_deadline(void)
 {
+	static const char what[] =
+		"after, SIGTERM with the firing ready: CMD does not run";
 	char dir[] = "/tmp/dwqctl-unit-XXXXXX", fifo[64], flag[64], got[512];
 	/* The last line: an array, as a string this long must stand alone. */
 	static const char *const want[] = {
@@ -1583,17 +1603,10 @@ static void test_stop_at_deadline(void)
 	int i, w = -1, ws, ok, stopped;
 	pid_t pid;
 
-	if (!seccomp_allowed()) {
-		skip("no seccomp filters here",
-		     "after, SIGTERM with the firing ready: CMD does not run");
+	if (seccomp_missing(what))
 		return;
-	}
-	if (!mkdtemp(dir))
-		exit(2);
-	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
+	fifo_device(dir, fifo, sizeof(fifo), 1);
 	snprintf(flag, sizeof(flag), "%s/ran", dir);
-	if (mkfifo(fifo, 0600) || setenv("DWQ_DEVICE", fifo, 1))
-		exit(2);
 	pid = start_prog(&r, NULL, FAKE_SCHEDULE,
 			 (const char *[]){ "after", "1h", "--", "touch", flag,
 					   NULL });
@@ -1781,6 +1794,8 @@ static int ended_within(pid_t pid, int ms, int *ws)
  */
 static void test_stalled_reader(void)
 {
+	static const char what[] =
+		"--json every, stdout's reader stalled: SIGTERM ends it";
 	char path[] = "/tmp/dwqctl-unit-XXXXXX",
 	     dir[] = "/tmp/dwqctl-unit-XXXXXX";
 	char fifo[64], *script = malloc(20000 * 8 + 1);
@@ -1815,15 +1830,10 @@ static void test_stalled_reader(void)
 	unlink(path);
 
 	/* every: its firing records fill the pipe. */
-	if (!seccomp_allowed()) {
-		skip("no seccomp filters here",
-		     "--json every, stdout's reader stalled: SIGTERM ends it");
+	if (seccomp_missing(what))
 		return;
-	}
-	if (!mkdtemp(dir) || pipe2(p, O_CLOEXEC))
-		exit(2);
-	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
-	if (mkfifo(fifo, 0600))
+	fifo_device(dir, fifo, sizeof(fifo), 0);
+	if (pipe2(p, O_CLOEXEC))
 		exit(2);
 	pid = start_out(p[1], -1, NULL, FAKE_SCHEDULE,
 			(const char *[]){ "--json", "--device", fifo, "every",
@@ -1891,6 +1901,8 @@ static int fire(int w)
  */
 static void test_sigpipe(void)
 {
+	static const char what[] =
+		"after --json, stdout's reader gone: CMD waited for";
 	static const char *const epipe[] = {
 		"dwqctl: write error: EPIPE: Broken pipe\n",
 	};
@@ -1900,21 +1912,14 @@ static void test_sigpipe(void)
 	int p[2], w, ws, ok, fired, how, errfd, done, fd;
 	pid_t pid;
 
-	if (!seccomp_allowed()) {
-		skip("no seccomp filters here",
-		     "after --json, stdout's reader gone: CMD waited for");
+	if (seccomp_missing(what))
 		return;
-	}
-	if (!mkdtemp(dir))
-		exit(2);
-	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
+	fifo_device(dir, fifo, sizeof(fifo), 0);
 	snprintf(flag, sizeof(flag), "%s/done", dir);
 	snprintf(ign, sizeof(ign), "%s/sigign", dir);
 	snprintf(cmd, sizeof(cmd),
 		 "grep ^SigIgn: /proc/$$/status > %s; sleep 0.5; touch %s", ign,
 		 flag);
-	if (mkfifo(fifo, 0600))
-		exit(2);
 	for (how = 0; how <= SIGPIPE_IGNORED; how += SIGPIPE_IGNORED) {
 		errfd = memfd_create("err", MFD_CLOEXEC);
 		if (errfd < 0 || pipe2(p, O_CLOEXEC))
@@ -2023,22 +2028,17 @@ static int sigcount_main(const char *log)
  */
 static void test_group_term(const char *self)
 {
+	static const char what[] =
+		"after, SIGTERM to the process group: CMD gets it once";
 	char dir[] = "/tmp/dwqctl-unit-XXXXXX", fifo[64], log[64], buf[128];
 	int w, ws, fd, n, i, group, ok;
 	pid_t pid, want;
 	char *p, *line;
 
-	if (!seccomp_allowed()) {
-		skip("no seccomp filters here",
-		     "after, SIGTERM to the process group: CMD gets it once");
+	if (seccomp_missing(what))
 		return;
-	}
-	if (!mkdtemp(dir))
-		exit(2);
-	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
+	fifo_device(dir, fifo, sizeof(fifo), 0);
 	snprintf(log, sizeof(log), "%s/log", dir);
-	if (mkfifo(fifo, 0600))
-		exit(2);
 	for (group = 1; group >= 0; group--) {
 		pid = start_out(open("/dev/null", O_WRONLY | O_CLOEXEC), -1,
 				NULL,
@@ -2237,16 +2237,9 @@ static void test_not_started(void)
 	int w, json, ok;
 	pid_t pid;
 
-	if (!seccomp_allowed()) {
-		skip("no seccomp filters here",
-		     "every -- nosuchcmd: not counted as a run");
+	if (seccomp_missing("every -- nosuchcmd: not counted as a run"))
 		return;
-	}
-	if (!mkdtemp(dir))
-		exit(2);
-	snprintf(fifo, sizeof(fifo), "%s/dev", dir);
-	if (mkfifo(fifo, 0600) || setenv("DWQ_DEVICE", fifo, 1))
-		exit(2);
+	fifo_device(dir, fifo, sizeof(fifo), 1);
 	for (json = 0; json <= 1; json++) {
 		pid = start_prog(&r, NULL, FAKE_SCHEDULE,
 				 (const char *[]){
