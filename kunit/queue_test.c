@@ -2135,11 +2135,17 @@ static void qt_stamp_fn(struct dwq_task *task)
 	atomic_inc(&p->runs);
 }
 
-/* @p ran once and is queued again; @info its snapshot. */
+/*
+ * @p ran once and is queued again; @info its snapshot. The run is counted
+ * before the snapshot: a snapshot taken first could be of the queued task
+ * before that run, which then counted it.
+ */
 static bool qt_stamp_back(struct qt_stamp *p, struct dwq_task_info *info)
 {
+	if (atomic_read(&p->runs) != 1)
+		return false;
 	dwq_query(&p->task, info);
-	return atomic_read(&p->runs) == 1 && info->state == DWQ_STATE_QUEUED;
+	return info->state == DWQ_STATE_QUEUED && atomic_read(&p->runs) == 1;
 }
 
 /*
