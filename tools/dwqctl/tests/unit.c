@@ -774,6 +774,16 @@ static char *slurp(int fd)
 #define ARG_LO(i) (offsetof(struct seccomp_data, args[i]) + 4)
 #endif
 
+/* Installs a seccomp filter on this process, or exits with 125. */
+static void install_filter(struct sock_filter *f, unsigned short len)
+{
+	struct sock_fprog fp = { .len = len, .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp))
+		_exit(125);
+}
+
 /*
  * DWQ_IOC_SCHEDULE and DWQ_IOC_STATS answer 0 without reaching the file,
  * so that a file that is not /dev/dwq takes dwqctl as far as its read()
@@ -792,11 +802,8 @@ static void fake_schedule(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog fp = { .len = ARRAY_SIZE(f), .filter = f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp))
-		_exit(125);
+	install_filter(f, ARRAY_SIZE(f));
 }
 
 /*
@@ -814,11 +821,8 @@ static void no_term_kill(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog fp = { .len = ARRAY_SIZE(f), .filter = f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp))
-		_exit(125);
+	install_filter(f, ARRAY_SIZE(f));
 }
 
 /*
