@@ -2209,6 +2209,20 @@ static void qt_late_fn(struct dwq_task *task)
 	atomic_inc(&p->runs);
 }
 
+/*
+ * @p has run and is queued again; @info its snapshot. The run is counted
+ * before the snapshot: a snapshot of the task queued is then of it after
+ * a run that ended. (Counted last in the callback, a run may still be
+ * ending: the task is running then, for the deadline of that run.)
+ */
+static bool qt_late_back(struct qt_late *p, struct dwq_task_info *info)
+{
+	if (!atomic_read(&p->runs))
+		return false;
+	dwq_query(&p->task, info);
+	return info->state == DWQ_STATE_QUEUED;
+}
+
 /* @n of them, the first @quick of them quick, freed when the test ends. */
 static struct qt_late *qt_lates(struct kunit *test, unsigned int n,
 				unsigned int quick)
@@ -2353,9 +2367,8 @@ static void dwq_queue_test_boottime_before_suspended(struct kunit *test)
 	opened = ktime_get_boottime_ns() + suspended;
 	complete_all(gate);
 	for (i = 0; i < 2; i++) {
-		dwq_kunit_wait_until(test, atomic_read(&p[i].runs) >= 1);
-		/* Its next deadline (or the next run's) in phase too. */
-		dwq_query(&p[i].task, &info);
+		dwq_kunit_wait_until(test, qt_late_back(&p[i], &info));
+		/* Its next deadline in phase too. */
 		KUNIT_EXPECT_EQ(test, (info.deadline_ns - at[i]) % period,
 				0ULL);
 		KUNIT_EXPECT_GT(test, info.deadline_ns, p[i].deadline);
