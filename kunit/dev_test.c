@@ -1061,9 +1061,13 @@ static void dwq_dev_test_read_owes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, all, all0);
 	KUNIT_EXPECT_EQ(test, user, user0);
 
-	/* A periodic task: moved on by the read() itself. */
+	/*
+	 * A periodic task: moved on by the read() itself. Its period is an
+	 * hour, so that its next firing is not due at the cancel below,
+	 * whose result would then be its unread event.
+	 */
 	s = (struct dwq_ioc_schedule){ .time_ns = NSEC_PER_SEC,
-				       .period_ns = NSEC_PER_SEC,
+				       .period_ns = HOUR,
 				       .mode = DWQ_MODE_FIXED_RATE };
 	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE, u, &s, sizeof(s));
 	dwq_kunit_wait_until(test, dt_alarm_ran(f, 2));
@@ -1073,7 +1077,7 @@ static void dwq_dev_test_read_owes(struct kunit *test)
 	q = (struct dwq_ioc_query){ .id = s.id };
 	dt_ioc_ok(test, f, DWQ_IOC_QUERY, u, &q, sizeof(q));
 	KUNIT_EXPECT_EQ(test, q.runs, 1ULL);
-	KUNIT_EXPECT_EQ(test, q.deadline_ns, ev.deadline_ns + NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, q.deadline_ns, ev.deadline_ns + HOUR);
 	dt_cancel(test, f, u, s.id);
 
 	/* A copy that faults: nothing owed, the event still there. */

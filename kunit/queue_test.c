@@ -1436,11 +1436,13 @@ static bool qt_queued_after_run(struct qt_probe *p, struct dwq_task_info *info)
  * A fixed-rate CLOCK_BOOTTIME task on a CLOCK_MONOTONIC queue whose key
  * went stale while its callback ran (made so here as a suspend of 5 s
  * would) is queued again a period after its deadline on its own clock:
- * its next key is keyed anew, not 5 s late.
+ * its next key is keyed anew, not 5 s late. The period is an hour: the
+ * wait for it to be queued again, the key read after and the cancel all
+ * see it between its first and second runs, however slow the guest.
  */
 static void dwq_queue_test_boottime_task_rate_after_suspend(struct kunit *test)
 {
-	const u64 slept = 5 * NSEC_PER_SEC, period = NSEC_PER_SEC;
+	const u64 slept = 5 * NSEC_PER_SEC, period = 3600ULL * NSEC_PER_SEC;
 	struct qt_probe *p = qt_probes(test, 1);
 	struct completion *gate = qt_gate(test);
 	struct dwq_queue *q = qt_queue(test, 1, 0);
@@ -1539,11 +1541,13 @@ static void dwq_queue_test_boottime_reduce_after_suspend(struct kunit *test)
  * stale while its callback ran (made so here as a suspend of 300 ms would:
  * no suspend happens in a test) is keyed again from the end of its run
  * with the offset of now, as a schedule would key it: its next deadline is
- * a period after the run on CLOCK_MONOTONIC, not 300 ms later.
+ * a period after the run on CLOCK_MONOTONIC, not 300 ms later. The period
+ * is an hour: with 100 ms a second run could come before the wait saw the
+ * task queued again after the first, which it would then never see.
  */
 static void dwq_queue_test_boottime_queue_fixed_delay(struct kunit *test)
 {
-	const u64 slept = 300 * MS, period = 100 * MS;
+	const u64 slept = 300 * MS, period = 3600ULL * NSEC_PER_SEC;
 	/* Gate and probe first: freed after the queue. */
 	struct completion *gate = qt_gate(test);
 	struct qt_probe *p = qt_probes(test, 1);
@@ -2152,11 +2156,12 @@ static bool qt_stamp_back(struct qt_stamp *p, struct dwq_task_info *info)
  * A quick fixed-delay task that the timer runs comes back a period after
  * its callback returned: the timer reads the clock for the task's next
  * deadline, not the moment it fired at (which tells it the head is due
- * without a read).
+ * without a read). Its period is an hour, so that no second run comes
+ * between the snapshot and the checks and cancel after it.
  */
 static void dwq_queue_test_quick_fixed_delay(struct kunit *test)
 {
-	const u64 period = 200 * MS;
+	const u64 period = 3600ULL * NSEC_PER_SEC;
 	/* Far enough for the worker to lead first, even in a slow guest. */
 	struct dwq_sched s = { .time_ns = 200 * MS,
 			       .mode = DWQ_MODE_FIXED_DELAY,
