@@ -2156,24 +2156,29 @@ static bool qt_stamp_back(struct qt_stamp *p, struct dwq_task_info *info)
  * A quick fixed-delay task that the timer runs comes back a period after
  * its callback returned: the timer reads the clock for the task's next
  * deadline, not the moment it fired at (which tells it the head is due
- * without a read). Its period is an hour, so that no second run comes
- * between the snapshot and the checks and cancel after it.
+ * without a read). The worker leads, for a task an hour ahead, before the
+ * task is queued, so that the timer runs it however late the worker would
+ * have come to lead; and its period is an hour, so that no second run
+ * comes between the snapshot and the checks and cancel after it.
  */
 static void dwq_queue_test_quick_fixed_delay(struct kunit *test)
 {
 	const u64 period = 3600ULL * NSEC_PER_SEC;
-	/* Far enough for the worker to lead first, even in a slow guest. */
 	struct dwq_sched s = { .time_ns = 200 * MS,
 			       .mode = DWQ_MODE_FIXED_DELAY,
 			       .period_ns = period };
 	struct dwq_task_info info;
+	struct qt_probe *far;
 	struct dwq_queue *q;
 	struct qt_stamp *p;
 	u64 end;
 
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
+	far = qt_probes(test, 1);
 	q = qt_queue(test, 1, 0);
+	KUNIT_ASSERT_EQ(test, qt_after(q, far, 3600ULL * NSEC_PER_SEC), 0);
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	dwq_task_init(&p->task, qt_stamp_fn, NULL);
 	dwq_task_set_quick(&p->task, true);
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
@@ -2424,19 +2429,23 @@ static void dwq_queue_test_query_running_clock(struct kunit *test)
  * A task that is not due, scheduled while the leader's timer waits out the
  * head's slack (the head due, the timer not fired yet), moves the timer to
  * the new task's deadline; it wakes nobody. The head here is a quick
- * task, which the timer then still runs, not the leader.
+ * task, which the timer then still runs, not the leader. The worker leads
+ * first, for a task an hour ahead (p[2]): a worker that came to lead only
+ * after the head was due would run it itself.
  */
 static void dwq_queue_test_quick_kick_not_due(struct kunit *test)
 {
 	struct dwq_sched s = { .flags = DWQ_SCHED_ABS,
 			       .mode = DWQ_MODE_ONESHOT,
 			       .slack_ns = NSEC_PER_SEC };
+	struct dwq_sched far = { .time_ns = 3600ULL * NSEC_PER_SEC };
 	struct dwq_queue *q;
-	struct qt_late *p = qt_lates(test, 2, 1);
+	struct qt_late *p = qt_lates(test, 3, 1);
 	u64 due;
 
 	q = qt_queue(test, 1, 0);
-	/* Far enough for the worker to lead first, even in a slow guest. */
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[2].task, &far), 0);
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	due = ktime_get_ns() + 200 * MS;
 	s.time_ns = due;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[0].task, &s), 0);
@@ -2479,7 +2488,9 @@ static void qt_ctx_fn(struct dwq_task *task)
  * timer runs per expiry. The timer runs the first ones in hard irq
  * context, a worker the rest with interrupts off, every one once; a
  * dwq_cancel_sync() from such a callback says -EDEADLK and does nothing.
- * On PREEMPT_RT the flag does nothing: none runs in hard irq context.
+ * On PREEMPT_RT the flag does nothing: none runs in hard irq context. A
+ * worker leads, asleep, before the burst is queued: one that came to lead
+ * only after the burst was due (20 ms) would run it all itself.
  */
 static void dwq_queue_test_hardirq(struct kunit *test)
 {
@@ -2500,6 +2511,7 @@ static void dwq_queue_test_hardirq(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, p && tasks && s);
 	q = qt_queue(test, 2, DWQ_QUEUE_HARDIRQ);
 	KUNIT_ASSERT_EQ(test, qt_after(q, &other[0], 3600 * NSEC_PER_SEC), 0);
+	dwq_kunit_wait_until(test, dwq_kunit_leading(q));
 	at = ktime_get_ns() + 20 * MS;
 	for (i = 0; i < n; i++) {
 		dwq_task_init(&p[i].task, qt_ctx_fn, NULL);
