@@ -173,6 +173,26 @@ static void tt_wait(struct kunit *test, struct completion *c)
 	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "timed out");
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(tt_open, complete_all, struct completion *);
+
+/*
+ * Hold @q's only worker in @hold's callback until the test completes the
+ * gate returned: the tasks queued meanwhile stay queued, however slowly
+ * the guest runs the test, and run in their order once it opens. Should
+ * an assertion end the test first, the gate opens before the queue goes.
+ */
+static struct completion *tt_hold(struct kunit *test, struct dwq_queue *q,
+				  struct tt_probe *hold)
+{
+	struct completion *gate = tt_gate(hold, 0);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tt_open, gate),
+			0);
+	KUNIT_ASSERT_EQ(test, tt_sched(q, hold, 0, DWQ_MODE_ONESHOT, 0), 0);
+	tt_wait(test, &hold->started);
+	return gate;
+}
+
 static u32 tt_state(struct tt_probe *p)
 {
 	struct dwq_task_info info;
@@ -567,15 +587,21 @@ static struct kunit_suite dwq_task_periodic_test_suite = {
 
 /* --- cancel, cancel_sync, reschedule, query, references --- */
 
-/* Cancelling a queued task removes it at once; its callback never runs. */
+/*
+ * Cancelling a queued task removes it at once; its callback never runs.
+ * The worker is held meanwhile: p[1], due in 200 ms, is still queued at
+ * the cancel however long the guest takes to get there.
+ */
 static void dwq_task_cancel_test_queued(struct kunit *test)
 {
-	struct tt_probe *p = tt_probes(test, 3);
+	struct tt_probe *p = tt_probes(test, 4);
 	struct dwq_queue *q = tt_queue(test, 1);
 	struct dwq_queue_stats st;
 	struct dwq_task_info info;
+	struct completion *gate;
 	int i;
 
+	gate = tt_hold(test, q, &p[3]);
 	for (i = 0; i < 3; i++)
 		KUNIT_ASSERT_EQ(test,
 				tt_sched(q, &p[i], (i + 1) * 100 * MS,
@@ -591,6 +617,7 @@ static void dwq_task_cancel_test_queued(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&p[1].task.ref), 1U);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[1].task), DWQ_RESULT_IDLE);
 
+	complete(gate);
 	tt_wait(test, &p[0].ran);
 	/* p[2] was due after p[1]: the queue is past p[1]'s deadline. */
 	tt_wait(test, &p[2].ran);
@@ -838,15 +865,21 @@ static void dwq_task_cancel_test_sync_deadlock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[1].task.state, (u8)DWQ_STATE_CANCELLED);
 }
 
-/* Rescheduling queued tasks moves them in the run order, same identity. */
+/*
+ * Rescheduling queued tasks moves them in the run order, same identity.
+ * The worker is held meanwhile: A, due in 200 ms, is still queued when it
+ * is moved however long the guest takes to get there.
+ */
 static void dwq_task_cancel_test_reschedule_reorders(struct kunit *test)
 {
-	struct tt_probe *p = tt_probes(test, 3);
+	struct tt_probe *p = tt_probes(test, 4);
 	struct dwq_queue *q = tt_queue(test, 1);
 	struct dwq_sched s = {};
+	struct completion *gate;
 	atomic_t seq;
 	int i;
 
+	gate = tt_hold(test, q, &p[3]);
 	atomic_set(&seq, 0);
 	for (i = 0; i < 3; i++) {
 		p[i].seq = &seq;
@@ -861,6 +894,7 @@ static void dwq_task_cancel_test_reschedule_reorders(struct kunit *test)
 	s.time_ns = 600 * MS;
 	KUNIT_EXPECT_EQ(test, dwq_reschedule(&p[0].task, &s), 0);
 	KUNIT_EXPECT_EQ(test, kref_read(&p[0].task.ref), 2U);
+	complete(gate);
 	for (i = 0; i < 3; i++)
 		tt_wait(test, &p[i].ran);
 	KUNIT_EXPECT_EQ(test, p[1].order, 1);
