@@ -823,12 +823,13 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
  * queue's CLOCK_MONOTONIC by the time suspended. The resume keys it anew
  * (dwq_queue_resumed(), which the module calls for every queue when the
  * system resumes), and it wakes the readers when the task is due, not
- * 5 s after.
+ * 5 s after. The task is due 2 s on: its alarm, armed in the schedule's
+ * ioctl, must be keyed late before it fires, even in a slow guest.
  */
 static void dwq_dev_test_boottime_alarm_after_suspend(struct kunit *test)
 {
 	const u64 slept = 5 * NSEC_PER_SEC;
-	struct dwq_ioc_schedule s = { .time_ns = 500 * MS,
+	struct dwq_ioc_schedule s = { .time_ns = 2000 * MS,
 				      .flags = DWQ_SCHED_BOOTTIME };
 	struct dwq_client *c;
 	struct dwq_task *alarm;
@@ -851,7 +852,7 @@ static void dwq_dev_test_boottime_alarm_after_suspend(struct kunit *test)
 	dwq_queue_kunit_rekey(c->q, alarm, alarm->node.deadline + slept);
 	raw_spin_unlock_irq(&c->q->lock);
 	/* Late: the task is due, and nobody was woken. */
-	msleep(700);
+	msleep(2200);
 	KUNIT_ASSERT_EQ(test, atomic_read(&w->wakeups), 0);
 
 	dwq_queue_resumed(c->q);

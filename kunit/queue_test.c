@@ -441,9 +441,12 @@ static void dwq_queue_test_create_invalid(struct kunit *test)
 }
 
 /*
- * The seeds' experiment: 4 idle workers, no leader; a task 300 ms ahead
+ * The seeds' experiment: 4 idle workers, no leader; a task 2 s ahead
  * makes exactly one worker leader in a timed wait, runs on it, and the
- * other three never wake; three zero-delay tasks then run once each.
+ * other three never wake; three zero-delay tasks then run once each. The
+ * leader's wakeup and sleep, waited for, and the snapshot after them must
+ * all come before the task is due (300 ms, as the seeds had it, can pass
+ * in a slow guest): 2 s, with the timer armed exactly for it.
  */
 static void dwq_queue_test_seed_experiment(struct kunit *test)
 {
@@ -453,9 +456,10 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 	u64 t0, until, due;
 	int leader, i;
 
+	qt_exact(q);
 	qt_wait_followers(test, q, 4);
 	t0 = ktime_get_ns();
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 300 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 2000 * MS), 0);
 
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
@@ -479,7 +483,7 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 
 	qt_wait_ran(test, &p[0]);
 	KUNIT_EXPECT_EQ(test, p[0].worker, leader);
-	KUNIT_EXPECT_GE(test, p[0].start, t0 + 300 * MS);
+	KUNIT_EXPECT_GE(test, p[0].start, t0 + 2000 * MS);
 	for (i = 0; i < 4; i++)
 		if (i != leader)
 			KUNIT_EXPECT_EQ(test, qt_wstats(test, q, i).wakeups,
@@ -504,7 +508,8 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
  * An earlier task scheduled while a leader waits moves the leader's timer
  * in place: nobody wakes, the same worker still leads, for the new head,
  * and it runs first. Arming a new head and cancelling it, over and over,
- * wakes nobody either.
+ * wakes nobody either. The new head is 2 s ahead, its timer armed exactly:
+ * the snapshot after it must come before it is due, even in a slow guest.
  */
 static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 {
@@ -532,7 +537,8 @@ static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
 	KUNIT_EXPECT_EQ(test, after.leader, leader);
 
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 200 * MS), 0);
+	qt_exact(q);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 2000 * MS), 0);
 	dwq_kunit_wait_until(test, qt_settled(q));
 	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
@@ -796,7 +802,10 @@ static void dwq_queue_test_slack_head_taken(struct kunit *test)
  * A new head that is due no earlier than the leader's timer wakes nobody:
  * the leader, woken by that timer, finds it and leads again. This is the
  * common schedule-then-cancel pattern (a timeout armed and disarmed), which
- * otherwise costs a context switch per schedule.
+ * otherwise costs a context switch per schedule. Everything up to the
+ * snapshot must come before that timer fires, which would wake the leader:
+ * it is armed exactly for 2 s ahead, not for 300 ms that a slow guest can
+ * spend in the waits and 64 calls before the snapshot.
  */
 static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
 {
@@ -805,8 +814,9 @@ static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
 	struct dwq_queue_stats before, after;
 	int i, leader;
 
+	qt_exact(q);
 	qt_wait_followers(test, q, 4);
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 300 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 2000 * MS), 0);
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
 	dwq_kunit_wait_until(test, qt_settled(q));
@@ -815,11 +825,11 @@ static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
 
 	/* Each of these is the new head of an empty heap, and later. */
 	for (i = 1; i < 32; i++) {
-		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 400 * MS), 0);
+		KUNIT_ASSERT_EQ(test, qt_after(q, &p[i], 2100 * MS), 0);
 		KUNIT_ASSERT_EQ(test, dwq_cancel(&p[i].task),
 				DWQ_RESULT_REMOVED);
 	}
-	KUNIT_ASSERT_EQ(test, qt_after(q, &p[32], 400 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_after(q, &p[32], 2100 * MS), 0);
 	/* A wakeup would show as a leader not (yet) leading again. */
 	dwq_kunit_wait_until(test, qt_settled(q));
 	after = qt_stats(q);
@@ -1060,7 +1070,9 @@ static void dwq_queue_test_front_slot_order(struct kunit *test)
  * A head more than @q->far_ns ahead: the leader's timer is armed halfway
  * there, and a later head due after that point moves nothing. When the
  * early timer fires, it is armed again exactly for the head, and nobody
- * wakes; the tasks run by their deadlines, not before.
+ * wakes; the tasks run by their deadlines, not before. The head is 4 s
+ * ahead: the waits for the leader and the later head must come before the
+ * early timer fires, 2 s on, which 500 ms would not leave a slow guest.
  */
 static void dwq_queue_test_far_head_coarse(struct kunit *test)
 {
@@ -1075,7 +1087,7 @@ static void dwq_queue_test_far_head_coarse(struct kunit *test)
 	raw_spin_unlock_irq(&q->lock);
 	qt_wait_followers(test, q, 1);
 	t0 = ktime_get_ns();
-	d0 = t0 + 1000 * MS;
+	d0 = t0 + 4000 * MS;
 	KUNIT_ASSERT_EQ(test, qt_at(q, &p[0], d0), 0);
 	dwq_kunit_wait_until(test, qt_wait_leader(q, -1) == 0 && qt_settled(q));
 	before = qt_stats(q);
@@ -1085,7 +1097,7 @@ static void dwq_queue_test_far_head_coarse(struct kunit *test)
 	expires = ktime_to_ns(hrtimer_get_expires(q->armed));
 	raw_spin_unlock_irq(&q->lock);
 	/* Armed at some t >= t0, for (t + d0) / 2. */
-	KUNIT_EXPECT_GE(test, until, t0 + 500 * MS);
+	KUNIT_EXPECT_GE(test, until, t0 + 2000 * MS);
 	KUNIT_EXPECT_LT(test, until, d0);
 	KUNIT_EXPECT_EQ(test, hard, until);
 	KUNIT_EXPECT_EQ(test, expires, (s64)until);
@@ -1805,7 +1817,9 @@ static int qt_at2(struct dwq_queue *q, struct qt_probe *a, u64 da,
  * worker arms nothing more. With @stale, the leader first slept for x,
  * 700 ms later, with p behind it at 800 ms: armed for that grace, 700 ms
  * late for p's new deadline, the timer is armed again for p's as z's
- * worker leaves, under the queue's lock.
+ * worker leaves, under the queue's lock. z is due 2 s on, the timers
+ * armed exactly: the leader must sleep for it first (with @stale, after
+ * the waits for x), which 200 ms would not leave a slow guest.
  */
 static void qt_handoff_ahead(struct kunit *test, bool stale)
 {
@@ -1816,8 +1830,9 @@ static void qt_handoff_ahead(struct kunit *test, bool stale)
 	struct dwq_worker *w;
 	u64 base, ahead, at;
 
+	qt_exact(q);
 	qt_wait_followers(test, q, 2);
-	base = ktime_get_ns() + 200 * MS;
+	base = ktime_get_ns() + 2000 * MS;
 	z->gate = gate;
 	if (stale) {
 		/* The leader sleeps for x, with p behind: armed for x. */
@@ -1872,7 +1887,11 @@ static void dwq_queue_test_handoff_ahead_stale(struct kunit *test)
  * A leader about to sleep until the head is due takes the head out of the
  * heap into the front slot (__dwq_front_promote()), also when its timer
  * fires early and leads on. The promoted head may still be cancelled or
- * put behind a new one, and order holds.
+ * put behind a new one, and order holds. The timers are armed exactly, the
+ * first deadline 2 s ahead and a 1 s after it: the waits for the leader
+ * must come before the first, and the cancel of a, after the wait for the
+ * first, before a is due, which 300 ms and 80 ms would not leave a slow
+ * guest.
  */
 static void dwq_queue_test_leader_promotes_head(struct kunit *test)
 {
@@ -1883,14 +1902,15 @@ static void dwq_queue_test_leader_promotes_head(struct kunit *test)
 	unsigned int i;
 	u64 base;
 
+	qt_exact(q);
 	qt_wait_followers(test, q, 1);
 	atomic_set(&seq, 0);
 	for (i = 0; i < 4; i++)
 		p[i].seq = &seq;
-	base = ktime_get_ns() + 300 * MS;
+	base = ktime_get_ns() + 2000 * MS;
 	/* a, then b behind it: the leader sleeps for a, in the front slot. */
-	KUNIT_ASSERT_EQ(test, qt_at(q, &p[0], base + 100 * MS), 0);
-	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], base + 200 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[0], base + 1000 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[1], base + 2000 * MS), 0);
 	dwq_kunit_wait_until(test, qt_wait_leader(q, -1) == 0 && qt_settled(q));
 	/* c, earlier: the front slot's, a back to the heap. c cancelled. */
 	KUNIT_ASSERT_EQ(test, qt_at(q, &p[2], base), 0);
@@ -1904,17 +1924,17 @@ static void dwq_queue_test_leader_promotes_head(struct kunit *test)
 	raw_spin_lock_irq(&q->lock);
 	front = q->front;
 	raw_spin_unlock_irq(&q->lock);
-	if (ktime_get_ns() < base + 100 * MS)
+	if (ktime_get_ns() < base + 1000 * MS)
 		KUNIT_EXPECT_PTR_EQ(test, front, &p[0].task.node);
 	/* d, due between a and b; a, in the front slot, cancelled. */
-	KUNIT_ASSERT_EQ(test, qt_at(q, &p[3], base + 150 * MS), 0);
+	KUNIT_ASSERT_EQ(test, qt_at(q, &p[3], base + 1500 * MS), 0);
 	KUNIT_EXPECT_EQ(test, dwq_cancel(&p[0].task), DWQ_RESULT_REMOVED);
 	qt_wait_ran(test, &p[1]);
 	qt_wait_ran(test, &p[3]);
 	KUNIT_EXPECT_EQ(test, p[3].order, 1);
 	KUNIT_EXPECT_EQ(test, p[1].order, 2);
-	KUNIT_EXPECT_GE(test, p[3].start, base + 150 * MS);
-	KUNIT_EXPECT_GE(test, p[1].start, base + 200 * MS);
+	KUNIT_EXPECT_GE(test, p[3].start, base + 1500 * MS);
+	KUNIT_EXPECT_GE(test, p[1].start, base + 2000 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[2].runs), 0);
 	KUNIT_EXPECT_EQ(test, qt_stats(q).size, 0U);
@@ -2306,8 +2326,12 @@ static void dwq_queue_test_boottime_rate_stale_key(struct kunit *test)
 	u64 deadline;
 
 	q = qt_queue(test, 1, 0);
-	/* Far enough for the worker to lead first, even in a slow guest. */
-	deadline = ktime_get_boottime_ns() + 300 * MS;
+	/*
+	 * Far enough for the offset to go stale before it is due, even in a
+	 * slow guest: a run before that would be of a key that was never
+	 * stale, with no overruns.
+	 */
+	deadline = ktime_get_boottime_ns() + 1000 * MS;
 	s.time_ns = deadline;
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
 	raw_spin_lock_irq(&q->lock);
