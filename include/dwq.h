@@ -135,7 +135,8 @@ struct dwq_worker;
  *	then if one is free; when its deadline comes while the worker that
  *	would lead still runs an ordinary (not quick) callback, a free
  *	worker is woken for it up to 50 us later (the hand-off grace, in
- *	which that callback usually returns and takes it itself). A task
+ *	which that callback usually returns and takes it itself; more, up to
+ *	1 ms, on a machine where woken workers have been slower to come). A task
  *	keeps at most U32_MAX ns (about 4.3 s) of it: more counts as that.
  */
 struct dwq_sched {

@@ -1757,6 +1757,7 @@ static void dwq_queue_test_sleeper_does_not_stall(struct kunit *test)
 	struct dwq_sched *s;
 	struct qt_sleeper *z;
 	atomic_t *done, *seq;
+	u64 woke, grace;
 	unsigned int i;
 
 	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
@@ -1793,6 +1794,50 @@ static void dwq_queue_test_sleeper_does_not_stall(struct kunit *test)
 	complete(gate);
 	qt_wait_count(test, &z->runs, 1);
 	KUNIT_EXPECT_EQ(test, z->others_seen, (int)n);
+	/* The follower's coming was timed, and the grace kept in bounds. */
+	raw_spin_lock_irq(&q->lock);
+	woke = q->handoff_woke;
+	grace = q->handoff_grace;
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_NE(test, woke, 0ULL);
+	KUNIT_EXPECT_GE(test, grace, (u64)DWQ_HANDOFF_GRACE_NS);
+	KUNIT_EXPECT_LE(test, grace, (u64)DWQ_HANDOFF_GRACE_MAX_NS);
+}
+
+/*
+ * The hand-off grace follows the time followers take to come: a quarter
+ * of the way each time, never under DWQ_HANDOFF_GRACE_NS nor over
+ * DWQ_HANDOFF_GRACE_MAX_NS, however fast or slow one came.
+ */
+static void dwq_queue_test_handoff_grace_learns(struct kunit *test)
+{
+	const u64 lo = DWQ_HANDOFF_GRACE_NS, hi = DWQ_HANDOFF_GRACE_MAX_NS;
+	u64 grace = lo;
+	int i;
+
+	/* 250 us: 50 -> 100 -> 137.5 us. */
+	grace = dwq_handoff_grace_next(grace, 250 * NSEC_PER_USEC);
+	KUNIT_EXPECT_EQ(test, grace, 100 * NSEC_PER_USEC);
+	grace = dwq_handoff_grace_next(grace, 250 * NSEC_PER_USEC);
+	KUNIT_EXPECT_EQ(test, grace, 137500ULL);
+	/* Converges on it from below, and never passes it. */
+	for (i = 0; i < 100; i++)
+		grace = dwq_handoff_grace_next(grace, 250 * NSEC_PER_USEC);
+	KUNIT_EXPECT_LE(test, grace, 250 * NSEC_PER_USEC);
+	KUNIT_EXPECT_GE(test, grace, 249 * NSEC_PER_USEC);
+	/* A follower held up for a second counts as the most. */
+	grace = dwq_handoff_grace_next(lo, NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, grace, lo + (hi - lo) / 4);
+	for (i = 0; i < 100; i++)
+		grace = dwq_handoff_grace_next(grace, U64_MAX);
+	KUNIT_EXPECT_EQ(test, grace, hi);
+	/* Fast ones bring it down, to no less than the least. */
+	grace = dwq_handoff_grace_next(hi, 0);
+	KUNIT_EXPECT_EQ(test, grace, hi - hi / 4);
+	for (i = 0; i < 100; i++)
+		grace = dwq_handoff_grace_next(grace, 0);
+	KUNIT_EXPECT_EQ(test, grace, lo);
+	KUNIT_EXPECT_EQ(test, dwq_handoff_grace_next(lo, lo), lo);
 }
 
 /* Schedule @a at @da and @b at @db at once, in one batch. */
@@ -1955,6 +2000,7 @@ static void dwq_queue_test_run_hands_off(struct kunit *test)
 	struct dwq_queue *q;
 	struct dwq_sched *s;
 	struct qt_sleeper *z;
+	u64 woke, grace;
 	atomic_t *done;
 	unsigned int i;
 
@@ -1986,6 +2032,14 @@ static void dwq_queue_test_run_hands_off(struct kunit *test)
 	complete(gate);
 	qt_wait_count(test, &z->runs, 1);
 	KUNIT_EXPECT_EQ(test, z->others_seen, (int)n);
+	/* The follower's coming was timed, and the grace kept in bounds. */
+	raw_spin_lock_irq(&q->lock);
+	woke = q->handoff_woke;
+	grace = q->handoff_grace;
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_NE(test, woke, 0ULL);
+	KUNIT_EXPECT_GE(test, grace, (u64)DWQ_HANDOFF_GRACE_NS);
+	KUNIT_EXPECT_LE(test, grace, (u64)DWQ_HANDOFF_GRACE_MAX_NS);
 }
 
 /*
@@ -2992,6 +3046,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_stats_sum),
 	KUNIT_CASE(dwq_queue_test_sleeper_does_not_stall),
 	KUNIT_CASE(dwq_queue_test_run_hands_off),
+	KUNIT_CASE(dwq_queue_test_handoff_grace_learns),
 	KUNIT_CASE(dwq_queue_test_handoff_ahead),
 	KUNIT_CASE(dwq_queue_test_handoff_ahead_stale),
 	KUNIT_CASE(dwq_queue_test_leader_promotes_head),

@@ -76,9 +76,27 @@ void dwq_dev_exit(void);
  * How long after the head is due a worker busy in a callback lets a
  * follower be woken for it (see dwq_take()): about the cost of a wakeup,
  * so a callback that returns within it takes the head itself sooner than a
- * woken follower would have.
+ * woken follower would have. This is the least a queue's grace is; where
+ * its followers take longer to come (a slow or emulated machine, whose
+ * interrupts alone can outlast it), the grace follows the time they take
+ * (&dwq_queue.handoff_grace), up to DWQ_HANDOFF_GRACE_MAX_NS.
  */
 #define DWQ_HANDOFF_GRACE_NS (50 * NSEC_PER_USEC)
+#define DWQ_HANDOFF_GRACE_MAX_NS (1 * NSEC_PER_MSEC)
+
+/*
+ * A queue's hand-off grace once a follower a hand-off woke took @took ns to
+ * come: a quarter of the way from @grace toward it (rounded up, so that it
+ * gets there), within the bounds above.
+ */
+static inline u64 dwq_handoff_grace_next(u64 grace, u64 took)
+{
+	took = min_t(u64, took, DWQ_HANDOFF_GRACE_MAX_NS);
+	grace = took > grace ? grace + DIV_ROUND_UP(took - grace, 4) :
+			       grace - DIV_ROUND_UP(grace - took, 4);
+	return clamp_t(u64, grace, DWQ_HANDOFF_GRACE_NS,
+		       DWQ_HANDOFF_GRACE_MAX_NS);
+}
 
 /*
  * Most quick tasks one expiry of a queue's timer runs (dwq_task_set_quick());
@@ -198,7 +216,8 @@ struct dwq_worker {
  * @lock: protects @heap, @front (and the node of every queued task),
  *	@leader, @leader_deadline, @leader_hard, @leader_fired, @armed, the
  *	expiry of @timer and @wake_timer (every arm and move of them),
- *	@followers, @handoffs, @stopping, @run_due,
+ *	@followers, @handoffs, @handoff_woke, @handoff_grace, @stopping,
+ *	@run_due,
  *	@run_due_before, @reserved, @room, @nr_workers, every worker's
  *	@thread, @follow, @by_handoff and @stats, and the private fields of
  *	every task whose ->queue is this queue. A raw spinlock, always taken
@@ -243,6 +262,11 @@ struct dwq_worker {
  *	this changes, unless its callback is running (see __dwq_leader_arm())
  * @handoffs: followers woken by a hand-off timer and not yet back under
  *	the lock: a due head is left to them
+ * @handoff_woke: when the last hand-off woke a follower (the queue's clock)
+ * @handoff_grace: how long after the head is due a worker busy in a
+ *	callback lets a follower be woken for it: a moving average of the
+ *	time hand-off followers took to come, from DWQ_HANDOFF_GRACE_NS to
+ *	DWQ_HANDOFF_GRACE_MAX_NS (see __dwq_handoff_came() in queue.c)
  * @reserved: heap slots held back for running tasks that will be queued
  *	again (periodic, or re-armed by dwq_mod()), so that this cannot fail,
  *	and one for the task in @front, which may have to go into the heap
@@ -304,6 +328,8 @@ struct dwq_queue {
 	struct hrtimer wake_timer;
 	struct hrtimer *armed;
 	unsigned int handoffs;
+	u64 handoff_woke;
+	u64 handoff_grace;
 	unsigned int reserved;
 	unsigned int room;
 	unsigned int resize_lo;

@@ -76,7 +76,7 @@
  *   again as the leader (the JDK's second wakeup per task), or that would
  *   find the head already taken by us. So that a long callback cannot
  *   leave the head waiting, the worker arms its hand-off hrtimer for
- *   DWQ_HANDOFF_GRACE_NS after the head is due (or after now, if it is
+ *   the queue's grace after the head is due (or after now, if it is
  *   due already); if that fires while the callback still runs and nobody
  *   leads, it wakes one follower. A leader arms its own as it begins to
  *   sleep, for its head's grace (__dwq_handoff_ahead()): when it takes
@@ -1312,11 +1312,28 @@ static struct dwq_task *__dwq_take_head(struct dwq_queue *q,
  * its worker took at @since still runs: the grace after the head is due,
  * or after @since if it was due already.
  */
-static u64 __dwq_handoff_at(const struct dwq_heap_node *head, u64 since)
+static u64 __dwq_handoff_at(const struct dwq_queue *q,
+			    const struct dwq_heap_node *head, u64 since)
 {
 	return min_t(u64, max(head->deadline, since),
-		     KTIME_MAX - DWQ_HANDOFF_GRACE_NS) +
-	       DWQ_HANDOFF_GRACE_NS;
+		     KTIME_MAX - q->handoff_grace) +
+	       q->handoff_grace;
+}
+
+/*
+ * A follower a hand-off woke is back under the lock at @now: the grace
+ * moves a quarter of the way toward the time it took, within its bounds.
+ * A callback that returns within the time a follower takes to come would
+ * have taken the head sooner itself; where that time is long (an
+ * emulated machine, whose every interrupt outlasts DWQ_HANDOFF_GRACE_NS),
+ * a grace shorter than it brings followers in for callbacks that are not
+ * long, and moves the run to another CPU for nothing.
+ */
+static void __dwq_handoff_came(struct dwq_queue *q, u64 now)
+{
+	u64 took = now > q->handoff_woke ? now - q->handoff_woke : 0;
+
+	q->handoff_grace = dwq_handoff_grace_next(q->handoff_grace, took);
 }
 
 /*
@@ -1339,7 +1356,7 @@ static void __dwq_leave_with(struct dwq_queue *q, struct dwq_worker *w,
 	if (task->quick || !head || q->leader || q->stopping ||
 	    w->handoff_armed)
 		return;
-	at = __dwq_handoff_at(head, now);
+	at = __dwq_handoff_at(q, head, now);
 	w->handoff_armed = true;
 	if (!w->handoff_ahead) {
 		w->handoff_at = at;
@@ -1383,7 +1400,7 @@ static void __dwq_handoff_ahead(struct dwq_queue *q, struct dwq_worker *w,
 	lockdep_assert_held(&q->lock);
 	if (task->quick || !next || next == head)
 		return;
-	at = __dwq_handoff_at(next, now);
+	at = __dwq_handoff_at(q, next, now);
 	if (at == w->handoff_ahead)
 		return;
 	w->handoff_ahead = at;
@@ -1414,7 +1431,7 @@ __dwq_handoff_ahead_fired(struct dwq_queue *q, struct dwq_worker *w,
 		return HRTIMER_NORESTART;
 	}
 	at = max(dwq_queue_now(q), q->leader_fired ? 0 : q->leader_hard);
-	at = __dwq_handoff_at(next, at);
+	at = __dwq_handoff_at(q, next, at);
 	w->handoff_ahead = at;
 	hrtimer_set_expires_range_ns(&w->handoff, ns_to_ktime(at),
 				     DWQ_SLACK_NS);
@@ -1472,16 +1489,19 @@ enum hrtimer_restart dwq_worker_handoff(struct hrtimer *timer)
 		 * them: the callback running now may be a later one, still
 		 * within its grace. Then wait for that.
 		 */
+		u64 now = dwq_queue_now(q);
+
 		at = w->state == DWQ_WORKER_RUNNING ?
-			     __dwq_handoff_at(head, w->run_since) :
+			     __dwq_handoff_at(q, head, w->run_since) :
 			     0;
-		if (at > dwq_queue_now(q)) {
+		if (at > now) {
 			hrtimer_set_expires_range_ns(timer, ns_to_ktime(at),
 						     DWQ_SLACK_NS);
 			ret = HRTIMER_RESTART;
 		} else {
 			trace_dwq_wakeup(q, -1, DWQ_TRACE_WAKE_HANDOFF);
-			__dwq_wake_follower(q, true);
+			if (__dwq_wake_follower(q, true))
+				q->handoff_woke = now;
 		}
 	}
 	if (ret == HRTIMER_NORESTART)
@@ -1525,8 +1545,10 @@ static bool __dwq_wait_untimed(struct dwq_worker *w)
 	list_del_init(&w->follow);
 	w->state = DWQ_WORKER_IDLE;
 	w->stats.wakeups++;
-	if (w->by_handoff)
+	if (w->by_handoff) {
 		q->handoffs--; /* We are here: see dwq_worker_handoff(). */
+		__dwq_handoff_came(q, dwq_queue_now(q));
+	}
 	return !kthread_should_stop();
 }
 
@@ -3264,6 +3286,7 @@ struct dwq_queue *dwq_queue_create(const char *name, unsigned int workers,
 						  CLOCK_MONOTONIC;
 	q->far_ns = DWQ_FAR_NS;
 	INIT_LIST_HEAD(&q->followers);
+	q->handoff_grace = DWQ_HANDOFF_GRACE_NS;
 	/* On PREEMPT_RT, a hard timer could not take sleeping locks. */
 	q->hardirq = flags & DWQ_QUEUE_HARDIRQ &&
 		     !IS_ENABLED(CONFIG_PREEMPT_RT);
@@ -3565,7 +3588,7 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 {
 	struct dwq_queue_stats st;
 	unsigned int reserved, room, handoffs;
-	u64 until, hard, timer = 0;
+	u64 until, hard, grace, timer = 0;
 	bool fired, armed = false, running = false;
 
 	raw_spin_lock_irq(&q->lock);
@@ -3573,6 +3596,7 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 	reserved = q->reserved;
 	room = q->room;
 	handoffs = q->handoffs;
+	grace = q->handoff_grace;
 	until = q->leader ? q->leader_deadline : KTIME_MAX;
 	hard = q->leader_hard;
 	fired = q->leader_fired;
@@ -3595,6 +3619,7 @@ void dwq_queue_show_stats(struct dwq_queue *q, struct seq_file *m)
 	seq_printf(m, "workers %u\n", st.workers);
 	seq_printf(m, "leader %d\n", st.leader);
 	seq_printf(m, "handoffs %u\n", handoffs);
+	seq_printf(m, "handoff_grace_ns %llu\n", grace);
 	/*
 	 * The range the leader's timer was last armed or moved for, and
 	 * "fired" once the leader was woken (by the timer, or for a task
