@@ -10,7 +10,7 @@
 dbg=/sys/kernel/debug/dwq
 tr=/sys/kernel/tracing
 . /dwq/tap.sh
-tap_plan 24
+tap_plan 25
 
 # --- debugfs ----------------------------------------------------------
 
@@ -39,6 +39,10 @@ result $? "stats: the queue's name, size 1 (the file's alarm) and its counters" 
 # The open file reserved room for its two alarms, one per clock.
 grep -Eqx 'room [2-9][0-9]*' "$tmp/stats"
 result $? "stats: the room reserved, two slots for the open file's alarms" "$tmp/stats"
+# /dev/dwq's tasks are quick: none is handed off, so the queue's hand-off
+# grace is still its least, 50 us.
+grep -qx 'handoff_grace_ns 50000' "$tmp/stats"
+result $? "stats: the hand-off grace, at its least on /dev/dwq's queue" "$tmp/stats"
 workers=$(cat /sys/module/dwq/parameters/workers)
 [ "$(grep -c '^[0-9]' "$tmp/workers")" = "$workers" ] &&
 	! grep -Ev '^(id |[0-9]+ (idle|leader|follower|running|stopped) [0-9 ]+$)' "$tmp/workers" | grep -q .
