@@ -3,7 +3,7 @@
 #
 # test.sh - the idle-timeout sample (dwq_idle_timeout.ko, idle_timeout.c)
 # in a guest with dwq.ko loaded: make check runs it in the debug guest
-# (KASAN, lockdep, kmemleak). TAP output; busybox sh.
+# (KASAN, UBSAN, lockdep, kmemleak). TAP output; busybox sh.
 #
 #   tools/testing/vm-run --kernel debug --add examples/idle-timeout/test.sh \
 #       -- sh $PWD/examples/idle-timeout/test.sh
