@@ -1864,8 +1864,17 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 	if (kick && next_task != task)
 		__dwq_queue_kick(q, task, false, now);
 	raw_spin_unlock_irq(&q->lock);
-	if (put)
+	if (put) {
+		/*
+		 * The release function runs on this worker, which
+		 * dwq_queue_destroy() waits for: the queue's class is "held"
+		 * as for the callback, so that a destroy called under a lock
+		 * the release function takes is reported too.
+		 */
+		lock_map_acquire(&q->lockdep_map);
 		dwq_task_put(task);
+		lock_map_release(&q->lockdep_map);
+	}
 	if (wake)
 		wake_up_all(&q->done_wq);
 	return next_task;
@@ -3362,6 +3371,11 @@ static bool dwq_queue_is_worker(struct dwq_queue *q)
  * their release functions run if that was the last reference.
  *
  * No other call on @q or its tasks may race with this one.
+ *
+ * For lockdep, this "takes" the queue's lock class, which its workers hold
+ * while they run a callback or a release function, so that calling it
+ * under a lock that one of them takes is reported, as destroy_workqueue()
+ * does.
  *
  * Context: process context, softirqs on; sleeps. Not from one of @q's
  * callbacks (on a worker or in the queue's timer).
