@@ -14,6 +14,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/processor.h>
+#include <linux/rcupdate.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -1053,6 +1054,59 @@ static void dwq_context_test_cancel_sync_no_ref(struct kunit *test)
 }
 
 /*
+ * dwq_cancel_sync() where it may not sleep is -EDEADLK and does nothing
+ * (the task stays queued, its references as they were): under a spinlock
+ * taken every way (on PREEMPT_RT a spinlock_t is a sleeping lock, seen
+ * through the RCU read-side section it holds), a raw spinlock, with
+ * preemption or softirqs off, and under rcu_read_lock(). Then, with
+ * nothing held, it cancels.
+ */
+static void dwq_context_test_cancel_sync_atomic(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 1);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched s = { .time_ns = HOUR };
+	unsigned long flags;
+	int ret[8], i, n = 0;
+
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
+	/* Only preempt_count() shows these; every kernel here counts it. */
+	KUNIT_ASSERT_TRUE(test, IS_ENABLED(CONFIG_PREEMPT_COUNT));
+	spin_lock(&ct_lock);
+	ret[n++] = dwq_cancel_sync(&p->task);
+	spin_unlock(&ct_lock);
+	raw_spin_lock(&ct_raw_lock);
+	ret[n++] = dwq_cancel_sync(&p->task);
+	raw_spin_unlock(&ct_raw_lock);
+	preempt_disable();
+	ret[n++] = dwq_cancel_sync(&p->task);
+	preempt_enable();
+
+	spin_lock_bh(&ct_lock);
+	ret[n++] = dwq_cancel_sync(&p->task);
+	spin_unlock_bh(&ct_lock);
+	spin_lock_irqsave(&ct_lock, flags);
+	ret[n++] = dwq_cancel_sync(&p->task);
+	spin_unlock_irqrestore(&ct_lock, flags);
+	local_bh_disable();
+	ret[n++] = dwq_cancel_sync(&p->task);
+	local_bh_enable();
+	rcu_read_lock();
+	ret[n++] = dwq_cancel_sync(&p->task);
+	rcu_read_unlock();
+
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ret[i], -EDEADLK, "call %d", i);
+	KUNIT_EXPECT_EQ(test, p->task.state, (u8)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 2U);
+	KUNIT_EXPECT_EQ(test, dwq_cancel_sync(&p->task),
+			(int)DWQ_RESULT_REMOVED);
+	KUNIT_EXPECT_EQ(test, p->task.state, (u8)DWQ_STATE_CANCELLED);
+	KUNIT_EXPECT_EQ(test, kref_read(&p->task.ref), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 0);
+}
+
+/*
  * Schedule an object's task due now (one-shot or periodic), let it race
  * with cancel_sync at varying points, then free the object at once. The
  * queue must hold no reference any more (the count is back to the
@@ -1856,6 +1910,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE_SLOW(dwq_context_test_quick_cancel_sync_free),
 	KUNIT_CASE_SLOW(dwq_context_test_quick_destroy),
 	KUNIT_CASE(dwq_context_test_hardirq),
+	KUNIT_CASE(dwq_context_test_cancel_sync_atomic),
 	KUNIT_CASE(dwq_context_test_softirq),
 	KUNIT_CASE(dwq_context_test_locked),
 	KUNIT_CASE(dwq_context_test_no_room),

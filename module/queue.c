@@ -147,6 +147,7 @@
 #include <linux/notifier.h>
 #include <linux/overflow.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -2597,6 +2598,24 @@ static void dwq_task_touch_map(struct dwq_queue *q, struct dwq_task *task)
 	}
 }
 
+/*
+ * May the caller sleep to wait for a callback? Not in softirq context or
+ * with softirqs or interrupts off; nor with preemption off, as a spinlock
+ * or preempt_disable() leaves it (seen where the kernel counts it,
+ * CONFIG_PREEMPT_COUNT); nor in an RCU read-side critical section, which
+ * on PREEMPT_RT is also what holding a spinlock_t leaves, however it was
+ * taken. A caller there would sleep in atomic context, or wait for a
+ * callback that may need what it holds.
+ */
+static bool dwq_may_wait(void)
+{
+	if (in_softirq() || irqs_disabled())
+		return false;
+	if (IS_ENABLED(CONFIG_PREEMPT_COUNT) && preempt_count())
+		return false;
+	return !rcu_preempt_depth();
+}
+
 /**
  * dwq_cancel_sync() - cancel a task and wait for its callback to return
  * @task: the task
@@ -2621,12 +2640,15 @@ static void dwq_task_touch_map(struct dwq_queue *q, struct dwq_task *task)
  * Context: process context, softirqs on; sleeps. If this drops the last
  * reference, @task's release function runs here.
  * Return: as dwq_cancel(); or -EDEADLK, having done nothing, when called
- * from @task's own callback, which would wait for itself, or with softirqs
- * or interrupts off: from any quick callback (see dwq_task_set_quick()),
- * in the queue's timer or on a worker, which must not sleep and may be
- * what it waits for, or under a lock taken with spin_lock_bh() or
- * spin_lock_irqsave(). The result must be used: after -EDEADLK @task may
- * still be queued or running, and must not be freed.
+ * from @task's own callback, which would wait for itself, or where it may
+ * not sleep: with softirqs or interrupts off, from any quick callback (see
+ * dwq_task_set_quick()), in the queue's timer or on a worker, which may
+ * be what it waits for; under a spinlock, however taken (a plain
+ * spin_lock() or preempt_disable() only where the kernel counts
+ * preemption, CONFIG_PREEMPT_COUNT, as every kernel with a preemption
+ * model chosen at boot does); or under rcu_read_lock(). The result must
+ * be used: after -EDEADLK @task may still be queued or running, and must
+ * not be freed.
  */
 int dwq_cancel_sync(struct dwq_task *task)
 {
@@ -2635,7 +2657,7 @@ int dwq_cancel_sync(struct dwq_task *task)
 	bool put = false, held = false, full = false;
 	int ret;
 
-	if (in_softirq() || irqs_disabled())
+	if (!dwq_may_wait())
 		return -EDEADLK;
 	might_sleep();
 retry:
