@@ -1885,8 +1885,8 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 static __always_inline int dwq_sched_check(const struct dwq_sched *s,
 					   unsigned int flags, bool timing)
 {
-	/* Either past KTIME_MAX has the top bit set: one test for both. */
-	if (s->flags & ~flags || (s->time_ns | s->slack_ns) > KTIME_MAX)
+	/* Any slack is good: a task keeps at most U32_MAX ns of it. */
+	if (s->flags & ~flags || s->time_ns > KTIME_MAX)
 		return -EINVAL;
 	if (!timing)
 		return 0;
