@@ -56,6 +56,14 @@ static void run_error(struct run_state *st, int err, const char *cause,
 		errorf(err, cause, "%s", what);
 }
 
+/* The mode of a schedule that failed (under -k): it has no task. */
+#define MODE_FAILED ((__u32)-1)
+
+/*
+ * Note a schedule of the run, for $N and $last: its task's id and mode,
+ * or MODE_FAILED for one that failed, which they must not skip: the Nth
+ * schedule of the script stays $N.
+ */
 static int remember(struct run_state *st, __u64 id, __u32 mode)
 {
 	struct run_task *t;
@@ -80,9 +88,28 @@ static const struct run_task *find_task(const struct run_state *st, __u64 id)
 	size_t i;
 
 	for (i = st->ntasks; i-- > 0;)
-		if (st->tasks[i].id == id)
+		if (st->tasks[i].mode != MODE_FAILED && st->tasks[i].id == id)
 			return &st->tasks[i];
 	return NULL;
+}
+
+/*
+ * The id of schedule @n (from 1) of the run, or -1 after an error, @what
+ * the command and the name it used: a schedule that failed has none.
+ */
+static int nth_id(struct run_state *st, size_t n, const char *what, __u64 *id)
+{
+	const struct run_task *t = &st->tasks[n - 1];
+	char cause[64];
+
+	if (t->mode != MODE_FAILED) {
+		*id = t->id;
+		return 0;
+	}
+	snprintf(cause, sizeof(cause),
+		 "schedule %zu of this run failed: no task", n);
+	run_error(st, 0, cause, what);
+	return -1;
 }
 
 /* The id a command names, or -1 after an error. */
@@ -96,19 +123,15 @@ static int resolve(struct run_state *st, const struct run_cmd *cmd,
 		*id = cmd->id;
 		return 0;
 	case REF_LAST:
-		if (st->ntasks) {
-			*id = st->tasks[st->ntasks - 1].id;
-			return 0;
-		}
 		snprintf(what, sizeof(what), "%s $last", verb);
+		if (st->ntasks)
+			return nth_id(st, st->ntasks, what, id);
 		run_error(st, 0, "nothing was scheduled yet", what);
 		return -1;
 	case REF_NTH:
-		if (cmd->id <= st->ntasks) {
-			*id = st->tasks[cmd->id - 1].id;
-			return 0;
-		}
 		snprintf(what, sizeof(what), "%s $%llu", verb, cmd->id);
+		if (cmd->id <= st->ntasks)
+			return nth_id(st, cmd->id, what, id);
 		run_error(st, 0,
 			  st->ntasks ? "not that many schedules yet" :
 				       "nothing was scheduled yet",
@@ -204,6 +227,9 @@ static int do_schedule(struct run_state *st, const struct run_cmd *cmd,
 	if (err) {
 		cause = schedule_cause(st->fd, -err, &s, buf, sizeof(buf));
 		run_error(st, -err, cause, text);
+		/* Without its place, a later $N would name the next one. */
+		if (remember(st, 0, MODE_FAILED))
+			run_error(st, ENOMEM, NULL, text);
 		return -1;
 	}
 	if (remember(st, s.id, s.mode)) {

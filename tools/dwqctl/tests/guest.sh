@@ -17,7 +17,7 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=121 ;;
+all) PLAN=123 ;;
 timers) PLAN=65 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
@@ -425,6 +425,21 @@ check "run: a period below the minimum names EINVAL and min_period_ns" "$out/run
 	grep -q "^dwqctl: $tmp/b.dwq:8: schedule 1s every 10us: EINVAL: the period 10us is below the module's minimum, min_period_ns=" "$tmp/rb.err"
 check "run -k goes on after errors" "$out/run-b.txt" \
 	sh -c "test \$(grep -c '^schedule: id' $tmp/rb) = 2 && grep -q '^still here$' $tmp/rb"
+
+# run -k: a schedule that failed still counts; $N or $last naming it is an
+# error, not another task's id: cookie 1's task is not cancelled.
+printf 'schedule 60s cookie 1\nschedule 1s every 10us\ncancel $last\nquery $2\nquery $1\nschedule 60s cookie 3\ncancel $3\n' >"$tmp/f.dwq"
+dwqctl run -k "$tmp/f.dwq" >"$tmp/rf" 2>"$tmp/rf.err"
+rc=$?
+cat "$tmp/rf" "$tmp/rf.err" >"$out/run-failed.txt"
+result "$([ $rc = 1 ] && [ "$(count "$tmp/rf.err" '^dwqctl: ')" = 3 ] &&
+	grep -qxF "dwqctl: $tmp/f.dwq:3: cancel \$last: schedule 2 of this run failed: no task" "$tmp/rf.err" &&
+	grep -qxF "dwqctl: $tmp/f.dwq:4: query \$2: schedule 2 of this run failed: no task" "$tmp/rf.err" && echo 0 || echo 1)" \
+	"run -k: \$last and \$2 after a failed schedule 2 are errors that say so, exit 1 (rc $rc)" "$out/run-failed.txt"
+id3=$(sed -n 's/^schedule: id \([0-9]*\)$/\1/p' "$tmp/rf" | sed -n 2p)
+result "$(grep -q '^query [0-9]*: state queued mode oneshot remaining .* cookie 1 runs 0 ' "$tmp/rf" &&
+	[ "$(count "$tmp/rf" '^cancel ')" = 1 ] && grep -qx "cancel $id3: removed: it will not fire" "$tmp/rf" && echo 0 || echo 1)" \
+	"run -k: after a failed schedule 2, \$1 is still cookie 1's task (queued), \$3 the third schedule's ($id3)" "$out/run-failed.txt"
 
 # A reschedule keeps the task's clock and reads that clock for now+D;
 # boottime and monotonic move it (DWQ_SCHED_BOOTTIME, DWQ_RESCHED_MONOTONIC)

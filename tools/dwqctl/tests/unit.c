@@ -881,19 +881,24 @@ static void fifo_device(char *dir, char *fifo, size_t n, int env)
 /*
  * Set up the child for supervise(): a time namespace whose CLOCK_BOOTTIME
  * is BOOT_AHEAD_S ahead (entered by its exec), and a seccomp filter that
- * hands its DWQ_IOC_QUERY and DWQ_IOC_RESCHEDULE to the listener, sent to
- * the parent through @sock. Exit 125 if the system allows none of it.
+ * hands its DWQ_IOC_QUERY, DWQ_IOC_RESCHEDULE, DWQ_IOC_SCHEDULE and
+ * DWQ_IOC_CANCEL to the listener, sent to the parent through @sock. Exit
+ * 125 if the system allows none of it.
  */
 static void supervised_child(int sock)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 5),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_QUERY, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_QUERY, 4, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_RESCHEDULE,
-			 1, 0),
+			 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_SCHEDULE, 2,
+			 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_CANCEL, 1,
+			 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
 	};
@@ -1283,6 +1288,9 @@ static void test_end_records(void)
 #define BOOT_TASK 7 /* on CLOCK_BOOTTIME */
 #define MONO_TASK 8 /* on CLOCK_MONOTONIC */
 #define GONE_TASK 404 /* no such task: ENOENT */
+#define FIRST_ID 100 /* the id of the first task scheduled */
+/* A period below this is EINVAL, as below the module's min_period_ns. */
+#define MIN_PERIOD_NS (100 * NSEC_PER_USEC)
 #define MAX_SEEN 16
 
 /**
@@ -1291,12 +1299,18 @@ static void test_end_records(void)
  * @nqueried: how many
  * @resched: its reschedules, as it passed them
  * @nresched: how many
+ * @nscheduled: its schedules, refused ones included
+ * @cancelled: the ids it cancelled
+ * @ncancelled: how many
  */
 struct seen {
 	__u64 queried[MAX_SEEN];
 	int nqueried;
 	struct dwq_ioc_reschedule resched[MAX_SEEN];
 	int nresched;
+	int nscheduled;
+	__u64 cancelled[MAX_SEEN];
+	int ncancelled;
 };
 
 /* Copy @len bytes at @addr in process @pid to @buf, or from it (@write). */
@@ -1314,7 +1328,9 @@ static int peek(pid_t pid, __u64 addr, void *buf, size_t len, int write)
 /*
  * Be the device of a program started SUPERVISED, until it ends: QUERY
  * says BOOT_TASK is on CLOCK_BOOTTIME, GONE_TASK is ENOENT, any other
- * task is on CLOCK_MONOTONIC; RESCHEDULE succeeds. Note both in @seen.
+ * task is on CLOCK_MONOTONIC; RESCHEDULE succeeds; SCHEDULE is EINVAL for
+ * a period below MIN_PERIOD_NS, else its task's id is FIRST_ID plus the
+ * number of schedules before it; CANCEL removes. Note them in @seen.
  */
 static void supervise(int notify, pid_t pid, struct seen *seen)
 {
@@ -1322,6 +1338,8 @@ static void supervise(int notify, pid_t pid, struct seen *seen)
 	struct seccomp_notif_resp *resp;
 	struct seccomp_notif *req;
 	struct dwq_ioc_reschedule rs;
+	struct dwq_ioc_schedule sc;
+	struct dwq_ioc_cancel c;
 	struct dwq_ioc_query q;
 	struct pollfd pfd = { .fd = notify, .events = POLLIN };
 	__u64 addr;
@@ -1359,6 +1377,21 @@ static void supervise(int notify, pid_t pid, struct seen *seen)
 			   !peek(pid, addr, &rs, sizeof(rs), 0)) {
 			if (seen->nresched < MAX_SEEN)
 				seen->resched[seen->nresched++] = rs;
+		} else if ((__u32)req->data.args[1] ==
+				   (__u32)DWQ_IOC_SCHEDULE &&
+			   !peek(pid, addr, &sc, sizeof(sc), 0)) {
+			sc.id = FIRST_ID + seen->nscheduled++;
+			if (sc.period_ns && sc.period_ns < MIN_PERIOD_NS)
+				resp->error = -EINVAL;
+			else if (peek(pid, addr, &sc, sizeof(sc), 1))
+				resp->error = -EFAULT;
+		} else if ((__u32)req->data.args[1] == (__u32)DWQ_IOC_CANCEL &&
+			   !peek(pid, addr, &c, sizeof(c), 0)) {
+			if (seen->ncancelled < MAX_SEEN)
+				seen->cancelled[seen->ncancelled++] = c.id;
+			c.result = DWQ_RESULT_REMOVED;
+			if (peek(pid, addr, &c, sizeof(c), 1))
+				resp->error = -EFAULT;
 		} else {
 			resp->error = -EFAULT;
 		}
@@ -1472,6 +1505,67 @@ static void test_reschedule_clock(void)
 	result(ok,
 	       "run: reschedule of an unknown id now+30s: its query's ENOENT, no reschedule (said: %.200s)",
 	       r.err);
+	ran_free(&r);
+}
+
+/*
+ * run -k: a schedule that failed still counts for $N and $last, which name
+ * no task then: an error, not the id of the schedule before it or after.
+ */
+static void test_failed_schedule(void)
+{
+	static const char script[] = "schedule 60s cookie 1\n" /* FIRST_ID */
+				     "schedule 1s every 10us\n" /* EINVAL */
+				     "cancel $last\n"
+				     "query $2\n"
+				     "cancel $1 $2\n"
+				     "query $1\n"
+				     "schedule 1s\n" /* FIRST_ID + 2 */
+				     "query $last\n"
+				     "query $3\n"
+				     "query $4\n";
+	static const char *const want[] = {
+		"dwqctl: <stdin>:2: schedule 1s every 10us: EINVAL: ",
+		"dwqctl: <stdin>:3: cancel $last: schedule 2 of this run failed: no task\n",
+		"dwqctl: <stdin>:4: query $2: schedule 2 of this run failed: no task\n",
+		"dwqctl: <stdin>:5: cancel $2: schedule 2 of this run failed: no task\n",
+		"dwqctl: <stdin>:10: query $4: not that many schedules yet\n",
+	};
+	static const char *const name =
+		"run -k: $N and $last of a failed schedule";
+	struct seen seen;
+	struct ran r;
+	size_t i;
+	pid_t pid;
+	int ok;
+
+	pid = start_prog(&r, script, SUPERVISED,
+			 (const char *[]){ "--device", "/dev/null", "run", "-k",
+					   "-", NULL });
+	if (r.notify < 0) {
+		end_prog(&r, pid);
+		skip("no user and time namespaces, or no seccomp listener here",
+		     "%s", name);
+		ran_free(&r);
+		return;
+	}
+	supervise(r.notify, pid, &seen);
+	end_prog(&r, pid);
+
+	ok = r.status == 1 && seen.nscheduled == 3 && !seen.ncancelled &&
+	     seen.nqueried == 3 && seen.queried[0] == FIRST_ID &&
+	     seen.queried[1] == FIRST_ID + 2 && seen.queried[2] == FIRST_ID + 2;
+	result(ok,
+	       "%s: nothing cancelled; $1, then $last and $3 queried: %d, %d, %d (exit %d, %d schedules, %d cancels, %d queries: %llu %llu %llu)",
+	       name, FIRST_ID, FIRST_ID + 2, FIRST_ID + 2, r.status,
+	       seen.nscheduled, seen.ncancelled, seen.nqueried, seen.queried[0],
+	       seen.queried[1], seen.queried[2]);
+	ok = lines_with(r.err, "dwqctl: ") == (int)ARRAY_SIZE(want);
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		ok = ok && lines_with(r.err, want[i]) == 1;
+	result(ok,
+	       "%s: an error naming the failed schedule, for each (said: %.600s)",
+	       name, r.err);
 	ran_free(&r);
 }
 
@@ -2299,6 +2393,7 @@ int main(int argc, char **argv)
 	test_long_lines();
 	test_end_records();
 	test_reschedule_clock();
+	test_failed_schedule();
 	test_ignored_sigint();
 	test_stop_at_deadline();
 	test_usage();
