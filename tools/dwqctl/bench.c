@@ -607,16 +607,54 @@ static void raise_limit(int res, __u64 want)
 
 enum f6_kind { F6_DWQ, F6_NOOP, F6_TIMERFD };
 
+/*
+ * Where the threads wait to start together, as at a barrier that the main
+ * thread can also call off: a thread that could not be created would
+ * leave the others waiting for ever at a pthread barrier.
+ */
+struct f6_gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int waiting; /* threads at the gate */
+	int open; /* 0 shut, 1 open: go, -1 called off: return */
+};
+
 struct f6_thread {
 	pthread_t tid;
-	pthread_barrier_t *bar;
+	struct f6_gate *gate;
 	enum f6_kind kind;
 	__u64 ops;
-	__u64 start; /* the thread's clock when it left the barrier */
+	__u64 start; /* the thread's clock when it left the gate */
 	__u64 end; /* and when it had done its pairs */
 	int fd;
 	int err;
 };
+
+/* Wait at @g until it opens (return 0) or is called off (-1). */
+static int f6_gate_wait(struct f6_gate *g)
+{
+	int open;
+
+	pthread_mutex_lock(&g->lock);
+	g->waiting++;
+	pthread_cond_broadcast(&g->cond);
+	while (!g->open)
+		pthread_cond_wait(&g->cond, &g->lock);
+	open = g->open;
+	pthread_mutex_unlock(&g->lock);
+	return open > 0 ? 0 : -1;
+}
+
+/* Open @g once @n threads wait at it, or with @n 0 call it off. */
+static void f6_gate_open(struct f6_gate *g, unsigned int n)
+{
+	pthread_mutex_lock(&g->lock);
+	while (n && g->waiting < n)
+		pthread_cond_wait(&g->cond, &g->lock);
+	g->open = n ? 1 : -1;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
 
 static void *f6_worker(void *arg)
 {
@@ -626,7 +664,8 @@ static void *f6_worker(void *arg)
 	struct dwq_ioc_cancel c = { 0 };
 	__u64 i;
 
-	pthread_barrier_wait(t->bar);
+	if (f6_gate_wait(t->gate))
+		return NULL;
 	t->start = now_ns();
 	for (i = 0; i < t->ops && !t->err; i++) {
 		switch (t->kind) {
@@ -660,35 +699,53 @@ static void *f6_worker(void *arg)
 static int f6_run(struct bench *b, enum f6_kind kind, unsigned int n,
 		  double *rate)
 {
+	struct f6_gate gate = { 0 };
 	struct f6_thread t[8];
-	pthread_barrier_t bar;
-	unsigned int i, made = 0;
-	int ret = -1;
+	unsigned int i, opened, made;
+	int ret = -1, err = 0;
 	__u64 t0 = ~0ULL, t1 = 0;
+	char what[64];
 
-	pthread_barrier_init(&bar, NULL, n + 1);
-	for (i = 0; i < n; i++) {
-		t[i] = (struct f6_thread){ .bar = &bar,
-					   .kind = kind,
-					   .ops = b->ops };
-		t[i].fd = kind == F6_TIMERFD ?
-				  timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC) :
-				  dev_open(1);
-		if (t[i].fd < 0)
+	pthread_mutex_init(&gate.lock, NULL);
+	pthread_cond_init(&gate.cond, NULL);
+	/* Every file first: no thread waits for one that cannot start. */
+	for (opened = 0; opened < n; opened++) {
+		t[opened] = (struct f6_thread){ .gate = &gate,
+						.kind = kind,
+						.ops = b->ops };
+		if (kind == F6_TIMERFD) {
+			t[opened].fd =
+				timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+			if (t[opened].fd < 0) {
+				err = errno;
+				snprintf(what, sizeof(what),
+					 "F6: timerfd_create, thread %u of %u",
+					 opened + 1, n);
+				fail(b, err, OP_OPEN, what);
+				goto out;
+			}
+		} else {
+			t[opened].fd = dev_open(1); /* says why not */
+			if (t[opened].fd < 0)
+				goto out;
+		}
+	}
+	for (made = 0; made < n; made++) {
+		err = pthread_create(&t[made].tid, NULL, f6_worker, &t[made]);
+		if (err)
 			break;
 	}
-	for (made = 0; made < i; made++)
-		if (pthread_create(&t[made].tid, NULL, f6_worker, &t[made]))
-			break;
-	if (made < n) {
-		/* Nothing started can wait at the barrier for ever. */
-		errorf(EAGAIN, NULL, "bench: F6: %u threads", n);
-		b->failed = 1;
-		_exit(1);
-	}
-	pthread_barrier_wait(&bar);
-	for (i = 0; i < n; i++) {
+	/* A thread missing: those made return at once, and are joined. */
+	f6_gate_open(&gate, made < n ? 0 : n);
+	for (i = 0; i < made; i++)
 		pthread_join(t[i].tid, NULL);
+	if (made < n) {
+		errorf(err, NULL, "bench: F6: pthread_create, thread %u of %u",
+		       made + 1, n);
+		b->failed = 1;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
 		if (t[i].start < t0)
 			t0 = t[i].start;
 		if (t[i].end > t1)
@@ -696,12 +753,14 @@ static int f6_run(struct bench *b, enum f6_kind kind, unsigned int n,
 	}
 	*rate = (double)b->ops * n * NSEC_PER_SEC / (t1 - t0);
 	ret = 0;
-	for (i = 0; i < n; i++) {
-		if (t[i].err && !ret)
+	for (i = 0; i < n && !ret; i++)
+		if (t[i].err)
 			ret = fail(b, t[i].err, OP_SCHEDULE, "F6: a thread");
+out:
+	for (i = 0; i < opened; i++)
 		close(t[i].fd);
-	}
-	pthread_barrier_destroy(&bar);
+	pthread_cond_destroy(&gate.cond);
+	pthread_mutex_destroy(&gate.lock);
 	return ret;
 }
 

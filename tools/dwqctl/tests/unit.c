@@ -882,14 +882,16 @@ static void fifo_device(char *dir, char *fifo, size_t n, int env)
  * Set up the child for supervise(): a time namespace whose CLOCK_BOOTTIME
  * is BOOT_AHEAD_S ahead (entered by its exec), and a seccomp filter that
  * hands its DWQ_IOC_QUERY, DWQ_IOC_RESCHEDULE, DWQ_IOC_SCHEDULE and
- * DWQ_IOC_CANCEL to the listener, sent to the parent through @sock. Exit
- * 125 if the system allows none of it.
+ * DWQ_IOC_CANCEL, clone3() and timerfd_create() to the listener, sent to
+ * the parent through @sock. Exit 125 if the system allows none of it.
  */
 static void supervised_child(int sock)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 8, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_timerfd_create, 7, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 5),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DWQ_IOC_QUERY, 4, 0),
@@ -1302,6 +1304,7 @@ static void test_end_records(void)
  * @nscheduled: its schedules, refused ones included
  * @cancelled: the ids it cancelled
  * @ncancelled: how many
+ * @nclones: its clone3() calls: the threads it made, or tried to
  */
 struct seen {
 	__u64 queried[MAX_SEEN];
@@ -1311,6 +1314,17 @@ struct seen {
 	int nscheduled;
 	__u64 cancelled[MAX_SEEN];
 	int ncancelled;
+	int nclones;
+};
+
+/**
+ * struct faults - what supervise() makes fail, beyond its devices' answers
+ * @clone: the clone3() call (from 1) that fails with EPERM, 0 for none
+ * @timerfd: 1 if timerfd_create() fails with EMFILE
+ */
+struct faults {
+	int clone;
+	int timerfd;
 };
 
 /* Copy @len bytes at @addr in process @pid to @buf, or from it (@write). */
@@ -1331,8 +1345,11 @@ static int peek(pid_t pid, __u64 addr, void *buf, size_t len, int write)
  * task is on CLOCK_MONOTONIC; RESCHEDULE succeeds; SCHEDULE is EINVAL for
  * a period below MIN_PERIOD_NS, else its task's id is FIRST_ID plus the
  * number of schedules before it; CANCEL removes. Note them in @seen.
+ * clone3() and timerfd_create() go on, unless @f (NULL: nothing) makes
+ * them fail.
  */
-static void supervise(int notify, pid_t pid, struct seen *seen)
+static void supervise(int notify, pid_t pid, const struct faults *f,
+		      struct seen *seen)
 {
 	struct seccomp_notif_sizes sz;
 	struct seccomp_notif_resp *resp;
@@ -1362,8 +1379,18 @@ static void supervise(int notify, pid_t pid, struct seen *seen)
 		memset(resp, 0, sz.seccomp_notif_resp);
 		resp->id = req->id;
 		addr = req->data.args[2];
-		if ((__u32)req->data.args[1] == (__u32)DWQ_IOC_QUERY &&
-		    !peek(pid, addr, &q, sizeof(q), 0)) {
+		if (req->data.nr == __NR_clone3) {
+			if (++seen->nclones == (f ? f->clone : 0))
+				resp->error = -EPERM;
+			else
+				resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		} else if (req->data.nr == __NR_timerfd_create) {
+			if (f && f->timerfd)
+				resp->error = -EMFILE;
+			else
+				resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		} else if ((__u32)req->data.args[1] == (__u32)DWQ_IOC_QUERY &&
+			   !peek(pid, addr, &q, sizeof(q), 0)) {
 			if (seen->nqueried < MAX_SEEN)
 				seen->queried[seen->nqueried++] = q.id;
 			q.state = DWQ_STATE_QUEUED;
@@ -1461,7 +1488,7 @@ static void test_reschedule_clock(void)
 		ran_free(&r);
 		return;
 	}
-	supervise(r.notify, pid, &seen);
+	supervise(r.notify, pid, NULL, &seen);
 	end_prog(&r, pid);
 	m1 = now_ns(CLOCK_MONOTONIC);
 	b1 = now_ns(CLOCK_BOOTTIME);
@@ -1549,7 +1576,7 @@ static void test_failed_schedule(void)
 		ran_free(&r);
 		return;
 	}
-	supervise(r.notify, pid, &seen);
+	supervise(r.notify, pid, NULL, &seen);
 	end_prog(&r, pid);
 
 	ok = r.status == 1 && seen.nscheduled == 3 && !seen.ncancelled &&
@@ -1567,6 +1594,69 @@ static void test_failed_schedule(void)
 	       "%s: an error naming the failed schedule, for each (said: %.600s)",
 	       name, r.err);
 	ran_free(&r);
+}
+
+/*
+ * bench --only F6 stops at a file or a thread it cannot have: the error
+ * says which and why, its errno and no other; the lines printed before
+ * are kept; the threads made are not left waiting for the one missing.
+ */
+static void test_bench_f6_errors(void)
+{
+	static const struct {
+		const char *dev;
+		struct faults f;
+		const char *err;
+		const char *what;
+	} cases[] = {
+		{ "/nonexistent/dwq",
+		  { 0, 0 },
+		  "dwqctl: /nonexistent/dwq: ENOENT: ",
+		  "the device" },
+		{ "/dev/null",
+		  { 0, 1 },
+		  "dwqctl: bench: F6: timerfd_create, thread 1 of 1: EMFILE: ",
+		  "timerfd_create()" },
+		/* 3 threads for 1 thread, 2 for 2: the second of those fails. */
+		{ "/dev/null",
+		  { 5, 0 },
+		  "dwqctl: bench: F6: pthread_create, thread 2 of 2: EPERM: ",
+		  "the second of 2 threads" },
+	};
+	static const char head[] =
+		"dwqctl bench: 1 repetitions of 1 operations per timing;\n";
+	struct seen seen;
+	struct ran r;
+	size_t c;
+	pid_t pid;
+	int ok;
+
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		pid = start_prog(&r, NULL, c ? SUPERVISED : 0,
+				 (const char *[]){ "--device", cases[c].dev,
+						   "bench", "--only", "F6",
+						   "--ops", "1", "--reps", "1",
+						   NULL });
+		if (c && r.notify < 0) {
+			end_prog(&r, pid);
+			skip("no user and time namespaces, or no seccomp listener here",
+			     "bench F6 without %s", cases[c].what);
+			ran_free(&r);
+			continue;
+		}
+		if (c)
+			supervise(r.notify, pid, &cases[c].f, &seen);
+		end_prog(&r, pid);
+		ok = r.status == 1 && lines_with(r.out, head) == 1 &&
+		     lines_with(r.err, cases[c].err) == 1 &&
+		     lines_with(r.err, "dwqctl: ") == 1;
+		if (cases[c].f.clone)
+			ok = ok && seen.nclones == cases[c].f.clone;
+		result(ok,
+		       "bench F6 without %s: its errno alone, the lines before kept, exit 1 (exit %d, out: %.100s, said: %.300s)",
+		       cases[c].what, r.status, r.out, r.err);
+		ran_free(&r);
+	}
 }
 
 /* --- SIGINT ignored on entry stays ignored ------------------------------ */
@@ -2394,6 +2484,7 @@ int main(int argc, char **argv)
 	test_end_records();
 	test_reschedule_clock();
 	test_failed_schedule();
+	test_bench_f6_errors();
 	test_ignored_sigint();
 	test_stop_at_deadline();
 	test_usage();
