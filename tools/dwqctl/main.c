@@ -356,7 +356,7 @@ static int version(void);
  * @i: in: the argument to look at; out: the last one taken
  *
  * --help prints the command's help and exits 0, --version dwqctl's version;
- * a --device without its path exits 2.
+ * a --device without its path, or with an empty one, exits 2.
  *
  * Return: 1 if argv[*i] was a common option, else 0.
  */
@@ -373,7 +373,7 @@ int common_opt(const char *cmd, char **argv, int *i)
 	if (!strcmp(a, "--version"))
 		exit(exit_status(version()));
 	if (opt_value(argv, i, "--device", &opt.dev)) {
-		if (!opt.dev) {
+		if (!opt.dev || !*opt.dev) {
 			usage_error(cmd, "--device needs a path");
 			exit(exit_status(2));
 		}
@@ -388,7 +388,8 @@ int common_opt(const char *cmd, char **argv, int *i)
  * @i: in: the argument to look at; out: the last one taken
  * @name: the option, such as "--count"
  * @val: out: its value: after '=' (--count=3), or the next argument
- *	(--count 3); NULL if it has none ("--" is CMD's, not a value)
+ *	(--count 3); NULL if it has none ("--" is CMD's, not a value) or
+ *	nothing follows the '=' (--count=), which is as missing
  *
  * Return: 1 if argv[*i] is @name or @name=VALUE, else 0.
  */
@@ -400,7 +401,7 @@ int opt_value(char **argv, int *i, const char *name, const char **val)
 	if (strncmp(a, name, n) || (a[n] && a[n] != '='))
 		return 0;
 	if (a[n] == '=') {
-		*val = a + n + 1;
+		*val = a[n + 1] ? a + n + 1 : NULL;
 		return 1;
 	}
 	*val = argv[*i + 1];
