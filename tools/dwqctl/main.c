@@ -6,7 +6,9 @@
  * (a one-line run, run.c, that waits for its events) and the last record
  * of a command ended by SIGINT or SIGTERM.
  *
- * Exit status: 0 success, 1 failure, 2 usage error; after: CMD's.
+ * Exit status: 0 success, 1 failure, 2 usage error; after and every: CMD's,
+ * 127 or 126 if it cannot be run; 130 or 143 for SIGINT or SIGTERM, but not
+ * from watch, every, or after once CMD runs (see main_help).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -70,7 +72,11 @@ static const char main_help[] =
 	"Errors, usage errors included, are also \"error\" objects; SIGINT or\n"
 	"SIGTERM ends a command with an \"end\" object.\n"
 	"\n"
-	"Exit status: 0 success, 1 failure, 2 usage error; after: CMD's.\n";
+	"Exit status: 0 success, 1 failure, 2 usage error. after returns CMD's\n"
+	"status, every that of its last failed run; both 127 or 126 if CMD\n"
+	"cannot be run. SIGINT or SIGTERM ends a command with 130 or 143, but\n"
+	"watch and every with the status they would have had, and after, once\n"
+	"CMD runs, with CMD's.\n";
 
 static const char demo_help[] =
 	"usage: dwqctl demo [--json]\n"

@@ -1828,11 +1828,30 @@ static void test_stop_at_deadline(void)
 
 /* --- usage errors ---------------------------------------------------- */
 
-/* every 1s --first -- CMD: the -- is CMD's, not a duration. */
+/*
+ * every 1s --first -- CMD: the -- is CMD's, not a duration. The help's
+ * exit statuses are those of every.c and main.c: every's, 127 and 126,
+ * SIGINT's and SIGTERM's.
+ */
 static void test_usage(void)
 {
+	static const char want[] =
+		"Exit status: 0 success, 1 failure, 2 usage error. after returns CMD's\n"
+		"status, every that of its last failed run; both 127 or 126 if CMD\n"
+		"cannot be run. SIGINT or SIGTERM ends a command with 130 or 143, but\n"
+		"watch and every with the status they would have had, and after, once\n"
+		"CMD runs, with CMD's.\n";
+	const char *st;
 	struct ran r;
 	int ok;
+
+	run_prog(&r, NULL, 0, (const char *[]){ "--help", NULL });
+	st = strstr(r.out, "\nExit status: ");
+	ok = r.status == 0 && st && !strncmp(st + 1, want, strlen(want));
+	result(ok,
+	       "--help: the exit status of after and every, 127/126, 130/143 (exit %d, said: %.200s)",
+	       r.status, st ? st + 1 : r.out);
+	ran_free(&r);
 
 	run_prog(&r, NULL, 0,
 		 (const char *[]){ "every", "1s", "--first", "--", "true",
