@@ -227,7 +227,8 @@ too_large:
  *
  * A leading zero followed by more digits (010) is refused rather than
  * read as octal, as strtoull() would, or as decimal: it means 8 to a C
- * programmer and 10 to most others.
+ * programmer and 10 to most others. A zero followed by anything else
+ * (0.5, 0-5) is simply not a number.
  *
  * Return: 0, or -1 if @s is not a number that fits 64 bits (a sign is not
  * accepted).
@@ -242,6 +243,10 @@ int parse_number(const char *s, __u64 *v, char *err, size_t errlen)
 	if (!is_digit(*s) || (hex && !s[2]))
 		goto bad;
 	if (!hex && s[0] == '0' && s[1]) {
+		for (p = s; is_digit(*p); p++)
+			;
+		if (*p)
+			goto bad;
 		for (p = s; *p == '0'; p++)
 			;
 		if (*p) {

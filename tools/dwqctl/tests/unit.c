@@ -300,6 +300,11 @@ static void test_durations(void)
 	number_bad("010", "leading 0");
 	number_bad("08", "leading 0");
 	number_bad("0010", "leading 0");
+	/* Only digits after the 0 make it look octal. */
+	number_bad("0-5", "'0-5' is not a number");
+	number_bad("0.5", "'0.5' is not a number");
+	number_bad("0 5", "'0 5' is not a number");
+	number_bad("007x", "'007x' is not a number");
 	number_bad("0x", "not a number");
 	number_bad("0x1g", "not a number");
 	number_bad("1.5", "not a number");
@@ -382,6 +387,7 @@ static void test_schedule(void)
 	line_bad("schedule 1s cookie", "cookie needs a number");
 	line_bad("schedule 1s cookie -1", "not a number");
 	line_bad("schedule 1s cookie 010", "leading 0");
+	line_bad("schedule 1s cookie 0.5", "cookie '0.5' is not a number");
 	if (parse_ok("schedule 1s cookie 10", &c))
 		result(c.cookie == 10, "cookie 10 is ten");
 	if (parse_ok("schedule 1h30m every 1d", &c))
