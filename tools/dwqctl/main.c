@@ -472,8 +472,10 @@ static int cmd_schedule(int argc, char **argv)
 	int i, n = 1, ret;
 
 	words = calloc(argc + 1, sizeof(*words));
-	if (!words)
+	if (!words) {
+		errorf(ENOMEM, NULL, "schedule");
 		return 1;
+	}
 	words[0] = argv[0];
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -484,55 +486,70 @@ static int cmd_schedule(int argc, char **argv)
 			continue; /* the default now */
 		} else if (opt_value(argv, &i, "--count", &val)) {
 			if (val &&
-			    parse_number(val, &wait.count, err, sizeof(err)))
-				return usage_error("schedule", "--count: %s",
-						   err);
-			if (!val || !wait.count)
-				return usage_error("schedule",
-						   "--count needs a number of events, at least 1");
+			    parse_number(val, &wait.count, err, sizeof(err))) {
+				ret = usage_error("schedule", "--count: %s",
+						  err);
+				goto out;
+			}
+			if (!val || !wait.count) {
+				ret = usage_error("schedule",
+						  "--count needs a number of events, at least 1");
+				goto out;
+			}
 			wait.wait = WAIT_EVENTS;
 		} else if (opt_value(argv, &i, "--timeout", &val)) {
 			if (val && parse_duration(val, &wait.timeout_ns, err,
-						  sizeof(err)))
-				return usage_error("schedule", "--timeout: %s",
-						   err);
-			if (!val || !wait.timeout_ns)
-				return usage_error("schedule",
-						   "--timeout needs a duration, e.g. 5s");
+						  sizeof(err))) {
+				ret = usage_error("schedule", "--timeout: %s",
+						  err);
+				goto out;
+			}
+			if (!val || !wait.timeout_ns) {
+				ret = usage_error("schedule",
+						  "--timeout needs a duration, e.g. 5s");
+				goto out;
+			}
 		} else if (is_option(a)) {
-			return usage_error("schedule", "unknown option '%s'",
-					   a);
+			ret = usage_error("schedule", "unknown option '%s'", a);
+			goto out;
 		} else {
 			words[n++] = argv[i];
 		}
 	}
-	if (run_parse_args(n, words, &rc, err, sizeof(err)))
-		return usage_error("schedule", "%s",
-				   !strncmp(err, "schedule: ", 10) ? err + 10 :
-								     err);
+	if (run_parse_args(n, words, &rc, err, sizeof(err))) {
+		ret = usage_error("schedule", "%s",
+				  !strncmp(err, "schedule: ", 10) ? err + 10 :
+								    err);
+		goto out;
+	}
 	/* A one-shot has one event: a second would be waited for forever. */
 	if (rc.mode == DWQ_MODE_ONESHOT && wait.wait == WAIT_EVENTS &&
-	    wait.count > 1)
-		return usage_error("schedule",
-				   "--count %llu: a one-shot has one event",
-				   (unsigned long long)wait.count);
+	    wait.count > 1) {
+		ret = usage_error("schedule",
+				  "--count %llu: a one-shot has one event",
+				  (unsigned long long)wait.count);
+		goto out;
+	}
 	if (wait.timeout_ns && wait.wait == WAIT_ALL) {
 		/* A one-shot has one event; a periodic task, --count of them. */
-		if (rc.mode != DWQ_MODE_ONESHOT)
-			return usage_error("schedule",
-					   "--timeout on a periodic task needs --count");
+		if (rc.mode != DWQ_MODE_ONESHOT) {
+			ret = usage_error("schedule",
+					  "--timeout on a periodic task needs --count");
+			goto out;
+		}
 		wait.wait = WAIT_EVENTS;
 		wait.count = 1;
 	}
 	join_words(text, sizeof(text), n, words);
-	free(words);
+	ret = 1;
 	if (run_open(&st))
-		return 1;
-	ret = run_exec(&st, &rc, text);
-	if (!ret)
-		ret = run_exec(&st, &wait, "wait");
+		goto out;
+	if (!run_exec(&st, &rc, text) && !run_exec(&st, &wait, "wait"))
+		ret = 0;
 	run_close(&st);
-	return ret ? 1 : 0;
+out:
+	free(words);
+	return ret;
 }
 
 /* --- SIGINT and SIGTERM: a last record ------------------------------- */
