@@ -633,18 +633,24 @@ int run_exec(struct run_state *st, const struct run_cmd *cmd, const char *text)
 	return 0;
 }
 
-/* A line without its newline, blanks at either end, and comment. */
+/*
+ * A line without its newline, blanks at either end, and comment: a word
+ * that starts with #, after a blank or a tab, as run_parse_line() has it.
+ */
 static void clean_text(char *dst, size_t len, const char *line)
 {
-	const char *hash;
-	size_t n;
+	size_t n, i;
 
 	while (*line == ' ' || *line == '\t')
 		line++;
 	n = strcspn(line, "\r\n");
-	hash = strstr(line, " #");
-	if (hash && (size_t)(hash - line) < n)
-		n = hash - line;
+	for (i = 0; i < n; i++) {
+		if (line[i] == '#' &&
+		    (!i || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+			n = i;
+			break;
+		}
+	}
 	if (n >= len)
 		n = len - 1;
 	memcpy(dst, line, n);

@@ -1118,6 +1118,41 @@ static size_t put(char *buf, size_t at, const char *s, int c, size_t n)
 }
 
 /*
+ * A comment after a tab is a comment in what run -x echoes and in error
+ * messages too, not only to the parser; a # inside a word is no comment.
+ */
+static void test_echo_comments(void)
+{
+	static const char script[] = "echo hi\t# after a tab\n"
+				     "schedule 1s\t#x\n"
+				     "echo a#b # c\n";
+	static const char want_out[] = "+ echo hi\nhi\n"
+				       "+ schedule 1s\n"
+				       "+ echo a#b\na#b\n";
+	char path[] = "/tmp/dwqctl-unit-XXXXXX", want_err[128];
+	const char *from[2] = { path, "<stdin>" };
+	struct ran r;
+	int k, ok;
+
+	script_file(path, script);
+	for (k = 0; k < 2; k++) {
+		run_prog(&r, k ? script : NULL, 0,
+			 (const char *[]){ "--device", "/dev/null", "run", "-k",
+					   "-x", k ? "-" : path, NULL });
+		snprintf(want_err, sizeof(want_err),
+			 "dwqctl: %s:2: schedule 1s: ENOTTY: ", from[k]);
+		ok = r.status == 1 && !strcmp(r.out, want_out) &&
+		     lines_with(r.err, want_err) == 1 &&
+		     lines_with(r.err, "dwqctl: ") == 1;
+		result(ok,
+		       "run -x, %s: a comment after a tab is not echoed, nor in the error (exit %d, out: %.100s, said: %.200s)",
+		       k ? "a pipe" : "a file", r.status, r.out, r.err);
+		ran_free(&r);
+	}
+	unlink(path);
+}
+
+/*
  * A line longer than any buffer is one line: the lines after it keep
  * their numbers, in a file parsed whole and from a pipe alike.
  */
@@ -2521,6 +2556,7 @@ int main(int argc, char **argv)
 	test_json();
 	test_enospc();
 	test_long_lines();
+	test_echo_comments();
 	test_end_records();
 	test_reschedule_clock();
 	test_failed_schedule();
