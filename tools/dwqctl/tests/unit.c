@@ -5,9 +5,10 @@
  * errors); then of the program itself (unit PROGRAM), on what needs no
  * dwq: scripts read with `run -n` or run on /dev/null, the end records
  * of after, every and watch on a device that fails, and, with ioctls a
- * seccomp filter answers, the clock a reschedule reads and SIGINT ignored
- * on entry. TAP output; the exit status is 1 if a test failed. Built and
- * run by `make -C tools/dwqctl test`.
+ * seccomp filter answers, the clock a reschedule reads, $N and $last after
+ * a failed schedule, bench F6 without a file or a thread, and SIGINT
+ * ignored on entry. TAP output; the exit status is 1 if a test failed.
+ * Built and run by `make -C tools/dwqctl test`.
  */
 #include <errno.h>
 #include <fcntl.h>
