@@ -53,9 +53,10 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC ?= /usr/src/dwq-$(VERSION)
 # What DKMS needs to build dwq.ko: kbuild files and sources, nothing built.
+# Not the KUnit suites: DKMS installs dwq.ko alone, and a kernel with
+# CONFIG_KUNIT would otherwise build dwq_kunit.ko too, for nothing.
 DKMS_FILES := dkms.conf Kbuild include/dwq.h include/uapi/linux/dwq.h \
-	module/Kbuild module/compat.mk $(filter-out %.mod.c,$(wildcard module/*.[ch])) \
-	kunit/Kbuild $(filter-out %.mod.c,$(wildcard kunit/*.[ch]))
+	module/Kbuild module/compat.mk $(filter-out %.mod.c,$(wildcard module/*.[ch]))
 
 all: modules tool-tools/dwqctl
 
