@@ -96,6 +96,65 @@ int dwq_reap_case(void)
 	return killed;
 }
 
+/*
+ * The first line of /proc/@pid/task/@tid/@name into @buf, newline
+ * dropped; false if the thread is gone.
+ */
+static bool task_line(pid_t pid, pid_t tid, const char *name, char *buf,
+		      size_t size)
+{
+	char path[96];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fgets(buf, size, f);
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+void __t_wait_blocked(const char *file, int line, pid_t pid, pid_t tid, long nr,
+		      const char *what)
+{
+	double end = t_seconds() + DWQ_BLOCKED_MS / 1000.0;
+	char sc[256] = "", st[512] = "", state = '?', *p;
+	long got;
+
+	for (;;) {
+		/*
+		 * .../syscall first: it shows a number only for a thread
+		 * that is not running, and the same sleep throughout its
+		 * reading ("running" otherwise); the state then says which
+		 * sleep (not stopped, not a zombie).
+		 */
+		if (!task_line(pid, tid, "syscall", sc, sizeof(sc)) ||
+		    !task_line(pid, tid, "stat", st, sizeof(st)))
+			__t_fail(file, line, "%s (thread %d of %d) is gone",
+				 what, tid, pid);
+		/* "tid (comm) state ...": comm may hold anything. */
+		p = strrchr(st, ')');
+		state = p && p[1] == ' ' ? p[2] : '?';
+		if (state == 'Z' || state == 'X')
+			__t_fail(file, line,
+				 "%s (thread %d of %d) ended (state %c), not blocked in system call %ld",
+				 what, tid, pid, state, nr);
+		if ((state == 'S' || state == 'D') &&
+		    sscanf(sc, "%ld", &got) == 1 && got == nr)
+			return;
+		if (t_seconds() > end)
+			break;
+		usleep(10000);
+	}
+	__t_fail(file, line,
+		 "%s (thread %d of %d) not blocked in system call %ld within %d ms: state %c, syscall \"%s\"",
+		 what, tid, pid, nr, DWQ_BLOCKED_MS, state, sc);
+}
+
 const char *t_errname(int err)
 {
 	static char buf[24];

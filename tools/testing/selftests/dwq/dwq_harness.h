@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* The kernel's attribute macros, spelt so that checkpatch takes them. */
 #define t_attr(x) __attribute__(x)
@@ -97,6 +98,25 @@ void __t_fail(const char *file, int line, const char *fmt, ...) __noreturn
 void t_skip(const char *fmt, ...) __noreturn __printf(1, 2);
 
 #define t_fail(...) __t_fail(__FILE__, __LINE__, __VA_ARGS__)
+
+/* How long t_wait_blocked() waits for a thread to block. */
+#define DWQ_BLOCKED_MS 10000
+
+void __t_wait_blocked(const char *file, int line, pid_t pid, pid_t tid, long nr,
+		      const char *what);
+
+/*
+ * Wait until thread @tid of process @pid sleeps (state S or D) inside
+ * system call @nr (__NR_ioctl, say), as /proc/PID/task/TID/stat and
+ * .../syscall show it; fail the case if it has not within DWQ_BLOCKED_MS,
+ * or at once if the thread ends. For a case that acts "while the other
+ * thread waits": a sleep guesses that it does, on a guest that may be too
+ * slow for any guess. The number in .../syscall is what the calling
+ * program's own __NR_* says (a 32-bit program's for its compat calls).
+ * @what names the thread in the message.
+ */
+#define t_wait_blocked(pid, tid, nr, what) \
+	__t_wait_blocked(__FILE__, __LINE__, (pid), (tid), (nr), (what))
 
 void __t_expect(const char *file, int line, bool ok, const char *expr,
 		const char *fmt, ...) __printf(5, 6);

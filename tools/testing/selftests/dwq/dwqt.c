@@ -680,12 +680,14 @@ struct dwqt_late_ioctl {
 	unsigned long cmd;
 	void *arg;
 	long ret;
+	pid_t tid;
 };
 
 static void *dwqt_late_ioctl_fn(void *arg)
 {
 	struct dwqt_late_ioctl *l = arg;
 
+	__atomic_store_n(&l->tid, gettid(), __ATOMIC_SEQ_CST);
 	l->ret = dwqt_ioctl(l->fd, l->cmd, l->arg);
 	return NULL;
 }
@@ -700,8 +702,13 @@ long dwqt_ioctl_then_readonly(int fd, unsigned long cmd, void *arg, void *page)
 		return DWQT_NO_UFFD;
 	if (pthread_create(&th, NULL, dwqt_late_ioctl_fn, &l))
 		t_fail("pthread_create");
-	/* Long enough for the ioctl to read its argument and wait. */
-	dwqt_sleep_ms(200);
+	/*
+	 * The ioctl reads its argument before it waits for the file: once
+	 * it sleeps in ioctl(), only the write-back is left to fault.
+	 */
+	while (!__atomic_load_n(&l.tid, __ATOMIC_SEQ_CST))
+		dwqt_sleep_ms(1);
+	t_wait_blocked(getpid(), l.tid, __NR_ioctl, "the ioctl's thread");
 	if (mprotect(page, sysconf(_SC_PAGESIZE), PROT_READ))
 		t_fail("mprotect: %s", t_errname(errno));
 	if (dwqt_stuck_read_end(&r) != sizeof(struct dwq_event))

@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/securebits.h>
 
@@ -439,7 +440,8 @@ TEST_F(file, fdinfo_killable_while_read_holds_the_file)
 		/* Ends the child only if it got past the mutex. */
 		_exit(read(f, buf, sizeof(buf)) > 0 ? 0 : 2);
 	}
-	dwqt_sleep_ms(200);
+	/* Its read() of fdinfo waits for the file's mutex. */
+	t_wait_blocked(pid, pid, __NR_read, "the fdinfo reader");
 	T_EXPECT(wait_ended(pid, 0) < 0,
 		 "fdinfo was read while a read() held the file");
 	T_OK(kill(pid, SIGKILL) ? -errno : 0);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -478,6 +479,8 @@ struct same_case {
 struct held_submit {
 	struct io_uring *r;
 	struct io_uring_sqe *sqe;
+	pid_t tid;
+	bool submitted;
 	int got;
 	int res;
 	uint64_t ud;
@@ -492,7 +495,9 @@ static void *held_submit_fn(void *arg)
 {
 	struct held_submit *h = arg;
 
+	__atomic_store_n(&h->tid, gettid(), __ATOMIC_SEQ_CST);
 	h->got = io_uring_submit(h->r);
+	__atomic_store_n(&h->submitted, true, __ATOMIC_SEQ_CST);
 	memset(h->sqe->cmd, 0xff, sizeof(struct dwq_uring_cmd));
 	if (h->got == 1)
 		h->res = wait_cqe(h->r, &h->ud);
@@ -522,7 +527,19 @@ TEST_F(uring, held_file_runs_its_command)
 	h.sqe = prep_cmd(&ring, fd, DWQ_IOC_SCHEDULE, &s, 0x5eed);
 	/* The submission may wait for the file: from a thread of its own. */
 	T_EQ(pthread_create(&th, NULL, held_submit_fn, &h), 0);
-	dwqt_sleep_ms(200);
+	while (!__atomic_load_n(&h.tid, __ATOMIC_SEQ_CST))
+		dwqt_sleep_ms(1);
+	/*
+	 * The command waits for the file inside the submission's
+	 * io_uring_enter(): the thread sleeps there, and had not returned
+	 * from io_uring_submit() when it was seen so (the io_uring_enter()
+	 * that waits for the CQE comes after), and no CQE has come.
+	 */
+	t_wait_blocked(getpid(), h.tid, __NR_io_uring_enter,
+		       "the submitting thread");
+	T_EXPECT(!__atomic_load_n(&h.submitted, __ATOMIC_SEQ_CST),
+		 "io_uring_submit() returned while a read() held the file");
+	T_EQ(io_uring_cq_ready(&ring), 0);
 	T_EQ(dwqt_stuck_read_end(&r), sizeof(struct dwq_event));
 	T_EQ(pthread_join(th, NULL), 0);
 	T_EQ(h.got, 1);
