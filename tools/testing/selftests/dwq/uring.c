@@ -550,12 +550,23 @@ TEST_F(uring, held_file_runs_its_command)
 	T_EQ(dwqt_stats_ok(fd).pending, 1);
 }
 
+/*
+ * Far deadlines on CLOCK_MONOTONIC and CLOCK_BOOTTIME, taken once for the
+ * case: every task of either file is made or moved with DWQ_SCHED_ABS to
+ * one of them plus some milliseconds, so that the two files' deadlines
+ * are the same to the nanosecond, and a command that moves a task to the
+ * wrong deadline, or to none, shows.
+ */
+static uint64_t same_mono, same_boot;
+
 /* Each file: task 1 a far one-shot (cookie 10), task 2 a periodic one. */
 static void same_prepare(int fd)
 {
-	T_EQ(dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 10), 1);
-	T_EQ(dwqt_sched_ok(fd, DWQT_FAR_NS, NSEC_PER_SEC, DWQ_MODE_FIXED_RATE,
-			   0, 20),
+	T_EQ(dwqt_sched_ok(fd, same_mono, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS,
+			   10),
+	     1);
+	T_EQ(dwqt_sched_ok(fd, same_mono + NSEC_PER_MSEC, NSEC_PER_SEC,
+			   DWQ_MODE_FIXED_RATE, DWQ_SCHED_ABS, 20),
 	     2);
 }
 
@@ -563,7 +574,8 @@ static void *mk_sched(void *arg, void *e)
 {
 	(void)e;
 	*(struct dwq_ioc_schedule *)arg =
-		dwqt_sched_arg(DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 7);
+		dwqt_sched_arg(same_mono + 2 * NSEC_PER_MSEC, 0,
+			       DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 7);
 	return arg;
 }
 
@@ -615,9 +627,13 @@ static void *mk_batch(void *arg, void *entries)
 	int i;
 
 	for (i = 0; i < 3; i++)
-		s[i] = dwqt_sched_arg(DWQT_FAR_NS, i, i, 0, 100 + i);
+		s[i] = dwqt_sched_arg(same_mono + (3 + i) * NSEC_PER_MSEC, i, i,
+				      DWQ_SCHED_ABS, 100 + i);
 	s[1].period_ns = NSEC_PER_SEC;
 	s[2].period_ns = NSEC_PER_SEC;
+	/* The last on the other clock. */
+	s[2].time_ns = same_boot + 5 * NSEC_PER_MSEC;
+	s[2].flags |= DWQ_SCHED_BOOTTIME;
 	memset(b, 0, sizeof(*b));
 	b->entries = (uintptr_t)s;
 	b->count = 3;
@@ -753,7 +769,8 @@ static void *mk_resched(void *arg, void *e)
 	(void)e;
 	memset(r, 0, sizeof(*r));
 	r->id = 2;
-	r->time_ns = 2 * DWQT_FAR_NS;
+	r->time_ns = same_mono + DWQT_FAR_NS;
+	r->flags = DWQ_SCHED_ABS;
 	return arg;
 }
 
@@ -761,8 +778,17 @@ static void *mk_resched_period(void *arg, void *e)
 {
 	struct dwq_ioc_reschedule *r = mk_resched(arg, e);
 
-	r->flags = DWQ_RESCHED_PERIOD;
+	r->flags |= DWQ_RESCHED_PERIOD;
 	r->mode = DWQ_MODE_ONESHOT;
+	return arg;
+}
+
+static void *mk_resched_boot(void *arg, void *e)
+{
+	struct dwq_ioc_reschedule *r = mk_resched(arg, e);
+
+	r->time_ns = same_boot + DWQT_FAR_NS;
+	r->flags |= DWQ_SCHED_BOOTTIME;
 	return arg;
 }
 
@@ -862,6 +888,8 @@ static const struct same_case same_cases[] = {
 	  mk_cbatch_unmapped, EFAULT },
 	{ "RESCHEDULE", DWQ_IOC_RESCHEDULE, mk_resched, 0 },
 	{ "RESCHEDULE to one-shot", DWQ_IOC_RESCHEDULE, mk_resched_period, 0 },
+	{ "RESCHEDULE to CLOCK_BOOTTIME", DWQ_IOC_RESCHEDULE, mk_resched_boot,
+	  0 },
 	{ "RESCHEDULE unknown id", DWQ_IOC_RESCHEDULE, mk_resched_noent,
 	  ENOENT },
 	{ "RESCHEDULE reserved", DWQ_IOC_RESCHEDULE, mk_resched_reserved,
@@ -884,8 +912,8 @@ static const struct same_case same_cases[] = {
 };
 
 /*
- * What may differ between the two calls: the time their tasks were made,
- * the address of each one's array.
+ * What may differ between the two calls: the time left until a deadline
+ * (each call's own now), the address of each one's array.
  */
 static void same_mask(unsigned long cmd, void *arg)
 {
@@ -900,7 +928,6 @@ static void same_mask(unsigned long cmd, void *arg)
 		cb->entries = 0;
 	} else if (cmd == DWQ_IOC_QUERY) {
 		q->remaining_ns = 0;
-		q->deadline_ns = 0;
 	} else if (cmd == DWQ_IOC_STATS) {
 		/* The queue's: other files' and the workers' activity. */
 		memset(&st->queue_size, 0,
@@ -909,19 +936,24 @@ static void same_mask(unsigned long cmd, void *arg)
 	}
 }
 
-/* The state of a file that can be compared with another's. */
+/* Ids 1 and 2 of same_prepare(), and up to 3 more a case makes. */
+#define SAME_IDS 5
+
+/*
+ * The state of a file that can be compared with another's: its counts,
+ * and QUERY of each id, all but remaining_ns (the time left from the
+ * moment of each QUERY). QUERY's flags is the task's clock.
+ */
 struct same_state {
 	uint64_t pending, fired, cancelled, events;
-	long err[4];
-	uint32_t state[4], mode[4];
-	uint64_t period[4], cookie[4];
+	long err[SAME_IDS];
+	struct dwq_ioc_query q[SAME_IDS];
 };
 
 static struct same_state same_state(int fd)
 {
 	struct dwq_ioc_stats st = dwqt_stats_ok(fd);
 	struct same_state s;
-	struct dwq_ioc_query q;
 	int i;
 
 	memset(&s, 0, sizeof(s));
@@ -929,15 +961,57 @@ static struct same_state same_state(int fd)
 	s.fired = st.fired;
 	s.cancelled = st.cancelled;
 	s.events = st.events;
-	for (i = 0; i < 4; i++) {
-		memset(&q, 0, sizeof(q));
-		s.err[i] = dwqt_query(fd, i + 1, &q);
-		s.state[i] = q.state;
-		s.mode[i] = q.mode;
-		s.period[i] = q.period_ns;
-		s.cookie[i] = q.cookie;
+	for (i = 0; i < SAME_IDS; i++) {
+		s.err[i] = dwqt_query(fd, i + 1, &s.q[i]);
+		s.q[i].remaining_ns = 0;
 	}
 	return s;
+}
+
+/* A field of the file (@id 0) or of task @id after both calls. */
+static void same_u64(const char *what, int id, const char *field,
+		     uint64_t by_ioctl, uint64_t by_ring)
+{
+	char task[32] = "";
+
+	if (id)
+		snprintf(task, sizeof(task), "id %d's ", id);
+	T_EXPECT(by_ioctl == by_ring,
+		 "%s: %s%s %llu through the ring, %llu by ioctl", what, task,
+		 field, (unsigned long long)by_ring,
+		 (unsigned long long)by_ioctl);
+}
+
+/* @a the file the ioctl changed, @b the one the command did. */
+static void same_compare(const char *what, const struct same_state *a,
+			 const struct same_state *b)
+{
+	int i;
+
+	same_u64(what, 0, "pending", a->pending, b->pending);
+	same_u64(what, 0, "fired", a->fired, b->fired);
+	same_u64(what, 0, "cancelled", a->cancelled, b->cancelled);
+	same_u64(what, 0, "events", a->events, b->events);
+	for (i = 0; i < SAME_IDS; i++) {
+		const struct dwq_ioc_query *qa = &a->q[i], *qb = &b->q[i];
+
+		T_EXPECT(a->err[i] == b->err[i],
+			 "%s: QUERY of id %d %s through the ring, %s by ioctl",
+			 what, i + 1, t_errname(-b->err[i]),
+			 t_errname(-a->err[i]));
+		same_u64(what, i + 1, "deadline_ns", qa->deadline_ns,
+			 qb->deadline_ns);
+		same_u64(what, i + 1, "flags", qa->flags, qb->flags);
+		same_u64(what, i + 1, "state", qa->state, qb->state);
+		same_u64(what, i + 1, "mode", qa->mode, qb->mode);
+		same_u64(what, i + 1, "period_ns", qa->period_ns,
+			 qb->period_ns);
+		same_u64(what, i + 1, "cookie", qa->cookie, qb->cookie);
+		same_u64(what, i + 1, "runs", qa->runs, qb->runs);
+		/* And whatever else QUERY says. */
+		T_EXPECT(!memcmp(qa, qb, sizeof(*qa)),
+			 "%s: QUERY of id %d differs", what, i + 1);
+	}
 }
 
 TEST_F(uring, same_as_ioctl)
@@ -950,6 +1024,8 @@ TEST_F(uring, same_as_ioctl)
 	int fd[2], k;
 
 	ring_init();
+	same_mono = dwqt_now() + DWQT_FAR_NS;
+	same_boot = dwqt_now_boot() + DWQT_FAR_NS;
 	for (i = 0; i < ARRAY_SIZE(same_cases); i++) {
 		const struct same_case *sc = &same_cases[i];
 
@@ -975,8 +1051,7 @@ TEST_F(uring, same_as_ioctl)
 			 "%s: the argument written back differs", sc->what);
 		T_EXPECT(!memcmp(entries[0], entries[1], ENTRIES_SIZE),
 			 "%s: the entries written back differ", sc->what);
-		T_EXPECT(!memcmp(&st[0], &st[1], sizeof(st[0])),
-			 "%s: the files differ after it", sc->what);
+		same_compare(sc->what, &st[0], &st[1]);
 		close(fd[0]);
 		close(fd[1]);
 	}
