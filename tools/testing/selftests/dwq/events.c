@@ -310,29 +310,45 @@ TEST_F(read, whole_events_only)
 		 t_errname(errno));
 }
 
-/* A bad buffer is -EFAULT: NULL, unmapped, read-only, or not user space. */
+/*
+ * A bad buffer is -EFAULT: NULL, unmapped, read-only, or not user space.
+ * The event stays: the next read() returns it, the only one.
+ */
 TEST_F(read, bad_buffer_efault)
 {
 	int fd = dwqt_open(O_NONBLOCK), i;
-	struct dwq_event ev = { 0 };
+	struct dwq_event ev[2] = { 0 };
 	void *bufs[4];
+	uint64_t id;
 	ssize_t n;
 
 	bufs[0] = NULL;
 	bufs[1] = dwqt_unmapped();
-	bufs[2] = dwqt_ro_copy(&ev, sizeof(ev));
+	bufs[2] = dwqt_ro_copy(&ev[0], sizeof(ev[0]));
 	/* The top page: access_ok() refuses it before any store. */
 	bufs[3] = (void *)(uintptr_t)-4096;
 	for (i = 0; i < 4; i++) {
-		dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, i);
+		id = dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, i);
 		wait_events(fd, 1);
-		n = read(fd, bufs[i], sizeof(ev));
+		n = read(fd, bufs[i], sizeof(ev[0]));
 		T_EXPECT(n < 0 && errno == EFAULT,
 			 "read into %p: %zd (%s), expected EFAULT", bufs[i], n,
 			 n < 0 ? t_errname(errno) : "bytes");
-		/* Drain whatever the failed read left. */
-		while (read(fd, &ev, sizeof(ev)) > 0)
-			;
+		T_EQ(dwqt_stats_ok(fd).events, 1);
+		T_EQ(dwqt_stats_ok(fd).fired, i);
+		memset(ev, 0, sizeof(ev));
+		n = read(fd, ev, sizeof(ev));
+		T_EXPECT(n == sizeof(ev[0]),
+			 "read after the fault into %p: %zd (%s), expected 1 event",
+			 bufs[i], n, n < 0 ? t_errname(errno) : "bytes");
+		dwqt_check_event(&ev[0]);
+		T_EQ(ev[0].id, id);
+		T_EQ(ev[0].cookie, i);
+		T_EQ(ev[0].flags, DWQ_EVENT_LAST);
+		n = read(fd, ev, sizeof(ev));
+		T_EXPECT(n < 0 && errno == EAGAIN,
+			 "read after the event: %zd (%s), expected EAGAIN", n,
+			 n < 0 ? t_errname(errno) : "bytes");
 	}
 }
 
