@@ -192,27 +192,51 @@ static void expect_efault(int fd, const char *what, unsigned long cmd,
 		 r ? t_errname(-r) : "success");
 }
 
-/* The task @id still waits and is the only one: nothing was scheduled. */
-static void expect_only(int fd, uint64_t id)
+/*
+ * The task @id is the only one (nothing was scheduled or cancelled) and
+ * is as QUERY saw it at the start, @was: not moved, not changed.
+ */
+static void expect_only(int fd, uint64_t id, const struct dwq_ioc_query *was,
+			const char *after)
 {
 	struct dwq_ioc_stats st = dwqt_stats_ok(fd);
 	struct dwq_ioc_query q = dwqt_query_ok(fd, id);
 
-	T_EQ(st.pending, 1);
-	T_EQ(q.state, DWQ_STATE_QUEUED);
+	T_EXPECT(st.pending == 1, "after %s: pending %llu", after,
+		 (unsigned long long)st.pending);
+	T_EXPECT(q.state == DWQ_STATE_QUEUED, "after %s: state %u", after,
+		 q.state);
+	T_EXPECT(q.deadline_ns == was->deadline_ns,
+		 "after %s: deadline_ns %llu, was %llu", after,
+		 (unsigned long long)q.deadline_ns,
+		 (unsigned long long)was->deadline_ns);
+	T_EXPECT(q.flags == was->flags, "after %s: flags %#x, was %#x", after,
+		 q.flags, was->flags);
+	T_EXPECT(q.mode == was->mode, "after %s: mode %u, was %u", after,
+		 q.mode, was->mode);
+	T_EXPECT(q.period_ns == was->period_ns,
+		 "after %s: period_ns %llu, was %llu", after,
+		 (unsigned long long)q.period_ns,
+		 (unsigned long long)was->period_ns);
+	T_EXPECT(q.cookie == was->cookie, "after %s: cookie %llu, was %llu",
+		 after, (unsigned long long)q.cookie,
+		 (unsigned long long)was->cookie);
 }
 
 /* Every command with a NULL argument is -EFAULT. */
 TEST_F(ioctl, null_pointer_efault)
 {
 	int fd = self->f.fd;
+	struct dwq_ioc_query was;
 	uint64_t id;
 	size_t i;
 
 	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
-	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+	was = dwqt_query_ok(fd, id);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		expect_efault(fd, cmds[i].name, cmds[i].cmd, NULL);
-	expect_only(fd, id);
+		expect_only(fd, id, &was, cmds[i].name);
+	}
 }
 
 /* Every command with an inaccessible argument is -EFAULT. */
@@ -220,13 +244,16 @@ TEST_F(ioctl, unmapped_pointer_efault)
 {
 	int fd = self->f.fd;
 	void *bad = dwqt_unmapped();
+	struct dwq_ioc_query was;
 	uint64_t id;
 	size_t i;
 
 	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
-	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+	was = dwqt_query_ok(fd, id);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		expect_efault(fd, cmds[i].name, cmds[i].cmd, bad);
-	expect_only(fd, id);
+		expect_only(fd, id, &was, cmds[i].name);
+	}
 }
 
 /*
@@ -238,10 +265,12 @@ TEST_F(ioctl, straddling_pointer_efault)
 	static const size_t cut[] = { 8, 5, 3 };
 	int fd = self->f.fd;
 	struct dwq_ioc_schedule entry;
+	struct dwq_ioc_query was;
 	uint64_t id;
 	size_t i, k;
 
 	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	was = dwqt_query_ok(fd, id);
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		for (k = 0; k < ARRAY_SIZE(cut); k++) {
 			unsigned long c = cmds[i].cmd;
@@ -252,9 +281,9 @@ TEST_F(ioctl, straddling_pointer_efault)
 			valid_payload(c, zeroes, id, &entry);
 			memcpy(p, zeroes, len);
 			expect_efault(fd, cmds[i].name, c, p);
+			expect_only(fd, id, &was, cmds[i].name);
 		}
 	}
-	expect_only(fd, id);
 }
 
 /*
@@ -304,10 +333,12 @@ TEST_F(ioctl, readonly_pointer_efault)
 {
 	int fd = self->f.fd;
 	struct dwq_ioc_schedule entry;
+	struct dwq_ioc_query was;
 	uint64_t id;
 	size_t i;
 
 	id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	was = dwqt_query_ok(fd, id);
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		unsigned long c = cmds[i].cmd;
 		struct dwq_ioc_stats st;
@@ -321,8 +352,8 @@ TEST_F(ioctl, readonly_pointer_efault)
 		T_EXPECT(st.pending == 1,
 			 "%s failed (EFAULT), but pending went from 1 to %llu",
 			 cmds[i].name, (unsigned long long)st.pending);
+		expect_only(fd, id, &was, cmds[i].name);
 	}
-	expect_only(fd, id);
 }
 
 /* RESCHEDULE writes nothing back: a read-only payload is fine. */
@@ -523,7 +554,7 @@ TEST_F(ioctl, query_partly_readonly_efault)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	int fd = self->f.fd;
-	struct dwq_ioc_query *q;
+	struct dwq_ioc_query *q, was;
 	struct snapshot s;
 	uint64_t ids[2];
 	size_t ro, k;
@@ -531,6 +562,7 @@ TEST_F(ioctl, query_partly_readonly_efault)
 
 	ids[0] = 0x7fffffff;
 	ids[1] = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
+	was = dwqt_query_ok(fd, ids[1]);
 	p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
@@ -547,7 +579,7 @@ TEST_F(ioctl, query_partly_readonly_efault)
 		}
 	}
 	expect_unchanged(fd, "QUERY partly read-only", &s);
-	expect_only(fd, ids[1]);
+	expect_only(fd, ids[1], &was, "QUERY partly read-only");
 	munmap(p, 2 * page);
 }
 
