@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "dwq_test.h"
@@ -829,19 +830,28 @@ TEST_F(budget, stats_predict_enospc)
  * second, refused by the user's rate budget every time. Meanwhile
  * another file schedules and cancels one one-shot at a time, which STATS
  * says fits. A refused batch must not hold room in all files' count,
- * even for a moment: each of those schedules is taken.
+ * even for a moment: each of those schedules is taken. The process counts
+ * its refused batches, in memory both share: the race ran only if it was
+ * refused, many times, while the one-shots were scheduled.
  */
 #define RACE_PAIRS 100000
+/* Refused batches the race needs at least while the one-shots run. */
+#define RACE_MIN_REFUSED 100
 
 static void refused_rate_holds_nothing(void)
 {
 	static struct dwq_ioc_schedule e[DWQ_SCHEDULE_BATCH_MAX];
 	int fa = dwqt_open(0), fb = dwqt_open(0), i, status;
-	unsigned int refused = 0;
+	unsigned int refused = 0, *tries, before, after;
 	uint64_t id;
 	pid_t pid;
 	long err;
 
+	tries = mmap(NULL, sizeof(*tries), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (tries == MAP_FAILED)
+		t_fail("mmap: %s", t_errname(errno));
+	*tries = 0;
 	for (i = 0; i < DWQ_SCHEDULE_BATCH_MAX; i++)
 		e[i] = dwqt_sched_arg(DWQT_FAR_NS, 100000, DWQ_MODE_FIXED_RATE,
 				      0, i);
@@ -850,11 +860,19 @@ static void refused_rate_holds_nothing(void)
 	if (pid < 0)
 		t_fail("fork: %s", t_errname(errno));
 	if (!pid) {
-		for (;;)
+		for (;;) {
 			if (dwqt_batch(fa, e, DWQ_SCHEDULE_BATCH_MAX, NULL) !=
 			    -ENOSPC)
 				_exit(1);
+			__atomic_add_fetch(tries, 1, __ATOMIC_SEQ_CST);
+		}
 	}
+	/* The batches are being refused before the one-shots begin. */
+	for (i = 0;
+	     i < DWQT_WAIT_MS && !__atomic_load_n(tries, __ATOMIC_SEQ_CST); i++)
+		dwqt_sleep_ms(1);
+	before = __atomic_load_n(tries, __ATOMIC_SEQ_CST);
+	T_EXPECT(before > 0, "no batch refused in %d ms", DWQT_WAIT_MS);
 	for (i = 0; i < RACE_PAIRS; i++) {
 		err = dwqt_sched(fb, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, i,
 				 &id);
@@ -865,6 +883,7 @@ static void refused_rate_holds_nothing(void)
 		}
 		T_OK(dwqt_cancel(fb, id, NULL));
 	}
+	after = __atomic_load_n(tries, __ATOMIC_SEQ_CST);
 	kill(pid, SIGKILL);
 	T_EQ(waitpid(pid, &status, 0), pid);
 	T_EXPECT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
@@ -872,6 +891,12 @@ static void refused_rate_holds_nothing(void)
 	T_EXPECT(!refused,
 		 "%u of %d one-shots refused for room a refused batch held",
 		 refused, RACE_PAIRS);
+	t_note("%u batches refused during the %d one-shots, %u before",
+	       after - before, RACE_PAIRS, before);
+	T_EXPECT(after - before >= RACE_MIN_REFUSED,
+		 "%u batches refused during the %d one-shots, fewer than %d: no race",
+		 after - before, RACE_PAIRS, RACE_MIN_REFUSED);
+	munmap(tries, sizeof(*tries));
 	close(fa);
 	close(fb);
 }
