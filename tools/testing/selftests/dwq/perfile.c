@@ -253,13 +253,16 @@ TEST_F(perfile, efault_loses_nothing)
  * cancelled, another rescheduled) and alarms firing right then: every
  * charge is returned (all_tasks and the user's rate back where they
  * were). The debug guest's kmemleak scan after the run finds what was not
- * freed.
+ * freed. The two periodic tasks are due by construction (deadlines taken
+ * before they were scheduled): the cancel says the event stays unread,
+ * and the reschedule fired the task into the event it keeps (runs 1).
  */
 TEST_F_TIMEOUT(perfile, close_racing_alarm, 120)
 {
 	int other = self->f.fd, fd, round, i;
 	struct dwq_ioc_stats st0 = dwqt_stats_ok(other), st;
 	uint64_t p1, p2, now;
+	uint32_t result;
 
 	for (round = 0; round < 100; round++) {
 		fd = dwqt_open(O_NONBLOCK);
@@ -275,8 +278,11 @@ TEST_F_TIMEOUT(perfile, close_racing_alarm, 120)
 		dwqt_sched_ok(fd, (round % 4) * 500000ULL, 0, DWQ_MODE_ONESHOT,
 			      DWQ_SCHED_BOOTTIME, 102);
 		/* Both periodic ones due: keep their events. */
-		T_OK(dwqt_cancel(fd, p1, NULL));
+		result = 0;
+		T_OK(dwqt_cancel(fd, p1, &result));
+		T_EQ(result, DWQ_RESULT_UNREAD);
 		T_OK(dwqt_resched(fd, p2, NSEC_PER_MSEC, 0, 0, 0));
+		T_EQ(dwqt_query_ok(fd, p2).runs, 1);
 		if (round % 2)
 			dwqt_sleep_ms(round % 3);
 		close(fd);
