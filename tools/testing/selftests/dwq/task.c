@@ -695,11 +695,18 @@ TEST_F(query, runs)
 	T_EQ(dwqt_stats_ok(fd).fired, q.runs);
 }
 
-/* QUERY refuses reserved non-zero, unknown ids and ids of others. */
+/*
+ * QUERY refuses reserved non-zero, unknown ids and ids of others: an id
+ * another file owns, and this one never had, is ENOENT (the uapi: "an id
+ * that is not one of the file's tasks"), and changes neither file's
+ * tasks.
+ */
 TEST_F(query, errors)
 {
-	int fd = self->f.fd, i;
-	struct dwq_ioc_query q;
+	int fd = self->f.fd, other = dwqt_open(0), i;
+	struct dwq_ioc_query q, mine, theirs, now;
+	struct dwq_ioc_stats st;
+	uint64_t id, foreign = 0;
 
 	memset(&q, 0, sizeof(q));
 	q.id = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 0);
@@ -709,8 +716,37 @@ TEST_F(query, errors)
 		bad.reserved = 1U << (i * 15);
 		T_ERR(dwqt_ioctl(fd, DWQ_IOC_QUERY, &bad), EINVAL);
 	}
-	T_ERR(dwqt_query(fd, q.id + 1, &q), ENOENT);
+	id = q.id;
+	T_ERR(dwqt_query(fd, id + 1, &q), ENOENT);
 	T_ERR(dwqt_query(fd, U64_MAX, &q), ENOENT);
+
+	/* Ids are the file's own: the other file's first may be ours too. */
+	for (i = 0; i < 2; i++) {
+		uint64_t t = dwqt_sched_ok(other, DWQT_FAR_NS, NSEC_PER_SEC,
+					   DWQ_MODE_FIXED_RATE, 0, 99);
+
+		if (t != id)
+			foreign = t;
+	}
+	T_EXPECT(foreign != 0, "the other file's ids are all %llu",
+		 (unsigned long long)id);
+	mine = dwqt_query_ok(fd, id);
+	theirs = dwqt_query_ok(other, foreign);
+	st = dwqt_stats_ok(fd);
+	T_ERR(dwqt_query(fd, foreign, &q), ENOENT);
+	T_EQ(dwqt_stats_ok(fd).pending, st.pending);
+	T_EQ(dwqt_stats_ok(other).pending, 2);
+	now = dwqt_query_ok(fd, id);
+	T_EQ(now.deadline_ns, mine.deadline_ns);
+	T_EQ(now.cookie, mine.cookie);
+	now = dwqt_query_ok(other, foreign);
+	T_EQ(now.state, DWQ_STATE_QUEUED);
+	T_EQ(now.deadline_ns, theirs.deadline_ns);
+	T_EQ(now.period_ns, theirs.period_ns);
+	T_EQ(now.mode, theirs.mode);
+	T_EQ(now.cookie, 99);
+	T_EQ(now.runs, 0);
+	close(other);
 }
 
 /* A fresh file's STATS: zero counts, sane queue fields. */
