@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "dwq_test.h"
@@ -502,29 +503,6 @@ static void *reader_fn(void *arg)
 	return NULL;
 }
 
-/* Wait until thread @tid sleeps (state S), so it is in read(). */
-static void wait_sleeping(pid_t tid)
-{
-	char path[64], buf[256], *p;
-	int i, fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	for (i = 0; i < 500; i++) {
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			t_fail("%s: %s", path, t_errname(errno));
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = '\0';
-		p = strrchr(buf, ')');
-		if (p && p[1] == ' ' && p[2] == 'S')
-			return;
-		dwqt_sleep_ms(10);
-	}
-	t_fail("the reader thread never slept: %s", buf);
-}
-
 static void start_reader(pthread_t *th, struct reader *r)
 {
 	int i;
@@ -533,8 +511,8 @@ static void start_reader(pthread_t *th, struct reader *r)
 		t_fail("pthread_create failed");
 	for (i = 0; i < 500 && !__atomic_load_n(&r->tid, __ATOMIC_SEQ_CST); i++)
 		dwqt_sleep_ms(10);
-	wait_sleeping(r->tid);
-	/* Asleep in read() now, most likely; let it settle anyway. */
+	t_wait_blocked(getpid(), r->tid, __NR_read, "the reader thread");
+	/* Asleep in read() now; let it settle anyway. */
 	dwqt_sleep_ms(100);
 }
 
