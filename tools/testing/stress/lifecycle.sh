@@ -11,7 +11,10 @@
 #    and the writable limits in sysfs too;
 # 2. a process holding HOLD_TASKS tasks (8 periodic): `rmmod dwq` is
 #    refused while its file is open, and dwq keeps working; SIGKILL cancels
-#    every task and slab usage comes back to its baseline; then rmmod works;
+#    every task (STATS of a fresh file: all_tasks and the user's
+#    user_tasks back to 0 from HOLD_TASKS) and slab usage comes back to
+#    where it was after insmod; then rmmod works, and slab usage is back
+#    to its baseline before insmod;
 # 3. CYCLES rounds of insmod (workers 1, 2, 4, 8, 64) -> traffic -> close ->
 #    rmmod leave no module, no /dev/dwq and no slab growth behind;
 # 4. failslab and fail_page_alloc restricted to dwq.ko's text: every
@@ -58,6 +61,15 @@ slab_kb() {
 
 loaded() { grep -q '^dwq ' /proc/modules; }
 
+# STATS of a fresh file into $all (all_tasks: every user's tasks) and
+# $user (user_tasks: this user's); both empty if dwqctl failed, which
+# the output, in FILE, then says.
+charges() {
+	dwqctl --json stats >"$1" 2>&1
+	all=$(sed -n 's/.*"all_tasks":\([0-9]*\).*/\1/p' "$1")
+	user=$(sed -n 's/.*"user_tasks":\([0-9]*\).*/\1/p' "$1")
+}
+
 # The kernel log since the last mark (other jobs may share this boot:
 # the log is never cleared).
 marks=0
@@ -99,6 +111,7 @@ took "bad parameters"
 base=$(slab_kb)
 insmod $ko workers=2 max_tasks_per_file=$((ntasks + 1024))
 result $? "insmod dwq.ko workers=2 max_tasks_per_file=$((ntasks + 1024))"
+loaded_base=$(slab_kb)
 
 st=0
 : >"$tmp/sysfs"
@@ -134,8 +147,15 @@ for f in /proc/$holder/fd/*; do
 	[ "$(readlink "$f")" = /dev/dwq ] &&
 		held=$(awk '$1 == "dwq-pending:" { print $2 }' /proc/$holder/fdinfo/"${f##*/}")
 done
-[ "${held:-0}" = "$ntasks" ] && [ "${size:-9}" -le 1 ]
-result $? "a process holds $ntasks tasks (8 periodic): pending $held, queue size $size" "$tmp/hold"
+# What the limits count, through a file of its own (the holder's user is
+# this script's): every task of the holder, so that the same reading
+# after the SIGKILL is seen to count what it must find gone.
+charges "$tmp/charges"
+hall=$all huser=$user
+cat "$tmp/charges" >>"$tmp/hold"
+[ "${held:-0}" = "$ntasks" ] && [ "${size:-9}" -le 1 ] &&
+	[ "$hall" = "$ntasks" ] && [ "$huser" = "$ntasks" ]
+result $? "a process holds $ntasks tasks (8 periodic): pending $held, queue size $size, all_tasks $hall, user_tasks $huser" "$tmp/hold"
 
 rmmod dwq >"$tmp/rmmod" 2>&1
 rc=$?
@@ -146,9 +166,17 @@ result $st "rmmod dwq while a file is open is refused (exit $rc); dwq still work
 
 kill -9 $holder
 wait $holder 2>/dev/null
-size=$(awk '$1 == "size" { print $2 }' $dbg/dwq/stats)
-[ "$size" = 0 ]
-result $? "SIGKILL of the holder cancels all its tasks: queue size $size"
+# The queue's size says nothing here: a file's tasks are in its own heap.
+# Its file closed, every task the holder had must be gone from the
+# counts, and their memory with them while dwq is still loaded (rmmod
+# below destroys dwq's caches, whatever they held).
+charges "$tmp/charges"
+killed=$(slab_kb)
+echo "# slab: after insmod ${loaded_base} kB, holding ${peak} kB," \
+	"after SIGKILL ${killed} kB (tolerance ${SLAB_TOL_KB} kB)"
+[ "$all" = 0 ] && [ "$user" = 0 ] &&
+	[ $((killed - loaded_base)) -le "$SLAB_TOL_KB" ]
+result $? "SIGKILL of the holder cancels all its tasks: all_tasks $hall -> $all, user_tasks $huser -> $user, slab $loaded_base -> $peak -> $killed kB" "$tmp/charges"
 
 rmmod dwq >"$tmp/rmmod" 2>&1
 st=$?
