@@ -21,7 +21,10 @@
  *	fewer allocations than that; then again on a file that keeps spare
  *	tasks, which a burst takes before it allocates. Every failed call
  *	must be ENOMEM and leave STATS, the queue and every earlier task as
- *	they were; at the end all tasks fire, each exactly once.
+ *	they were. Before each file is closed, every task it kept (those
+ *	that lived through the injected failures, and the bursts that
+ *	worked) is moved to now: each fires exactly once, with its cookie,
+ *	and nothing else does (a failed call's tasks, cancelled spares).
  * load: finit_module(MODULE, PARAMS), once (busybox insmod loads a module
  *	a second time with init_module() when that fails).
  * loadfail: with failslab/fail_page_alloc set up by the caller (filtered
@@ -341,6 +344,91 @@ static bool check_intact(int fd, const struct dwq_ioc_stats *before,
 	return ok;
 }
 
+/* Files whose ledger fire_ledger() saw fire whole, and their tasks. */
+static unsigned int ledgers_fired, ledger_tasks;
+
+/* The ledger's index of @id; nids if it has none. */
+static unsigned int ledger_index(__u64 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < nids && ids[i] != id; i++)
+		;
+	return i;
+}
+
+/*
+ * Every task of the ledger made due now: each must fire exactly once, as
+ * one event with its id, its cookie and DWQ_EVENT_LAST, and no other
+ * event may come (none of a call that failed, nor of a cancelled
+ * spare); then the file holds nothing, and has fired the ledger only.
+ * Before the base is closed: the tasks that lived through injected
+ * failures are seen to fire, not only found by QUERY. @nth names the
+ * burst that worked last (0: the base's last file).
+ */
+static void fire_ledger(int fd, unsigned int nth)
+{
+	static unsigned char seen[MAX_IDS];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	unsigned int i, j, got = 0, twice = 0, unknown = 0;
+	struct dwq_ioc_reschedule r;
+	struct dwq_event ev[64];
+	struct dwq_ioc_stats st;
+	__u64 deadline;
+	ssize_t len;
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < nids; i++) {
+		r = (struct dwq_ioc_reschedule){ .id = ids[i],
+						 .time_ns = i % 8 * MS };
+		if (ioctl(fd, DWQ_IOC_RESCHEDULE, &r))
+			fail("nth %u: reschedule id %llu: %s", nth,
+			     (unsigned long long)ids[i], strerror(errno));
+	}
+	deadline = now_ns() + 30000 * MS;
+	while (got < nids && now_ns() < deadline) {
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		len = read(fd, ev, sizeof(ev));
+		if (len < 0) {
+			fail("nth %u: read: %s", nth, strerror(errno));
+			break;
+		}
+		for (j = 0; j < len / sizeof(ev[0]); j++) {
+			i = ledger_index(ev[j].id);
+			if (i < nids && ev[j].cookie == cookies[i] &&
+			    ev[j].flags & DWQ_EVENT_LAST) {
+				if (seen[i]++)
+					twice++;
+				else
+					got++;
+				continue;
+			}
+			if (!unknown++)
+				fail("nth %u: event id %llu cookie %llu flags %#x",
+				     nth, (unsigned long long)ev[j].id,
+				     (unsigned long long)ev[j].cookie,
+				     ev[j].flags);
+		}
+	}
+	/* Nothing after the ledger: no event within 50 ms. */
+	if (poll(&p, 1, 50) > 0) {
+		len = read(fd, ev, sizeof(ev));
+		fail("nth %u: %zd more events after the ledger's", nth,
+		     len > 0 ? len / (ssize_t)sizeof(ev[0]) : len);
+	}
+	st = stats(fd);
+	if (got != nids || twice || unknown || st.pending || st.events ||
+	    st.fired != nids)
+		fail("nth %u: %u/%u once, %u twice, %u other; pending %llu events %llu fired %llu",
+		     nth, got, nids, twice, unknown,
+		     (unsigned long long)st.pending,
+		     (unsigned long long)st.events,
+		     (unsigned long long)st.fired);
+	ledgers_fired++;
+	ledger_tasks += got;
+}
+
 /* Record the tasks of a batch that worked. */
 static void remember(const struct dwq_ioc_schedule *s, unsigned int k)
 {
@@ -458,6 +546,7 @@ static void grow_bursts(int *base, unsigned int k, __u64 *cookie,
 		if (!ids_found(*base, nth))
 			failures++;
 		/* Start again from a full heap of 16. */
+		fire_ledger(*base, nth);
 		close(*base);
 		*base = base_open(cookie);
 		if (left)
@@ -631,13 +720,8 @@ static int cmd_failnth(void)
 	 * kmalloc failing falls back to vmalloc, whose parts fail in turn.
 	 */
 	static const unsigned int sizes[] = { 1, 16, 100 };
-	unsigned int i, injected = 0, recovered = 0, fired = 0, dups = 0;
-	struct pollfd p = { .events = POLLIN };
-	struct dwq_event ev[64];
-	struct dwq_ioc_reschedule r;
-	struct dwq_ioc_stats st;
-	__u64 cookie = 1, deadline, *seen;
-	ssize_t len;
+	unsigned int i, injected = 0, recovered = 0;
+	__u64 cookie = 1;
 	int fd;
 
 	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
@@ -650,48 +734,20 @@ static int cmd_failnth(void)
 		grow_bursts(&fd, sizes[i], &cookie, &injected, &recovered);
 	/* Bursts that take the file's spares, then fail to allocate more. */
 	base_spares = BASE_SPARES;
+	fire_ledger(fd, 0);
 	close(fd);
 	fd = base_open(&cookie);
 	for (i = 1; i < ARRAY_SIZE(sizes); i++)
 		grow_bursts(&fd, sizes[i], &cookie, &injected, &recovered);
 	cancel_batch_failnth(&injected);
 	cancel_parked_failnth();
-	p.fd = fd;
-	/* Every task fires once, with its cookie. */
-	seen = calloc(cookie, sizeof(*seen));
-	if (!seen)
-		return 2;
-	for (i = 0; i < nids; i++) {
-		r = (struct dwq_ioc_reschedule){ .id = ids[i],
-						 .time_ns = i % 50 * MS };
-		if (ioctl(fd, DWQ_IOC_RESCHEDULE, &r)) {
-			printf("dwq-lifecycle: FAIL: reschedule id %llu: %s\n",
-			       (unsigned long long)ids[i], strerror(errno));
-			failures++;
-		}
-	}
-	deadline = now_ns() + 30000 * MS;
-	while (fired + dups < nids && now_ns() < deadline) {
-		if (poll(&p, 1, 1000) <= 0)
-			continue;
-		len = read(fd, ev, sizeof(ev));
-		for (i = 0; len > 0 && i < len / sizeof(ev[0]); i++) {
-			if (ev[i].cookie >= cookie || seen[ev[i].cookie]++)
-				dups++;
-			else
-				fired++;
-		}
-	}
-	st = stats(fd);
+	fire_ledger(fd, 0);
 	printf("dwq-lifecycle: fail-nth: %u calls failed, all ENOMEM, %u recovered\n",
 	       injected, recovered);
-	printf("dwq-lifecycle: fired %u of %u, %u unknown or twice, %llu left\n",
-	       fired, nids, dups, (unsigned long long)st.pending);
-	if (fired != nids || dups || st.pending || !injected) {
-		printf("dwq-lifecycle: FAIL: want all fired once, none pending, some injected\n");
-		failures++;
-	}
-	free(seen);
+	printf("dwq-lifecycle: %u files' ledgers moved to now before close: %u fired once\n",
+	       ledgers_fired, ledger_tasks);
+	if (!injected)
+		fail("fail-nth: no injected failure failed a call");
 	close(fd);
 	return failures ? 1 : 0;
 }

@@ -18,7 +18,8 @@
 # 3. CYCLES rounds of insmod (workers 1, 2, 4, 8, 64) -> traffic -> close ->
 #    rmmod leave no module, no /dev/dwq and no slab growth behind;
 # 4. failslab and fail_page_alloc restricted to dwq.ko's text: every
-#    allocation of batches that grow the heap failed in turn (fail-nth),
+#    allocation of batches that grow the heap failed in turn (fail-nth;
+#    every task a file kept through them fires once before it is closed),
 #    and of a batch cancel (nothing cancelled until it works), then dwq-stress with 10% of the allocations failing: only ENOMEM, the
 #    ledger exact, and dwq still works once injection stops. Before that,
 #    with the filter on all module text (dwq's address is not known before
@@ -285,7 +286,7 @@ echo "# fault injection: require-start 0x$start require-end 0x$end"
 inject 0
 # A limit far above the debug guest's few seconds: only a stall reaches it.
 limited 600 dwq-lifecycle failnth >"$tmp/failnth" 2>&1
-result $? "every allocation of heap-growing bursts and of a batch cancel failed in turn: ENOMEM, heap and ledger intact; a parked task's cancel allocates nothing, its event exact" "$tmp/failnth"
+result $? "every allocation of heap-growing bursts and of a batch cancel failed in turn: ENOMEM, heap and ledger intact, every task kept fires once; a parked task's cancel allocates nothing, its event exact" "$tmp/failnth"
 grep '^dwq-lifecycle:' "$tmp/failnth" | sed 's/^/# /'
 took "fail-nth bursts"
 
