@@ -15,12 +15,23 @@
  * not define is -ENOTTY, never a success (the random numbers leave out
  * those the VFS answers itself); every error is one the ABI allows;
  * nothing the module returns (STATS, QUERY, events) looks like a kernel
- * address.
+ * address; and a refused call changes nothing. For that, one ioctl() or
+ * read() in four is judged: its thread runs it alone (the others wait on
+ * a lock that every call holds shared), between two readings of its
+ * file's STATS (the file's tasks, firings, cancels and coalesced
+ * firings, the user's and all users' tasks, the user's firing rate) and,
+ * for a CANCEL or RESCHEDULE, a QUERY of its id (half of them given the
+ * id of a task scheduled for it an hour away): when the call fails, the
+ * two readings must agree, but for what time alone changes (a periodic
+ * task parked meanwhile, a one-shot come due). Nothing else calls
+ * meanwhile, and no task fires outside a read(), so any difference is
+ * the refused call's.
  * Afterwards a normal schedule -> event round trip must still work.
  * Seeded (the seed is printed); with one thread a run is reproducible.
  *
  * Prints "calls=... ok=... enotty=... efault=... einval=... other=..."
- * and exits 1 if any check failed.
+ * and how many refused calls were judged, and exits 1 if any check
+ * failed (or none was judged).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,6 +70,21 @@ static __thread char *rw, *ro, *hole;
 static long done_calls;
 static int failures;
 static __u64 n_ok, n_enotty, n_efault, n_einval, n_other, n_eintr;
+/* Refused calls whose file was seen unchanged by them (or not). */
+static __u64 n_judged;
+/*
+ * Every call holds it shared; a judged call alone. Writers first: a
+ * judged call waits for the calls under way, not for every later one.
+ */
+static pthread_rwlock_t judge_lock;
+
+/* A file's state around a judged call: STATS, and QUERY of one id. */
+struct state {
+	int stats_err;
+	int query_err;
+	struct dwq_ioc_stats st;
+	struct dwq_ioc_query q;
+};
 
 static const unsigned int valid_cmds[] = {
 	DWQ_IOC_SCHEDULE,     DWQ_IOC_SCHEDULE_BATCH, DWQ_IOC_CANCEL,
@@ -244,7 +270,102 @@ static bool vfs_type(unsigned int cmd)
 	return false;
 }
 
-static void fuzz_ioctl(__u64 *s)
+static struct state state_of(int fd, __u64 id)
+{
+	struct state x = { .query_err = ENOENT };
+
+	x.stats_err = ioctl(fd, DWQ_IOC_STATS, &x.st) ? errno : 0;
+	if (id) {
+		x.q.id = id;
+		x.query_err = ioctl(fd, DWQ_IOC_QUERY, &x.q) ? errno : 0;
+	}
+	return x;
+}
+
+static __u64 clock_ns(__u32 flags)
+{
+	struct timespec ts;
+
+	clock_gettime(flags & DWQ_SCHED_BOOTTIME ? CLOCK_BOOTTIME :
+						   CLOCK_MONOTONIC,
+		      &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Two readings differ in what only a call could have changed. */
+static bool stats_differ(const struct dwq_ioc_stats *b,
+			 const struct dwq_ioc_stats *a)
+{
+	return a->pending != b->pending || a->fired != b->fired ||
+	       a->cancelled != b->cancelled || a->coalesced != b->coalesced ||
+	       a->user_tasks != b->user_tasks || a->all_tasks != b->all_tasks ||
+	       a->user_rate_mhz != b->user_rate_mhz;
+}
+
+/* The task is as it was, but for what time alone changes. */
+static bool task_differs(const struct dwq_ioc_query *b,
+			 const struct dwq_ioc_query *a)
+{
+	return a->cookie != b->cookie || a->deadline_ns != b->deadline_ns ||
+	       a->period_ns != b->period_ns || a->runs != b->runs ||
+	       a->skipped != b->skipped || a->folded != b->folded ||
+	       a->mode != b->mode || a->flags != b->flags ||
+	       (a->state != b->state &&
+		(b->state != DWQ_STATE_QUEUED || a->state != DWQ_STATE_PARKED));
+}
+
+/*
+ * A judged call of @cmd (0: a read()) failed with @err: its file's state
+ * @a after it must be @b's, before it.
+ */
+static void judge(unsigned int cmd, int err, const struct state *b,
+		  const struct state *a)
+{
+	bool gone;
+
+	__atomic_add_fetch(&n_judged, 1, __ATOMIC_RELAXED);
+	if (b->stats_err || a->stats_err) {
+		fail("STATS around a refused call failed", cmd,
+		     b->stats_err ? b->stats_err : a->stats_err);
+		return;
+	}
+	if (stats_differ(&b->st, &a->st)) {
+		fail("a refused call changed STATS", cmd, err);
+		if (__atomic_load_n(&failures, __ATOMIC_RELAXED) <= 20)
+			printf("dwq-fuzz: pending %llu/%llu fired %llu/%llu cancelled %llu/%llu\n",
+			       (unsigned long long)b->st.pending,
+			       (unsigned long long)a->st.pending,
+			       (unsigned long long)b->st.fired,
+			       (unsigned long long)a->st.fired,
+			       (unsigned long long)b->st.cancelled,
+			       (unsigned long long)a->st.cancelled);
+	}
+	if (b->query_err)
+		return;
+	/* A one-shot's id goes when it comes due: time, not the call. */
+	gone = a->query_err &&
+	       !(a->query_err == ENOENT && b->q.mode == DWQ_MODE_ONESHOT &&
+		 b->q.deadline_ns <= clock_ns(b->q.flags));
+	if (gone || (!a->query_err && task_differs(&b->q, &a->q))) {
+		fail("a refused call changed the task it named", cmd, err);
+		if (__atomic_load_n(&failures, __ATOMIC_RELAXED) <= 20)
+			printf("dwq-fuzz: id %llu: state %u/%u (%d) deadline %llu/%llu\n",
+			       (unsigned long long)b->q.id, b->q.state,
+			       a->q.state, a->query_err,
+			       (unsigned long long)b->q.deadline_ns,
+			       (unsigned long long)a->q.deadline_ns);
+	}
+}
+
+/* A one-shot an hour away on @fd, for a judged call to name; 0 if none. */
+static __u64 plant(int fd)
+{
+	struct dwq_ioc_schedule sc = { .time_ns = 3600ULL * 1000000000ULL };
+
+	return ioctl(fd, DWQ_IOC_SCHEDULE, &sc) ? 0 : sc.id;
+}
+
+static void fuzz_ioctl(__u64 *s, bool judged)
 {
 	__u64 buf[64];
 	struct dwq_ioc_schedule_batch *b;
@@ -252,8 +373,10 @@ static void fuzz_ioctl(__u64 *s)
 	struct dwq_ioc_cancel *ce;
 	unsigned int cmd, size;
 	bool valid, writable, ew;
-	size_t room;
-	int fd = pick_fd(s);
+	size_t room = 0;
+	int fd = pick_fd(s), err;
+	struct state before, after;
+	__u64 id = 0, planted = 0;
 	void *arg;
 	long ret;
 	size_t i;
@@ -331,8 +454,33 @@ static void fuzz_ioctl(__u64 *s)
 			}
 		}
 	}
+	/*
+	 * The id a judged CANCEL or RESCHEDULE names (its first field), half
+	 * of them a task of the file's, scheduled for it.
+	 */
+	if (judged && writable && room >= 8 &&
+	    (cmd == DWQ_IOC_CANCEL || cmd == DWQ_IOC_RESCHEDULE)) {
+		if (below(s, 2)) {
+			planted = plant(fd);
+			if (planted)
+				memcpy(arg, &planted, 8);
+		}
+		memcpy(&id, arg, 8);
+	}
+	if (judged)
+		before = state_of(fd, id);
 	ret = ioctl(fd, cmd, arg);
-	count(ret, errno, valid, cmd);
+	err = errno;
+	count(ret, err, valid, cmd);
+	if (judged && ret) {
+		after = state_of(fd, id);
+		judge(cmd, err, &before, &after);
+	}
+	if (planted) {
+		struct dwq_ioc_cancel c = { .id = planted };
+
+		ioctl(fd, DWQ_IOC_CANCEL, &c); /* gone already: ENOENT */
+	}
 	if (!ret && writable && (char *)arg + 168 <= ro) {
 		/* Word 6 of STATS holds workers and leader, which may be -1. */
 		if (cmd == DWQ_IOC_STATS)
@@ -344,7 +492,7 @@ static void fuzz_ioctl(__u64 *s)
 	}
 }
 
-static void fuzz_read(__u64 *s)
+static void fuzz_read(__u64 *s, bool judged)
 {
 	static const size_t sizes[] = { 0,  1,	  47,	48,	 49,	  95,
 					96, 4095, 4096, 1 << 20, SIZE_MAX };
@@ -352,10 +500,19 @@ static void fuzz_read(__u64 *s)
 	bool writable;
 	size_t len = sizes[below(s, ARRAY_SIZE(sizes))];
 	void *p = ptr(s, len, &writable);
+	struct state before, after;
+	int i, fd = pick_fd(s), err;
 	ssize_t n;
-	int i;
 
-	n = read(pick_fd(s), p, len);
+	if (judged)
+		before = state_of(fd, 0);
+	n = read(fd, p, len);
+	err = errno;
+	if (judged && n < 0) {
+		after = state_of(fd, 0);
+		judge(0, err, &before, &after);
+	}
+	errno = err;
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EINVAL && errno != EFAULT &&
 		    errno != EBADF)
@@ -481,6 +638,7 @@ static void fuzz_files(__u64 *s)
 static void *thread(void *arg)
 {
 	__u64 s = (__u64)(uintptr_t)arg;
+	bool judged;
 	char *map;
 	__u64 r;
 
@@ -498,14 +656,20 @@ static void *thread(void *arg)
 
 	while (__atomic_add_fetch(&done_calls, 1, __ATOMIC_RELAXED) <= calls) {
 		r = below(&s, 1000);
+		judged = r < 990 && !below(&s, 4);
+		if (judged)
+			pthread_rwlock_wrlock(&judge_lock);
+		else
+			pthread_rwlock_rdlock(&judge_lock);
 		if (r < 800)
-			fuzz_ioctl(&s);
+			fuzz_ioctl(&s, judged);
 		else if (r < 990)
-			fuzz_read(&s);
+			fuzz_read(&s, judged);
 		else if (r < 999)
 			fuzz_files(&s);
 		else
 			blocking_read();
+		pthread_rwlock_unlock(&judge_lock);
 	}
 	return NULL;
 }
@@ -545,6 +709,7 @@ int main(int argc, char **argv)
 					    { "dev", 1, NULL, 'd' },
 					    {} };
 	struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART */
+	pthread_rwlockattr_t la;
 	pthread_t th[16];
 	sigset_t alrm;
 	__u64 st;
@@ -568,6 +733,10 @@ int main(int argc, char **argv)
 	printf("dwq-fuzz: seed=%llu calls=%ld threads=%d\n",
 	       (unsigned long long)seed, calls, nthreads);
 	fflush(stdout);
+	pthread_rwlockattr_init(&la);
+	pthread_rwlockattr_setkind_np(&la,
+				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&judge_lock, &la);
 	sigaction(SIGALRM, &sa, NULL);
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);
@@ -594,7 +763,10 @@ int main(int argc, char **argv)
 	       calls, (unsigned long long)n_ok, (unsigned long long)n_enotty,
 	       (unsigned long long)n_efault, (unsigned long long)n_einval,
 	       (unsigned long long)n_other, (unsigned long long)n_eintr);
-	if (!round_trip() || failures || !n_ok || !n_enotty || !n_efault) {
+	printf("dwq-fuzz: %llu refused calls judged: their file's STATS (and task) unchanged\n",
+	       (unsigned long long)n_judged);
+	if (!round_trip() || failures || !n_ok || !n_enotty || !n_efault ||
+	    !n_judged) {
 		printf("dwq-fuzz: FAIL: %d failed checks (seed %llu)\n",
 		       failures, (unsigned long long)seed);
 		return 1;
