@@ -364,10 +364,13 @@ static unsigned int ledger_index(__u64 id)
  * spare); then the file holds nothing, and has fired the ledger only.
  * Before the base is closed: the tasks that lived through injected
  * failures are seen to fire, not only found by QUERY. @nth names the
- * burst that worked last (0: the base's last file).
+ * burst that worked last (0: the base's last file). It waits until every
+ * task has fired or the file holds none (a task lost never comes), 30 s
+ * at most. Returns false if it failed.
  */
-static void fire_ledger(int fd, unsigned int nth)
+static bool fire_ledger(int fd, unsigned int nth)
 {
+	int before = failures;
 	static unsigned char seen[MAX_IDS];
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	unsigned int i, j, got = 0, twice = 0, unknown = 0;
@@ -387,8 +390,12 @@ static void fire_ledger(int fd, unsigned int nth)
 	}
 	deadline = now_ns() + 30000 * MS;
 	while (got < nids && now_ns() < deadline) {
-		if (poll(&p, 1, 1000) <= 0)
+		if (poll(&p, 1, 1000) <= 0) {
+			st = stats(fd);
+			if (!st.pending && !st.events)
+				break; /* Nothing left to come. */
 			continue;
+		}
 		len = read(fd, ev, sizeof(ev));
 		if (len < 0) {
 			fail("nth %u: read: %s", nth, strerror(errno));
@@ -427,6 +434,7 @@ static void fire_ledger(int fd, unsigned int nth)
 		     (unsigned long long)st.fired);
 	ledgers_fired++;
 	ledger_tasks += got;
+	return failures == before;
 }
 
 /* Record the tasks of a batch that worked. */
@@ -510,6 +518,7 @@ static void grow_bursts(int *base, unsigned int k, __u64 *cookie,
 	struct dwq_ioc_stats before;
 	unsigned int nth, i, left;
 	long err;
+	bool ok;
 
 	for (nth = 1; nth < 100000; nth++) {
 		before = stats(*base);
@@ -546,9 +555,11 @@ static void grow_bursts(int *base, unsigned int k, __u64 *cookie,
 		if (!ids_found(*base, nth))
 			failures++;
 		/* Start again from a full heap of 16. */
-		fire_ledger(*base, nth);
+		ok = fire_ledger(*base, nth);
 		close(*base);
 		*base = base_open(cookie);
+		if (!ok)
+			return;
 		if (left)
 			break; /* Nothing left to fail. */
 		(*recovered)++;
