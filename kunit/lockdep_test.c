@@ -58,6 +58,18 @@ static void dwq_lockdep_destroy(void *q)
 	dwq_queue_destroy(q, DWQ_DESTROY_DROP);
 }
 
+/* A queue of one worker named @name, destroyed when the case ends. */
+static struct dwq_queue *dwq_lockdep_queue(struct kunit *test, const char *name)
+{
+	struct dwq_queue *q = dwq_queue_create(name, 1, 0);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, dwq_lockdep_destroy, q),
+			0);
+	return q;
+}
+
 static void dwq_lockdep_test_cancel_sync_under_lock(struct kunit *test)
 {
 	static DEFINE_MUTEX(lock);
@@ -71,11 +83,7 @@ static void dwq_lockdep_test_cancel_sync_under_lock(struct kunit *test)
 		kunit_skip(test, "provoke_lockdep is not 1");
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	q = dwq_queue_create("kunit", 1, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
-	KUNIT_ASSERT_EQ(test,
-			kunit_add_action_or_reset(test, dwq_lockdep_destroy, q),
-			0);
+	q = dwq_lockdep_queue(test, "kunit");
 	dwq_task_init(&p->task, dwq_lockdep_fn, NULL);
 	p->lock = &lock;
 	init_completion(&p->ran);
@@ -128,11 +136,7 @@ static void dwq_lockdep_test_destroy_under_release_lock(struct kunit *test)
 		kunit_skip(test, "provoke_lockdep is not 2");
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	q = dwq_queue_create("kunit_release", 1, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
-	KUNIT_ASSERT_EQ(test,
-			kunit_add_action_or_reset(test, dwq_lockdep_destroy, q),
-			0);
+	q = dwq_lockdep_queue(test, "kunit_release");
 	dwq_task_init(&p->task, dwq_lockdep_wait_fn, dwq_lockdep_release);
 	p->lock = &lock;
 	init_completion(&p->go);
