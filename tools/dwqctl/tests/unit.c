@@ -1471,6 +1471,29 @@ static void supervise(int notify, pid_t pid, const struct faults *f,
 	free(resp);
 }
 
+/*
+ * dwqctl with @args, @input on its stdin, on the supervised device (@f
+ * its faults, or NULL), into @r and @seen. 0; or -1, the case @name
+ * skipped and @r freed, where this machine cannot supervise a program.
+ */
+static int run_supervised(struct ran *r, struct seen *seen, const char *input,
+			  const char *const *args, const struct faults *f,
+			  const char *name)
+{
+	pid_t pid = start_prog(r, input, SUPERVISED, args);
+
+	if (r->notify < 0) {
+		end_prog(r, pid);
+		skip("no user and time namespaces, or no seccomp listener here",
+		     "%s", name);
+		ran_free(r);
+		return -1;
+	}
+	supervise(r->notify, pid, f, seen);
+	end_prog(r, pid);
+	return 0;
+}
+
 static __u64 now_ns(clockid_t clock)
 {
 	struct timespec ts;
@@ -1515,23 +1538,15 @@ static void test_reschedule_clock(void)
 	__u64 m0, b0, m1, b1;
 	struct seen seen;
 	struct ran r;
-	pid_t pid;
 	int ok;
 
 	m0 = now_ns(CLOCK_MONOTONIC);
 	b0 = now_ns(CLOCK_BOOTTIME);
-	pid = start_prog(&r, script, SUPERVISED,
-			 (const char *[]){ "--device", "/dev/null", "run", "-k",
-					   "-", NULL });
-	if (r.notify < 0) {
-		end_prog(&r, pid);
-		skip("no user and time namespaces, or no seccomp listener here",
-		     "%s", name);
-		ran_free(&r);
+	if (run_supervised(&r, &seen, script,
+			   (const char *[]){ "--device", "/dev/null", "run",
+					     "-k", "-", NULL },
+			   NULL, name))
 		return;
-	}
-	supervise(r.notify, pid, NULL, &seen);
-	end_prog(&r, pid);
 	m1 = now_ns(CLOCK_MONOTONIC);
 	b1 = now_ns(CLOCK_BOOTTIME);
 
@@ -1605,21 +1620,13 @@ static void test_failed_schedule(void)
 	struct seen seen;
 	struct ran r;
 	size_t i;
-	pid_t pid;
 	int ok;
 
-	pid = start_prog(&r, script, SUPERVISED,
-			 (const char *[]){ "--device", "/dev/null", "run", "-k",
-					   "-", NULL });
-	if (r.notify < 0) {
-		end_prog(&r, pid);
-		skip("no user and time namespaces, or no seccomp listener here",
-		     "%s", name);
-		ran_free(&r);
+	if (run_supervised(&r, &seen, script,
+			   (const char *[]){ "--device", "/dev/null", "run",
+					     "-k", "-", NULL },
+			   NULL, name))
 		return;
-	}
-	supervise(r.notify, pid, NULL, &seen);
-	end_prog(&r, pid);
 
 	ok = r.status == 1 && seen.nscheduled == 3 && !seen.ncancelled &&
 	     seen.nqueried == 3 && seen.queried[0] == FIRST_ID &&
