@@ -549,7 +549,6 @@ static void dt_cancel(struct kunit *test, struct file *f, void __user *u,
 	KUNIT_EXPECT_EQ(test, c.result, (u32)DWQ_RESULT_REMOVED);
 }
 
-/* Read one event from @f through @u (it must come at once); its id. */
 /* Read one event from @f, which has one due, into @ev. */
 static void dt_read_ev(struct kunit *test, struct file *f, void __user *u,
 		       struct dwq_event *ev)
@@ -561,6 +560,7 @@ static void dt_read_ev(struct kunit *test, struct file *f, void __user *u,
 	KUNIT_ASSERT_EQ(test, copy_from_user(ev, u, sizeof(*ev)), 0UL);
 }
 
+/* Read one event from @f through @u (it must come at once); its id. */
 static u64 dt_read_id(struct kunit *test, struct file *f, void __user *u)
 {
 	struct dwq_event ev;
@@ -1323,6 +1323,37 @@ static int dt_holder_fn(void *arg)
 }
 
 /*
+ * Another thread takes @f's mutex and holds it for @hold_ms, or until
+ * dt_unhold() if 0; returned with the mutex held.
+ */
+static struct task_struct *dt_hold(struct kunit *test, struct file *f,
+				   unsigned int hold_ms, struct dt_holder **hp)
+{
+	struct dwq_client *c = f->private_data;
+	struct task_struct *thread;
+	struct dt_holder *h;
+
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->mutex = &c->mutex;
+	h->hold_ms = hold_ms;
+	init_completion(&h->held);
+	init_completion(&h->release);
+	thread = kthread_run(dt_holder_fn, h, "dwq-kunit-hold");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, thread);
+	wait_for_completion(&h->held);
+	*hp = h;
+	return thread;
+}
+
+/* Let dt_hold()'s thread go, once it has let go of the mutex. */
+static void dt_unhold(struct task_struct *thread, struct dt_holder *h)
+{
+	complete(&h->release);
+	kthread_stop(thread);
+}
+
+/*
  * An io_uring command on a file whose mutex another call holds, issued
  * with a signal pending for its thread: @fatal SIGKILL, else SIGUSR1 and
  * the notification io_uring's task_work leaves (TIF_NOTIFY_SIGNAL) while
@@ -1333,22 +1364,12 @@ static int dt_uring_cmd_held(struct kunit *test, struct file *f,
 			     struct io_uring_cmd *ioucmd, bool fatal,
 			     unsigned int *took_ms)
 {
-	struct dwq_client *c = f->private_data;
 	struct task_struct *thread;
 	struct dt_holder *h;
 	u64 start;
 	int ret;
 
-	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, h);
-	h->mutex = &c->mutex;
-	h->hold_ms = fatal ? 0 : 200;
-	init_completion(&h->held);
-	init_completion(&h->release);
-	thread = kthread_run(dt_holder_fn, h, "dwq-kunit-hold");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, thread);
-	wait_for_completion(&h->held);
-
+	thread = dt_hold(test, f, fatal ? 0 : 200, &h);
 	allow_signal(fatal ? SIGKILL : SIGUSR1);
 	send_sig(fatal ? SIGKILL : SIGUSR1, current, 0);
 	/* As set_notify_signal(), which wakes a task: this one runs. */
@@ -1360,9 +1381,75 @@ static int dt_uring_cmd_held(struct kunit *test, struct file *f,
 	clear_notify_signal();
 	flush_signals(current);
 	disallow_signal(fatal ? SIGKILL : SIGUSR1);
-	complete(&h->release);
-	kthread_stop(thread);
+	dt_unhold(thread, h);
 	return ret;
+}
+
+/*
+ * A read() of one event on @f, whose mutex another call holds, with the
+ * notification io_uring's task_work leaves (TIF_NOTIFY_SIGNAL) pending
+ * for its thread, and with @signal SIGUSR1 too; without it the holder
+ * lets go after 200 ms. Returns the read's result and how long it took,
+ * in ms.
+ */
+static ssize_t dt_read_held(struct kunit *test, struct file *f, void __user *u,
+			    bool signal, unsigned int *took_ms)
+{
+	struct task_struct *thread;
+	struct dt_holder *h;
+	loff_t pos = 0;
+	ssize_t n;
+	u64 start;
+
+	thread = dt_hold(test, f, signal ? 0 : 200, &h);
+	if (signal) {
+		allow_signal(SIGUSR1);
+		send_sig(SIGUSR1, current, 0);
+	}
+	set_tsk_thread_flag(current, TIF_NOTIFY_SIGNAL);
+	start = ktime_get_ns();
+	n = f->f_op->read(f, u, sizeof(struct dwq_event), &pos);
+	*took_ms = div_u64(ktime_get_ns() - start, NSEC_PER_MSEC);
+	clear_notify_signal();
+	if (signal) {
+		flush_signals(current);
+		disallow_signal(SIGUSR1);
+	}
+	dt_unhold(thread, h);
+	return n;
+}
+
+/*
+ * io_uring reads a file opened O_NONBLOCK where the read is submitted, in
+ * the submitter or the SQPOLL thread, whose pending task_work notification
+ * (TIF_NOTIFY_SIGNAL) is a signal_pending() that nobody sent. A read()
+ * waiting there for the file's mutex, another call holding it, waits on
+ * through that notification and returns the event when the holder lets
+ * go: it would otherwise end with -EINTR in the CQE, an error no signal
+ * explains. A signal sent still ends the wait (-ERESTARTSYS) and leaves
+ * the event for the next read.
+ */
+static void dwq_dev_test_read_notify_waits(struct kunit *test)
+{
+	struct dwq_event ev;
+	unsigned long addr;
+	unsigned int took;
+	struct file *f;
+	void __user *u;
+	u64 id;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	f->f_flags |= O_NONBLOCK;
+	id = dt_schedule(test, f, u, 0);
+
+	KUNIT_EXPECT_EQ(test, dt_read_held(test, f, u, true, &took),
+			(ssize_t)-ERESTARTSYS);
+	KUNIT_EXPECT_EQ(test, dt_read_held(test, f, u, false, &took),
+			(ssize_t)sizeof(ev));
+	KUNIT_EXPECT_GE(test, took, 150U);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, u, sizeof(ev)), 0UL);
+	KUNIT_EXPECT_EQ(test, ev.id, id);
 }
 
 /*
@@ -1857,6 +1944,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_arm_fails_poll_arms),
 	KUNIT_CASE(dwq_dev_test_arm_fails_killable),
 	KUNIT_CASE(dwq_dev_test_uring_interrupted),
+	KUNIT_CASE(dwq_dev_test_read_notify_waits),
 	KUNIT_CASE(dwq_dev_test_drain_shrinks_once),
 	KUNIT_CASE(dwq_dev_test_now_one_instant),
 	{}

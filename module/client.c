@@ -1812,6 +1812,24 @@ static long dwq_dev_wait(struct dwq_client *c)
 	return err;
 }
 
+/*
+ * Take @c's mutex for a read(): interruptibly, as a read() waits. But a
+ * read() of a file opened O_NONBLOCK that io_uring issues runs where it
+ * is submitted, in the submitter or the SQPOLL thread, and there the
+ * notification io_uring's task_work leaves (TIF_NOTIFY_SIGNAL) is a
+ * pending signal that nobody sent: it would end the wait at once, and the
+ * read with -EINTR in its CQE. With no signal pending but that, the wait
+ * goes on killably, as an io_uring command's does (dwq_dev_uring_cmd()).
+ */
+static int dwq_read_lock(struct dwq_client *c)
+{
+	if (!mutex_lock_interruptible(&c->mutex))
+		return 0;
+	if (task_sigpending(current))
+		return -ERESTARTSYS;
+	return mutex_lock_killable(&c->mutex) ? -ERESTARTSYS : 0;
+}
+
 /**
  * dwq_dev_read() - read() of /dev/dwq: fire the due tasks, whole events
  * @file: the file
@@ -1844,7 +1862,7 @@ ssize_t dwq_dev_read(struct file *file, char __user *buf, size_t count,
 	due = dwq_client_due(c);
 	for (;;) {
 		if (due) {
-			if (mutex_lock_interruptible(&c->mutex))
+			if (dwq_read_lock(c))
 				return -ERESTARTSYS;
 			ret = dwq_read_locked(c, buf, count);
 			mutex_unlock(&c->mutex);

@@ -445,7 +445,10 @@ struct dwq_ioc_stats {
  * It blocks until at least one task is due, unless the file is
  * O_NONBLOCK (-EAGAIN); either may first wait for another thread's
  * read() or ioctl() on the same file to finish, as a pipe's read() waits
- * for another reader of the pipe. It fires the tasks due when it takes
+ * for another reader of the pipe (a signal ends that wait; io_uring's own
+ * notifications to the thread an IORING_OP_READ runs in do not, so a read
+ * of an O_NONBLOCK file issued where it is submitted holds up its
+ * submitter or SQPOLL thread as long, as a command does). It fires the tasks due when it takes
  * the file, at most as many as fit in the buffer; the rest stay due for
  * the next read(). A
  * buffer that faults returns the events copied whole before the fault
