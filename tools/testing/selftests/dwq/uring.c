@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -548,6 +549,82 @@ TEST_F(uring, held_file_runs_its_command)
 	T_EXPECT(s.id != 0, "no id written back");
 	T_EQ(dwqt_query_ok(fd, s.id).cookie, 7);
 	T_EQ(dwqt_stats_ok(fd).pending, 1);
+}
+
+/* The submitting thread of nonblock_read_waits_for_file: @n SQEs. */
+struct read_submit {
+	struct io_uring *r;
+	int n;
+	pid_t tid;
+	int got;
+};
+
+static void *read_submit_fn(void *arg)
+{
+	struct read_submit *h = arg;
+
+	__atomic_store_n(&h->tid, gettid(), __ATOMIC_SEQ_CST);
+	h->got = io_uring_submit(h->r);
+	return NULL;
+}
+
+/*
+ * io_uring issues an IORING_OP_READ of a file opened O_NONBLOCK where it
+ * is submitted, inside io_uring_enter(). There a completion of the same
+ * submitter's earlier request (a poll that a write in the same submission
+ * made ready) leaves io_uring's task_work notification pending, which
+ * shows as a pending signal though none was sent. A read() that then
+ * waits for the file (a read() stuck in a page fault holds it) waits on,
+ * and takes the next event once the file is free: not -EINTR.
+ */
+TEST_F(uring, nonblock_read_waits_for_file)
+{
+	struct read_submit h = { .r = &ring, .n = 3 };
+	struct io_uring_sqe *sqe;
+	struct dwqt_stuck_read r;
+	int fd = self->f.fd, p[2], i, res;
+	struct dwq_event ev = { 0 };
+	int got[4] = { 0 };
+	pthread_t th;
+	uint64_t ud;
+
+	ring_init();
+	T_OK(pipe(p));
+	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 1);
+	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 2);
+	T_OK(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK));
+	if (!dwqt_stuck_read_start(&r, fd))
+		t_skip("no userfaultfd: %s", t_errname(errno));
+	sqe = get_sqe(&ring);
+	io_uring_prep_poll_add(sqe, p[0], POLLIN);
+	io_uring_sqe_set_data64(sqe, 1);
+	sqe = get_sqe(&ring);
+	io_uring_prep_write(sqe, p[1], "x", 1, 0);
+	io_uring_sqe_set_data64(sqe, 2);
+	sqe = get_sqe(&ring);
+	io_uring_prep_read(sqe, fd, &ev, sizeof(ev), 0);
+	io_uring_sqe_set_data64(sqe, 3);
+	/* The submission waits for the file: from a thread of its own. */
+	T_EQ(pthread_create(&th, NULL, read_submit_fn, &h), 0);
+	while (!__atomic_load_n(&h.tid, __ATOMIC_SEQ_CST))
+		dwqt_sleep_ms(1);
+	t_wait_blocked(getpid(), h.tid, __NR_io_uring_enter,
+		       "the submitting thread");
+	T_EQ(dwqt_stuck_read_end(&r), sizeof(struct dwq_event));
+	T_EQ(pthread_join(th, NULL), 0);
+	T_EQ(h.got, 3);
+	for (i = 0; i < 3; i++) {
+		res = wait_cqe(&ring, &ud);
+		if (ud < 1 || ud > 3)
+			t_fail("a CQE of no SQE: %llu", (unsigned long long)ud);
+		got[ud] = res;
+	}
+	T_EQ(got[1], POLLIN);
+	T_EQ(got[2], 1);
+	T_EQ(got[3], sizeof(ev));
+	T_EQ(ev.cookie, 2);
+	close(p[0]);
+	close(p[1]);
 }
 
 /*
