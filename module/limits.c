@@ -28,6 +28,7 @@
 #include <linux/time64.h>
 #include <linux/timekeeping.h>
 #include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 #include <linux/xarray.h>
 
 #include "dev.h"
@@ -197,20 +198,41 @@ struct dwq_user {
  */
 static DEFINE_XARRAY_FLAGS(dwq_users, XA_FLAGS_LOCK_IRQ);
 
+/*
+ * The uid that @cred's files are charged to: its effective uid; inside a
+ * user namespace, the uid that created the outermost one. A user maps
+ * uids of its own into a namespace it creates (its /etc/subuid range),
+ * and each would otherwise be a user with a whole budget. inotify's
+ * counts go up to each namespace's creator too; with one limit for every
+ * namespace, the outermost creator's count is the one that fills first,
+ * so it alone is kept.
+ */
+static kuid_t dwq_charged_uid(const struct cred *cred)
+{
+	const struct user_namespace *ns = cred->user_ns;
+	kuid_t uid = cred->euid;
+
+	for (; ns != &init_user_ns; ns = ns->parent)
+		uid = ns->owner;
+	return uid;
+}
+
 /**
  * dwq_user_get() - the user a file opened with @cred is charged to
  * @cred: the opener's credentials
  *
  * It is the opener's effective uid (as inotify charges its instances to),
- * fixed at open: a file passed to another process or inherited across
- * fork() still charges the user who opened it.
+ * or for an opener inside a user namespace the uid that created the
+ * outermost one, fixed at open: a file passed to another process or
+ * inherited across fork() still charges the user who opened it.
  *
  * Context: process context; may sleep.
  * Return: the user, with a reference; or an ERR_PTR(): -ENOMEM.
  */
 struct dwq_user *dwq_user_get(const struct cred *cred)
 {
-	unsigned long key = __kuid_val(cred->euid);
+	kuid_t uid = dwq_charged_uid(cred);
+	unsigned long key = __kuid_val(uid);
 	struct dwq_user *u, *new;
 
 	xa_lock_irq(&dwq_users);
@@ -224,7 +246,7 @@ struct dwq_user *dwq_user_get(const struct cred *cred)
 	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return ERR_PTR(-ENOMEM);
-	new->uid = cred->euid;
+	new->uid = uid;
 	new->ref = 1;
 	atomic_set(&new->nr_tasks, 0);
 	atomic64_set(&new->rate, 0);

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -615,6 +616,123 @@ static void per_user_limit(void)
 	signal_peer(sv[0]);
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
 	      "uid %d's part failed", USER_A);
+}
+
+/*
+ * Write @map into /proc/@pid/@file: root maps a user namespace's ids, as
+ * newuidmap does for a user from its /etc/subuid range.
+ */
+static void write_map(pid_t pid, const char *file, const char *map)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+	CHECK(write(fd, map, strlen(map)) == (ssize_t)strlen(map),
+	      "write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/* Take uid and gid @id inside the user namespace this process is in. */
+static void become_in_ns(uid_t id)
+{
+	CHECK(!setresgid(id, id, id), "setresgid(%u): %s", id, strerror(errno));
+	CHECK(!setresuid(id, id, id), "setresuid(%u): %s", id, strerror(errno));
+}
+
+/*
+ * uid 1000 in a user namespace of its own, where root mapped it ids 0 to
+ * 9 as uids 200000 to 200009: as uid 0 there (200000) it fills uid
+ * 1000's budget over two files, and then another of its ids, uid 1 there
+ * (200001), finds none left; so does uid 1000 outside, until the files
+ * are closed.
+ */
+static void userns_fill(int sock)
+{
+	int a, b, c, st;
+	pid_t pid;
+
+	CHECK(!unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER): %s",
+	      strerror(errno));
+	signal_peer(sock);
+	wait_peer(sock);
+	become_in_ns(0);
+	a = dev_open();
+	b = dev_open();
+	fill(a, PER_FILE);
+	fill(b, PER_USER - PER_FILE);
+	EXPECT_ERR(sched(b, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		become_in_ns(1);
+		c = dev_open();
+		EXPECT_ERR(sched(c, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL),
+			   ENOSPC);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "uid 1 of the namespace got a budget of its own");
+	signal_peer(sock);
+	wait_peer(sock);
+	close(a);
+	close(b);
+	signal_peer(sock);
+	wait_peer(sock);
+}
+
+static void user_a_refused(void)
+{
+	int fd = dev_open();
+
+	EXPECT_ERR(sched(fd, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
+	close(fd);
+}
+
+static void user_a_whole_budget(void)
+{
+	int a = dev_open(), b = dev_open();
+
+	fill(a, PER_FILE);
+	fill(b, PER_USER - PER_FILE);
+	EXPECT_ERR(sched(b, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
+}
+
+static void per_user_userns(void)
+{
+	int sv[2], st;
+	pid_t pid;
+
+	CHECK(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair: %s",
+	      strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		close(sv[0]);
+		become(USER_A);
+		userns_fill(sv[1]);
+		fflush(stdout);
+		_exit(0);
+	}
+	close(sv[1]);
+	wait_peer(sv[0]);
+	write_map(pid, "uid_map", "0 200000 10\n");
+	write_map(pid, "gid_map", "0 200000 10\n");
+	signal_peer(sv[0]);
+	/* The namespace's uids hold uid 1000's whole budget. */
+	wait_peer(sv[0]);
+	as_user(USER_A, user_a_refused);
+	signal_peer(sv[0]);
+	/* Closed: all of it is back. */
+	wait_peer(sv[0]);
+	as_user(USER_A, user_a_whole_budget);
+	signal_peer(sv[0]);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "the namespace's part failed");
 }
 
 /* Schedule on @fd until it works, for at most WAIT_MS. */
@@ -1239,7 +1357,7 @@ static void memcg_oom_kill(void)
 
 int main(int argc, char **argv)
 {
-	int plan = 12;
+	int plan = 13;
 
 	if (argc > 1)
 		module_path = argv[1];
@@ -1276,6 +1394,8 @@ int main(int argc, char **argv)
 	    per_user_limit);
 	run("per-user limit: given back by cancel and close, by a firing once read",
 	    per_user_release);
+	run("per-user limit: the uids uid 1000 maps into a user namespace are uid 1000",
+	    per_user_userns);
 	run("ids of uid 1000's file are ENOENT in uid 1001's file for cancel, reschedule, query",
 	    foreign_ids);
 	run("no kernel address in events, QUERY, STATS, fdinfo, parameters, kernel log",
