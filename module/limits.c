@@ -516,20 +516,28 @@ int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
  * Each limit was checked on its own when it was set; together, no
  * periodic task could be scheduled if the shortest period allowed were
  * longer than the longest. From then on, sysfs refuses a write of either
- * that would make it so.
+ * that would make it so. The parameters' sysfs files exist before the
+ * module's init runs, so the check and the flag that turns on sysfs's
+ * are made under the parameters' lock, which every write through sysfs
+ * takes: a write during the load comes before both or after both.
  *
- * Context: module init.
+ * Context: module init; sleeps.
  * Return: 0, or -EINVAL.
  */
 int dwq_limits_init(void)
 {
+	int err = 0;
+
+	kernel_param_lock(THIS_MODULE);
 	if (min_period_ns > max_delay_ns) {
 		pr_err("min_period_ns=%lu is above max_delay_ns=%lu: no period could be scheduled\n",
 		       min_period_ns, max_delay_ns);
-		return -EINVAL;
+		err = -EINVAL;
+	} else {
+		WRITE_ONCE(dwq_limits_loaded, true);
 	}
-	WRITE_ONCE(dwq_limits_loaded, true);
-	return 0;
+	kernel_param_unlock(THIS_MODULE);
+	return err;
 }
 
 /**

@@ -89,8 +89,11 @@ static int __init dwq_init(void)
 {
 	int err;
 
+	/* Its sysfs file can be read already, under the parameters' lock. */
+	kernel_param_lock(THIS_MODULE);
 	if (!workers)
 		workers = min(num_online_cpus(), DWQ_MAX_WORKERS);
+	kernel_param_unlock(THIS_MODULE);
 	err = dwq_queues_init();
 	if (err)
 		goto err;
