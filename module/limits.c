@@ -16,6 +16,12 @@
  * budget of firings per second: each task its rate, 1/period, in mHz
  * rounded up, from the moment it is scheduled until its id goes (cancel,
  * close) or a reschedule changes its period.
+ *
+ * A user may hold max_files_per_user files open, as inotify bounds a
+ * user's instances: each file keeps an alarm for each clock in the queue
+ * that all files share, armed while it has tasks and, lazily, for a while
+ * after (client.c), so the files' count bounds what one user adds to
+ * that queue, its heap and its timer's work, tasks or none.
  */
 #include <linux/atomic.h>
 #include <linux/cred.h>
@@ -132,7 +138,22 @@ module_param_cb(max_tasks_per_user, &dwq_param_uint_ops, &max_tasks_per_user,
 __MODULE_PARM_TYPE(max_tasks_per_user, "uint");
 /* clang-format off */
 MODULE_PARM_DESC(max_tasks_per_user,
-		 "Tasks the files one user (euid of the opener) opened may hold together (default 262144); more is -ENOSPC");
+		 "Tasks the files one user (euid of the opener; in a user namespace a user created, that user) opened may hold together (default 262144); more is -ENOSPC");
+/* clang-format on */
+
+/*
+ * A file adds at most two alarms to the shared queue, so a user at most
+ * 2048 by default: a few milliseconds of the queue's timer if all come
+ * due at once. Far more files than one program needs (one file holds
+ * max_tasks_per_file timers), as inotify's max_user_instances is.
+ */
+static unsigned int max_files_per_user = 1024;
+module_param_cb(max_files_per_user, &dwq_param_uint_ops, &max_files_per_user,
+		0644);
+__MODULE_PARM_TYPE(max_files_per_user, "uint");
+/* clang-format off */
+MODULE_PARM_DESC(max_files_per_user,
+		 "Files /dev/dwq one user may hold open (default 1024); more is -EMFILE");
 /* clang-format on */
 
 static ulong min_period_ns = 100 * NSEC_PER_USEC;
@@ -200,12 +221,14 @@ static DEFINE_XARRAY_FLAGS(dwq_users, XA_FLAGS_LOCK_IRQ);
 
 /*
  * The uid that @cred's files are charged to: its effective uid; inside a
- * user namespace, the uid that created the outermost one. A user maps
- * uids of its own into a namespace it creates (its /etc/subuid range),
- * and each would otherwise be a user with a whole budget. inotify's
- * counts go up to each namespace's creator too; with one limit for every
- * namespace, the outermost creator's count is the one that fills first,
- * so it alone is kept.
+ * user namespace a user created, that user: the outermost creator other
+ * than root. A user maps uids of its own into a namespace it creates (its
+ * /etc/subuid range), and each would otherwise be a user with a whole
+ * budget; inotify's counts go up to each namespace's creator too, and
+ * with one limit for every namespace the outermost creator's count is the
+ * one that fills first, so it alone is kept. The uids root maps into a
+ * namespace (a container's) are users of their own, as root gave them
+ * out, and are charged as any uid is.
  */
 static kuid_t dwq_charged_uid(const struct cred *cred)
 {
@@ -213,7 +236,8 @@ static kuid_t dwq_charged_uid(const struct cred *cred)
 	kuid_t uid = cred->euid;
 
 	for (; ns != &init_user_ns; ns = ns->parent)
-		uid = ns->owner;
+		if (!uid_eq(ns->owner, GLOBAL_ROOT_UID))
+			uid = ns->owner;
 	return uid;
 }
 
@@ -222,12 +246,14 @@ static kuid_t dwq_charged_uid(const struct cred *cred)
  * @cred: the opener's credentials
  *
  * It is the opener's effective uid (as inotify charges its instances to),
- * or for an opener inside a user namespace the uid that created the
- * outermost one, fixed at open: a file passed to another process or
- * inherited across fork() still charges the user who opened it.
+ * or for an opener inside a user namespace a user created that user (see
+ * dwq_charged_uid()), fixed at open: a file passed to another process or
+ * inherited across fork() still charges the user who opened it. Each
+ * reference is one file open: a user may hold max_files_per_user.
  *
  * Context: process context; may sleep.
- * Return: the user, with a reference; or an ERR_PTR(): -ENOMEM.
+ * Return: the user, with a reference; or an ERR_PTR(): -EMFILE if the
+ * user holds max_files_per_user files already, -ENOMEM.
  */
 struct dwq_user *dwq_user_get(const struct cred *cred)
 {
@@ -237,7 +263,9 @@ struct dwq_user *dwq_user_get(const struct cred *cred)
 
 	xa_lock_irq(&dwq_users);
 	u = xa_load(&dwq_users, key);
-	if (u)
+	if (u && u->ref >= READ_ONCE(max_files_per_user))
+		u = ERR_PTR(-EMFILE);
+	else if (u)
 		u->ref++;
 	xa_unlock_irq(&dwq_users);
 	if (u)
@@ -258,13 +286,17 @@ struct dwq_user *dwq_user_get(const struct cred *cred)
 	 */
 	xa_lock_irq(&dwq_users);
 	u = __xa_cmpxchg(&dwq_users, key, NULL, new, GFP_KERNEL_ACCOUNT);
-	if (u && !xa_is_err(u))
+	if (xa_is_err(u))
+		u = ERR_PTR(xa_err(u));
+	else if (u && u->ref >= READ_ONCE(max_files_per_user))
+		u = ERR_PTR(-EMFILE);
+	else if (u)
 		u->ref++;
 	xa_unlock_irq(&dwq_users);
 	if (!u)
 		return new;
 	kfree(new);
-	return xa_is_err(u) ? ERR_PTR(xa_err(u)) : u;
+	return u;
 }
 
 /**

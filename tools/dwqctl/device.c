@@ -250,6 +250,11 @@ const char *err_cause(enum dwq_op op, int err)
 		return "invalid argument";
 	case ENOSPC:
 		return "too many pending tasks: a per-file or global limit";
+	case EMFILE:
+		if (op == OP_OPEN)
+			/* Either limit may be the one. */
+			return "too many files open: RLIMIT_NOFILE or max_files_per_user";
+		break;
 	case ENOMEM:
 		return "out of memory";
 	case EFAULT:

@@ -43,10 +43,11 @@
  * reported.
  *
  * Limits (module parameters, see modinfo dwq): tasks per file, per user
- * (the opener's effective uid, or inside a user namespace the uid that
- * created the outermost one) and in all; and a per-user firing-rate
- * budget, max_rate_per_user, in firings per second, over the user's
- * periodic tasks. A periodic task of
+ * (the opener's effective uid, or inside a user namespace a user created,
+ * that user) and in all; files per user, max_files_per_user, past which
+ * open() is -EMFILE; and a per-user firing-rate budget,
+ * max_rate_per_user, in firings per second, over the user's periodic
+ * tasks. A periodic task of
  * period P ns counts DIV_ROUND_UP(10^12, P) millifirings per second
  * (&struct dwq_ioc_stats.user_rate_mhz); a one-shot counts none. What
  * would go past a limit is -ENOSPC, with nothing changed;

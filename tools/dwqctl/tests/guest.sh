@@ -17,7 +17,7 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=123 ;;
+all) PLAN=124 ;;
 timers) PLAN=65 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
@@ -653,6 +653,20 @@ result "$([ $rc = 1 ] && grep -q '^{"type":"error","what":"/dev/dwq","errno":"EA
 for f in passwd group; do
 	if [ -e "$tmp/$f.saved" ]; then cp "$tmp/$f.saved" /etc/$f; else rm -f /etc/$f; fi
 done
+
+# --- EMFILE: a user's files past max_files_per_user ---------------------
+
+# The shell holds one file; with max_files_per_user=1 dwqctl's is refused.
+old_files=$(cat $p/max_files_per_user)
+echo 1 >$p/max_files_per_user
+exec 9<>/dev/dwq
+dwqctl stats >"$tmp/mf" 2>&1
+rc=$?
+exec 9<&-
+echo "$old_files" >$p/max_files_per_user
+cp "$tmp/mf" "$out/emfile.txt"
+result "$([ $rc = 1 ] && has "$tmp/mf" '^dwqctl: /dev/dwq: EMFILE: too many files open: ' && has "$tmp/mf" 'max_files_per_user' && echo 0 || echo 1)" \
+	"EMFILE past max_files_per_user: the cause names the limit (rc $rc)" "$tmp/mf"
 
 dwqctl bench --ops 100 --reps 1 --json >"$tmp/bj" 2>&1
 rc=$?

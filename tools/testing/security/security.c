@@ -121,6 +121,8 @@ static const char *errname(long err)
 		return "EINVAL";
 	case EAGAIN:
 		return "EAGAIN";
+	case EMFILE:
+		return "EMFILE";
 	}
 	snprintf(buf, sizeof(buf), "errno %ld", err);
 	return buf;
@@ -735,6 +737,122 @@ static void per_user_userns(void)
 	      "the namespace's part failed");
 }
 
+/*
+ * Root's own user namespace, ids 0 to 9 mapped as uids 300000 to 300009:
+ * those are users of their own, as root gave them out. As uid 2 there
+ * (300002) a child fills a budget; uid 1 there (300001) then fills
+ * another, and root outside still schedules.
+ */
+static void root_userns(int sock)
+{
+	int a, b, c, st;
+	pid_t pid;
+
+	CHECK(!unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER): %s",
+	      strerror(errno));
+	signal_peer(sock);
+	wait_peer(sock);
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		become_in_ns(2);
+		c = dev_open();
+		fill(c, PER_FILE);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "uid 2 of the namespace could not schedule");
+	become_in_ns(1);
+	a = dev_open();
+	b = dev_open();
+	fill(a, PER_FILE);
+	fill(b, PER_USER - PER_FILE);
+	EXPECT_ERR(sched(b, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
+	signal_peer(sock);
+	wait_peer(sock);
+}
+
+static void root_userns_apart(void)
+{
+	int sv[2], fd, st;
+	pid_t pid;
+
+	CHECK(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair: %s",
+	      strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		close(sv[0]);
+		root_userns(sv[1]);
+		fflush(stdout);
+		_exit(0);
+	}
+	close(sv[1]);
+	wait_peer(sv[0]);
+	write_map(pid, "uid_map", "0 300000 10\n");
+	write_map(pid, "gid_map", "0 300000 10\n");
+	signal_peer(sv[0]);
+	wait_peer(sv[0]);
+	fd = dev_open();
+	fill(fd, PER_FILE);
+	close(fd);
+	signal_peer(sv[0]);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "the namespace's part failed");
+}
+
+#define FILES 4
+
+/*
+ * uid 1000 holds FILES files; one more is EMFILE, in a child of its too;
+ * a close makes room for one.
+ */
+static void user_files(void)
+{
+	int fd[FILES], i, st;
+	pid_t pid;
+
+	for (i = 0; i < FILES; i++)
+		fd[i] = dev_open();
+	CHECK(open(DEV, O_RDWR | O_CLOEXEC) < 0 && errno == EMFILE,
+	      "file %d of uid %d: %s, want EMFILE", FILES + 1, geteuid(),
+	      errname(errno));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		CHECK(open(DEV, O_RDWR | O_CLOEXEC) < 0 && errno == EMFILE,
+		      "a child's file: %s, want EMFILE", errname(errno));
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "the child's open was not EMFILE");
+	/* The files it has still work. */
+	sched_ok(fd[0], FAR_NS);
+	close(fd[FILES - 1]);
+	fd[FILES - 1] = dev_open();
+	for (i = 0; i < FILES; i++)
+		close(fd[i]);
+}
+
+static void user_b_files(void)
+{
+	int fd = dev_open();
+
+	sched_ok(fd, FAR_NS);
+	close(fd);
+}
+
+static void per_user_files(void)
+{
+	param_set("max_files_per_user", FILES);
+	as_user(USER_A, user_files);
+	as_user(USER_B, user_b_files);
+	param_set("max_files_per_user", 1024);
+}
+
 /* Schedule on @fd until it works, for at most WAIT_MS. */
 static void sched_soon(int fd)
 {
@@ -931,6 +1049,8 @@ static const char *const param_names[] = {
 	"max_tasks_per_file",
 	"max_tasks_per_user",
 	"max_tasks",
+	"max_rate_per_user",
+	"max_files_per_user",
 	"min_period_ns",
 	"max_delay_ns",
 };
@@ -1357,7 +1477,7 @@ static void memcg_oom_kill(void)
 
 int main(int argc, char **argv)
 {
-	int plan = 13;
+	int plan = 15;
 
 	if (argc > 1)
 		module_path = argv[1];
@@ -1396,6 +1516,10 @@ int main(int argc, char **argv)
 	    per_user_release);
 	run("per-user limit: the uids uid 1000 maps into a user namespace are uid 1000",
 	    per_user_userns);
+	run("per-user limit: the uids root maps into a user namespace are users of their own",
+	    root_userns_apart);
+	run("per-user files: file 5 of uid 1000 is EMFILE (max_files_per_user=4), uid 1001 apart",
+	    per_user_files);
 	run("ids of uid 1000's file are ENOENT in uid 1001's file for cancel, reschedule, query",
 	    foreign_ids);
 	run("no kernel address in events, QUERY, STATS, fdinfo, parameters, kernel log",
