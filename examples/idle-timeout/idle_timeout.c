@@ -225,6 +225,14 @@ static void conn_idle(struct dwq_task *task)
 		c->late_ns = now - deadline;
 		conn_settle(c, CONN_TIMED_OUT);
 		atomic_inc(&nr_timeouts);
+		/*
+		 * A packet that came while this run was due queued the task
+		 * again (dwq_mod() of a running task re-arms it); if this
+		 * worker then stalled past that packet's deadline too, the
+		 * connection timed out all the same: drop the re-arm, or it
+		 * would run once more for a connection already settled.
+		 */
+		dwq_cancel(&c->task);
 	}
 	spin_unlock_bh(&c->lock);
 }
@@ -264,7 +272,13 @@ static void conn_fin(struct idle_conn *c)
 		goto out;
 	}
 	c->fin = true;
-	/* A running callback leaves it alone: no need to wait for it. */
+	/*
+	 * A running callback leaves it alone: no need to wait for it, as c
+	 * stays allocated until rmmod. A driver that frees c here gives the
+	 * task a release function instead, and puts its own reference after
+	 * the unlock (README: Using dwq from a module): a callback still
+	 * running takes c->lock.
+	 */
 	conn_settle(c, CONN_CLOSED);
 	c->fin_ret = dwq_cancel(&c->task);
 	conn_gap(c, c->last_rx_ns);
