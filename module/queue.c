@@ -2643,10 +2643,11 @@ static bool dwq_may_wait(void)
  * from @task's own callback, which would wait for itself, or where it may
  * not sleep: with softirqs or interrupts off, from any quick callback (see
  * dwq_task_set_quick()), in the queue's timer or on a worker, which may
- * be what it waits for; under a spinlock, however taken (a plain
- * spin_lock() or preempt_disable() only where the kernel counts
- * preemption, CONFIG_PREEMPT_COUNT, as every kernel with a preemption
- * model chosen at boot does); or under rcu_read_lock(). The result must
+ * be what it waits for; under a spinlock, however taken, or under
+ * rcu_read_lock() (a plain spin_lock(), preempt_disable() or
+ * rcu_read_lock() only where the kernel counts them: preemption with
+ * CONFIG_PREEMPT_COUNT, as every kernel with a preemption model chosen at
+ * boot has, and RCU readers with it or CONFIG_PREEMPT_RCU). The result must
  * be used: after -EDEADLK @task may still be queued or running, and must
  * not be freed.
  */
