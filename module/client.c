@@ -2722,16 +2722,22 @@ void dwq_client_free(struct dwq_client *c)
 	}
 	/*
 	 * Every task is in a heap or a run, a cancelled one kept as its
-	 * event too.
+	 * event too. Up to max_tasks_per_file of them: a chance to
+	 * reschedule every 4096, for a kernel that does not preempt.
 	 */
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		clk = &c->clk[i];
-		for (j = 0; j < clk->heap.nr; j++)
+		for (j = 0; j < clk->heap.nr; j++) {
 			dwq_utask_release(c, clk->heap.slots[j].node);
+			if (!((j + 1) % 4096))
+				cond_resched();
+		}
 		for (j = 0; j < clk->run.len; j++) {
 			node = dwq_run_at(&clk->run, j);
 			if (node)
 				dwq_utask_release(c, node);
+			if (!((j + 1) % 4096))
+				cond_resched();
 		}
 		kvfree(clk->heap.slots);
 		dwq_heap_init(&clk->heap, NULL, 0);
