@@ -36,6 +36,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -62,6 +63,12 @@ MODULE_PARM_DESC(idle_ms, "idle timeout, ms, 10..60000 (default 1000)");
 static unsigned int run_ms = 3000;
 module_param(run_ms, uint, 0444);
 MODULE_PARM_DESC(run_ms, "FIN or silence within this many ms (default 3000)");
+
+/* Not for a driver: how the test makes rmmod find a timeout running. */
+static unsigned int hold_ms;
+module_param(hold_ms, uint, 0444);
+MODULE_PARM_DESC(hold_ms,
+		 "for the test: idle callbacks sleep this long, ms, 0..10000");
 
 static unsigned long long seed = 1;
 module_param(seed, ullong, 0444);
@@ -152,6 +159,8 @@ static struct dentry *dbg_dir;
 /* Connections other than busy ones that are neither closed nor timed out. */
 static atomic_t nr_unsettled = ATOMIC_INIT(0);
 static atomic_t nr_timeouts = ATOMIC_INIT(0);
+/* Idle callbacks sleeping hold_ms now. */
+static atomic_t nr_holding = ATOMIC_INIT(0);
 /* dwq_mod() errors: none is expected, room for every task is reserved. */
 static atomic_t nr_mod_errors = ATOMIC_INIT(0);
 
@@ -203,9 +212,15 @@ static u64 conn_gap(struct idle_conn *c, u64 prev_ns)
 static void conn_idle(struct dwq_task *task)
 {
 	struct idle_conn *c = container_of(task, struct idle_conn, task);
-	u64 now = ktime_get_ns();
-	u64 deadline;
+	u64 now, deadline;
 
+	/* The test's hold_ms: rmmod's dwq_cancel_sync() must wait for it. */
+	if (hold_ms) {
+		atomic_inc(&nr_holding);
+		msleep(hold_ms);
+		atomic_dec(&nr_holding);
+	}
+	now = ktime_get_ns();
 	spin_lock_bh(&c->lock);
 	c->fired++;
 	deadline = c->last_rx_ns + idle_ns;
@@ -369,6 +384,7 @@ struct close_tally {
 	unsigned int open;
 	unsigned int removed;
 	unsigned int missed;
+	unsigned int waited;
 };
 
 /*
@@ -395,6 +411,8 @@ static void conn_close_sync(struct idle_conn *c, struct close_tally *t)
 	 */
 	if (WARN_ON_ONCE(ret < 0))
 		return;
+	if (ret == DWQ_RESULT_RUNNING)
+		t->waited++;
 	if (was_open) {
 		t->open++;
 		if (ret == DWQ_RESULT_REMOVED)
@@ -419,8 +437,8 @@ static void conns_close(unsigned int n)
 	for (i = 0; i < n; i++)
 		conn_close_sync(conn_table[i], &t);
 	kfree(conn_table);
-	pr_info("closed and freed %u connections: %u open, %u of them cancelled while queued, %u not queued before their deadline\n",
-		t.freed, t.open, t.removed, t.missed);
+	pr_info("closed and freed %u connections: %u open, %u of them cancelled while queued, %u not queued before their deadline; %u waited for a running timeout\n",
+		t.freed, t.open, t.removed, t.missed, t.waited);
 }
 
 static int stats_show(struct seq_file *m, void *v)
@@ -438,9 +456,9 @@ static int stats_show(struct seq_file *m, void *v)
 	}
 	seq_printf(m, "conns %u\nidle_ms %u\n", conns, idle_ms);
 	seq_printf(m, "packets %llu\ndropped %llu\n", packets, dropped);
-	seq_printf(m, "timeouts %d\nunsettled %d\nmod_errors %d\n",
+	seq_printf(m, "timeouts %d\nunsettled %d\nmod_errors %d\nholding %d\n",
 		   atomic_read(&nr_timeouts), atomic_read(&nr_unsettled),
-		   atomic_read(&nr_mod_errors));
+		   atomic_read(&nr_mod_errors), atomic_read(&nr_holding));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -509,9 +527,9 @@ static int __init idle_timeout_init(void)
 	int err;
 
 	if (!conns || conns > 65536 || idle_ms < 10 || idle_ms > 60000 ||
-	    run_ms > 3600000) {
-		pr_err("conns=%u idle_ms=%u run_ms=%u: out of range\n", conns,
-		       idle_ms, run_ms);
+	    run_ms > 3600000 || hold_ms > 10000) {
+		pr_err("conns=%u idle_ms=%u run_ms=%u hold_ms=%u: out of range\n",
+		       conns, idle_ms, run_ms, hold_ms);
 		return -EINVAL;
 	}
 	idle_ns = (u64)idle_ms * NSEC_PER_MSEC;

@@ -11,8 +11,12 @@
 # Loads the sample with 512 connections, waits (on a condition, bounded)
 # until every closer has closed and every idle and quiet connection has
 # timed out, and checks each connection's line of debugfs against its role
-# (see idle_timeout.c); then unloads it and checks what teardown logged,
-# the kernel log and kmemleak.
+# (see idle_timeout.c); then unloads it and checks what teardown logged.
+# Loads it again with every timeout made to sleep (hold_ms) and unloads it
+# while one does, so that teardown's dwq_cancel_sync() must wait for a
+# running callback before it frees the connection (a callback that ran on
+# after the free would be a KASAN report); then checks the kernel log and
+# kmemleak.
 
 . /dwq/tap.sh
 ko=/dwq/dwq_idle_timeout.ko
@@ -26,7 +30,7 @@ settle_s=120
 # Never leave the module loaded: the jobs after this one reload dwq.ko.
 trap 'rm -rf "$tmp"; grep -q "^dwq_idle_timeout " /proc/modules && rmmod dwq_idle_timeout' EXIT
 
-tap_plan 16
+tap_plan 18
 echo "# kernel $(uname -r); conns=$conns idle_ms=$idle_ms run_ms=$run_ms seed=$seed"
 
 # Bad parameters: refused, with a message, and nothing stays loaded.
@@ -116,9 +120,31 @@ sed 's/^/# /' "$tmp/rmmod"
 [ $r = 0 ] && grep -q "closed and freed $conns connections: [0-9]* open, [1-9][0-9]* of them cancelled while queued, 0 not queued before their deadline" "$tmp/rmmod"
 result $? "rmmod: all $conns freed after dwq_cancel_sync(), the open ones' timeouts found queued (${open} open at the last look)" "$tmp/rmmod"
 
+# Again, every timeout sleeping 300 ms before it looks: rmmod once one does.
+insmod $ko conns=16 idle_ms=100 run_ms=100 seed=2 hold_ms=300 >"$tmp/insmod2" 2>&1
+r=$?
+i=0
+while [ $r = 0 ] && [ $i -lt $((settle_s * 2)) ]; do
+	grep -q '^holding [1-9]' $dbg/stats 2>/dev/null && break
+	sleep 0.5
+	i=$((i + 1))
+done
+cat $dbg/stats >>"$tmp/insmod2" 2>&1
+grep -q '^holding [1-9]' "$tmp/insmod2"
+result $? "insmod hold_ms=300: a timeout runs, asleep" "$tmp/insmod2"
+echo "dwq_idle_timeout test: hold" >/dev/kmsg
+rmmod dwq_idle_timeout >"$tmp/rmmod2" 2>&1
+r=$?
+dmesg | sed -n '/dwq_idle_timeout test: hold/,$p' | grep 'dwq_idle_timeout: closed and freed' >>"$tmp/rmmod2"
+sed 's/^/# /' "$tmp/rmmod2"
+[ $r = 0 ] && grep -q "closed and freed 16 connections: .*; [1-9][0-9]* waited for a running timeout" "$tmp/rmmod2"
+result $? "rmmod then: dwq_cancel_sync() waited for the running timeout, then freed all 16" "$tmp/rmmod2"
+
+dmesg >"$tmp/dmesg"
+sed -n '/dwq_idle_timeout test: start/,$p' "$tmp/dmesg" >"$tmp/log"
 grep -E 'WARNING:|BUG:|KASAN|UBSAN|lockdep|possible .*deadlock|circular locking|Call Trace' "$tmp/log" >"$tmp/splat"
 [ ! -s "$tmp/splat" ]
-result $? "kernel log since insmod: no warning, KASAN or lockdep report" "$tmp/splat"
+result $? "kernel log since the first insmod: no warning, KASAN or lockdep report" "$tmp/splat"
 
 if [ -w $kmemleak ]; then
 	# kmemleak reports only objects older than 5 s, and only those it
