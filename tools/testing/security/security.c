@@ -532,6 +532,52 @@ static void per_file_limit(void)
 	as_user(USER_A, user_per_file);
 }
 
+/*
+ * Fork a peer that runs @fn with its end of a socket pair, as @uid unless
+ * that is 0 (root stays root); returns its pid and our end in @sock. Only
+ * the peer holds its end: its death ends a wait_peer().
+ */
+static pid_t peer_start(uid_t uid, void (*fn)(int sock), int *sock)
+{
+	int sv[2];
+	pid_t pid;
+
+	CHECK(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair: %s",
+	      strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		close(sv[0]);
+		if (uid)
+			become(uid);
+		fn(sv[1]);
+		fflush(stdout);
+		_exit(0);
+	}
+	close(sv[1]);
+	*sock = sv[0];
+	return pid;
+}
+
+/* Wait for peer_start()'s @pid; fail, saying @what, unless it passed. */
+static void peer_end(pid_t pid, int sock, const char *what)
+{
+	int st;
+
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "%s failed", what);
+	close(sock);
+}
+
+/* Fill the caller's whole budget, over two files @a and @b. */
+static void fill_user(int a, int b)
+{
+	fill(a, PER_FILE);
+	fill(b, PER_USER - PER_FILE);
+	EXPECT_ERR(sched(b, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
+}
+
 static int g_sock, g_passed_fd;
 
 /*
@@ -588,36 +634,27 @@ static void user_b_unaffected(void)
 	close(fd);
 }
 
+static void user_a_fill_peer(int sock)
+{
+	g_sock = sock;
+	user_a_fill();
+}
+
 static void per_user_limit(void)
 {
-	int sv[2], fd, st;
+	int sock, fd;
 	pid_t pid;
 
-	CHECK(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair: %s",
-	      strerror(errno));
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0, "fork: %s", strerror(errno));
-	if (!pid) {
-		close(sv[0]);
-		g_sock = sv[1];
-		become(USER_A);
-		user_a_fill();
-		fflush(stdout);
-		_exit(0);
-	}
-	/* Only the child holds the other end: its death ends a wait. */
-	close(sv[1]);
-	g_passed_fd = recv_fd(sv[0]);
+	pid = peer_start(USER_A, user_a_fill_peer, &sock);
+	g_passed_fd = recv_fd(sock);
 	as_user(USER_B, user_b_unaffected);
 	/* root is a user of its own too */
 	fd = dev_open();
 	fill(fd, PER_FILE);
 	close(fd);
 	close(g_passed_fd);
-	signal_peer(sv[0]);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
-	      "uid %d's part failed", USER_A);
+	signal_peer(sock);
+	peer_end(pid, sock, "uid 1000's part");
 }
 
 /*
@@ -663,9 +700,7 @@ static void userns_fill(int sock)
 	become_in_ns(0);
 	a = dev_open();
 	b = dev_open();
-	fill(a, PER_FILE);
-	fill(b, PER_USER - PER_FILE);
-	EXPECT_ERR(sched(b, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
+	fill_user(a, b);
 	fflush(stdout);
 	pid = fork();
 	CHECK(pid >= 0, "fork: %s", strerror(errno));
@@ -696,45 +731,37 @@ static void user_a_refused(void)
 
 static void user_a_whole_budget(void)
 {
-	int a = dev_open(), b = dev_open();
+	fill_user(dev_open(), dev_open());
+}
 
-	fill(a, PER_FILE);
-	fill(b, PER_USER - PER_FILE);
-	EXPECT_ERR(sched(b, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
+/* Map ids 0 to 9 of @pid's new user namespace as uids @first and on. */
+static void map_ns(pid_t pid, int sock, unsigned int first)
+{
+	char map[32];
+
+	wait_peer(sock);
+	snprintf(map, sizeof(map), "0 %u 10\n", first);
+	write_map(pid, "uid_map", map);
+	write_map(pid, "gid_map", map);
+	signal_peer(sock);
 }
 
 static void per_user_userns(void)
 {
-	int sv[2], st;
+	int sock;
 	pid_t pid;
 
-	CHECK(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair: %s",
-	      strerror(errno));
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0, "fork: %s", strerror(errno));
-	if (!pid) {
-		close(sv[0]);
-		become(USER_A);
-		userns_fill(sv[1]);
-		fflush(stdout);
-		_exit(0);
-	}
-	close(sv[1]);
-	wait_peer(sv[0]);
-	write_map(pid, "uid_map", "0 200000 10\n");
-	write_map(pid, "gid_map", "0 200000 10\n");
-	signal_peer(sv[0]);
+	pid = peer_start(USER_A, userns_fill, &sock);
+	map_ns(pid, sock, 200000);
 	/* The namespace's uids hold uid 1000's whole budget. */
-	wait_peer(sv[0]);
+	wait_peer(sock);
 	as_user(USER_A, user_a_refused);
-	signal_peer(sv[0]);
+	signal_peer(sock);
 	/* Closed: all of it is back. */
-	wait_peer(sv[0]);
+	wait_peer(sock);
 	as_user(USER_A, user_a_whole_budget);
-	signal_peer(sv[0]);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
-	      "the namespace's part failed");
+	signal_peer(sock);
+	peer_end(pid, sock, "the namespace's part");
 }
 
 /*
@@ -766,41 +793,24 @@ static void root_userns(int sock)
 	become_in_ns(1);
 	a = dev_open();
 	b = dev_open();
-	fill(a, PER_FILE);
-	fill(b, PER_USER - PER_FILE);
-	EXPECT_ERR(sched(b, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
+	fill_user(a, b);
 	signal_peer(sock);
 	wait_peer(sock);
 }
 
 static void root_userns_apart(void)
 {
-	int sv[2], fd, st;
+	int sock, fd;
 	pid_t pid;
 
-	CHECK(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair: %s",
-	      strerror(errno));
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0, "fork: %s", strerror(errno));
-	if (!pid) {
-		close(sv[0]);
-		root_userns(sv[1]);
-		fflush(stdout);
-		_exit(0);
-	}
-	close(sv[1]);
-	wait_peer(sv[0]);
-	write_map(pid, "uid_map", "0 300000 10\n");
-	write_map(pid, "gid_map", "0 300000 10\n");
-	signal_peer(sv[0]);
-	wait_peer(sv[0]);
+	pid = peer_start(0, root_userns, &sock);
+	map_ns(pid, sock, 300000);
+	wait_peer(sock);
 	fd = dev_open();
 	fill(fd, PER_FILE);
 	close(fd);
-	signal_peer(sv[0]);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
-	      "the namespace's part failed");
+	signal_peer(sock);
+	peer_end(pid, sock, "the namespace's part");
 }
 
 #define FILES 4
@@ -903,11 +913,7 @@ static void user_release(void)
 	close(b);
 	close(c);
 	/* Everything closed: the whole budget is back. */
-	a = dev_open();
-	b = dev_open();
-	fill(a, PER_FILE);
-	fill(b, PER_USER - PER_FILE);
-	EXPECT_ERR(sched(b, FAR_NS, 0, DWQ_MODE_ONESHOT, 0, NULL), ENOSPC);
+	fill_user(dev_open(), dev_open());
 }
 
 static void per_user_release(void)
