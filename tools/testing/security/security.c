@@ -674,6 +674,15 @@ static void write_map(pid_t pid, const char *file, const char *map)
 	close(fd);
 }
 
+/* Into a new user namespace, then wait for root's map_ns() of it. */
+static void userns_enter(int sock)
+{
+	CHECK(!unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER): %s",
+	      strerror(errno));
+	signal_peer(sock);
+	wait_peer(sock);
+}
+
 /* Take uid and gid @id inside the user namespace this process is in. */
 static void become_in_ns(uid_t id)
 {
@@ -693,10 +702,7 @@ static void userns_fill(int sock)
 	int a, b, c, st;
 	pid_t pid;
 
-	CHECK(!unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER): %s",
-	      strerror(errno));
-	signal_peer(sock);
-	wait_peer(sock);
+	userns_enter(sock);
 	become_in_ns(0);
 	a = dev_open();
 	b = dev_open();
@@ -775,10 +781,7 @@ static void root_userns(int sock)
 	int a, b, c, st;
 	pid_t pid;
 
-	CHECK(!unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER): %s",
-	      strerror(errno));
-	signal_peer(sock);
-	wait_peer(sock);
+	userns_enter(sock);
 	fflush(stdout);
 	pid = fork();
 	CHECK(pid >= 0, "fork: %s", strerror(errno));
