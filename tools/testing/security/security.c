@@ -949,47 +949,37 @@ static void user_b_foreign_ids(void)
  * the tasks are untouched (file.isolation in dwq-test-file covers two files of
  * one user the same way).
  */
+/* uid 1000's part: three tasks, their ids to root, then still queued. */
+static void user_a_ids(int sock)
+{
+	struct dwq_ioc_query q = { 0 };
+	int fd = dev_open();
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(g_ids); i++)
+		g_ids[i] = sched_ok(fd, FAR_NS + i);
+	CHECK(write(sock, g_ids, sizeof(g_ids)) == sizeof(g_ids), "write: %s",
+	      strerror(errno));
+	wait_peer(sock);
+	for (i = 0; i < ARRAY_SIZE(g_ids); i++) {
+		q.id = g_ids[i];
+		CHECK((!xioctl(fd, DWQ_IOC_QUERY, &q) &&
+		       q.state == DWQ_STATE_QUEUED),
+		      "task %llu changed", (unsigned long long)g_ids[i]);
+	}
+	expect_pending(fd, ARRAY_SIZE(g_ids));
+}
+
 static void foreign_ids(void)
 {
-	int sv[2], st;
+	int sock;
 	pid_t pid;
-	size_t i;
-	char c;
 
-	CHECK(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair: %s",
-	      strerror(errno));
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0, "fork: %s", strerror(errno));
-	if (!pid) {
-		struct dwq_ioc_query q = { 0 };
-		int fd;
-
-		close(sv[0]);
-		become(USER_A);
-		fd = dev_open();
-		for (i = 0; i < ARRAY_SIZE(g_ids); i++)
-			g_ids[i] = sched_ok(fd, FAR_NS + i);
-		CHECK(write(sv[1], g_ids, sizeof(g_ids)) == sizeof(g_ids),
-		      "write: %s", strerror(errno));
-		wait_peer(sv[1]);
-		for (i = 0; i < ARRAY_SIZE(g_ids); i++) {
-			q.id = g_ids[i];
-			CHECK((!xioctl(fd, DWQ_IOC_QUERY, &q) &&
-			       q.state == DWQ_STATE_QUEUED),
-			      "task %llu changed",
-			      (unsigned long long)g_ids[i]);
-		}
-		expect_pending(fd, ARRAY_SIZE(g_ids));
-		_exit(0);
-	}
-	close(sv[1]);
-	CHECK(read(sv[0], g_ids, sizeof(g_ids)) == sizeof(g_ids), "read ids");
+	pid = peer_start(USER_A, user_a_ids, &sock);
+	CHECK(read(sock, g_ids, sizeof(g_ids)) == sizeof(g_ids), "read ids");
 	as_user(USER_B, user_b_foreign_ids);
-	c = 'x';
-	CHECK(write(sv[0], &c, 1) == 1, "write");
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
-	      "uid %d's tasks changed", USER_A);
+	signal_peer(sock);
+	peer_end(pid, sock, "uid 1000's part (its tasks changed?)");
 }
 
 /* --- no kernel addresses ------------------------------------------------ */
