@@ -751,6 +751,50 @@ static void dwq_dev_test_drain_wakes_once(struct kunit *test)
 }
 
 /*
+ * As dwq_dev_test_drain_wakes_once, the backlog come due through the
+ * alarm: 64 tasks with one deadline; the alarm wakes the readers once
+ * then, and the read()s that drain them, each leaving a head due by that
+ * wake, wake no one again.
+ */
+static void dwq_dev_test_alarm_drain_wakes_once(struct kunit *test)
+{
+	const unsigned int n = 64, per = 8;
+	struct dwq_ioc_schedule_batch sb = { .count = n };
+	struct dwq_ioc_schedule __user *us;
+	struct dwq_ioc_schedule s = {};
+	struct dt_waker *w;
+	unsigned long addr;
+	char __user *buf;
+	struct file *f;
+	loff_t pos = 0;
+	unsigned int i;
+
+	f = dt_open(test, 4 * PAGE_SIZE, &addr);
+	buf = (char __user *)addr;
+	us = (struct dwq_ioc_schedule __user *)(addr + PAGE_SIZE);
+	w = dt_waker_add(test, f);
+	for (i = 0; i < n; i++) {
+		s = (struct dwq_ioc_schedule){ .time_ns = 200 * MS,
+					       .cookie = i };
+		KUNIT_ASSERT_EQ(test, copy_to_user(us + i, &s, sizeof(s)), 0UL);
+	}
+	sb.entries = (u64)(uintptr_t)us;
+	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE_BATCH, buf, &sb, sizeof(sb));
+	/* The alarm woke them, once. */
+	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 1);
+
+	atomic_set(&w->wakeups, 0);
+	for (i = 0; i < n / per; i++)
+		KUNIT_ASSERT_EQ(test,
+				f->f_op->read(f, buf,
+					      per * sizeof(struct dwq_event),
+					      &pos),
+				(ssize_t)(per * sizeof(struct dwq_event)));
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 0);
+}
+
+/*
  * An alarm left early by a cancel fires, finds nothing due, wakes no
  * reader and re-arms itself for the head; moved in, it wakes the readers
  * once that head is due, and read() returns it. Re-armed by itself, it
@@ -1935,6 +1979,7 @@ static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_alarm_lazy),
 	KUNIT_CASE(dwq_dev_test_alarm_early),
 	KUNIT_CASE(dwq_dev_test_drain_wakes_once),
+	KUNIT_CASE(dwq_dev_test_alarm_drain_wakes_once),
 	KUNIT_CASE_SLOW(dwq_dev_test_boottime_alarm_after_suspend),
 	KUNIT_CASE(dwq_dev_test_passed),
 	KUNIT_CASE(dwq_dev_test_read_defers),

@@ -462,6 +462,8 @@ static void dwq_client_alarm(struct dwq_task *task)
 	u64 next, at;
 
 	WRITE_ONCE(clk->runs, clk->runs + 1);
+	/* This run's wake, if it wakes: not an older run's. */
+	WRITE_ONCE(clk->alarm_woke, 0);
 	WRITE_ONCE(clk->fired, true);
 	/*
 	 * Pairs with the barrier in dwq_client_arm(): either it sees @fired
@@ -480,12 +482,17 @@ static void dwq_client_alarm(struct dwq_task *task)
 		WRITE_ONCE(clk->passed, at);
 		goto wake;
 	}
-	if (next <= dwq_clock_now(clk->clock))
+	at = dwq_clock_now(clk->clock);
+	if (next <= at)
 		goto wake;
 	if (dwq_client_alarm_set(clk, next, false) >= 0)
 		return;
 	WRITE_ONCE(clk->lost, true);
+	at = 0;
 wake:
+	/* The read()s that drain what was due by @at wake no one again. */
+	if (at)
+		WRITE_ONCE(clk->alarm_woke, at);
 	wake_up_poll(&clk->client->wqh, EPOLLIN | EPOLLRDNORM);
 }
 
@@ -557,6 +564,13 @@ static bool dwq_client_arm(struct dwq_client *c, unsigned int clock, u64 read,
 	if (READ_ONCE(clk->fired)) {
 		WRITE_ONCE(clk->fired, false);
 		clk->armed = U64_MAX;
+		/*
+		 * If its last run woke the readers for a head due by then, a
+		 * head due by then wakes them no more (below). A wake it has
+		 * still to record only leaves @woke lower: a wake more, not
+		 * one less.
+		 */
+		clk->woke = max(clk->woke, READ_ONCE(clk->alarm_woke));
 	}
 	if (next == clk->armed)
 		return false;
@@ -2661,6 +2675,7 @@ struct dwq_client *dwq_client_new(struct dwq_queue *q, const struct cred *cred)
 		clk->next = U64_MAX;
 		clk->armed = U64_MAX;
 		clk->woke = 0;
+		clk->alarm_woke = 0;
 		clk->lost = false;
 		clk->clock = i;
 	}

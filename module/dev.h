@@ -104,9 +104,14 @@ enum dwq_clock {
  * @armed: with the mutex held: @alarm fires by this deadline unless it
  *	has @fired since (U64_MAX: it is not armed, or a due head's readers
  *	were woken instead)
- * @woke: with the mutex held: when (on this clock) dwq_client_arm() last
- *	woke the readers for a head already due, so that a head due by then
- *	wakes them no more; 0 once a head is armed for
+ * @woke: with the mutex held: when (on this clock) the readers were last
+ *	woken for a head already due, by dwq_client_arm() or (seen when it
+ *	has @fired) by @alarm, so that a head due by then wakes them no
+ *	more; 0 once a head is armed for
+ * @alarm_woke: written locklessly by @alarm's callback: 0 when a run
+ *	begins, and when it wakes the readers a moment of this clock by
+ *	which the head it woke them for was due; taken into @woke by
+ *	dwq_client_arm()
  * @lost: set locklessly by @alarm's callback when it could not re-arm
  *	itself: the file reads as readable until a read() arms it, with the
  *	mutex held
@@ -137,6 +142,7 @@ struct dwq_client_clock {
 	u64 next;
 	u64 armed;
 	u64 woke;
+	u64 alarm_woke;
 	u64 passed;
 	bool lost;
 	bool fired;
