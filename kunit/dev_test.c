@@ -691,6 +691,57 @@ static struct dt_waker *dt_waker_add(struct kunit *test, struct file *f)
 	return w;
 }
 
+#define DT_BACKLOG 64
+#define DT_PER_READ 8
+
+/*
+ * A file with a waiter and DT_BACKLOG one-shots scheduled in one batch,
+ * task i at @time_ns + i * @step_ns (an absolute deadline if @abs): the
+ * file; the buffer for its calls in @buf, the waiter in @w.
+ */
+static struct file *dt_backlog(struct kunit *test, u64 time_ns, u64 step_ns,
+			       bool abs, char __user **buf, struct dt_waker **w)
+{
+	struct dwq_ioc_schedule_batch sb = { .count = DT_BACKLOG };
+	struct dwq_ioc_schedule __user *us;
+	struct dwq_ioc_schedule s;
+	unsigned long addr;
+	struct file *f;
+	unsigned int i;
+
+	f = dt_open(test, 4 * PAGE_SIZE, &addr);
+	*buf = (char __user *)addr;
+	us = (struct dwq_ioc_schedule __user *)(addr + PAGE_SIZE);
+	*w = dt_waker_add(test, f);
+	for (i = 0; i < DT_BACKLOG; i++) {
+		s = (struct dwq_ioc_schedule){
+			.time_ns = time_ns + i * step_ns,
+			.flags = abs ? DWQ_SCHED_ABS : 0,
+			.cookie = i,
+		};
+		KUNIT_ASSERT_EQ(test, copy_to_user(us + i, &s, sizeof(s)), 0UL);
+	}
+	sb.entries = (u64)(uintptr_t)us;
+	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE_BATCH, *buf, &sb, sizeof(sb));
+	return f;
+}
+
+/* @k read()s of @f, DT_PER_READ events each, into @buf. */
+static void dt_read_chunks(struct kunit *test, struct file *f, char __user *buf,
+			   unsigned int k)
+{
+	loff_t pos = 0;
+
+	while (k--)
+		KUNIT_ASSERT_EQ(test,
+				f->f_op->read(f, buf,
+					      DT_PER_READ *
+						      sizeof(struct dwq_event),
+					      &pos),
+				(ssize_t)(DT_PER_READ *
+					  sizeof(struct dwq_event)));
+}
+
 /*
  * A backlog of due tasks, each with its own deadline, drained 8 events a
  * read(): the readers are woken once, when it comes due, not again by
@@ -699,43 +750,19 @@ static struct dt_waker *dt_waker_add(struct kunit *test, struct file *f)
  */
 static void dwq_dev_test_drain_wakes_once(struct kunit *test)
 {
-	const unsigned int n = 64, per = 8;
-	struct dwq_ioc_schedule_batch sb = { .count = n };
-	struct dwq_ioc_schedule __user *us;
-	struct dwq_ioc_schedule s = {};
+	struct dwq_ioc_schedule s;
 	struct dt_waker *w;
-	unsigned long addr;
 	char __user *buf;
 	struct file *f;
 	loff_t pos = 0;
-	unsigned int i;
-	u64 now;
 
-	f = dt_open(test, 4 * PAGE_SIZE, &addr);
-	buf = (char __user *)addr;
-	us = (struct dwq_ioc_schedule __user *)(addr + PAGE_SIZE);
-	w = dt_waker_add(test, f);
-	now = ktime_get_ns();
-	for (i = 0; i < n; i++) {
-		s = (struct dwq_ioc_schedule){
-			.time_ns = now - (n - i) * NSEC_PER_USEC,
-			.flags = DWQ_SCHED_ABS,
-			.cookie = i,
-		};
-		KUNIT_ASSERT_EQ(test, copy_to_user(us + i, &s, sizeof(s)), 0UL);
-	}
-	sb.entries = (u64)(uintptr_t)us;
-	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE_BATCH, buf, &sb, sizeof(sb));
+	f = dt_backlog(test, ktime_get_ns() - DT_BACKLOG * NSEC_PER_USEC,
+		       NSEC_PER_USEC, true, &buf, &w);
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 1);
 
 	/* All but the last chunk: each leaves a head due before the wake. */
 	atomic_set(&w->wakeups, 0);
-	for (i = 0; i < n / per - 1; i++)
-		KUNIT_ASSERT_EQ(test,
-				f->f_op->read(f, buf,
-					      per * sizeof(struct dwq_event),
-					      &pos),
-				(ssize_t)(per * sizeof(struct dwq_event)));
+	dt_read_chunks(test, f, buf, DT_BACKLOG / DT_PER_READ - 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 0);
 
 	/* Due now, after the wake: the readers hear of it. */
@@ -745,9 +772,11 @@ static void dwq_dev_test_drain_wakes_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 1);
 	KUNIT_EXPECT_EQ(test,
 			f->f_op->read(f, buf,
-				      (per + 1) * sizeof(struct dwq_event),
+				      (DT_PER_READ + 1) *
+					      sizeof(struct dwq_event),
 				      &pos),
-			(ssize_t)((per + 1) * sizeof(struct dwq_event)));
+			(ssize_t)((DT_PER_READ + 1) *
+				  sizeof(struct dwq_event)));
 }
 
 /*
@@ -758,39 +787,17 @@ static void dwq_dev_test_drain_wakes_once(struct kunit *test)
  */
 static void dwq_dev_test_alarm_drain_wakes_once(struct kunit *test)
 {
-	const unsigned int n = 64, per = 8;
-	struct dwq_ioc_schedule_batch sb = { .count = n };
-	struct dwq_ioc_schedule __user *us;
-	struct dwq_ioc_schedule s = {};
 	struct dt_waker *w;
-	unsigned long addr;
 	char __user *buf;
 	struct file *f;
-	loff_t pos = 0;
-	unsigned int i;
 
-	f = dt_open(test, 4 * PAGE_SIZE, &addr);
-	buf = (char __user *)addr;
-	us = (struct dwq_ioc_schedule __user *)(addr + PAGE_SIZE);
-	w = dt_waker_add(test, f);
-	for (i = 0; i < n; i++) {
-		s = (struct dwq_ioc_schedule){ .time_ns = 200 * MS,
-					       .cookie = i };
-		KUNIT_ASSERT_EQ(test, copy_to_user(us + i, &s, sizeof(s)), 0UL);
-	}
-	sb.entries = (u64)(uintptr_t)us;
-	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE_BATCH, buf, &sb, sizeof(sb));
+	f = dt_backlog(test, 200 * MS, 0, false, &buf, &w);
 	/* The alarm woke them, once. */
 	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 1);
 
 	atomic_set(&w->wakeups, 0);
-	for (i = 0; i < n / per; i++)
-		KUNIT_ASSERT_EQ(test,
-				f->f_op->read(f, buf,
-					      per * sizeof(struct dwq_event),
-					      &pos),
-				(ssize_t)(per * sizeof(struct dwq_event)));
+	dt_read_chunks(test, f, buf, DT_BACKLOG / DT_PER_READ);
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 0);
 }
 
