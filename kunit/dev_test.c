@@ -34,14 +34,15 @@ static struct file *open_node(const char *path)
 }
 
 /*
- * Close @f and run its release now. A kthread's last fput() is deferred
- * to a work item a jiffy later, which would release the file after the
- * test has destroyed the device and the queue under it.
+ * Close @f and run its release now, in this thread. A kthread's last
+ * fput() is deferred to a work item a jiffy later, which would release
+ * the file after the test has destroyed the device and the queue under
+ * it; and flush_delayed_fput() returns at once if that work item has
+ * taken the file already and is releasing it still.
  */
 static void close_node(struct file *f)
 {
-	filp_close(f, NULL);
-	flush_delayed_fput();
+	__fput_sync(f);
 }
 
 /*
