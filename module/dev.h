@@ -428,6 +428,7 @@ u64 dwq_limits_rate(u32 mode, u64 period_ns);
 int dwq_limits_rate_charge(struct dwq_user *u, u64 rate);
 void dwq_limits_rate_release(struct dwq_user *u, u64 rate);
 void dwq_limits_stats(struct dwq_user *u, struct dwq_ioc_stats *st);
+int dwq_limits_timing(u64 time_ns, u64 period_ns, u32 mode, u32 flags);
 int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
 		     u32 flags, u64 *now);
 int dwq_limits_init(void);

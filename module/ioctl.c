@@ -422,6 +422,8 @@ static long dwq_ioctl_reschedule(struct dwq_client *c,
 				 bool killable)
 {
 	struct dwq_ioc_reschedule ur;
+	u32 mode;
+	int err;
 
 	/* Nothing is written back: a read-only argument is fine. */
 	if (copy_from_user(&ur, arg, sizeof(ur)))
@@ -436,6 +438,14 @@ static long dwq_ioctl_reschedule(struct dwq_client *c,
 		return -EINVAL;
 	if (!(ur.flags & DWQ_RESCHED_PERIOD) && (ur.mode || ur.period_ns))
 		return -EINVAL;
+	/*
+	 * A malformed request is refused as one, whatever its id. What a
+	 * deadline's clock decides is checked once the task is found.
+	 */
+	mode = ur.flags & DWQ_RESCHED_PERIOD ? ur.mode : DWQ_MODE_ONESHOT;
+	err = dwq_limits_timing(ur.time_ns, ur.period_ns, mode, ur.flags);
+	if (err)
+		return err;
 	return dwq_client_reschedule(c, &ur, killable);
 }
 

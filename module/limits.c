@@ -483,28 +483,26 @@ void dwq_limits_release(struct dwq_user *u, unsigned int n)
 }
 
 /**
- * dwq_limits_sched() - user timing as the engine's, within the limits
- * @ds: filled in
+ * dwq_limits_timing() - what of a request's timing needs no clock
  * @time_ns: the delay, or with %DWQ_SCHED_ABS the deadline
  * @period_ns: the period, 0 for a one-shot
  * @mode: a DWQ_MODE_* value
  * @flags: DWQ_SCHED_* and %DWQ_RESCHED_PERIOD, already checked for
  *	unknown bits
- * @now: the call's moment on each clock (&enum dwq_clock), 0 on a clock
- *	not read yet: a deadline is checked against it, the clock read here
- *	first if need be (as dwq_sched_abs() does for a delay)
+ *
+ * The checks of dwq_limits_sched() that neither a clock nor a task
+ * answers, so that a request can be refused as malformed before the task
+ * it names is looked up.
  *
  * Context: any context.
  * Return: 0, or -EINVAL for a bad mode, a period out of [min_period_ns,
  * max_delay_ns] (or not 0 for a one-shot), a delay over max_delay_ns or
  * a time over KTIME_MAX.
  */
-int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
-		     u32 flags, u64 *now)
+int dwq_limits_timing(u64 time_ns, u64 period_ns, u32 mode, u32 flags)
 {
 	/* Root may write them while schedules read them: one load each. */
 	u64 max_delay = READ_ONCE(max_delay_ns);
-	unsigned int clock;
 
 	switch (mode) {
 	case DWQ_MODE_ONESHOT:
@@ -522,6 +520,37 @@ int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
 	}
 	if (time_ns > KTIME_MAX)
 		return -EINVAL;
+	if (!(flags & DWQ_SCHED_ABS) && time_ns > max_delay)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * dwq_limits_sched() - user timing as the engine's, within the limits
+ * @ds: filled in
+ * @time_ns: the delay, or with %DWQ_SCHED_ABS the deadline
+ * @period_ns: the period, 0 for a one-shot
+ * @mode: a DWQ_MODE_* value
+ * @flags: DWQ_SCHED_* and %DWQ_RESCHED_PERIOD, already checked for
+ *	unknown bits
+ * @now: the call's moment on each clock (&enum dwq_clock), 0 on a clock
+ *	not read yet: a deadline is checked against it, the clock read here
+ *	first if need be (as dwq_sched_abs() does for a delay)
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL for what dwq_limits_timing() refuses, or a
+ * deadline more than max_delay_ns ahead.
+ */
+int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
+		     u32 flags, u64 *now)
+{
+	u64 max_delay = READ_ONCE(max_delay_ns);
+	unsigned int clock;
+	int err;
+
+	err = dwq_limits_timing(time_ns, period_ns, mode, flags);
+	if (err)
+		return err;
 	if (flags & DWQ_SCHED_ABS) {
 		clock = flags & DWQ_SCHED_BOOTTIME ? DWQ_CLOCK_BOOTTIME :
 						     DWQ_CLOCK_MONOTONIC;
@@ -529,8 +558,6 @@ int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
 			now[clock] = dwq_clock_now(clock);
 		if (time_ns > now[clock] && time_ns - now[clock] > max_delay)
 			return -EINVAL;
-	} else if (time_ns > max_delay) {
-		return -EINVAL;
 	}
 
 	/* The ABI's modes and flags are the kernel API's: no translation. */

@@ -261,8 +261,10 @@ struct dwq_ioc_cancel_batch {
  * periods skipped until now counted in it; this takes memory: -ENOMEM,
  * with nothing changed, if there is none); then it is queued at the new
  * deadline, and a firing before its event is read is folded into it
- * (&struct dwq_event.folded). A due one-shot's id is gone: -ENOENT.
- * Nothing is written back.
+ * (&struct dwq_event.folded). A due one-shot's id is gone: -ENOENT. A
+ * malformed request is -EINVAL whatever @id names; only a deadline more
+ * than max_delay_ns ahead on the task's own clock is checked after @id
+ * is found. Nothing is written back.
  */
 struct dwq_ioc_reschedule {
 	__u64 id;
