@@ -313,8 +313,18 @@ static noinline bool dwq_clk_run_room(struct dwq_run *run)
 	return true;
 }
 
+/*
+ * What a call grew of its file's heaps: which clocks' (bits of @grown),
+ * and each one's capacity before.
+ */
+struct dwq_client_room {
+	unsigned int grown;
+	unsigned int heap[DWQ_NR_CLOCKS];
+};
+
 /* dwq_client_grow() when the room is not there: out of line. */
-static noinline int dwq_clk_grow(struct dwq_client_clock *clk, unsigned int n)
+static noinline int dwq_clk_grow(struct dwq_client_clock *clk, unsigned int n,
+				 struct dwq_client_room *room)
 {
 	struct dwq_heap *heap = &clk->heap;
 	struct dwq_heap_slot *slots;
@@ -336,6 +346,10 @@ static noinline int dwq_clk_grow(struct dwq_client_clock *clk, unsigned int n)
 			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!slots)
 		return -ENOMEM;
+	if (!(room->grown & BIT(clk->clock))) {
+		room->heap[clk->clock] = heap->cap;
+		room->grown |= BIT(clk->clock);
+	}
 	kvfree(dwq_heap_adopt(heap, slots, want));
 	return 0;
 }
@@ -345,6 +359,8 @@ static noinline int dwq_clk_grow(struct dwq_client_clock *clk, unsigned int n)
  * @c: the file, its mutex held
  * @clock: which clock
  * @n: tasks about to be added
+ * @room: records the heap's size before the call's first growth of it,
+ *	for dwq_client_ungrow() should the call fail
  *
  * The heap keeps room for every task of the clock, those in the run too,
  * so that any of them can go to the heap with no allocation. (The run's
@@ -355,7 +371,7 @@ static noinline int dwq_clk_grow(struct dwq_client_clock *clk, unsigned int n)
  * changed on failure.
  */
 static int dwq_client_grow(struct dwq_client *c, unsigned int clock,
-			   unsigned int n)
+			   unsigned int n, struct dwq_client_room *room)
 {
 	struct dwq_client_clock *clk = &c->clk[clock];
 
@@ -363,7 +379,7 @@ static int dwq_client_grow(struct dwq_client *c, unsigned int clock,
 	/* The heap's free slots less the run's tasks. */
 	if (n <= clk->heap.cap - clk->heap.nr - clk->run.nr)
 		return 0;
-	return dwq_clk_grow(clk, n);
+	return dwq_clk_grow(clk, n, room);
 }
 
 /* dwq_client_shrink() when there is room to give back: out of line. */
@@ -421,6 +437,46 @@ static __always_inline void dwq_client_shrink(struct dwq_client *c,
 	    (clk->run.cap > DWQ_CLIENT_SPARES &&
 	     clk->run.nr <= clk->run.cap / 4))
 		dwq_clk_shrink(clk);
+}
+
+/* dwq_client_ungrow() when a heap grew: out of line. */
+static noinline void dwq_clks_ungrow(struct dwq_client *c,
+				     const struct dwq_client_room *room)
+{
+	struct dwq_client_clock *clk;
+	struct dwq_heap_slot *slots;
+	unsigned int i, cap;
+
+	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
+		clk = &c->clk[i];
+		cap = room->heap[i];
+		/* The heap keeps room for the run's tasks too. */
+		if (!(room->grown & BIT(i)) || clk->heap.nr + clk->run.nr > cap)
+			continue;
+		slots = NULL;
+		if (cap) {
+			slots = kvmalloc_array(cap, sizeof(*slots),
+					       GFP_KERNEL_ACCOUNT |
+						       __GFP_NOWARN);
+			if (!slots)
+				continue;
+		}
+		kvfree(dwq_heap_adopt(&clk->heap, slots, cap));
+	}
+}
+
+/*
+ * A call that failed gives back the heap arrays it grew (@room, from
+ * dwq_client_grow()): each clock's heap the size it was before the call,
+ * its tasks as they were then too. Without memory for the smaller array
+ * the larger one stays, for dwq_client_shrink() to give back later.
+ */
+static __always_inline void
+dwq_client_ungrow(struct dwq_client *c, const struct dwq_client_room *room)
+{
+	lockdep_assert_held(&c->mutex);
+	if (room->grown)
+		dwq_clks_ungrow(c, room);
 }
 
 /*
@@ -2134,6 +2190,7 @@ static int dwq_schedule_locked(struct dwq_client *c,
 			       const struct dwq_sched_req *r)
 {
 	unsigned int i, per[DWQ_NR_CLOCKS] = {}, due = 0, n = r->n;
+	struct dwq_client_room room = {};
 	struct dwq_moment at;
 	struct dwq_utask *ut;
 	int err;
@@ -2145,7 +2202,7 @@ static int dwq_schedule_locked(struct dwq_client *c,
 	for (i = 0; i < n; i++)
 		per[dwq_sched_clock(&r->ds[i])]++;
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
-		err = per[i] ? dwq_client_grow(c, i, per[i]) : 0;
+		err = per[i] ? dwq_client_grow(c, i, per[i], &room) : 0;
 		if (err)
 			goto err_uncharge;
 	}
@@ -2174,6 +2231,7 @@ static int dwq_schedule_locked(struct dwq_client *c,
 			dwq_utask_destroy(c, r->uts[i], NULL);
 			r->uts[i] = NULL;
 		}
+		dwq_client_ungrow(c, &room);
 		for (i = 0; i < DWQ_NR_CLOCKS; i++)
 			dwq_client_shrink(c, i);
 		dwq_ids_fit(c);
@@ -2204,6 +2262,7 @@ static int dwq_schedule_locked(struct dwq_client *c,
 err_put:
 	dwq_utasks_put(c, r->uts, n);
 err_uncharge:
+	dwq_client_ungrow(c, &room);
 	dwq_limits_uncharge(c, n, r->rate);
 	return err;
 }
@@ -2328,6 +2387,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 	u32 mode = ur->flags & DWQ_RESCHED_PERIOD ? ur->mode : DWQ_MODE_ONESHOT;
 	unsigned int clock = ut->clock, old_clock = ut->clock;
 	u64 at[DWQ_NR_CLOCKS] = {}, old_rate, rate, seq;
+	struct dwq_client_room room = {};
 	struct dwq_client_clock *clk;
 	struct dwq_sched ds;
 	LIST_HEAD(spares);
@@ -2363,7 +2423,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		}
 	}
 	if (clock != old_clock) {
-		err = dwq_client_grow(c, clock, 1);
+		err = dwq_client_grow(c, clock, 1, &room);
 		if (err)
 			goto err_rate;
 	}
@@ -2371,7 +2431,7 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 	if (due && !ut->ev) {
 		err = dwq_uevents_alloc(&spares, 1);
 		if (err)
-			goto err_rate;
+			goto err_room;
 	}
 
 	/* Nothing fails from here on. */
@@ -2408,6 +2468,8 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		wake_up_poll(&c->wqh, EPOLLIN | EPOLLRDNORM);
 	return 0;
 
+err_room:
+	dwq_client_ungrow(c, &room);
 err_rate:
 	if (rate > old_rate)
 		dwq_limits_rate_release(c->user, rate - old_rate);

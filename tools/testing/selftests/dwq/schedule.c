@@ -959,4 +959,87 @@ TEST_F(schedule, fail_nth)
 	dwqt_with_fail_nth(schedule_failing_nth);
 }
 
+#define GROW_BATCH 100
+
+/* A number in @fd's fdinfo. */
+static unsigned long fdinfo_num(int fd, const char *key)
+{
+	char val[32];
+
+	if (!dwqt_fdinfo(fd, key, val, sizeof(val)))
+		t_fail("no %s in fdinfo", key);
+	return strtoul(val, NULL, 10);
+}
+
+/*
+ * A batch that needs the file's arrays grown (more tasks than a new file
+ * has room for, in falling deadlines, so all but the first go to the
+ * heap), with the thread's 1st, 2nd, ... allocation armed to fail: when
+ * it fails, ENOMEM, the file's heap, run and id map are the size they
+ * were, whichever allocation failed, the arrays' own or a task's after
+ * them. Ends at the first nth the batch does not reach.
+ */
+static void batch_failing_nth(void)
+{
+	unsigned long heap0, run0, ids0;
+	struct dwq_ioc_schedule e[GROW_BATCH];
+	int nth_fd, nth, fd, failed = 0;
+	uint64_t far = dwqt_now() + DWQT_FAR_NS;
+	char buf[16];
+	long err, left;
+	unsigned int i;
+
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (nth_fd < 0)
+		t_fail("/proc/thread-self/fail-nth: %s", t_errname(errno));
+	for (nth = 1;; nth++) {
+		if (nth > 4 * GROW_BATCH)
+			t_fail("a batch still allocates at its %dth", nth);
+		fd = dwqt_open(O_NONBLOCK);
+		heap0 = fdinfo_num(fd, "dwq-heap-slots:");
+		run0 = fdinfo_num(fd, "dwq-run-slots:");
+		ids0 = fdinfo_num(fd, "dwq-id-buckets:");
+		T_EXPECT(heap0 < GROW_BATCH, "a new file has %lu heap slots",
+			 heap0);
+		memset(e, 0, sizeof(e));
+		for (i = 0; i < GROW_BATCH; i++) {
+			e[i].time_ns = far - i;
+			e[i].flags = DWQ_SCHED_ABS;
+			e[i].mode = DWQ_MODE_ONESHOT;
+		}
+		snprintf(buf, sizeof(buf), "%d", nth);
+		T_EQ(pwrite(nth_fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+		err = dwqt_batch(fd, e, GROW_BATCH, NULL);
+		memset(buf, 0, sizeof(buf));
+		T_EXPECT(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0,
+			 "read fail-nth");
+		T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
+		left = strtol(buf, NULL, 10);
+		if (err) {
+			T_ERR(err, ENOMEM);
+			T_EQ(left, 0);
+			T_EQ(dwqt_stats_ok(fd).pending, 0);
+			T_EQ(fdinfo_num(fd, "dwq-heap-slots:"), heap0);
+			T_EQ(fdinfo_num(fd, "dwq-run-slots:"), run0);
+			T_EQ(fdinfo_num(fd, "dwq-id-buckets:"), ids0);
+			failed++;
+		} else {
+			T_EQ(dwqt_stats_ok(fd).pending, GROW_BATCH);
+		}
+		close(fd);
+		if (left)
+			break;
+	}
+	close(nth_fd);
+	t_note("%d allocations, %d of them fail the batch", nth - 1, failed);
+	/* A task's at least, which comes after the heap has grown. */
+	T_EXPECT(failed >= GROW_BATCH / 2, "%d failed", failed);
+}
+
+/* A batch that fails gives back the room it grew (dwqt_with_fail_nth()). */
+TEST_F(schedule, fail_nth_gives_room_back)
+{
+	dwqt_with_fail_nth(batch_failing_nth);
+}
+
 TEST_HARNESS_MAIN
