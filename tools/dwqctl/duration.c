@@ -111,6 +111,35 @@ int poll_ms(__u64 ns)
 	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
+static __u64 gcd64(__u64 a, __u64 b)
+{
+	while (b) {
+		__u64 t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * @frac / @den of @mult ns, exactly (@frac < @den): 0, or -1 if it is not
+ * a whole number of ns. In 64 bits, for 32-bit builds too: @frac / @den
+ * reduced first, its denominator must divide @mult.
+ */
+static int frac_ns(__u64 frac, __u64 den, __u64 mult, __u64 *ns)
+{
+	__u64 g = gcd64(frac, den);
+
+	frac /= g;
+	den /= g;
+	if (mult % den)
+		return -1;
+	/* Below @mult: the fraction is under 1. */
+	*ns = frac * (mult / den);
+	return 0;
+}
+
 /**
  * parse_duration() - parse a duration such as 300ms, 1.5m or 1h30m
  * @s: the text
@@ -122,7 +151,7 @@ int poll_ms(__u64 ns)
  */
 int parse_duration(const char *s, __u64 *ns, char *err, size_t errlen)
 {
-	unsigned __int128 sum = 0, whole, frac, den, mult;
+	__u64 sum = 0, whole, frac, den, mult, part;
 	const char *p = s, *unit, *num;
 	int digits, nonzero = 0, parts = 0;
 	size_t ulen;
@@ -148,8 +177,8 @@ int parse_duration(const char *s, __u64 *ns, char *err, size_t errlen)
 		digits = 0;
 		num = p;
 		for (; is_digit(*p); p++, digits++) {
-			whole = whole * 10 + (*p - '0');
-			if (whole > UINT64_MAX)
+			if (__builtin_mul_overflow(whole, 10, &whole) ||
+			    __builtin_add_overflow(whole, *p - '0', &whole))
 				goto too_large;
 			nonzero |= *p != '0';
 		}
@@ -197,16 +226,17 @@ int parse_duration(const char *s, __u64 *ns, char *err, size_t errlen)
 				 s, (int)ulen, unit);
 			return -1;
 		}
-		if (frac * mult % den)
+		if (frac_ns(frac, den, mult, &part))
 			goto too_fine;
-		sum += whole * mult + frac * mult / den;
-		if (sum > UINT64_MAX)
+		if (__builtin_add_overflow(sum, part, &sum) ||
+		    __builtin_mul_overflow(whole, mult, &whole) ||
+		    __builtin_add_overflow(sum, whole, &sum))
 			goto too_large;
 		parts++;
 		for (p += ulen; is_blank(*p); p++)
 			;
 	}
-	*ns = (__u64)sum;
+	*ns = sum;
 	return 0;
 
 too_fine:

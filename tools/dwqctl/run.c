@@ -9,6 +9,7 @@
  * events as they arrive, then a summary line.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -482,13 +483,19 @@ static int do_stats(struct run_state *st)
 
 static void sleep_ns(__u64 ns)
 {
-	struct timespec ts = {
-		.tv_sec = ns / NSEC_PER_SEC,
-		.tv_nsec = ns % NSEC_PER_SEC,
-	};
+	/* In pieces a 32-bit time_t holds: a sleep may last 584 years. */
+	const __u64 most = (__u64)INT_MAX * NSEC_PER_SEC;
+	struct timespec ts;
+	__u64 piece;
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	while (ns) {
+		piece = ns < most ? ns : most;
+		ts.tv_sec = piece / NSEC_PER_SEC;
+		ts.tv_nsec = piece % NSEC_PER_SEC;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		ns -= piece;
+	}
 }
 
 static void wait_summary(__u64 got, __u64 t0, const char *end)
