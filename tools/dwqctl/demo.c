@@ -260,7 +260,10 @@ static void trace_open(struct demo *d)
 	    trace_set(d, "events/dwq/dwq_dev_event/enable", "1")) {
 		rmdir(d->trace);
 		d->trace[0] = 0;
+		return;
 	}
+	/* Interrupted, the demo takes its instance away with it. */
+	rmdir_on_signal(d->trace);
 }
 
 static void trace_close(struct demo *d)
@@ -269,6 +272,7 @@ static void trace_close(struct demo *d)
 		return;
 	trace_set(d, "events/dwq/dwq_fire/enable", "0");
 	trace_set(d, "events/dwq/dwq_dev_event/enable", "0");
+	rmdir_on_signal(NULL);
 	rmdir(d->trace);
 	d->trace[0] = 0;
 }

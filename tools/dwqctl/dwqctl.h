@@ -240,6 +240,7 @@ int common_opt(const char *cmd, char **argv, int *i);
 int opt_value(char **argv, int *i, const char *name, const char **val);
 int is_option(const char *a);
 int exit_status(int status);
+void rmdir_on_signal(const char *dir);
 
 /* json.c */
 void json_begin(const char *type);

@@ -556,6 +556,23 @@ out:
 
 static char end_record[2][160];
 static size_t end_len[2];
+/* A directory to remove should SIGINT or SIGTERM end dwqctl: see below. */
+static const char *end_rmdir;
+
+/**
+ * rmdir_on_signal() - remove a directory if a signal ends dwqctl
+ * @dir: the directory, or NULL for none; kept, not copied, until the
+ *	next call
+ *
+ * For what dwqctl makes outside itself that would outlive it, such as
+ * the demo's tracefs instance, whose buffer and events stay on until
+ * someone removes it. Best effort: rmdir() only.
+ */
+void rmdir_on_signal(const char *dir)
+{
+	/* Whole, as the handler sees it, and before what comes after. */
+	__atomic_store_n(&end_rmdir, dir, __ATOMIC_SEQ_CST);
+}
 
 /*
  * Write @len bytes of @s to stdout only if it takes them now: the signal
@@ -584,7 +601,11 @@ static void end_write(const char *s, size_t len)
  */
 static void end_handler(int sig)
 {
+	const char *dir = __atomic_load_n(&end_rmdir, __ATOMIC_SEQ_CST);
 	int k = sig == SIGTERM;
+
+	if (dir)
+		(void)rmdir(dir);
 
 	if (opt.json && !out_error()) {
 		if (out_cutting())
