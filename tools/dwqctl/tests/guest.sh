@@ -17,8 +17,8 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=124 ;;
-timers) PLAN=65 ;;
+all) PLAN=125 ;;
+timers) PLAN=66 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
 out=${DWQ_OUT:-/tmp}/dwqctl
@@ -129,6 +129,13 @@ cp "$out/demo-$workers.json" "$tmp/demoj"
 result $rc "demo --json exits 0" "$tmp/demoj"
 check "demo --json: every check ok, a final ok object" "$tmp/demoj" \
 	sh -c "! grep -q '\"ok\":false' $tmp/demoj && grep -Eq '^\\{\"type\":\"demo\",\"ok\":true,\"checks\":21,\"failed\":0,\"skipped\":0\\}$' $tmp/demoj"
+
+# Ended by SIGINT, the demo takes its tracefs instance with it.
+fg_signal INT 0.3 "$tmp/di" "$tmp/di.err" dwqctl demo
+left=$(ls -d /sys/kernel/tracing/instances/dwqctl-demo-* \
+	/sys/kernel/debug/tracing/instances/dwqctl-demo-* 2>/dev/null)
+result "$([ $rc = 130 ] && [ -z "$left" ] && echo 0 || echo 1)" \
+	"demo ended by SIGINT: exit 130, its tracefs instance gone (rc $rc${left:+, left: $left})" "$tmp/di"
 
 # --- stats and watch ----------------------------------------------------
 
