@@ -124,7 +124,7 @@ static void print_stats_table(FILE *f, const struct dwq_ioc_stats *st,
 	char l[16], name[32];
 	size_t i;
 
-	fprintf(f, "queue (all files and kernel users)\n");
+	fprintf(f, "queue (all files' alarms)\n");
 	fprintf(f, "  %-18s %10u\n", "tasks queued", st->queue_size);
 	fprintf(f, "  %-18s %10u  slots in the heap array\n", "heap capacity",
 		st->queue_capacity);

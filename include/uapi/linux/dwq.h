@@ -32,6 +32,11 @@
  * (another thread unmapped the argument, or made it read-only, during
  * the call) is undone; only its ids are used (&struct dwq_ioc_schedule).
  *
+ * The calls on one file run one at a time: an ioctl waits for a read(),
+ * or another ioctl, on the same file to finish first. A signal during
+ * that wait ends it: -EINTR (or a restart, with SA_RESTART), nothing
+ * done.
+ *
  * An unread periodic task costs nothing: a periodic task that is due and
  * not read is parked (%DWQ_STATE_PARKED): none of its periods runs. read()
  * fires it once, at its first deadline after that moment the task is
@@ -342,7 +347,7 @@ struct dwq_ioc_query {
  * @coalesced: firings folded into an earlier unread event of their task
  * @events: events a read() would return now: the due tasks (one each)
  *	and the events kept by a cancel or reschedule of parked tasks
- * @queue_size: tasks in the queue, all files and kernel users together.
+ * @queue_size: tasks in the queue all files share: their alarms.
  *	A file's tasks are not the queue's: each file has one task in the
  *	queue per clock it uses (its alarm, at or before its earliest
  *	deadline, and on CLOCK_MONOTONIC until it fires once after the
