@@ -3008,6 +3008,67 @@ static void dwq_queue_test_sleepers_fill_workers(struct kunit *test)
 		qt_wait_count(test, &z[i].runs, 1);
 }
 
+/* An object with two tasks; the release of @a cancels @b, as teardown. */
+struct qt_pair_owner {
+	struct dwq_task a;
+	struct dwq_task b;
+	atomic_t b_runs;
+	int result; /* dwq_cancel_sync(&b) in @a's release function */
+	struct completion released;
+};
+
+static void qt_pair_a_fn(struct dwq_task *task)
+{
+	/* Long enough for @b to come due behind it. */
+	msleep(30);
+}
+
+static void qt_pair_a_release(struct dwq_task *task)
+{
+	struct qt_pair_owner *o = container_of(task, struct qt_pair_owner, a);
+
+	o->result = dwq_cancel_sync(&o->b);
+	complete(&o->released);
+}
+
+static void qt_pair_b_fn(struct dwq_task *task)
+{
+	struct qt_pair_owner *o = container_of(task, struct qt_pair_owner, b);
+
+	atomic_inc(&o->b_runs);
+}
+
+/*
+ * A release function that a worker runs, when the queue drops a task's
+ * last reference after its callback, may dwq_cancel_sync() another task:
+ * the worker takes no next task before the release has returned, so the
+ * task it cancels, due meanwhile, is not "running" on the worker that
+ * waits for it (-EDEADLK, and an object its owner could not free).
+ */
+static void dwq_queue_test_release_cancels_next(struct kunit *test)
+{
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct qt_pair_owner *o;
+
+	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	init_completion(&o->released);
+	dwq_task_init(&o->a, qt_pair_a_fn, qt_pair_a_release);
+	dwq_task_init(&o->b, qt_pair_b_fn, NULL);
+	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &o->a, &(struct dwq_sched){}), 0);
+	KUNIT_ASSERT_EQ(test,
+			dwq_schedule(q, &o->b,
+				     &(struct dwq_sched){
+					     .time_ns = 10 * NSEC_PER_MSEC }),
+			0);
+	/* The queue holds the last reference to @a now. */
+	dwq_task_put(&o->a);
+	qt_wait_for(test, &o->released, TIMEOUT_MS);
+	KUNIT_EXPECT_EQ(test, o->result, DWQ_RESULT_REMOVED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->b_runs), 0);
+	KUNIT_EXPECT_EQ(test, o->b.state, (u8)DWQ_STATE_CANCELLED);
+}
+
 static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_create),
 	KUNIT_CASE(dwq_queue_test_create_invalid),
@@ -3057,6 +3118,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE_SLOW(dwq_queue_test_wake_timer),
 	KUNIT_CASE_SLOW(dwq_queue_test_timer_callback_busy),
 	KUNIT_CASE(dwq_queue_test_sleepers_fill_workers),
+	KUNIT_CASE(dwq_queue_test_release_cancels_next),
 	{}
 };
 

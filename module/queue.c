@@ -1842,8 +1842,14 @@ static __always_inline bool __dwq_task_end(struct dwq_queue *q,
  * Queues a periodic or re-armed task again (in the slot reserved when it
  * was taken or re-armed), unless it was cancelled or the queue is going
  * away; otherwise unbinds it and drops the queue's reference. Then, in the
- * same lock hold, takes the next task if one is due (__dwq_take_next()).
- * Once this has unlocked, the worker no longer touches @task.
+ * same lock hold, takes the next task if one is due (__dwq_take_next()),
+ * unless that reference was the last: then the worker runs @task's
+ * release function first, with no task of its own, and goes back to
+ * dwq_take(). A release that cancels another task with dwq_cancel_sync()
+ * (an object torn down with its last task) must not find that task
+ * "running" on the worker that runs the release, taken but not started:
+ * that would be -EDEADLK, and a task that runs after its owner's
+ * teardown. Once this has unlocked, the worker no longer touches @task.
  *
  * Context: the worker's kthread.
  * Return: the next task to run, or NULL: back to dwq_take().
@@ -1860,7 +1866,7 @@ struct dwq_task *dwq_task_finish(struct dwq_worker *w, struct dwq_task *task)
 	now = dwq_queue_now(q);
 	w->state = DWQ_WORKER_IDLE;
 	put = __dwq_task_end(q, task, now, false, &wake, &kick);
-	next_task = __dwq_take_next(w, now);
+	next_task = put ? NULL : __dwq_take_next(w, now);
 	/* Queued again, and not taken right back by this worker. */
 	if (kick && next_task != task)
 		__dwq_queue_kick(q, task, false, now);
