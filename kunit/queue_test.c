@@ -2403,6 +2403,35 @@ static void qt_unsuspend(void *unused)
 }
 
 /*
+ * The end of time on a CLOCK_BOOTTIME queue after a suspend: a plain
+ * (CLOCK_MONOTONIC) deadline of KTIME_MAX, which a queue keys with the
+ * time suspended added, is accepted as it is without a suspend, kept as
+ * given, by dwq_schedule() and dwq_mod() alike, and never due.
+ */
+static void dwq_queue_test_boottime_queue_end_of_time(struct kunit *test)
+{
+	struct qt_probe *p = qt_probes(test, 1);
+	struct dwq_queue *q = qt_queue(test, 1, DWQ_QUEUE_BOOTTIME);
+	struct dwq_sched s = { .time_ns = KTIME_MAX, .flags = DWQ_SCHED_ABS };
+	struct dwq_task_info info;
+
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, qt_unsuspend, NULL), 0);
+	dwq_kunit_set_suspended(10 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, dwq_schedule(q, &p->task, &s), 0);
+	dwq_query(&p->task, &info);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)DWQ_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, info.deadline_ns, (u64)KTIME_MAX);
+	s.time_ns = KTIME_MAX - 1;
+	/* Queued: moved. */
+	KUNIT_EXPECT_EQ(test, dwq_mod(q, &p->task, &s), 1);
+	dwq_query(&p->task, &info);
+	KUNIT_EXPECT_EQ(test, info.deadline_ns, (u64)KTIME_MAX - 1);
+	KUNIT_EXPECT_EQ(test, dwq_cancel(&p->task), DWQ_RESULT_REMOVED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 0);
+}
+
+/*
  * CLOCK_BOOTTIME tasks on a CLOCK_MONOTONIC queue whose deadline comes
  * before the time the system has spent in suspend: a moment after boot,
  * but before the one CLOCK_MONOTONIC's 0 maps to on CLOCK_BOOTTIME now, so
@@ -3097,6 +3126,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE(dwq_queue_test_boottime_task_rate_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_rate_stale_key),
 	KUNIT_CASE(dwq_queue_test_boottime_before_suspended),
+	KUNIT_CASE(dwq_queue_test_boottime_queue_end_of_time),
 	KUNIT_CASE(dwq_queue_test_boottime_reduce_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_queued_reduce_after_suspend),
 	KUNIT_CASE(dwq_queue_test_boottime_queue_fixed_delay),

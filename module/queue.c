@@ -1910,7 +1910,8 @@ static __always_inline int dwq_sched_check(const struct dwq_sched *s,
  * The heap key of @s on @q at @now (on @q's clock), and the offset of the
  * task's clock from @q's: see "Clocks" in dwq.h.
  *
- * Return: 0, or -EINVAL if the deadline overflows KTIME_MAX.
+ * Return: 0, or -EINVAL if a delay's deadline, or the next period, would
+ * overflow KTIME_MAX.
  */
 static __always_inline int dwq_sched_key(const struct dwq_queue *q,
 					 const struct dwq_sched *s, u64 period,
@@ -1919,8 +1920,18 @@ static __always_inline int dwq_sched_key(const struct dwq_queue *q,
 	s64 off = dwq_clock_offset(q, s->flags & DWQ_SCHED_BOOTTIME), k;
 
 	if (s->flags & DWQ_SCHED_ABS) {
-		if (check_sub_overflow((s64)s->time_ns, off, &k))
-			return -EINVAL;
+		/*
+		 * A plain deadline within the time suspended of KTIME_MAX, on
+		 * a CLOCK_BOOTTIME queue (@off is minus that time), comes
+		 * after the queue's clock's KTIME_MAX: keyed there, never
+		 * due, with the offset that keeps key plus offset its
+		 * deadline, as __dwq_rekey_plain() keys one at a resume. It
+		 * is accepted, as it is on a system never suspended.
+		 */
+		if (check_sub_overflow((s64)s->time_ns, off, &k)) {
+			k = KTIME_MAX;
+			off = s->time_ns - KTIME_MAX;
+		}
 		/*
 		 * A CLOCK_BOOTTIME deadline before the time suspended so far
 		 * comes before the queue's clock's 0: keyed at 0 (it is due),
