@@ -2323,6 +2323,61 @@ static struct qt_late *qt_lates(struct kunit *test, unsigned int n,
 }
 
 /*
+ * A leader's hand-off timer armed ahead (__dwq_handoff_ahead()) for the
+ * task behind an ordinary head stops once that head is gone and only quick
+ * tasks are left: the queue's timer runs them and the leader takes none,
+ * so the hand-off has no run to cover, and re-arming it for each quick
+ * head would be a timer interrupt more per task. The leader sleeps for z
+ * with two quick periodic tasks behind it; z is cancelled.
+ */
+static void dwq_queue_test_handoff_ahead_quick_left(struct kunit *test)
+{
+	struct qt_probe *z = qt_probes(test, 1);
+	struct qt_late *p = qt_lates(test, 2, 2);
+	struct dwq_queue *q = qt_queue(test, 1, 0);
+	struct dwq_task *tasks[3] = { &z->task, &p[0].task, &p[1].task };
+	struct dwq_sched s[3];
+	struct dwq_worker *w;
+	bool queued, leads;
+	u64 base, ahead;
+	unsigned int i;
+
+	qt_exact(q);
+	qt_wait_followers(test, q, 1);
+	base = ktime_get_ns() + 500 * MS;
+	s[0] = (struct dwq_sched){ .time_ns = base, .flags = DWQ_SCHED_ABS };
+	for (i = 1; i < 3; i++)
+		s[i] = (struct dwq_sched){ .time_ns = base + (48 + 2 * i) * MS,
+					   .flags = DWQ_SCHED_ABS,
+					   .mode = DWQ_MODE_FIXED_RATE,
+					   .period_ns = 5 * MS };
+	KUNIT_ASSERT_EQ(test, dwq_schedule_batch(q, tasks, s, 3), 0);
+	KUNIT_ASSERT_GE(test, qt_wait_leader(q, -1), 0);
+	dwq_kunit_wait_until(test, qt_settled(q));
+	w = &q->workers[0];
+	raw_spin_lock_irq(&q->lock);
+	ahead = w->handoff_ahead;
+	raw_spin_unlock_irq(&q->lock);
+	/* Armed ahead, for the grace after the first quick task. */
+	KUNIT_EXPECT_GT(test, ahead, base + 50 * MS);
+	KUNIT_ASSERT_EQ(test, dwq_cancel(&z->task), DWQ_RESULT_REMOVED);
+	/* 100 ms of quick runs, each a grace the timer could re-arm for. */
+	dwq_kunit_wait_until(test, min(atomic_read(&p[0].runs),
+				       atomic_read(&p[1].runs)) >= 20);
+	raw_spin_lock_irq(&q->lock);
+	leads = q->leader == w;
+	ahead = w->handoff_ahead;
+	queued = hrtimer_is_queued(&w->handoff);
+	raw_spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_TRUE(test, leads);
+	KUNIT_EXPECT_EQ(test, ahead, 0ULL);
+	KUNIT_EXPECT_FALSE(test, queued);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p[i].task), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&z->runs), 0);
+}
+
+/*
  * A quick fixed-rate task that the timer takes late runs once, for the
  * latest of its deadlines that passed, with the ones before it counted as
  * overruns: the timer reads the clock for it, not the moment it fired at.
@@ -3149,6 +3204,7 @@ static struct kunit_case dwq_queue_test_cases[] = {
 	KUNIT_CASE_SLOW(dwq_queue_test_timer_callback_busy),
 	KUNIT_CASE(dwq_queue_test_sleepers_fill_workers),
 	KUNIT_CASE(dwq_queue_test_release_cancels_next),
+	KUNIT_CASE(dwq_queue_test_handoff_ahead_quick_left),
 	{}
 };
 

@@ -1414,10 +1414,13 @@ static void __dwq_handoff_ahead(struct dwq_queue *q, struct dwq_worker *w,
  * (__dwq_handoff_ahead()), fired with no run under it. While @w still
  * leads, it has yet to take its head (woken late, or still asleep toward
  * the end of the head's slack range): the timer moves on to the grace
- * after the task behind the head, so that it still covers the run. Else
- * @w took nothing under it, or took a task that needs no hand-off (a
- * quick one, or one left with a leader in place, see __dwq_leave_with()),
- * and nothing is done: a timer armed ahead never acts as a run's.
+ * after the task behind the head, so that it still covers the run. Not
+ * for a quick head, which the queue's timer runs, not @w: as
+ * __dwq_handoff_ahead() arms none for one, the timer stops, rather than
+ * follow each quick head while the leader sleeps on. Else @w took
+ * nothing under it, or took a task that needs no hand-off (a quick one, or
+ * one left with a leader in place, see __dwq_leave_with()), and nothing is
+ * done: a timer armed ahead never acts as a run's.
  */
 static enum hrtimer_restart
 __dwq_handoff_ahead_fired(struct dwq_queue *q, struct dwq_worker *w,
@@ -1427,7 +1430,8 @@ __dwq_handoff_ahead_fired(struct dwq_queue *q, struct dwq_worker *w,
 	u64 at;
 
 	lockdep_assert_held(&q->lock);
-	if (q->leader != w || !next || q->stopping) {
+	if (q->leader != w || !next || q->stopping ||
+	    container_of(head, struct dwq_task, node)->quick) {
 		w->handoff_ahead = 0;
 		return HRTIMER_NORESTART;
 	}
