@@ -394,8 +394,10 @@ int common_opt(const char *cmd, char **argv, int *i)
  * @i: in: the argument to look at; out: the last one taken
  * @name: the option, such as "--count"
  * @val: out: its value: after '=' (--count=3), or the next argument
- *	(--count 3); NULL if it has none ("--" is CMD's, not a value) or
- *	nothing follows the '=' (--count=), which is as missing
+ *	(--count 3); NULL if it has none ("--" is CMD's, not a value; nor is
+ *	an option such as --count, which is left to be read as one: a value
+ *	that begins with "--" goes after '=') or nothing follows the '='
+ *	(--count=), which is as missing
  *
  * Return: 1 if argv[*i] is @name or @name=VALUE, else 0.
  */
@@ -411,7 +413,7 @@ int opt_value(char **argv, int *i, const char *name, const char **val)
 		return 1;
 	}
 	*val = argv[*i + 1];
-	if (*val && strcmp(*val, "--"))
+	if (*val && strncmp(*val, "--", 2))
 		++*i;
 	else
 		*val = NULL;

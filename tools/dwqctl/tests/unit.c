@@ -2462,6 +2462,13 @@ static void test_usage_reasons(void)
 		  "dwqctl bench: --reps needs a number from 1 to " },
 		{ { "bench", "--only=F9" },
 		  "dwqctl bench: --only takes F2, F4b, F6, F7, comma-separated\n" },
+		/* An option is not the value of the one before it. */
+		{ { "schedule", "1s", "--timeout", "--count", "2" },
+		  "dwqctl schedule: --timeout needs a duration, e.g. 5s\n" },
+		{ { "every", "1s", "--first", "--fixed-delay", "--", "true" },
+		  "dwqctl every: --first needs a duration\n" },
+		{ { "--device", "--json", "stats" },
+		  "dwqctl: --device needs a path\n" },
 	};
 	struct ran r;
 	size_t c;
