@@ -261,11 +261,18 @@ static int cancel_report(struct run_state *st, __u64 id, int err, __u32 result)
 	char what[64];
 
 	snprintf(what, sizeof(what), "cancel %llu", id);
+	t = find_task(st, id);
+	if (err == ENOENT && t && t->mode == DWQ_MODE_ONESHOT) {
+		/* Ours: not unknown, but due, its event read()'s to take. */
+		run_error(st, err,
+			  "this run's one-shot has come due: its event is read()'s, not cancel's",
+			  what);
+		return -1;
+	}
 	if (err) {
 		run_error(st, err, err_cause(OP_CANCEL, err), what);
 		return -1;
 	}
-	t = find_task(st, id);
 	if (result == DWQ_RESULT_REMOVED) {
 		res = "removed";
 		why = "it will not fire";

@@ -17,7 +17,7 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=125 ;;
+all) PLAN=126 ;;
 timers) PLAN=66 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
@@ -432,6 +432,15 @@ check "run: a period below the minimum names EINVAL and min_period_ns" "$out/run
 	grep -q "^dwqctl: $tmp/b.dwq:8: schedule 1s every 10us: EINVAL: the period 10us is below the module's minimum, min_period_ns=" "$tmp/rb.err"
 check "run -k goes on after errors" "$out/run-b.txt" \
 	sh -c "test \$(grep -c '^schedule: id' $tmp/rb) = 2 && grep -q '^still here$' $tmp/rb"
+
+# The cancel of a one-shot of this run that came due says so, not that
+# the file has no such task.
+printf 'schedule 10ms\nsleep 100ms\ncancel $1\n' >"$tmp/d.dwq"
+dwqctl run "$tmp/d.dwq" >"$tmp/rd" 2>"$tmp/rd.err"
+rc=$?
+cat "$tmp/rd" "$tmp/rd.err" >"$out/run-due.txt"
+result "$([ $rc = 1 ] && grep -qx "dwqctl: $tmp/d.dwq:3: cancel [0-9]*: ENOENT: this run's one-shot has come due: its event is read()'s, not cancel's" "$tmp/rd.err" && echo 0 || echo 1)" \
+	"run: cancel of its own one-shot come due: ENOENT, says it is due, exit 1 (rc $rc)" "$out/run-due.txt"
 
 # run -k: a schedule that failed still counts; $N or $last naming it is an
 # error, not another task's id: cookie 1's task is not cancelled.
