@@ -2839,6 +2839,33 @@ void dwq_client_free(struct dwq_client *c)
 	kfree(c);
 }
 
+/*
+ * The memory @p, an array of @size bytes from kvmalloc(), takes outside the
+ * slab allocator's caches: a large kmalloc() block's pages (ksize()), or a
+ * vmalloc() area's whole pages. 0 for an array small enough to be a
+ * kmalloc() cache's object, which /proc/slabinfo counts.
+ */
+static size_t dwq_array_pages(const void *p, size_t size)
+{
+	if (!p)
+		return 0;
+	if (is_vmalloc_addr(p))
+		return PAGE_ALIGN(size);
+	return PageSlab(virt_to_page(p)) ? 0 : ksize(p);
+}
+
+/* dwq_array_pages() of @clk's heap and ring. */
+static size_t dwq_clk_pages(const struct dwq_client_clock *clk)
+{
+	const struct dwq_heap *heap = &clk->heap;
+	const struct dwq_run *run = &clk->run;
+
+	return dwq_array_pages(heap->slots,
+			       array_size(heap->cap, sizeof(*heap->slots))) +
+	       dwq_array_pages(run->slots,
+			       array_size(run->cap, sizeof(*run->slots)));
+}
+
 /**
  * dwq_client_show_fdinfo() - a file's fdinfo lines
  * @m: the seq_file
@@ -2856,8 +2883,10 @@ void dwq_client_free(struct dwq_client *c)
 void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c)
 {
 	unsigned int i, slots = 0, ring = 0;
+	struct dwq_client_clock *clk;
 	struct dwq_utask *next;
 	u64 remaining, events;
+	size_t pages;
 
 	/*
 	 * Not settled: another process may be looking. A task a read() owes
@@ -2867,9 +2896,12 @@ void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c)
 	 */
 	if (mutex_lock_killable(&c->mutex))
 		return;
+	pages = dwq_array_pages(c->ids, sizeof(*c->ids) << c->ids_bits);
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
-		slots += c->clk[i].heap.cap;
-		ring += c->clk[i].run.cap;
+		clk = &c->clk[i];
+		slots += clk->heap.cap;
+		ring += clk->run.cap;
+		pages += dwq_clk_pages(clk);
 	}
 	dwq_events_next(c, &next, &remaining);
 	events = dwq_events_count(c) - !!c->owed;
@@ -2884,6 +2916,7 @@ void dwq_client_show_fdinfo(struct seq_file *m, struct dwq_client *c)
 	seq_printf(m, "dwq-heap-slots: %u\n", slots);
 	seq_printf(m, "dwq-run-slots: %u\n", ring);
 	seq_printf(m, "dwq-id-buckets: %u\n", 1U << c->ids_bits);
+	seq_printf(m, "dwq-array-pages-bytes: %zu\n", pages);
 	seq_printf(m, "dwq-next-id: %llu\n", next ? next->id : 0);
 	seq_printf(m, "dwq-next-deadline-ns: %llu\n",
 		   next ? next->node.deadline : 0);

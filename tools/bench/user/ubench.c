@@ -61,12 +61,6 @@
 #define FAR (1000 * NSEC_PER_SEC)
 /* The user data of IORING_OP_TIMEOUT_REMOVE's own completion. */
 #define REMOVE_TAG (~0ULL)
-/* sizeof(struct dwq_heap_slot) in module/heap.h: deadline, node. */
-#define DWQ_SLOT_BYTES 16
-/* sizeof(struct hlist_head): a bucket of a file's id map. */
-#define DWQ_BUCKET_BYTES 8
-/* A slot of a run's ring in module/run.h: a node pointer. */
-#define DWQ_RING_BYTES 8
 
 struct params {
 	unsigned int reps;
@@ -277,26 +271,29 @@ static void dwq_schedule_many(int fd, const __u64 *d, unsigned int n,
 	}
 }
 
-/* A file's arrays outside the slab, from its fdinfo: heap slots, id buckets. */
-static void dwq_arrays(int fd, unsigned int *slots, unsigned int *ring,
-		       unsigned int *buckets)
+/*
+ * The memory a file's arrays (its heaps, its runs' rings, its id map) take
+ * outside the slab, as allocated (dwq-array-pages-bytes in its fdinfo:
+ * large kmalloc() blocks and vmalloc() pages, whole); an array small
+ * enough to be a kmalloc() object is in /proc/slabinfo instead.
+ */
+static unsigned long long dwq_array_pages(int fd)
 {
 	char path[64], line[128];
-	FILE *f;
+	unsigned long long bytes;
 	int got = 0;
+	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "r");
 	if (!f)
 		die("fdinfo");
-	while (fgets(line, sizeof(line), f)) {
-		got += sscanf(line, "dwq-heap-slots: %u", slots) == 1;
-		got += sscanf(line, "dwq-run-slots: %u", ring) == 1;
-		got += sscanf(line, "dwq-id-buckets: %u", buckets) == 1;
-	}
+	while (fgets(line, sizeof(line), f))
+		got += sscanf(line, "dwq-array-pages-bytes: %llu", &bytes) == 1;
 	fclose(f);
-	if (got != 3)
-		die("fdinfo: no dwq-heap-slots, dwq-run-slots or dwq-id-buckets");
+	if (got != 1)
+		die("fdinfo: no dwq-array-pages-bytes");
+	return bytes;
 }
 
 /* --- io_uring ----------------------------------------------------------- */
@@ -1531,8 +1528,8 @@ static void bench_f5(void)
 {
 	static struct slabs a, b;
 	struct growth top[K_NKINDS][TOP_CACHES];
-	unsigned int n = P.slab_n, r, k, i, j, cap0 = 0, cap1 = 0;
-	unsigned int ids0 = 0, ids1 = 0, ring0 = 0, ring1 = 0;
+	unsigned int n = P.slab_n, r, k, i, j;
+	unsigned long long pages0 = 0, pages1 = 0;
 	__u64 *d = xcalloc(n, sizeof(*d));
 	struct rlimit rl = { n + 256, n + 256 };
 	char al[256];
@@ -1549,23 +1546,16 @@ static void bench_f5(void)
 			f5_prepare(&h, i, n);
 			slab_settle(&a);
 			if (i == K_DWQ)
-				dwq_arrays(h.fd, &cap0, &ring0, &ids0);
+				pages0 = dwq_array_pages(h.fd);
 			f5_arm(&h, d);
 			slab_read(&b);
 			if (i == K_DWQ)
-				dwq_arrays(h.fd, &cap1, &ring1, &ids1);
+				pages1 = dwq_array_pages(h.fd);
 			slab_delta(&a, &b, n, &total, top[i]);
 			add("F5", f5_names[i], n, "slab", "bytes", total);
-			if (i == K_DWQ) {
-				add("F5", "dwq_heap_array", n, "heap", "bytes",
-				    (double)(cap1 - cap0) * DWQ_SLOT_BYTES / n);
-				add("F5", "dwq_run_ring", n, "run", "bytes",
-				    ((double)ring1 - ring0) * DWQ_RING_BYTES /
-					    n);
-				add("F5", "dwq_id_map", n, "ids", "bytes",
-				    (double)(ids1 - ids0) * DWQ_BUCKET_BYTES /
-					    n);
-			}
+			if (i == K_DWQ)
+				add("F5", "dwq_arrays", n, "arrays", "bytes",
+				    ((double)pages1 - pages0) / n);
 			f5_release(&h);
 		}
 	}

@@ -90,6 +90,7 @@ grep -qx "dwq-tgid: $pid" "$tmp/fdinfo" && grep -qx 'dwq-pending: 2' "$tmp/fdinf
 	grep -qx 'dwq-heap-slots: 16' "$tmp/fdinfo" &&
 	grep -qx 'dwq-run-slots: 16' "$tmp/fdinfo" &&
 	grep -qx 'dwq-id-buckets: 16' "$tmp/fdinfo" &&
+	grep -qx 'dwq-array-pages-bytes: 0' "$tmp/fdinfo" &&
 	[ -n "$left" ] && [ "$left" -gt 0 ] && [ "$left" -le 200000000000 ]
 result $? "fdinfo: the opener, its arrays' sizes, the next task's id, clock and time left" "$tmp/fdinfo"
 kill $pid

@@ -265,7 +265,8 @@ TEST_F(file, fdinfo)
 	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 0);
 	T_EXPECT(dwqt_fdinfo(fd, "dwq-next-deadline-ns:", val, sizeof(val)),
 		 "no 'dwq-next-deadline-ns:' line with no task");
-	t_note("with no task: dwq-next-deadline-ns: %s", val);
+	T_EQ(fdinfo_u64(fd, "dwq-next-deadline-ns:"), 0);
+	T_EQ(fdinfo_u64(fd, "dwq-next-id:"), 0);
 	d = dwqt_now() + DWQT_FAR_NS;
 	id[1] = dwqt_sched_ok(fd, d + NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT,
 			      DWQ_SCHED_ABS, 1);
@@ -283,6 +284,48 @@ TEST_F(file, fdinfo)
 	T_OK(dwqt_cancel(fd, id[1], NULL));
 	T_OK(dwqt_cancel(fd, id[2], NULL));
 	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 0);
+}
+
+#define PAGES_BATCHES 8
+
+/*
+ * dwq-array-pages-bytes: 0 while the file's arrays are small enough to be
+ * kmalloc() objects (in /proc/slabinfo); with 8192 tasks in its heap, the
+ * pages its arrays take, whole: at least the heap's slots, at most twice
+ * all three arrays' slots and buckets, page-rounded.
+ */
+TEST_F(file, fdinfo_array_pages)
+{
+	static struct dwq_ioc_schedule e[1024];
+	uint64_t far = dwqt_now() + DWQT_FAR_NS;
+	unsigned long long bytes, used, heap, page;
+	int fd = self->f.fd;
+	unsigned int b, i;
+
+	page = sysconf(_SC_PAGESIZE);
+	T_EQ(fdinfo_u64(fd, "dwq-array-pages-bytes:"), 0);
+	dwqt_sched_ok(fd, far, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 0);
+	T_EQ(fdinfo_u64(fd, "dwq-array-pages-bytes:"), 0);
+	/* Falling deadlines: each batch's tasks go to the heap. */
+	for (b = 0; b < PAGES_BATCHES; b++) {
+		memset(e, 0, sizeof(e));
+		for (i = 0; i < ARRAY_SIZE(e); i++) {
+			e[i].time_ns = far - 1 - b * ARRAY_SIZE(e) - i;
+			e[i].flags = DWQ_SCHED_ABS;
+		}
+		T_OK(dwqt_batch(fd, e, ARRAY_SIZE(e), NULL));
+	}
+	bytes = fdinfo_u64(fd, "dwq-array-pages-bytes:");
+	heap = fdinfo_u64(fd, "dwq-heap-slots:") * 16;
+	used = heap + fdinfo_u64(fd, "dwq-run-slots:") * 8 +
+	       fdinfo_u64(fd, "dwq-id-buckets:") * 8;
+	t_note("%llu bytes of pages for %llu of slots and buckets", bytes,
+	       used);
+	T_EXPECT(bytes >= heap, "%llu bytes, under the heap's %llu", bytes,
+		 heap);
+	T_EXPECT(bytes % page == 0, "%llu bytes: not whole pages", bytes);
+	T_EXPECT(bytes <= 2 * used + 3 * page, "%llu bytes for %llu used",
+		 bytes, used);
 }
 
 /*
