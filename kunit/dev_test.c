@@ -1733,7 +1733,7 @@ static void dwq_dev_test_run_and_heap(struct kunit *test)
 	dt_expect_run(test, f, 6, 1);
 	dwq_dev_kunit_now(&mono, &boot);
 	if (mono >= base)
-		kunit_skip(test, "the guest took over 2 s for 13 ioctls");
+		dwq_kunit_skip(test, "the guest took over 2 s for 13 ioctls");
 	dwq_kunit_wait_until(test, ktime_get_ns() > base + 100);
 
 	want[0] = a[0];

@@ -2614,7 +2614,7 @@ static void dwq_queue_test_quick_kick_not_due(struct kunit *test)
 	/* Due, and the timer, armed to its deadline plus its slack, waits. */
 	msleep(500);
 	if (atomic_read(&p[0].runs))
-		kunit_skip(test, "the timer fired early in the slack");
+		dwq_kunit_skip(test, "the timer fired early in the slack");
 	s = (struct dwq_sched){ .time_ns = 100 * MS, .mode = DWQ_MODE_ONESHOT };
 	KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[1].task, &s), 0);
 	dwq_kunit_wait_until(test, atomic_read(&p[1].runs) == 1);
@@ -2770,7 +2770,8 @@ static void qt_softirq_fn(struct dwq_task *task)
 static void qt_still_before(struct kunit *test, u64 at)
 {
 	if (ktime_get_ns() >= at)
-		kunit_skip(test, "the guest stalled past a deadline 2 s ahead");
+		dwq_kunit_skip(test,
+			       "the guest stalled past a deadline 2 s ahead");
 }
 
 /* @c has run once: its fields may be read. */
@@ -2992,7 +2993,7 @@ static void dwq_queue_test_timer_callback_busy(struct kunit *test)
 		dwq_kunit_wait_until(test,
 				     atomic_read_acquire(&z[round].entered));
 		if (atomic_read(&z[round].runs))
-			kunit_skip(test, "the soft timer ran on this CPU");
+			dwq_kunit_skip(test, "the soft timer ran on this CPU");
 
 		dwq_task_init(&c[round].task, qt_softirq_fn, NULL);
 		dwq_task_set_quick(&c[round].task, true);

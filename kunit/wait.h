@@ -42,6 +42,18 @@
 		KUNIT_ASSERT_TRUE_MSG(test, __held, "timed out: %s", #cond); \
 	} while (0)
 
+/*
+ * Skip the rest of a test that the guest's timing left unable to judge,
+ * as kunit_skip(), unless it has failed already: kunit_skip() would mark
+ * it skipped over that failure. A failed test is stopped as failed.
+ */
+static inline void dwq_kunit_skip(struct kunit *test, const char *why)
+{
+	if (test->status == KUNIT_FAILURE)
+		KUNIT_FAIL_AND_ABORT(test, "failed, then: %s", why);
+	kunit_skip(test, "%s", why);
+}
+
 struct dwq_queue;
 bool dwq_kunit_leading(struct dwq_queue *q);
 
