@@ -218,6 +218,30 @@ static int pick_fd(__u64 *s)
 	return fd;
 }
 
+/*
+ * Whether @cmd, a dwq command, may fail with @err, as the uapi header
+ * says: ENOENT only where an id is looked up, ENOSPC only where a limit is
+ * charged; STATS, which changes nothing, only with EFAULT.
+ */
+static bool err_allowed(unsigned int cmd, int err)
+{
+	switch (err) {
+	case EFAULT:
+	case EBADF: /* another thread closed it */
+		return true;
+	case EINVAL:
+		return cmd != DWQ_IOC_STATS;
+	case ENOENT:
+		return cmd == DWQ_IOC_CANCEL || cmd == DWQ_IOC_RESCHEDULE ||
+		       cmd == DWQ_IOC_QUERY;
+	case ENOSPC:
+		return cmd == DWQ_IOC_SCHEDULE ||
+		       cmd == DWQ_IOC_SCHEDULE_BATCH ||
+		       cmd == DWQ_IOC_RESCHEDULE;
+	}
+	return false;
+}
+
 static void count(long ret, int err, bool valid, unsigned int cmd)
 {
 	if (!ret) {
@@ -249,6 +273,9 @@ static void count(long ret, int err, bool valid, unsigned int cmd)
 	}
 	if (!valid && err != EBADF)
 		fail("an unknown command was not ENOTTY", cmd, err);
+	if (valid && !err_allowed(cmd, err))
+		fail("an errno the ABI does not allow for this command", cmd,
+		     err);
 }
 
 /*

@@ -17,17 +17,12 @@
  *    deadline it was last given) or cancelled (DWQ_RESULT_REMOVED, no
  *    event ever); a task cancelled with DWQ_RESULT_UNREAD (periodic, or
  *    periodic once, with an event unread) sends exactly one LAST event
- *    after it, and none after that one; a cancel that found it firing (DWQ_RESULT_RUNNING) or
- *    gone (-ENOENT) must be followed by its LAST event, unless it was
- *    periodic once: then the firing the cancel found may be a periodic
- *    one that began before a reschedule made it one-shot, whose event
- *    has no LAST (the flag follows the mode a firing began with). So:
- *    a cancel that returned before the one-shot deadline found a periodic
- *    firing (no LAST may come); one after it, one LAST or none, unless a
- *    RESCHEDULE or QUERY found the id gone first (a one-shot firing
- *    began: LAST must come). An event without LAST on a task that is a
- *    one-shot now must be due no later than the reschedule that made it
- *    one;
+ *    after it, and none after that one; a cancel that found it gone
+ *    (-ENOENT, a one-shot that came due) must be followed by its LAST
+ *    event. A cancel never answers DWQ_RESULT_RUNNING: a /dev/dwq task
+ *    fires inside read(), never while a cancel looks. An event without
+ *    LAST on a task that is a one-shot now must be due no later than the
+ *    reschedule that made it one;
  *  - no event for an id never handed out or already finished; none fires
  *    before its deadline; cookies come back unchanged;
  *  - a fixed-rate task never moved: every event's deadline is on its grid
@@ -86,9 +81,8 @@ struct ent {
 	bool moved; /* rescheduled (or converted) at least once */
 	bool was_periodic; /* was periodic at some time */
 	bool busy;
-	bool expect_last; /* cancel said RUNNING or ENOENT: LAST comes */
+	bool expect_last; /* cancel said ENOENT: LAST comes */
 	bool unread; /* cancel said UNREAD: one LAST event comes */
-	bool maybe_last; /* cancel said RUNNING, and it was periodic once */
 	bool last_due; /* a one-shot firing began: its LAST must come */
 	__u64 oneshot_t1; /* when the last reschedule to one-shot returned */
 	__u8 state;
@@ -125,7 +119,6 @@ struct file {
 	struct orphan *orphans; /* events read before their id was known */
 	__u64 events_read;
 	__u64 removed; /* DWQ_RESULT_REMOVED and _UNREAD results */
-	__u64 stopped; /* periodic tasks cancelled while firing */
 	int periodic_live;
 };
 
@@ -151,7 +144,6 @@ static struct {
 	__u64 late_max_ns, enomem, ops, events, coalesced, periodic;
 	__u64 resched, resched_ok, queries, reads;
 	__u64 batch_cancels; /* entries cancelled by CANCEL_BATCH */
-	__u64 unflagged; /* made one-shot, cancelled in a periodic firing */
 } tot;
 
 static void fail(const char *fmt, ...)
@@ -574,24 +566,9 @@ static void cancel_done(struct file *f, struct ent *e, long err, __u32 result)
 		e->cancel_end = now_ns(e->clock);
 		live_del(f, e);
 	} else if (!err && c.result == DWQ_RESULT_RUNNING) {
-		e->cancel_end = now_ns(e->clock);
-		if (e->mode == DWQ_MODE_ONESHOT && e->was_periodic &&
-		    !e->last_due && e->cancel_end < e->lo) {
-			/* Before its one-shot deadline: a periodic firing. */
-			f->stopped++;
-			e->state = ST_CANCELLED;
-			__atomic_add_fetch(&tot.unflagged, 1, __ATOMIC_RELAXED);
-		} else if (e->mode == DWQ_MODE_ONESHOT && e->was_periodic &&
-			   !e->last_due) {
-			/* Ends with a LAST event or without: see verify(). */
-			e->maybe_last = true;
-		} else if (e->mode == DWQ_MODE_ONESHOT) {
-			e->expect_last = true;
-		} else {
-			f->stopped++;
-			e->state = ST_CANCELLED;
-		}
-		live_del(f, e);
+		/* The uapi: a /dev/dwq task is never seen firing. */
+		fail("cancel of id %llu: DWQ_RESULT_RUNNING, which /dev/dwq never answers",
+		     (unsigned long long)e->id);
 	} else if (err == -ENOENT && e->mode == DWQ_MODE_ONESHOT) {
 		/* It fired; its LAST event is on its way. */
 		e->expect_last = true;
@@ -970,24 +947,11 @@ static void verify(int fi)
 		     (unsigned long long)o->ev.id);
 		tot.duplicated++;
 	}
-	/*
-	 * Cancelled while firing after it was made one-shot, and no LAST
-	 * event came: the firing was a periodic one, which that cancel
-	 * stopped.
-	 */
-	for (id = 0; id < f->tab_len; id++) {
-		e = f->tab[id];
-		if (e && e->maybe_last && e->state == ST_LIVE) {
-			e->state = ST_CANCELLED;
-			f->stopped++;
-			tot.unflagged++;
-		}
-	}
 	pthread_mutex_lock(&glock);
 	tot.firings += st.fired;
 	tot.coalesced += st.coalesced;
 	tot.events += f->events_read;
-	tot.cancelled += f->removed + f->stopped;
+	tot.cancelled += f->removed;
 	pthread_mutex_unlock(&glock);
 
 	for (id = 0; id < f->tab_len; id++) {
@@ -1173,8 +1137,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)tot.firings,
 	       (unsigned long long)tot.coalesced,
 	       (unsigned long long)tot.enomem);
-	printf("dwq-stress: made one-shot, cancelled in a periodic firing: %llu\n",
-	       (unsigned long long)tot.unflagged);
 	printf("scheduled=%llu fired=%llu cancelled=%llu ",
 	       (unsigned long long)tot.scheduled,
 	       (unsigned long long)tot.oneshot_fired,
