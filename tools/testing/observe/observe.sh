@@ -236,8 +236,8 @@ SCRIPT
 	grep -q 'dwq_leader:.* worker=[0-9]* until=[0-9]*' "$tmp/trace" &&
 		[ $burst = 32 ] &&
 		[ "$(grep -c "dwq_fire:.* deadline=$at " "$tmp/burst")" = 32 ] &&
-		grep -q 'dwq_wakeup:.* worker=[0-9]* reason=leader-timer' "$tmp/burst"
-	result $? "trace: the leader's deadlines, and its wakeup by the timer for 32 alarms due at once" "$tmp/trace"
+		[ "$(grep -c 'dwq_wakeup:.* worker=[0-9]* reason=leader-timer' "$tmp/burst")" = 1 ]
+	result $? "trace: the leader's deadlines, and its one wakeup by the timer for 32 alarms due at once" "$tmp/trace"
 	# The /dev/dwq events name the task as the program knows it.
 	grep -q "dwq_dev_schedule: tgid=$pid id=1 cookie=1 time=200000000 period=0 mode=oneshot$" "$tmp/trace" &&
 		grep -q "dwq_dev_schedule: tgid=$pid id=3 cookie=3 time=5000000000 period=0 mode=oneshot$" "$tmp/trace" &&

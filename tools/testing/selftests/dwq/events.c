@@ -1420,7 +1420,7 @@ TEST_F(periodic, fixed_rate_phase)
 	T_EQ(dwqt_query_ok(fd, id).mode, DWQ_MODE_FIXED_RATE);
 }
 
-/* Fixed-delay: the next deadline is a period after the last firing. */
+/* Fixed-delay: the next deadline is a period after the last firing, exactly. */
 TEST_F(periodic, fixed_delay)
 {
 	const uint64_t period = 40 * NSEC_PER_MSEC;
@@ -1434,7 +1434,7 @@ TEST_F(periodic, fixed_delay)
 		dwqt_check_event(&ev);
 		T_EQ(ev.id, id);
 		T_EXPECT(!(ev.flags & DWQ_EVENT_LAST), "flags %#x", ev.flags);
-		T_EXPECT(!i || ev.deadline_ns >= prev.fired_ns + period,
+		T_EXPECT(!i || ev.deadline_ns == prev.fired_ns + period,
 			 "deadline %llu, but the previous firing was at %llu + period %llu",
 			 (unsigned long long)ev.deadline_ns,
 			 (unsigned long long)prev.fired_ns,

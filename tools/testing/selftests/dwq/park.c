@@ -719,10 +719,13 @@ static void budget_boundary(void)
 	e[1] = dwqt_sched_arg(DWQT_FAR_NS, p20 * 2 - 1, DWQ_MODE_FIXED_RATE, 0,
 			      7);
 	T_ERR(dwqt_batch(other, e, 2, &error_index), ENOSPC);
+	/* The rate of the two together is over: no one entry's, @count. */
+	T_EQ(error_index, 2);
 	T_EQ(dwqt_stats_ok(other).pending, 0);
 	T_EQ(rate(fd), rate_of(p20));
 	e[1].period_ns = p20 * 2;
 	T_OK(dwqt_batch(other, e, 2, &error_index));
+	T_EQ(error_index, 2);
 	T_EQ(rate(fd), BUDGET_HZ * 1000);
 	/* Close gives back what the file held. */
 	close(other);
