@@ -365,6 +365,9 @@ static int f2_posix_timer(struct bench *b, double *ns)
 	return 0;
 }
 
+/* F2's variants, run in an order that turns by one each repetition. */
+#define F2_VARIANTS 7
+
 static int bench_f2(struct bench *b)
 {
 	struct series floor = SERIES("noop_ioctl_x2",
@@ -382,35 +385,51 @@ static int bench_f2(struct bench *b)
 		      posix = SERIES("timer_create_settime_delete",
 				     "timer_create+settime+delete");
 	double v, w;
-	unsigned int r;
+	unsigned int r, k;
 	int fd = dev_open(1);
 
 	if (fd < 0)
 		return -1;
-	for (r = 0; r < b->reps; r++) {
-		if (f2_floor(b, fd, &v))
-			goto err;
-		add(&floor, v);
-		if (f2_single(b, fd, &v))
-			goto err;
-		add(&single, v);
-		if (f2_not_head(b, fd, &v))
-			goto err;
-		add(&nothead, v);
-		if (f2_batch(b, fd, &v, &w))
-			goto err;
-		add(&batch, v);
-		add(&bsched, w);
-		if (f2_timerfd_arm(b, &v))
-			goto err;
-		add(&tarm, v);
-		if (f2_timerfd_create(b, &v))
-			goto err;
-		add(&tcreate, v);
-		if (f2_posix_timer(b, &v))
-			goto err;
-		add(&posix, v);
-	}
+	for (r = 0; r < b->reps; r++)
+		for (k = 0; k < F2_VARIANTS; k++)
+			switch ((k + r) % F2_VARIANTS) {
+			case 0:
+				if (f2_floor(b, fd, &v))
+					goto err;
+				add(&floor, v);
+				break;
+			case 1:
+				if (f2_single(b, fd, &v))
+					goto err;
+				add(&single, v);
+				break;
+			case 2:
+				if (f2_not_head(b, fd, &v))
+					goto err;
+				add(&nothead, v);
+				break;
+			case 3:
+				if (f2_batch(b, fd, &v, &w))
+					goto err;
+				add(&batch, v);
+				add(&bsched, w);
+				break;
+			case 4:
+				if (f2_timerfd_arm(b, &v))
+					goto err;
+				add(&tarm, v);
+				break;
+			case 5:
+				if (f2_timerfd_create(b, &v))
+					goto err;
+				add(&tcreate, v);
+				break;
+			default:
+				if (f2_posix_timer(b, &v))
+					goto err;
+				add(&posix, v);
+				break;
+			}
 	close(fd);
 	header("F2", "ns per schedule+cancel pair, from user space", "ns/op",
 	       "floor");
@@ -557,8 +576,12 @@ static int bench_f4(struct bench *b)
 	if (!late || !tlate || !wlate || fd < 0)
 		goto out;
 	for (r = 0; r < b->reps; r++) {
-		if (f4_dwq(b, fd, late, wlate, n, &nearly) ||
-		    f4_timerfd(b, tlate, n))
+		/* The two in turns: each runs first in every other one. */
+		if (r % 2 && f4_timerfd(b, tlate, n))
+			goto out;
+		if (f4_dwq(b, fd, late, wlate, n, &nearly))
+			goto out;
+		if (!(r % 2) && f4_timerfd(b, tlate, n))
 			goto out;
 		qsort(late, n, sizeof(*late), cmp_u64);
 		qsort(tlate, n, sizeof(*tlate), cmp_u64);
@@ -958,19 +981,25 @@ static int bench_f7(struct bench *b)
 		      tf = SERIES("timerfd_epoll", "N timerfds, epoll + read");
 	size_t n = b->ops > 10000 ? 10000 : b->ops;
 	struct rlimit rl;
-	unsigned int r;
+	unsigned int r, k;
 	double v;
 
 	raise_limit(RLIMIT_NOFILE, n + 64);
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < n + 64)
 		n = rl.rlim_cur > 128 ? rl.rlim_cur - 64 : 64;
 	for (r = 0; r < b->reps; r++) {
-		if (f7_dwq(b, n, &v))
-			return -1;
-		add(&d, v / 1000);
-		if (f7_timerfd(b, n, &v))
-			return -1;
-		add(&tf, v / 1000);
+		/* The two in turns: each runs first in every other one. */
+		for (k = 0; k < 2; k++) {
+			if ((k + r) % 2 == 0) {
+				if (f7_dwq(b, n, &v))
+					return -1;
+				add(&d, v / 1000);
+			} else {
+				if (f7_timerfd(b, n, &v))
+					return -1;
+				add(&tf, v / 1000);
+			}
+		}
 	}
 	header("F7", "thousand events per second, all due at once", "k/s",
 	       "timerfd");
