@@ -813,12 +813,6 @@ static void dwq_task_cancel_test_race_10k(struct kunit *test)
 		   removed, running, idle);
 	KUNIT_EXPECT_EQ(test, removed + ran, n);
 	KUNIT_EXPECT_EQ(test, ran, running + idle);
-	/*
-	 * A race, both ways: the tasks due 140 us on are cancelled before
-	 * they run, and those due at once run before most cancels.
-	 */
-	KUNIT_EXPECT_GT(test, removed, 0U);
-	KUNIT_EXPECT_GT(test, ran, 0U);
 }
 
 /*
