@@ -572,6 +572,23 @@ void dwqt_with_fail_nth(void (*fn)(void))
 		       t_errname(-err));
 }
 
+void dwqt_nth_arm(int nth_fd, int nth)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%d", nth);
+	T_EQ(pwrite(nth_fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+}
+
+long dwqt_nth_disarm(int nth_fd)
+{
+	char buf[16] = { 0 };
+
+	T_EXPECT(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0, "read fail-nth");
+	T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
+	return strtol(buf, NULL, 10);
+}
+
 void *dwqt_unmapped(void)
 {
 	long page = sysconf(_SC_PAGESIZE);

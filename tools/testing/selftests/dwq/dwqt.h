@@ -155,6 +155,14 @@ int dwqt_with_files(const char *const *paths, unsigned int n, const char *val,
  */
 void dwqt_with_fail_nth(void (*fn)(void));
 
+/* Arm the calling thread's @nth allocation to fail, through @nth_fd. */
+void dwqt_nth_arm(int nth_fd, int nth);
+/*
+ * Disarm it, after the call under test: what was left of the count, 0 if
+ * the failure armed was injected.
+ */
+long dwqt_nth_disarm(int nth_fd);
+
 /* An address nothing may access: a PROT_NONE page. */
 void *dwqt_unmapped(void);
 /* A read-only copy of @len bytes (at most a page). */

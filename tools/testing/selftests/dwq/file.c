@@ -508,18 +508,13 @@ TEST_F(file, fdinfo_killable_while_read_holds_the_file)
  */
 static int open_failing_nth(int nth_fd, int nth, long *left)
 {
-	char buf[16];
 	int fd;
 
-	snprintf(buf, sizeof(buf), "%d", nth);
-	T_EQ(pwrite(nth_fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+	dwqt_nth_arm(nth_fd, nth);
 	fd = open(dwqt_dev(), O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		fd = -errno;
-	memset(buf, 0, sizeof(buf));
-	T_EXPECT(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0, "read fail-nth");
-	T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
-	*left = strtol(buf, NULL, 10);
+	*left = dwqt_nth_disarm(nth_fd);
 	return fd;
 }
 

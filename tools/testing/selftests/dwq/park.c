@@ -394,8 +394,7 @@ static void cancel_parked_fail_nth(void)
 	struct dwq_ioc_stats st;
 	struct dwq_event ev;
 	uint32_t result;
-	char buf[16] = "";
-	long err;
+	long err, left;
 
 	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
 	if (nth_fd < 0)
@@ -406,18 +405,14 @@ static void cancel_parked_fail_nth(void)
 				   DWQ_SCHED_ABS, 20 + nth);
 		wait_state(fd, id, DWQ_STATE_PARKED);
 		dwqt_sleep_ms(20);
-		snprintf(buf, sizeof(buf), "%d", nth);
 		before = dwqt_now();
-		T_EQ(pwrite(nth_fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+		dwqt_nth_arm(nth_fd, nth);
 		err = dwqt_cancel(fd, id, &result);
-		memset(buf, 0, sizeof(buf));
-		T_EXPECT(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0,
-			 "read fail-nth");
-		T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
+		left = dwqt_nth_disarm(nth_fd);
 		after = dwqt_now();
 		T_OK(err);
 		T_EQ(result, DWQ_RESULT_UNREAD);
-		T_EQ(strtol(buf, NULL, 10), nth);
+		T_EQ(left, nth);
 		T_ERR(query_err(fd, id), ENOENT);
 		st = dwqt_stats_ok(fd);
 		T_EQ(st.pending, 0);
@@ -469,7 +464,6 @@ static void resched_parked_fail_nth(void)
 	struct dwq_ioc_stats st0, st;
 	struct dwq_ioc_query q0, q;
 	struct dwq_event ev;
-	char buf[16] = "";
 	uint64_t id;
 	long err, left;
 
@@ -484,15 +478,10 @@ static void resched_parked_fail_nth(void)
 				   DWQ_SCHED_ABS, 30 + nth);
 		q0 = wait_state(fd, id, DWQ_STATE_PARKED);
 		st0 = dwqt_stats_ok(fd);
-		snprintf(buf, sizeof(buf), "%d", nth);
-		T_EQ(pwrite(nth_fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+		dwqt_nth_arm(nth_fd, nth);
 		err = dwqt_resched(fd, id, DWQT_FAR_NS, np, DWQ_MODE_FIXED_RATE,
 				   DWQ_SCHED_BOOTTIME | DWQ_RESCHED_PERIOD);
-		memset(buf, 0, sizeof(buf));
-		T_EXPECT(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0,
-			 "read fail-nth");
-		T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
-		left = strtol(buf, NULL, 10);
+		left = dwqt_nth_disarm(nth_fd);
 		st = dwqt_stats_ok(fd);
 		q = dwqt_query_ok(fd, id);
 		if (err) {

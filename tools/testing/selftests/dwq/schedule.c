@@ -936,7 +936,6 @@ static void schedule_failing_nth(void)
 	int nth_fd, nth, fd, failed = 0;
 	struct dwq_event ev;
 	uint64_t id = 0;
-	char buf[16];
 	long err, left;
 
 	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
@@ -946,15 +945,10 @@ static void schedule_failing_nth(void)
 		if (nth > 32)
 			t_fail("a schedule still allocates at its %dth", nth);
 		fd = dwqt_open(O_NONBLOCK);
-		snprintf(buf, sizeof(buf), "%d", nth);
-		T_EQ(pwrite(nth_fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+		dwqt_nth_arm(nth_fd, nth);
 		err = dwqt_sched(fd, dwqt_now(), 0, DWQ_MODE_ONESHOT,
 				 DWQ_SCHED_ABS, nth, &id);
-		memset(buf, 0, sizeof(buf));
-		T_EXPECT(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0,
-			 "read fail-nth");
-		T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
-		left = strtol(buf, NULL, 10);
+		left = dwqt_nth_disarm(nth_fd);
 		if (err) {
 			/* Failed whole: nothing pending, nothing to read. */
 			T_ERR(err, ENOMEM);
@@ -1009,7 +1003,6 @@ static void batch_failing_nth(void)
 	struct dwq_ioc_schedule e[GROW_BATCH];
 	int nth_fd, nth, fd, failed = 0;
 	uint64_t far = dwqt_now() + DWQT_FAR_NS;
-	char buf[16];
 	long err, left;
 	unsigned int i;
 
@@ -1031,14 +1024,9 @@ static void batch_failing_nth(void)
 			e[i].flags = DWQ_SCHED_ABS;
 			e[i].mode = DWQ_MODE_ONESHOT;
 		}
-		snprintf(buf, sizeof(buf), "%d", nth);
-		T_EQ(pwrite(nth_fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+		dwqt_nth_arm(nth_fd, nth);
 		err = dwqt_batch(fd, e, GROW_BATCH, NULL);
-		memset(buf, 0, sizeof(buf));
-		T_EXPECT(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0,
-			 "read fail-nth");
-		T_EQ(pwrite(nth_fd, "0", 1, 0), 1);
-		left = strtol(buf, NULL, 10);
+		left = dwqt_nth_disarm(nth_fd);
 		if (err) {
 			T_ERR(err, ENOMEM);
 			T_EQ(left, 0);
