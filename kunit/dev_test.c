@@ -1222,16 +1222,21 @@ static bool dt_worker_asleep(struct dwq_queue *q)
 	return asleep;
 }
 
+/* How far off dt_open_unarmable() schedules where the alarm must run. */
+#define DT_UNARMABLE_NS (500 * NSEC_PER_MSEC)
+
 /*
  * A file of a queue that refuses every schedule (as one being destroyed
  * does), its only worker asleep with nothing to wake it, so that it does
- * not take the queue for one stopping: a one-shot due in 50 ms scheduled
- * on it, whose alarm could not be armed. Its id in *@id, the user memory
- * for the ioctls' arguments in *@u; the queue in *@q, to let it take
- * schedules again.
+ * not take the queue for one stopping: a one-shot due in @delay_ns
+ * scheduled on it, whose alarm could not be armed. Its id in *@id, the
+ * user memory for the ioctls' arguments in *@u; the queue in *@q, to let
+ * it take schedules again.
  */
+
 static struct file *dt_open_unarmable(struct kunit *test, void __user **u,
-				      struct dwq_queue **q, u64 *id)
+				      struct dwq_queue **q, u64 *id,
+				      u64 delay_ns)
 {
 	struct dwq_client *c;
 	unsigned long addr;
@@ -1243,27 +1248,54 @@ static struct file *dt_open_unarmable(struct kunit *test, void __user **u,
 	*q = c->q;
 	dwq_kunit_wait_until(test, dt_worker_asleep(*q));
 	dt_queue_refuse(*q, true);
-	*id = dt_schedule(test, f, *u, 50 * NSEC_PER_MSEC);
+	*id = dt_schedule(test, f, *u, delay_ns);
 	return f;
 }
 
 /*
- * @ev is what a poll() of @f returned just after its alarm was armed for
- * the task dt_open_unarmable() scheduled: the alarm is queued, or ran
- * already if the 50 ms passed on a slow guest; the file is not readable
- * unless they did.
+ * @ev is what a poll() of @f returned just after its alarm was to be armed
+ * for the task dt_open_unarmable() scheduled: the alarm is queued, the file
+ * not readable before the deadline, or it ran already. True then. On a
+ * guest slow enough to reach the deadline first, none was armed: the task
+ * was due, and the file readable; false then, as no alarm will run.
  */
-static void dt_expect_armed(struct kunit *test, struct file *f, __poll_t ev)
+static bool dt_expect_armed(struct kunit *test, struct file *f, __poll_t ev)
 {
+	struct dwq_client *c = f->private_data;
 	struct dt_alarm_info info = dt_alarm(f);
+	u64 next = READ_ONCE(c->clk[DWQ_CLOCK_MONOTONIC].next);
 
-	KUNIT_EXPECT_TRUE_MSG(test,
-			      info.state == DWQ_STATE_QUEUED || info.runs > 0,
-			      "alarm state %u, runs %llu", info.state,
-			      info.runs);
+	if (info.state != DWQ_STATE_QUEUED && !info.runs) {
+		KUNIT_EXPECT_TRUE(test, ev & EPOLLIN);
+		KUNIT_EXPECT_GE_MSG(test, (u64)ktime_get_ns(), next,
+				    "alarm state %u, not armed before the deadline",
+				    info.state);
+		return false;
+	}
 	if (info.state == DWQ_STATE_QUEUED && !info.runs &&
 	    ktime_get_ns() < info.deadline_ns)
 		KUNIT_EXPECT_FALSE(test, ev & EPOLLIN);
+	return true;
+}
+
+/*
+ * A read() of @f into @u returned @n where dt_open_unarmable() scheduled
+ * task @id: true if that was @id's event, delivered once its deadline had
+ * passed (a guest slow enough to reach the deadline first). An event that
+ * came early, or another task's, fails the test.
+ */
+static bool dt_read_late(struct kunit *test, void __user *u, ssize_t n,
+			 u64 id)
+{
+	struct dwq_event ev;
+
+	if (n != sizeof(ev))
+		return false;
+	KUNIT_ASSERT_EQ(test, copy_from_user(&ev, u, sizeof(ev)), 0UL);
+	KUNIT_EXPECT_EQ(test, ev.id, id);
+	KUNIT_EXPECT_GE(test, ev.fired_ns, ev.deadline_ns);
+	KUNIT_EXPECT_GE(test, (u64)ktime_get_ns(), ev.deadline_ns);
+	return true;
 }
 
 /*
@@ -1280,20 +1312,23 @@ static void dwq_dev_test_arm_fails_readable(struct kunit *test)
 	struct file *f;
 	void __user *u;
 	loff_t pos = 0;
+	ssize_t n;
 	u64 id;
 
-	f = dt_open_unarmable(test, &u, &q, &id);
+	f = dt_open_unarmable(test, &u, &q, &id, DT_UNARMABLE_NS);
 	f->f_flags |= O_NONBLOCK;
 	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
 	KUNIT_EXPECT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
 	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
 	dt_queue_refuse(q, false);
 
-	KUNIT_EXPECT_EQ(test,
-			f->f_op->read(f, u, sizeof(struct dwq_event), &pos),
-			-EAGAIN);
+	n = f->f_op->read(f, u, sizeof(struct dwq_event), &pos);
+	if (dt_read_late(test, u, n, id))
+		dwq_kunit_skip(test, "the guest took the 500 ms to the deadline to read");
+	KUNIT_EXPECT_EQ(test, n, -EAGAIN);
 	/* Armed by the read(). */
-	dt_expect_armed(test, f, f->f_op->poll(f, NULL));
+	if (!dt_expect_armed(test, f, f->f_op->poll(f, NULL)))
+		dwq_kunit_skip(test, "the guest took the 500 ms to the deadline to arm");
 	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
 }
@@ -1301,7 +1336,7 @@ static void dwq_dev_test_arm_fails_readable(struct kunit *test)
 /*
  * As dwq_dev_test_arm_fails_readable(), but nobody reads: a poll() once
  * the queue takes schedules again arms the alarm (the file is not
- * readable then, unless the 50 ms to the deadline have passed already),
+ * readable then, unless the 500 ms to the deadline have passed already),
  * and the alarm wakes the poller when the task comes due.
  */
 static void dwq_dev_test_arm_fails_poll_arms(struct kunit *test)
@@ -1311,12 +1346,13 @@ static void dwq_dev_test_arm_fails_poll_arms(struct kunit *test)
 	void __user *u;
 	u64 id;
 
-	f = dt_open_unarmable(test, &u, &q, &id);
+	f = dt_open_unarmable(test, &u, &q, &id, DT_UNARMABLE_NS);
 	f->f_flags |= O_NONBLOCK;
 	dt_queue_refuse(q, false);
 	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
 	/* Armed by the poll(). */
-	dt_expect_armed(test, f, f->f_op->poll(f, NULL));
+	if (!dt_expect_armed(test, f, f->f_op->poll(f, NULL)))
+		dwq_kunit_skip(test, "the guest took the 500 ms to the deadline to arm");
 	dwq_kunit_wait_until(test, dt_alarm_ran(f, 1));
 	KUNIT_EXPECT_TRUE(test, f->f_op->poll(f, NULL) & EPOLLIN);
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), id);
@@ -1337,7 +1373,8 @@ static void dwq_dev_test_arm_fails_killable(struct kunit *test)
 	ssize_t n;
 	u64 id;
 
-	f = dt_open_unarmable(test, &u, &q, &id);
+	/* Far off: the read must not find it due, however slow the guest. */
+	f = dt_open_unarmable(test, &u, &q, &id, 3600 * NSEC_PER_SEC);
 	allow_signal(SIGUSR1);
 	send_sig(SIGUSR1, current, 0);
 	n = f->f_op->read(f, u, sizeof(struct dwq_event), &pos);
