@@ -482,28 +482,10 @@ void dwq_limits_release(struct dwq_user *u, unsigned int n)
 	atomic_sub(n, &dwq_limits_nr_tasks);
 }
 
-/**
- * dwq_limits_timing() - what of a request's timing needs no clock
- * @time_ns: the delay, or with %DWQ_SCHED_ABS the deadline
- * @period_ns: the period, 0 for a one-shot
- * @mode: a DWQ_MODE_* value
- * @flags: DWQ_SCHED_* and %DWQ_RESCHED_PERIOD, already checked for
- *	unknown bits
- *
- * The checks of dwq_limits_sched() that neither a clock nor a task
- * answers, so that a request can be refused as malformed before the task
- * it names is looked up.
- *
- * Context: any context.
- * Return: 0, or -EINVAL for a bad mode, a period out of [min_period_ns,
- * max_delay_ns] (or not 0 for a one-shot), a delay over max_delay_ns or
- * a time over KTIME_MAX.
- */
-int dwq_limits_timing(u64 time_ns, u64 period_ns, u32 mode, u32 flags)
+/* dwq_limits_timing(), with max_delay_ns as its caller loaded it. */
+static int __dwq_limits_timing(u64 time_ns, u64 period_ns, u32 mode, u32 flags,
+			       u64 max_delay)
 {
-	/* Root may write them while schedules read them: one load each. */
-	u64 max_delay = READ_ONCE(max_delay_ns);
-
 	switch (mode) {
 	case DWQ_MODE_ONESHOT:
 		if (period_ns)
@@ -526,6 +508,30 @@ int dwq_limits_timing(u64 time_ns, u64 period_ns, u32 mode, u32 flags)
 }
 
 /**
+ * dwq_limits_timing() - what of a request's timing needs no clock
+ * @time_ns: the delay, or with %DWQ_SCHED_ABS the deadline
+ * @period_ns: the period, 0 for a one-shot
+ * @mode: a DWQ_MODE_* value
+ * @flags: DWQ_SCHED_* and %DWQ_RESCHED_PERIOD, already checked for
+ *	unknown bits
+ *
+ * The checks of dwq_limits_sched() that neither a clock nor a task
+ * answers, so that a request can be refused as malformed before the task
+ * it names is looked up.
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL for a bad mode, a period out of [min_period_ns,
+ * max_delay_ns] (or not 0 for a one-shot), a delay over max_delay_ns or
+ * a time over KTIME_MAX.
+ */
+int dwq_limits_timing(u64 time_ns, u64 period_ns, u32 mode, u32 flags)
+{
+	/* Root may write it while schedules read it: one load a request. */
+	return __dwq_limits_timing(time_ns, period_ns, mode, flags,
+				   READ_ONCE(max_delay_ns));
+}
+
+/**
  * dwq_limits_sched() - user timing as the engine's, within the limits
  * @ds: filled in
  * @time_ns: the delay, or with %DWQ_SCHED_ABS the deadline
@@ -544,11 +550,12 @@ int dwq_limits_timing(u64 time_ns, u64 period_ns, u32 mode, u32 flags)
 int dwq_limits_sched(struct dwq_sched *ds, u64 time_ns, u64 period_ns, u32 mode,
 		     u32 flags, u64 *now)
 {
+	/* One load for all the request's checks, as in dwq_limits_timing(). */
 	u64 max_delay = READ_ONCE(max_delay_ns);
 	unsigned int clock;
 	int err;
 
-	err = dwq_limits_timing(time_ns, period_ns, mode, flags);
+	err = __dwq_limits_timing(time_ns, period_ns, mode, flags, max_delay);
 	if (err)
 		return err;
 	if (flags & DWQ_SCHED_ABS) {
