@@ -777,6 +777,20 @@ bool dwqt_fdinfo(int fd, const char *key, char *val, size_t size)
 	return found;
 }
 
+uint64_t dwqt_fdinfo_u64(int fd, const char *key)
+{
+	char val[128], *end;
+	uint64_t v;
+
+	if (!dwqt_fdinfo(fd, key, val, sizeof(val)))
+		t_fail("no '%s' line in /proc/self/fdinfo/%d", key, fd);
+	errno = 0;
+	v = strtoull(val, &end, 0);
+	if (errno || end == val || *end)
+		t_fail("'%s' has the value '%s', not a number", key, val);
+	return v;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -205,6 +205,9 @@ void *dwqt_page(void);
 /* The value of "key:" in /proc/self/fdinfo/@fd; false if absent. */
 bool dwqt_fdinfo(int fd, const char *key, char *val, size_t size);
 
+/* The number "key:" has in /proc/self/fdinfo/@fd; fails if it has none. */
+uint64_t dwqt_fdinfo_u64(int fd, const char *key);
+
 /* Fail unless the ids are non-zero and distinct. */
 void dwqt_check_ids(const uint64_t *ids, size_t n);
 

@@ -241,20 +241,6 @@ TEST_F(file, fork_last_close)
 	T_EQ(dwqt_stats_ok(o).all_tasks, base);
 }
 
-static uint64_t fdinfo_u64(int fd, const char *key)
-{
-	char val[128], *end;
-	uint64_t v;
-
-	if (!dwqt_fdinfo(fd, key, val, sizeof(val)))
-		t_fail("no '%s' line in /proc/self/fdinfo/%d", key, fd);
-	errno = 0;
-	v = strtoull(val, &end, 0);
-	if (errno || end == val || *end)
-		t_fail("'%s' has the value '%s', not a number", key, val);
-	return v;
-}
-
 /* fdinfo shows the pending count and the next deadline. */
 TEST_F(file, fdinfo)
 {
@@ -262,11 +248,11 @@ TEST_F(file, fdinfo)
 	uint64_t d, id[3];
 	char val[128];
 
-	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 0);
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-pending:"), 0);
 	T_EXPECT(dwqt_fdinfo(fd, "dwq-next-deadline-ns:", val, sizeof(val)),
 		 "no 'dwq-next-deadline-ns:' line with no task");
-	T_EQ(fdinfo_u64(fd, "dwq-next-deadline-ns:"), 0);
-	T_EQ(fdinfo_u64(fd, "dwq-next-id:"), 0);
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-next-deadline-ns:"), 0);
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-next-id:"), 0);
 	d = dwqt_now() + DWQT_FAR_NS;
 	id[1] = dwqt_sched_ok(fd, d + NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT,
 			      DWQ_SCHED_ABS, 1);
@@ -274,16 +260,16 @@ TEST_F(file, fdinfo)
 			      DWQ_SCHED_ABS, 0);
 	id[2] = dwqt_sched_ok(fd, d + 2 * NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT,
 			      DWQ_SCHED_ABS, 2);
-	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 3);
-	T_EQ(fdinfo_u64(fd, "dwq-next-deadline-ns:"), d);
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-pending:"), 3);
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-next-deadline-ns:"), d);
 	T_OK(dwqt_cancel(fd, id[0], NULL));
-	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 2);
-	T_EQ(fdinfo_u64(fd, "dwq-next-deadline-ns:"), d + NSEC_PER_SEC);
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-pending:"), 2);
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-next-deadline-ns:"), d + NSEC_PER_SEC);
 	T_OK(dwqt_resched(fd, id[2], d - NSEC_PER_SEC, 0, 0, DWQ_SCHED_ABS));
-	T_EQ(fdinfo_u64(fd, "dwq-next-deadline-ns:"), d - NSEC_PER_SEC);
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-next-deadline-ns:"), d - NSEC_PER_SEC);
 	T_OK(dwqt_cancel(fd, id[1], NULL));
 	T_OK(dwqt_cancel(fd, id[2], NULL));
-	T_EQ(fdinfo_u64(fd, "dwq-pending:"), 0);
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-pending:"), 0);
 }
 
 #define PAGES_BATCHES 8
@@ -303,9 +289,9 @@ TEST_F(file, fdinfo_array_pages)
 	unsigned int b, i;
 
 	page = sysconf(_SC_PAGESIZE);
-	T_EQ(fdinfo_u64(fd, "dwq-array-pages-bytes:"), 0);
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-array-pages-bytes:"), 0);
 	dwqt_sched_ok(fd, far, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 0);
-	T_EQ(fdinfo_u64(fd, "dwq-array-pages-bytes:"), 0);
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-array-pages-bytes:"), 0);
 	/* Falling deadlines: each batch's tasks go to the heap. */
 	for (b = 0; b < PAGES_BATCHES; b++) {
 		memset(e, 0, sizeof(e));
@@ -315,10 +301,10 @@ TEST_F(file, fdinfo_array_pages)
 		}
 		T_OK(dwqt_batch(fd, e, ARRAY_SIZE(e), NULL));
 	}
-	bytes = fdinfo_u64(fd, "dwq-array-pages-bytes:");
-	heap = fdinfo_u64(fd, "dwq-heap-slots:") * 16;
-	used = heap + fdinfo_u64(fd, "dwq-run-slots:") * 8 +
-	       fdinfo_u64(fd, "dwq-id-buckets:") * 8;
+	bytes = dwqt_fdinfo_u64(fd, "dwq-array-pages-bytes:");
+	heap = dwqt_fdinfo_u64(fd, "dwq-heap-slots:") * 16;
+	used = heap + dwqt_fdinfo_u64(fd, "dwq-run-slots:") * 8 +
+	       dwqt_fdinfo_u64(fd, "dwq-id-buckets:") * 8;
 	t_note("%llu bytes of pages for %llu of slots and buckets", bytes,
 	       used);
 	T_EXPECT(bytes >= heap, "%llu bytes, under the heap's %llu", bytes,
@@ -363,7 +349,7 @@ TEST_F(file, fdinfo_tgid_in_readers_pid_namespace)
 	int fd = self->f.fd, status;
 	pid_t pid;
 
-	T_EQ(fdinfo_u64(fd, "dwq-tgid:"), getpid());
+	T_EQ(dwqt_fdinfo_u64(fd, "dwq-tgid:"), getpid());
 	pid = fork();
 	T_EXPECT(pid >= 0, "fork: %s", t_errname(errno));
 	if (!pid) {

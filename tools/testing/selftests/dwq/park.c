@@ -453,9 +453,9 @@ TEST_F(park, cancel_parked_fail_nth)
  * charged first, then the file's BOOTTIME heap (empty, no slots) must
  * grow and the kept event be allocated. On a new file each time, the
  * 1st, 2nd, ... allocation armed to fail until the call needs fewer:
- * each failure is ENOMEM, with the rate's charge given back and the task
- * as it was: parked on CLOCK_MONOTONIC with its deadline, period and
- * cookie, nothing kept to read.
+ * each failure is ENOMEM, with the rate's charge given back, the heap's
+ * growth too, and the task as it was: parked on CLOCK_MONOTONIC with its
+ * deadline, period and cookie, nothing kept to read.
  */
 static void resched_parked_fail_nth(void)
 {
@@ -463,8 +463,8 @@ static void resched_parked_fail_nth(void)
 	int nth_fd, nth, fd, failed = 0;
 	struct dwq_ioc_stats st0, st;
 	struct dwq_ioc_query q0, q;
+	uint64_t id, heap0;
 	struct dwq_event ev;
-	uint64_t id;
 	long err, left;
 
 	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
@@ -478,6 +478,7 @@ static void resched_parked_fail_nth(void)
 				   DWQ_SCHED_ABS, 30 + nth);
 		q0 = wait_state(fd, id, DWQ_STATE_PARKED);
 		st0 = dwqt_stats_ok(fd);
+		heap0 = dwqt_fdinfo_u64(fd, "dwq-heap-slots:");
 		dwqt_nth_arm(nth_fd, nth);
 		err = dwqt_resched(fd, id, DWQT_FAR_NS, np, DWQ_MODE_FIXED_RATE,
 				   DWQ_SCHED_BOOTTIME | DWQ_RESCHED_PERIOD);
@@ -501,6 +502,8 @@ static void resched_parked_fail_nth(void)
 			T_EQ(q.cookie, q0.cookie);
 			T_EQ(q.runs, q0.runs);
 			T_EQ(q.folded, q0.folded);
+			/* The BOOTTIME heap it grew, given back. */
+			T_EQ(dwqt_fdinfo_u64(fd, "dwq-heap-slots:"), heap0);
 		} else {
 			/* Moved, ten times the rate charged, its event kept. */
 			T_EQ(q.state, DWQ_STATE_QUEUED);

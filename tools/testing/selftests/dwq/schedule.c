@@ -979,16 +979,6 @@ TEST_F(schedule, fail_nth)
 
 #define GROW_BATCH 48
 
-/* A number in @fd's fdinfo. */
-static unsigned long fdinfo_num(int fd, const char *key)
-{
-	char val[32];
-
-	if (!dwqt_fdinfo(fd, key, val, sizeof(val)))
-		t_fail("no %s in fdinfo", key);
-	return strtoul(val, NULL, 10);
-}
-
 /*
  * A batch that needs the file's arrays grown (more tasks than a new file
  * has room for, in falling deadlines, so all but the first go to the
@@ -999,7 +989,7 @@ static unsigned long fdinfo_num(int fd, const char *key)
  */
 static void batch_failing_nth(void)
 {
-	unsigned long heap0, run0, ids0;
+	uint64_t heap0, run0, ids0;
 	struct dwq_ioc_schedule e[GROW_BATCH];
 	int nth_fd, nth, fd, failed = 0;
 	uint64_t far = dwqt_now() + DWQT_FAR_NS;
@@ -1013,11 +1003,11 @@ static void batch_failing_nth(void)
 		if (nth > 4 * GROW_BATCH)
 			t_fail("a batch still allocates at its %dth", nth);
 		fd = dwqt_open(O_NONBLOCK);
-		heap0 = fdinfo_num(fd, "dwq-heap-slots:");
-		run0 = fdinfo_num(fd, "dwq-run-slots:");
-		ids0 = fdinfo_num(fd, "dwq-id-buckets:");
-		T_EXPECT(heap0 < GROW_BATCH, "a new file has %lu heap slots",
-			 heap0);
+		heap0 = dwqt_fdinfo_u64(fd, "dwq-heap-slots:");
+		run0 = dwqt_fdinfo_u64(fd, "dwq-run-slots:");
+		ids0 = dwqt_fdinfo_u64(fd, "dwq-id-buckets:");
+		T_EXPECT(heap0 < GROW_BATCH, "a new file has %llu heap slots",
+			 (unsigned long long)heap0);
 		memset(e, 0, sizeof(e));
 		for (i = 0; i < GROW_BATCH; i++) {
 			e[i].time_ns = far - i;
@@ -1031,9 +1021,9 @@ static void batch_failing_nth(void)
 			T_ERR(err, ENOMEM);
 			T_EQ(left, 0);
 			T_EQ(dwqt_stats_ok(fd).pending, 0);
-			T_EQ(fdinfo_num(fd, "dwq-heap-slots:"), heap0);
-			T_EQ(fdinfo_num(fd, "dwq-run-slots:"), run0);
-			T_EQ(fdinfo_num(fd, "dwq-id-buckets:"), ids0);
+			T_EQ(dwqt_fdinfo_u64(fd, "dwq-heap-slots:"), heap0);
+			T_EQ(dwqt_fdinfo_u64(fd, "dwq-run-slots:"), run0);
+			T_EQ(dwqt_fdinfo_u64(fd, "dwq-id-buckets:"), ids0);
 			failed++;
 		} else {
 			T_EQ(dwqt_stats_ok(fd).pending, GROW_BATCH);
