@@ -85,12 +85,15 @@ TEST_F(cancel_batch, removed)
 
 	keep = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1000);
 	base = dwqt_stats_ok(other).all_tasks;
-	/* Due in a second: they would fire during the case if not removed. */
+	/*
+	 * Due in 3 s: they would fire during the case if not removed, and
+	 * not before the cancel, with seconds to spare on a slow guest.
+	 */
 	for (i = 0; i < ARRAY_SIZE(s); i++) {
 		uint32_t m = i % 3;
 
-		s[i] = dwqt_sched_arg(NSEC_PER_SEC, m ? 50 * NSEC_PER_MSEC : 0,
-				      m, 0, i);
+		s[i] = dwqt_sched_arg(3 * NSEC_PER_SEC,
+				      m ? 50 * NSEC_PER_MSEC : 0, m, 0, i);
 	}
 	T_OK(dwqt_batch(fd, s, ARRAY_SIZE(s), NULL));
 	T_EQ(dwqt_stats_ok(other).all_tasks, base + ARRAY_SIZE(s));
@@ -113,7 +116,7 @@ TEST_F(cancel_batch, removed)
 	T_EQ(st.pending, 1);
 	T_EQ(st.cancelled, ARRAY_SIZE(e));
 	T_EQ(dwqt_stats_ok(other).all_tasks, base);
-	dwqt_expect_no_event(fd, 2000);
+	dwqt_expect_no_event(fd, 3500);
 	st = dwqt_stats_ok(fd);
 	T_EQ(st.fired, 0);
 	T_EQ(st.events, 0);

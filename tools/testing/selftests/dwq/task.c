@@ -84,7 +84,8 @@ TEST_F(cancel, queued_removed)
 	uint32_t result = 0;
 
 	keep = dwqt_sched_ok(fd, DWQT_FAR_NS, 0, DWQ_MODE_ONESHOT, 0, 1);
-	id = dwqt_sched_ok(fd, NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT, 0, 2);
+	/* Due in 3 s: seconds after the cancel, on a slow guest too. */
+	id = dwqt_sched_ok(fd, 3 * NSEC_PER_SEC, 0, DWQ_MODE_ONESHOT, 0, 2);
 	T_OK(dwqt_cancel(fd, id, &result));
 	T_EQ(result, DWQ_RESULT_REMOVED);
 	T_ERR(dwqt_query(fd, id, &q), ENOENT);
@@ -93,7 +94,7 @@ TEST_F(cancel, queued_removed)
 	st = dwqt_stats_ok(fd);
 	T_EQ(st.pending, 1);
 	T_EQ(st.cancelled, 1);
-	dwqt_expect_no_event(fd, 1500);
+	dwqt_expect_no_event(fd, 3500);
 	st = dwqt_stats_ok(fd);
 	T_EQ(st.fired, 0);
 	T_EQ(dwqt_query_ok(fd, keep).state, DWQ_STATE_QUEUED);
@@ -341,7 +342,8 @@ TEST_F(reschedule, order_keeps_id_cookie)
 	int fd = self->f.fd, i;
 	struct dwq_event ev;
 
-	base = dwqt_now() + 1000 * NSEC_PER_MSEC;
+	/* Far enough for the calls before the first deadline, slow or not. */
+	base = dwqt_now() + 3000 * NSEC_PER_MSEC;
 	for (i = 0; i < 3; i++) {
 		id[i] = dwqt_sched_ok(fd, base + i * 200 * NSEC_PER_MSEC, 0,
 				      DWQ_MODE_ONESHOT, DWQ_SCHED_ABS, 10 + i);
