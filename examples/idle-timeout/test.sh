@@ -162,8 +162,9 @@ sed 's/^/# /' "$tmp/rmmod"
 [ $rm_rc = 0 ] && [ "$(grep -c "closed and freed $conns connections: [0-9]* open, [1-9][0-9]* of them cancelled while queued, 0 not queued before their deadline" "$tmp/rmmod")" = $a ]
 result $? "rmmod: all $conns freed after dwq_cancel_sync(), the open ones' timeouts found queued (${open} open at the last look)" "$tmp/rmmod"
 
-# Again, every timeout sleeping 300 ms before it looks: rmmod once one does.
-insmod $ko conns=16 idle_ms=100 run_ms=100 seed=2 hold_ms=300 >"$tmp/insmod2" 2>&1
+# Again, every timeout sleeping 5 s before it looks: rmmod once one does
+# (seconds for the rmmod to come while it sleeps, on a slow guest too).
+insmod $ko conns=16 idle_ms=100 run_ms=100 seed=2 hold_ms=5000 >"$tmp/insmod2" 2>&1
 r=$?
 i=0
 while [ $r = 0 ] && [ $i -lt $((settle_s * 2)) ]; do
@@ -173,7 +174,7 @@ while [ $r = 0 ] && [ $i -lt $((settle_s * 2)) ]; do
 done
 cat $dbg/stats >>"$tmp/insmod2" 2>&1
 grep -q '^holding [1-9]' "$tmp/insmod2"
-result $? "insmod hold_ms=300: a timeout runs, asleep" "$tmp/insmod2"
+result $? "insmod hold_ms=5000: a timeout runs, asleep" "$tmp/insmod2"
 echo "dwq_idle_timeout test: hold" >/dev/kmsg
 rmmod dwq_idle_timeout >"$tmp/rmmod2" 2>&1
 r=$?
