@@ -496,9 +496,11 @@ static int step_idle(struct demo *d, struct dwq_ioc_stats *st)
 	snprintf(title, sizeof(title), "%u idle workers, none awake",
 		 st->workers);
 	step(d, title);
-	/* Like QueueProbe's sleep(200): let the workers reach their wait. */
-	sleep_ms(200);
-	if (demo_stats(d, d->obs, &st0))
+	/*
+	 * Like QueueProbe's sleep(200), but until the counts stand still:
+	 * let the workers reach their wait, on a slow machine too.
+	 */
+	if (settle(d, &st0))
 		return -1;
 	sleep_ms(200);
 	if (demo_stats(d, d->obs, st))

@@ -42,9 +42,61 @@ count() { grep -c -- "$2" "$1"; }
 # The queue's size, from a new file: 0 once every dwqctl has closed its own.
 queue_size() { dwqctl --json stats | sed -n 's/.*"queue_size":\([0-9]*\),.*/\1/p'; }
 
+# The waits below end as soon as what they wait for holds, or after 20 s:
+# a slow or stalled guest makes them longer, never wrong.
+#
+# caught PID SIG: wait until dwqctl, PID, takes SIG (INT or TERM), blocked
+# for its signalfd or with a handler: sent before, the signal would end it
+# before it could say how it ended.
+caught() {
+	case $2 in
+	INT) bit=2 ;;
+	TERM) bit=16384 ;;
+	*) return 1 ;;
+	esac
+	i=0
+	while [ $i -lt 200 ]; do
+		if [ "$(cat /proc/"$1"/comm 2>/dev/null)" = dwqctl ]; then
+			blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/"$1"/status)
+			cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/"$1"/status)
+			[ -n "$blk" ] && [ -n "$cgt" ] &&
+				[ $(((0x$blk | 0x$cgt) & bit)) != 0 ] && return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+# child PID NAME: wait until PID has a child process named NAME (the CMD
+# dwqctl runs: every and after have a child of their own too, a dwqctl);
+# print its pid.
+child() {
+	i=0
+	while [ $i -lt 200 ]; do
+		# The parent's pid follows the name, which has no spaces here.
+		cat /proc/[0-9]*/stat 2>/dev/null |
+			awk -v p="$1" -v n="($2)" '$2 == n && $4 == p { print $1; f = 1; exit }
+				END { exit !f }' &&
+			return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+# lines FILE PATTERN N: wait until FILE has N lines that match PATTERN.
+lines() {
+	i=0
+	while [ $i -lt 200 ]; do
+		[ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
 # fg_signal SIG AFTER OUT ERR COMMAND...: run COMMAND in the foreground
-# (a command started with & has SIGINT ignored) and send it SIG after
-# AFTER seconds. Sets $rc.
+# (a command started with & has SIGINT ignored) and send it SIG AFTER
+# seconds after it takes SIG (caught). Sets $rc.
 fg_signal() {
 	sig=$1 after=$2 o=$3 e=$4
 	shift 4
@@ -55,6 +107,7 @@ fg_signal() {
 			sleep 0.1
 			i=$((i + 1))
 		done
+		caught "$(cat "$tmp/fg.pid")" "$sig"
 		sleep "$after"
 		kill -"$sig" "$(cat "$tmp/fg.pid")"
 	) &
@@ -161,7 +214,8 @@ result "$([ $rc = 0 ] && [ "$(count "$tmp/wj" '^{"type":"stats","refresh":[1-3],
 	"watch --json --count 3: 3 stats objects, then an end object (reason count)" "$tmp/wj"
 dwqctl --json watch 100ms >"$tmp/wt" 2>&1 &
 pid=$!
-sleep 1
+caught $pid TERM
+lines "$tmp/wt" '^{"type":"stats",' 2
 kill -TERM $pid
 wait $pid
 rc=$?
@@ -216,7 +270,7 @@ result "$([ $rc = 127 ] && has "$tmp/a3" 'after: /nonexistent/cmd: ENOENT' && ec
 rm -f "$tmp/touched"
 dwqctl --json after 60s -- touch "$tmp/touched" >"$tmp/a4" 2>&1 &
 pid=$!
-sleep 0.5
+caught $pid TERM
 kill -TERM $pid
 wait $pid
 rc=$?
@@ -229,7 +283,8 @@ result "$([ $rc = 143 ] && [ ! -e "$tmp/touched" ] &&
 # SIGTERM while CMD runs: passed on to it; dwqctl waits and returns its status.
 dwqctl after 10ms -- sleep 30 >"$tmp/a5" 2>&1 &
 pid=$!
-sleep 1
+caught $pid TERM
+child $pid sleep >/dev/null
 kill -TERM $pid
 wait $pid
 rc=$?
@@ -326,7 +381,8 @@ result "$(holds [ $rc = 127 ])" "every -- a command that does not exist: exit 12
 
 dwqctl --json every 100ms -- true >"$tmp/e8" 2>&1 &
 pid=$!
-sleep 1.5
+caught $pid TERM
+lines "$tmp/e8" '^{"type":"exit",' 3
 kill -TERM $pid
 wait $pid
 rc=$?
@@ -340,9 +396,11 @@ result "$([ $rc = 0 ] && has "$tmp/e10.err" 'stopped by SIGINT: 1 runs, 0 failed
 	"every: SIGINT during CMD stops both; a run ended by it is not a failure (rc $rc)" "$tmp/e10.err"
 # A run that catches the stopping signal and exits with a status of its
 # own failed: that status is dwqctl's.
-dwqctl every 100ms --first 0 -- sh -c 'sleep 30 & trap "kill $!; exit 3" TERM; wait' >"$tmp/e11" 2>&1 &
+dwqctl every 100ms --first 0 -- sh -c 'trap "kill \$!; exit 3" TERM; sleep 30 & wait' >"$tmp/e11" 2>&1 &
 pid=$!
-sleep 1
+caught $pid TERM
+# The run's shell has set its trap once its own child, sleep, is there.
+run=$(child $pid sh) && child "$run" sleep >/dev/null
 kill -TERM $pid
 wait $pid
 rc=$?
@@ -641,7 +699,7 @@ result "$([ $rc = 130 ] && tail -n 1 "$tmp/ri" | grep -qx '{"type":"end","comman
 printf 'schedule 60s\nsleep 60s\n' >"$tmp/s.dwq"
 dwqctl --json run "$tmp/s.dwq" >"$tmp/rt" 2>&1 &
 pid=$!
-sleep 0.5
+caught $pid TERM
 kill -TERM $pid
 wait $pid
 rc=$?

@@ -152,9 +152,9 @@ if [ -d $tr/events/dwq ]; then
 	}
 
 	cat >"$tmp/work" <<'SCRIPT'
-schedule 200ms cookie 1
+schedule 2s cookie 1
 schedule 10s cookie 2
-reschedule $2 100ms
+reschedule $2 1s
 schedule 5s cookie 3
 cancel $3
 wait 2 events timeout 10s
@@ -239,9 +239,9 @@ SCRIPT
 		[ "$(grep -c 'dwq_wakeup:.* worker=[0-9]* reason=leader-timer' "$tmp/burst")" = 1 ]
 	result $? "trace: the leader's deadlines, and its one wakeup by the timer for 32 alarms due at once" "$tmp/trace"
 	# The /dev/dwq events name the task as the program knows it.
-	grep -q "dwq_dev_schedule: tgid=$pid id=1 cookie=1 time=200000000 period=0 mode=oneshot$" "$tmp/trace" &&
+	grep -q "dwq_dev_schedule: tgid=$pid id=1 cookie=1 time=2000000000 period=0 mode=oneshot$" "$tmp/trace" &&
 		grep -q "dwq_dev_schedule: tgid=$pid id=3 cookie=3 time=5000000000 period=0 mode=oneshot$" "$tmp/trace" &&
-		grep -q "dwq_dev_reschedule: tgid=$pid id=2 cookie=2 time=100000000 period=0 " "$tmp/trace"
+		grep -q "dwq_dev_reschedule: tgid=$pid id=2 cookie=2 time=1000000000 period=0 " "$tmp/trace"
 	result $? "trace: dwq_dev_schedule/reschedule carry tgid $pid, id, cookie, time" "$tmp/trace"
 	grep -q "dwq_dev_cancel: tgid=$pid id=3 cookie=3 result=removed$" "$tmp/trace"
 	result $? "trace: dwq_dev_cancel names the task it removed" "$tmp/trace"
