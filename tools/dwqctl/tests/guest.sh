@@ -42,57 +42,48 @@ count() { grep -c -- "$2" "$1"; }
 # The queue's size, from a new file: 0 once every dwqctl has closed its own.
 queue_size() { dwqctl --json stats | sed -n 's/.*"queue_size":\([0-9]*\),.*/\1/p'; }
 
-# The waits below end as soon as what they wait for holds, or after 20 s:
-# a slow or stalled guest makes them longer, never wrong.
-#
-# caught PID SIG: wait until dwqctl, PID, takes SIG (INT or TERM), blocked
-# for its signalfd or with a handler: sent before, the signal would end it
-# before it could say how it ended.
-caught() {
-	case $2 in
-	INT) bit=2 ;;
-	TERM) bit=16384 ;;
-	*) return 1 ;;
-	esac
-	i=0
-	while [ $i -lt 200 ]; do
-		if [ "$(cat /proc/"$1"/comm 2>/dev/null)" = dwqctl ]; then
-			blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/"$1"/status)
-			cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/"$1"/status)
-			[ -n "$blk" ] && [ -n "$cgt" ] &&
-				[ $(((0x$blk | 0x$cgt) & bit)) != 0 ] && return 0
-		fi
+# until COMMAND...: run COMMAND every 0.1 s until it succeeds, for 20 s at
+# most. The waits below end as soon as what they wait for holds: a slow or
+# stalled guest makes them longer, never wrong.
+until_ok() {
+	_tries=0
+	while [ $_tries -lt 200 ]; do
+		"$@" && return 0
 		sleep 0.1
-		i=$((i + 1))
+		_tries=$((_tries + 1))
 	done
 	return 1
+}
+# takes PID BIT: dwqctl, PID, blocks the signal of mask BIT (for its
+# signalfd) or has a handler for it.
+takes() {
+	[ "$(cat /proc/"$1"/comm 2>/dev/null)" = dwqctl ] || return 1
+	blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/"$1"/status)
+	cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/"$1"/status)
+	[ -n "$blk" ] && [ -n "$cgt" ] && [ $(((0x$blk | 0x$cgt) & $2)) != 0 ]
+}
+# caught PID SIG: wait until dwqctl, PID, takes SIG (INT or TERM): sent
+# before, the signal would end it before it could say how it ended.
+caught() {
+	case $2 in
+	INT) until_ok takes "$1" 2 ;;
+	TERM) until_ok takes "$1" 16384 ;;
+	*) return 1 ;;
+	esac
+}
+# child_now PID NAME: print the pid of PID's child named NAME, if any
+# (the parent's pid follows the name, which has no spaces here).
+child_now() {
+	cat /proc/[0-9]*/stat 2>/dev/null |
+		awk -v p="$1" -v n="($2)" '$2 == n && $4 == p { print $1; f = 1; exit }
+			END { exit !f }'
 }
 # child PID NAME: wait until PID has a child process named NAME (the CMD
 # dwqctl runs: every and after have a child of their own too, a dwqctl);
 # print its pid.
-child() {
-	i=0
-	while [ $i -lt 200 ]; do
-		# The parent's pid follows the name, which has no spaces here.
-		cat /proc/[0-9]*/stat 2>/dev/null |
-			awk -v p="$1" -v n="($2)" '$2 == n && $4 == p { print $1; f = 1; exit }
-				END { exit !f }' &&
-			return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-# lines FILE PATTERN N: wait until FILE has N lines that match PATTERN.
-lines() {
-	i=0
-	while [ $i -lt 200 ]; do
-		[ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+child() { until_ok child_now "$@"; }
+# has_lines FILE PATTERN N: FILE has N lines that match PATTERN.
+has_lines() { [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ]; }
 
 # fg_signal SIG AFTER OUT ERR COMMAND...: run COMMAND in the foreground
 # (a command started with & has SIGINT ignored) and send it SIG AFTER
@@ -102,11 +93,7 @@ fg_signal() {
 	shift 4
 	rm -f "$tmp/fg.pid"
 	(
-		i=0
-		while [ ! -s "$tmp/fg.pid" ] && [ $i -lt 100 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
+		until_ok test -s "$tmp/fg.pid"
 		caught "$(cat "$tmp/fg.pid")" "$sig"
 		sleep "$after"
 		kill -"$sig" "$(cat "$tmp/fg.pid")"
@@ -215,7 +202,7 @@ result "$([ $rc = 0 ] && [ "$(count "$tmp/wj" '^{"type":"stats","refresh":[1-3],
 dwqctl --json watch 100ms >"$tmp/wt" 2>&1 &
 pid=$!
 caught $pid TERM
-lines "$tmp/wt" '^{"type":"stats",' 2
+until_ok has_lines "$tmp/wt" '^{"type":"stats",' 2
 kill -TERM $pid
 wait $pid
 rc=$?
@@ -382,7 +369,7 @@ result "$(holds [ $rc = 127 ])" "every -- a command that does not exist: exit 12
 dwqctl --json every 100ms -- true >"$tmp/e8" 2>&1 &
 pid=$!
 caught $pid TERM
-lines "$tmp/e8" '^{"type":"exit",' 3
+until_ok has_lines "$tmp/e8" '^{"type":"exit",' 3
 kill -TERM $pid
 wait $pid
 rc=$?
