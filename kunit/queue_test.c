@@ -200,6 +200,18 @@ static struct dwq_queue *qt_queue(struct kunit *test, unsigned int workers,
 }
 
 /*
+ * Skip the rest of @test if the guest stalled until @at, a deadline 2 s
+ * ahead, before a step that must be over by then: what follows would
+ * judge a timer that has fired meanwhile.
+ */
+static void qt_still_before(struct kunit *test, u64 at)
+{
+	if (ktime_get_ns() >= at)
+		dwq_kunit_skip(test,
+			       "the guest stalled past a deadline 2 s ahead");
+}
+
+/*
  * Arm the leader's timer exactly for every head, however far: for cases
  * that check its range on heads more than a second ahead (see
  * dwq_queue_test_far_head_coarse() for the early arm they would get).
@@ -446,15 +458,16 @@ static void dwq_queue_test_create_invalid(struct kunit *test)
  * other three never wake; three zero-delay tasks then run once each. The
  * leader's wakeup and sleep, waited for, and the snapshot after them must
  * all come before the task is due (300 ms, as the seeds had it, can pass
- * in a slow guest): 2 s, with the timer armed exactly for it.
+ * in a slow guest): 2 s, with the timer armed exactly for it. A guest that
+ * takes longer still skips the case.
  */
 static void dwq_queue_test_seed_experiment(struct kunit *test)
 {
 	struct qt_probe *p = qt_probes(test, 4);
 	struct dwq_queue *q = qt_queue(test, 4, 0);
-	struct dwq_worker_stats ws;
+	struct dwq_worker_stats ws[4];
+	int leader, i, runs, now_leader;
 	u64 t0, until, due;
-	int leader, i;
 
 	qt_exact(q);
 	qt_wait_followers(test, q, 4);
@@ -469,15 +482,20 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
 	until = q->leader_deadline;
 	due = p[0].task.node.deadline;
 	raw_spin_unlock_irq(&q->lock);
+	runs = atomic_read(&p[0].runs);
+	now_leader = qt_stats(q).leader;
+	for (i = 0; i < 4; i++)
+		ws[i] = qt_wstats(test, q, i);
+	/* The snapshot came before p[0] was due. */
+	qt_still_before(test, t0 + 2000 * MS);
 	KUNIT_EXPECT_EQ(test, until, due);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].runs), 0);
-	KUNIT_EXPECT_EQ(test, qt_stats(q).leader, leader);
+	KUNIT_EXPECT_EQ(test, runs, 0);
+	KUNIT_EXPECT_EQ(test, now_leader, leader);
 	for (i = 0; i < 4; i++) {
-		ws = qt_wstats(test, q, i);
-		KUNIT_EXPECT_EQ(test, ws.wakeups, i == leader ? 1ULL : 0ULL);
-		KUNIT_EXPECT_EQ(test, ws.timed_waits,
+		KUNIT_EXPECT_EQ(test, ws[i].wakeups, i == leader ? 1ULL : 0ULL);
+		KUNIT_EXPECT_EQ(test, ws[i].timed_waits,
 				i == leader ? 1ULL : 0ULL);
-		KUNIT_EXPECT_EQ(test, ws.leader_changes,
+		KUNIT_EXPECT_EQ(test, ws[i].leader_changes,
 				i == leader ? 1ULL : 0ULL);
 	}
 
@@ -509,14 +527,17 @@ static void dwq_queue_test_seed_experiment(struct kunit *test)
  * in place: nobody wakes, the same worker still leads, for the new head,
  * and it runs first. Arming a new head and cancelling it, over and over,
  * wakes nobody either. The new head is 2 s ahead, its timer armed exactly:
- * the snapshot after it must come before it is due, even in a slow guest.
+ * the snapshot after it must come before it is due, even in a slow guest
+ * (one that takes longer skips the case).
  */
 static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 {
 	struct qt_probe *p = qt_probes(test, 34);
 	struct dwq_queue *q = qt_queue(test, 4, 0);
 	struct dwq_queue_stats before, after;
-	u64 until, hard, due;
+	u64 t0, until, hard, due;
+	struct hrtimer *armed;
+	s64 soft, expires;
 	int leader, i;
 
 	qt_wait_followers(test, q, 4);
@@ -538,14 +559,20 @@ static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.leader, leader);
 
 	qt_exact(q);
+	t0 = ktime_get_ns();
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[1], 2000 * MS), 0);
 	dwq_kunit_wait_until(test, qt_settled(q));
 	raw_spin_lock_irq(&q->lock);
 	until = q->leader_deadline;
 	hard = q->leader_hard;
 	due = p[1].task.node.deadline;
+	armed = q->armed;
+	soft = ktime_to_ns(hrtimer_get_softexpires(&q->wake_timer));
+	expires = ktime_to_ns(hrtimer_get_expires(&q->wake_timer));
 	raw_spin_unlock_irq(&q->lock);
 	after = qt_stats(q);
+	/* The snapshot came before p[1] was due. */
+	qt_still_before(test, t0 + 2000 * MS);
 	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
 	KUNIT_EXPECT_EQ(test, after.leader, leader);
 	KUNIT_EXPECT_EQ(test, after.total.leader_changes,
@@ -554,12 +581,9 @@ static void dwq_queue_test_earlier_moves_timer(struct kunit *test)
 	/* No slack asked: the timer is armed for the deadline exactly. */
 	KUNIT_EXPECT_EQ(test, hard, due);
 	/* An ordinary head: on the hard timer, which only wakes the leader. */
-	KUNIT_EXPECT_PTR_EQ(test, q->armed, &q->wake_timer);
-	KUNIT_EXPECT_EQ(test,
-			ktime_to_ns(hrtimer_get_softexpires(&q->wake_timer)),
-			(s64)due);
-	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&q->wake_timer)),
-			(s64)due);
+	KUNIT_EXPECT_PTR_EQ(test, armed, &q->wake_timer);
+	KUNIT_EXPECT_EQ(test, soft, (s64)due);
+	KUNIT_EXPECT_EQ(test, expires, (s64)due);
 
 	qt_wait_ran(test, &p[1]);
 	KUNIT_EXPECT_EQ(test, p[1].worker, leader);
@@ -2777,18 +2801,6 @@ static void qt_softirq_fn(struct dwq_task *task)
 	c->in_softirq = in_serving_softirq();
 	c->in_hardirq = in_hardirq();
 	atomic_inc_return(&c->runs);
-}
-
-/*
- * Skip the rest of @test if the guest stalled until @at, a deadline 2 s
- * ahead, before a step that must be over by then: what follows would
- * judge a timer that has fired meanwhile.
- */
-static void qt_still_before(struct kunit *test, u64 at)
-{
-	if (ktime_get_ns() >= at)
-		dwq_kunit_skip(test,
-			       "the guest stalled past a deadline 2 s ahead");
 }
 
 /* @c has run once: its fields may be read. */
