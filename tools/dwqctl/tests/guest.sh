@@ -87,7 +87,8 @@ has_lines() { [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ]; }
 
 # fg_signal SIG AFTER OUT ERR COMMAND...: run COMMAND in the foreground
 # (a command started with & has SIGINT ignored) and send it SIG AFTER
-# seconds after it takes SIG (caught). Sets $rc.
+# seconds after it takes SIG (caught), or with AFTER child:NAME once its
+# child NAME runs. Sets $rc.
 fg_signal() {
 	sig=$1 after=$2 o=$3 e=$4
 	shift 4
@@ -95,7 +96,10 @@ fg_signal() {
 	(
 		until_ok test -s "$tmp/fg.pid"
 		caught "$(cat "$tmp/fg.pid")" "$sig"
-		sleep "$after"
+		case $after in
+		child:*) child "$(cat "$tmp/fg.pid")" "${after#child:}" >/dev/null ;;
+		*) sleep "$after" ;;
+		esac
 		kill -"$sig" "$(cat "$tmp/fg.pid")"
 	) &
 	killer=$!
@@ -378,7 +382,7 @@ result "$([ $rc = 0 ] && tail -n 1 "$tmp/e8" | grep -Eq '^\{"type":"end","comman
 fg_signal INT 0.8 "$tmp/e9" "$tmp/e9.err" dwqctl every 100ms -- true
 result "$([ $rc = 0 ] && tail -n 1 "$tmp/e9.err" | grep -q '^dwqctl every: stopped by SIGINT: [0-9]* runs, 0 failed' && echo 0 || echo 1)" \
 	"every ended by SIGINT: exit 0, a summary (rc $rc)" "$tmp/e9.err"
-fg_signal INT 0.5 "$tmp/e10" "$tmp/e10.err" dwqctl every 100ms --first 0 -- sleep 30
+fg_signal INT child:sleep "$tmp/e10" "$tmp/e10.err" dwqctl every 100ms --first 0 -- sleep 30
 result "$([ $rc = 0 ] && has "$tmp/e10.err" 'stopped by SIGINT: 1 runs, 0 failed' && echo 0 || echo 1)" \
 	"every: SIGINT during CMD stops both; a run ended by it is not a failure (rc $rc)" "$tmp/e10.err"
 # A run that catches the stopping signal and exits with a status of its

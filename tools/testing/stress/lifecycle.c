@@ -829,7 +829,8 @@ static bool load_left_nothing(const char *what, unsigned int nth)
 		fail("%s, nth %u: /dev/dwq or /sys/module/dwq left", what, nth);
 		ok = false;
 	}
-	for (i = 0; (threads = dwq_threads()) && i < 100; i++)
+	/* Stopped by the unload; gone from /proc once reaped: 10 s at most. */
+	for (i = 0; (threads = dwq_threads()) && i < 1000; i++)
 		usleep(10000);
 	if (threads) {
 		fail("%s, nth %u: %u dwq threads left", what, nth, threads);

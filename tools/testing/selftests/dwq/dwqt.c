@@ -326,7 +326,7 @@ bool dwqt_charges(int fd, struct dwqt_charges *ch)
 bool dwqt_charges_back(int fd, const struct dwqt_charges *want,
 		       struct dwqt_charges *now)
 {
-	uint64_t end = dwqt_now() + 2 * NSEC_PER_SEC;
+	uint64_t end = dwqt_now() + DWQT_WAIT_MS * NSEC_PER_MSEC;
 
 	for (;;) {
 		if (!dwqt_charges(fd, now)) {

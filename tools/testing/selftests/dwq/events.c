@@ -254,12 +254,12 @@ TEST_F(read, small_buffer_einval)
 		t_fail("fork: %s", t_errname(errno));
 	if (!pid)
 		_exit(read(fd, &ev, 1) < 0 && errno == EINVAL ? 0 : 1);
-	for (k = 0; k < 300; k++) {
+	for (k = 0; k < DWQT_WAIT_MS / 10; k++) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			break;
 		dwqt_sleep_ms(10);
 	}
-	if (k == 300) {
+	if (k == DWQT_WAIT_MS / 10) {
 		kill(pid, SIGKILL);
 		t_fail("a 1-byte read() of an empty file blocks");
 	}
