@@ -625,6 +625,8 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 	hard = q->leader_hard;
 	expires = ktime_to_ns(hrtimer_get_expires(q->armed));
 	raw_spin_unlock_irq(&q->lock);
+	/* Read before the range began: the timer cannot have fired. */
+	qt_still_before(test, base);
 	KUNIT_EXPECT_EQ(test, until, base);
 	KUNIT_EXPECT_EQ(test, hard, base + 500 * MS);
 	KUNIT_EXPECT_EQ(test, expires, (s64)(base + 500 * MS));
@@ -638,6 +640,7 @@ static void dwq_queue_test_slack_range(struct kunit *test)
 	until = q->leader_deadline;
 	hard = q->leader_hard;
 	raw_spin_unlock_irq(&q->lock);
+	qt_still_before(test, base);
 	KUNIT_EXPECT_EQ(test, until, base);
 	KUNIT_EXPECT_EQ(test, hard, base + 100 * MS);
 
@@ -839,7 +842,8 @@ static void dwq_queue_test_slack_head_taken(struct kunit *test)
  * otherwise costs a context switch per schedule. Everything up to the
  * snapshot must come before that timer fires, which would wake the leader:
  * it is armed exactly for 2 s ahead, not for 300 ms that a slow guest can
- * spend in the waits and 64 calls before the snapshot.
+ * spend in the waits and 64 calls before the snapshot (a slower one skips
+ * the case).
  */
 static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
 {
@@ -847,9 +851,11 @@ static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
 	struct dwq_queue *q = qt_queue(test, 4, 0);
 	struct dwq_queue_stats before, after;
 	int i, leader;
+	u64 t0;
 
 	qt_exact(q);
 	qt_wait_followers(test, q, 4);
+	t0 = ktime_get_ns();
 	KUNIT_ASSERT_EQ(test, qt_after(q, &p[0], 2000 * MS), 0);
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
@@ -867,6 +873,8 @@ static void dwq_queue_test_later_head_keeps_leader(struct kunit *test)
 	/* A wakeup would show as a leader not (yet) leading again. */
 	dwq_kunit_wait_until(test, qt_settled(q));
 	after = qt_stats(q);
+	/* The snapshot came before the timer fired. */
+	qt_still_before(test, t0 + 2000 * MS);
 	KUNIT_EXPECT_EQ(test, after.total.wakeups, before.total.wakeups);
 	KUNIT_EXPECT_EQ(test, after.leader, leader);
 
@@ -1106,7 +1114,8 @@ static void dwq_queue_test_front_slot_order(struct kunit *test)
  * early timer fires, it is armed again exactly for the head, and nobody
  * wakes; the tasks run by their deadlines, not before. The head is 4 s
  * ahead: the waits for the leader and the later head must come before the
- * early timer fires, 2 s on, which 500 ms would not leave a slow guest.
+ * early timer fires, 2 s on, which 500 ms would not leave a slow guest (a
+ * slower one skips the case).
  */
 static void dwq_queue_test_far_head_coarse(struct kunit *test)
 {
@@ -1130,6 +1139,8 @@ static void dwq_queue_test_far_head_coarse(struct kunit *test)
 	hard = q->leader_hard;
 	expires = ktime_to_ns(hrtimer_get_expires(q->armed));
 	raw_spin_unlock_irq(&q->lock);
+	/* Read before the early timer can have fired. */
+	qt_still_before(test, t0 + 2000 * MS);
 	/* Armed at some t >= t0, for (t + d0) / 2. */
 	KUNIT_EXPECT_GE(test, until, t0 + 2000 * MS);
 	KUNIT_EXPECT_LT(test, until, d0);
@@ -1144,6 +1155,7 @@ static void dwq_queue_test_far_head_coarse(struct kunit *test)
 	hard = q->leader_hard;
 	expires = ktime_to_ns(hrtimer_get_expires(q->armed));
 	raw_spin_unlock_irq(&q->lock);
+	qt_still_before(test, t0 + 2000 * MS);
 	KUNIT_EXPECT_EQ(test, d0, until);
 	KUNIT_EXPECT_EQ(test, hard, until);
 	KUNIT_EXPECT_EQ(test, expires, (s64)until);
