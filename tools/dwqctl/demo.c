@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,12 +225,37 @@ static int put_file(const char *path, const char *val)
 	return n == (ssize_t)strlen(val) ? 0 : -1;
 }
 
+/*
+ * SIGINT and SIGTERM held back while a file of the demo's tracefs instance
+ * is open: tracefs refuses to remove an instance in use (EBUSY), so the
+ * handler's rmdir() (rmdir_on_signal()) must come between such opens.
+ */
+static void trace_hold(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void trace_unhold(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 static int trace_set(struct demo *d, const char *file, const char *val)
 {
 	char path[256];
+	sigset_t old;
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", d->trace, file);
-	return put_file(path, val);
+	trace_hold(&old);
+	ret = put_file(path, val);
+	trace_unhold(&old);
+	return ret;
 }
 
 /*
@@ -249,21 +275,28 @@ static void trace_open(struct demo *d)
 	for (i = 0; i < ARRAY_SIZE(roots); i++) {
 		snprintf(dir, sizeof(dir), "%s/instances/dwqctl-demo-%d",
 			 roots[i], (int)getpid());
+		/*
+		 * Interrupted, the demo takes its instance away with it: set
+		 * before the instance exists, so that no signal comes
+		 * between (removing one not made yet does nothing).
+		 */
+		rmdir_on_signal(dir);
 		if (!mkdir(dir, 0700))
 			break;
 	}
-	if (i == ARRAY_SIZE(roots))
+	if (i == ARRAY_SIZE(roots)) {
+		rmdir_on_signal(NULL);
 		return;
+	}
 	memcpy(d->trace, dir, sizeof(dir));
+	rmdir_on_signal(d->trace);
 	if (trace_set(d, "buffer_size_kb", "512") ||
 	    trace_set(d, "events/dwq/dwq_fire/enable", "1") ||
 	    trace_set(d, "events/dwq/dwq_dev_event/enable", "1")) {
 		rmdir(d->trace);
+		rmdir_on_signal(NULL);
 		d->trace[0] = 0;
-		return;
 	}
-	/* Interrupted, the demo takes its instance away with it. */
-	rmdir_on_signal(d->trace);
 }
 
 static void trace_close(struct demo *d)
@@ -288,10 +321,16 @@ static int trace_get(struct demo *d)
 {
 	char path[256];
 
+	sigset_t old;
+	ssize_t n;
+
 	if (!d->trace[0])
 		return -1;
 	snprintf(path, sizeof(path), "%s/trace", d->trace);
-	return slurp(d, path) < 0 ? -1 : 0;
+	trace_hold(&old);
+	n = slurp(d, path);
+	trace_unhold(&old);
+	return n < 0 ? -1 : 0;
 }
 
 /*
