@@ -320,7 +320,6 @@ static void trace_clear(struct demo *d)
 static int trace_get(struct demo *d)
 {
 	char path[256];
-
 	sigset_t old;
 	ssize_t n;
 
