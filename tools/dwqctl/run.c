@@ -282,8 +282,14 @@ static int cancel_report(struct run_state *st, __u64 id, int err, __u32 result)
 		res = "unread";
 		why = "it will not fire again; its last event is still to read";
 	} else {
-		res = "unknown";
-		why = "the device answered a result dwqctl does not know";
+		/* Not shown cancelled: the task may still be queued. */
+		char cause[96];
+
+		snprintf(cause, sizeof(cause),
+			 "result %u, unknown to this dwqctl: the task may not be cancelled",
+			 result);
+		run_error(st, 0, cause, what);
+		return -1;
 	}
 	if (opt.json) {
 		json_begin("cancel");

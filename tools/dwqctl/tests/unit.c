@@ -6,9 +6,10 @@
  * dwq: scripts read with `run -n` or run on /dev/null, the end records
  * of after, every and watch on a device that fails, and, with ioctls a
  * seccomp filter answers, the clock a reschedule reads, $N and $last after
- * a failed schedule, bench F6 without a file or a thread, and SIGINT
- * ignored on entry. TAP output; the exit status is 1 if a test failed.
- * Built and run by `make -C tools/dwqctl test`.
+ * a failed schedule, a cancel result dwqctl does not know, bench F6
+ * without a file or a thread, and SIGINT ignored on entry. TAP output;
+ * the exit status is 1 if a test failed. Built and run by
+ * `make -C tools/dwqctl test`.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1332,6 +1333,9 @@ static void test_end_records(void)
 #define BOOT_TASK 7 /* on CLOCK_BOOTTIME */
 #define MONO_TASK 8 /* on CLOCK_MONOTONIC */
 #define GONE_TASK 404 /* no such task: ENOENT */
+#define ODD_TASK 77 /* its cancel answers ODD_RESULT */
+/* A cancel result no dwq defines, as a later one might answer. */
+#define ODD_RESULT 99
 #define FIRST_ID 100 /* the id of the first task scheduled */
 /* A period below this is EINVAL, as below the module's min_period_ns. */
 #define MIN_PERIOD_NS (100 * NSEC_PER_USEC)
@@ -1381,12 +1385,41 @@ static int peek(pid_t pid, __u64 addr, void *buf, size_t len, int write)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+/* Cancel @c as supervise() does, noting it in @seen. */
+static void cancel_one(struct seen *seen, struct dwq_ioc_cancel *c)
+{
+	if (seen->ncancelled < MAX_SEEN)
+		seen->cancelled[seen->ncancelled++] = c->id;
+	c->result = c->id == GONE_TASK ? DWQ_RESULT_NOENT :
+		    c->id == ODD_TASK  ? ODD_RESULT :
+					 DWQ_RESULT_REMOVED;
+}
+
+/* Answer @b, a CANCEL_BATCH of process @pid: 0 or the ioctl's -errno. */
+static int cancel_batch(pid_t pid, struct seen *seen,
+			const struct dwq_ioc_cancel_batch *b)
+{
+	struct dwq_ioc_cancel c[MAX_SEEN];
+	__u32 i;
+
+	if (!b->count || b->count > MAX_SEEN)
+		return -EINVAL;
+	if (peek(pid, b->entries, c, b->count * sizeof(c[0]), 0))
+		return -EFAULT;
+	for (i = 0; i < b->count; i++)
+		cancel_one(seen, &c[i]);
+	return peek(pid, b->entries, c, b->count * sizeof(c[0]), 1) ? -EFAULT :
+								      0;
+}
+
 /*
  * Be the device of a program started SUPERVISED, until it ends: QUERY
  * says BOOT_TASK is on CLOCK_BOOTTIME, GONE_TASK is ENOENT, any other
  * task is on CLOCK_MONOTONIC; RESCHEDULE succeeds; SCHEDULE is EINVAL for
  * a period below MIN_PERIOD_NS, else its task's id is FIRST_ID plus the
- * number of schedules before it; CANCEL removes. Note them in @seen.
+ * number of schedules before it; CANCEL and CANCEL_BATCH remove, but
+ * answer GONE_TASK's as ENOENT (DWQ_RESULT_NOENT in a batch) and
+ * ODD_TASK's with ODD_RESULT. Note them in @seen.
  * clone3() and timerfd_create() go on, unless @f (NULL: nothing) makes
  * them fail.
  */
@@ -1398,6 +1431,7 @@ static void supervise(int notify, pid_t pid, const struct faults *f,
 	struct seccomp_notif *req;
 	struct dwq_ioc_reschedule rs;
 	struct dwq_ioc_schedule sc;
+	struct dwq_ioc_cancel_batch b;
 	struct dwq_ioc_cancel c;
 	struct dwq_ioc_query q;
 	struct pollfd pfd = { .fd = notify, .events = POLLIN };
@@ -1456,11 +1490,15 @@ static void supervise(int notify, pid_t pid, const struct faults *f,
 				resp->error = -EFAULT;
 		} else if ((__u32)req->data.args[1] == (__u32)DWQ_IOC_CANCEL &&
 			   !peek(pid, addr, &c, sizeof(c), 0)) {
-			if (seen->ncancelled < MAX_SEEN)
-				seen->cancelled[seen->ncancelled++] = c.id;
-			c.result = DWQ_RESULT_REMOVED;
-			if (peek(pid, addr, &c, sizeof(c), 1))
+			cancel_one(seen, &c);
+			if (c.result == DWQ_RESULT_NOENT)
+				resp->error = -ENOENT;
+			else if (peek(pid, addr, &c, sizeof(c), 1))
 				resp->error = -EFAULT;
+		} else if ((__u32)req->data.args[1] ==
+				   (__u32)DWQ_IOC_CANCEL_BATCH &&
+			   !peek(pid, addr, &b, sizeof(b), 0)) {
+			resp->error = cancel_batch(pid, seen, &b);
 		} else {
 			resp->error = -EFAULT;
 		}
@@ -1643,6 +1681,57 @@ static void test_failed_schedule(void)
 	       "%s: an error naming the failed schedule, for each (said: %.600s)",
 	       name, r.err);
 	ran_free(&r);
+}
+
+/* What dwqctl says of ODD_TASK's cancel, after "dwqctl: FILE:LINE: ". */
+#define ODD_SAID \
+	"cancel 77: result 99, unknown to this dwqctl: the task may not be cancelled\n"
+
+/*
+ * A cancel whose result dwqctl does not know (a later dwq's, say) has not
+ * been shown to leave the task cancelled: an error naming the result, the
+ * command failed, alone and in a batch; the batch's other ids are still
+ * reported as the device answered them.
+ */
+static void test_unknown_cancel_result(void)
+{
+	static const struct {
+		const char *script;
+		int ncancelled;
+		const char *out;
+		const char *noent;
+	} cases[] = {
+		{ "cancel 77\n", 1, "", NULL },
+		{ "cancel 8 77 404\n", 3,
+		  "cancel 8: removed: it will not fire\n",
+		  "dwqctl: <stdin>:1: cancel 404: ENOENT: " },
+	};
+	static const char *const name =
+		"run: cancel answered with a result dwqctl does not know";
+	const char *odd;
+	struct seen seen;
+	struct ran r;
+	size_t i;
+	int ok;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (run_supervised(&r, &seen, cases[i].script,
+				   (const char *[]){ "--device", "/dev/null",
+						     "run", "-", NULL },
+				   NULL, name))
+			return;
+		odd = strstr(r.err, "dwqctl: <stdin>:1: " ODD_SAID);
+		ok = r.status == 1 && seen.ncancelled == cases[i].ncancelled &&
+		     !strcmp(r.out, cases[i].out) && odd &&
+		     lines_with(r.err, "dwqctl: ") == 1 + (int)i &&
+		     (!cases[i].noent ||
+		      lines_with(r.err, cases[i].noent) == 1);
+		result(ok,
+		       "%s: %.20s: the command fails, saying so (exit %d, %d cancelled, printed: %.200s, said: %.400s)",
+		       name, cases[i].script, r.status, seen.ncancelled, r.out,
+		       r.err);
+		ran_free(&r);
+	}
 }
 
 /*
@@ -2575,6 +2664,7 @@ int main(int argc, char **argv)
 	test_end_records();
 	test_reschedule_clock();
 	test_failed_schedule();
+	test_unknown_cancel_result();
 	test_bench_f6_errors();
 	test_ignored_sigint();
 	test_stop_at_deadline();
