@@ -29,7 +29,8 @@
  * (only the host can make it) excludes the connections it starved instead
  * of failing them. Such a stall can also deliver a packet after a quiet
  * connection's deadline, while its run is due: that run finds the deadline
- * moved and is stale, and only a packet counted overdue can explain one.
+ * moved and is stale, and only a packet counted overdue can explain one
+ * (the test's rx_in_run sends one as each connection's first run begins).
  * debugfs, dwq_idle_timeout/, holds the counters (stats) and one line per
  * connection (conns); examples/idle-timeout/test.sh asserts the above from
  * them, and rmmod logs what teardown found.
@@ -69,6 +70,16 @@ static unsigned int hold_ms;
 module_param(hold_ms, uint, 0444);
 MODULE_PARM_DESC(hold_ms,
 		 "for the test: idle callbacks sleep this long, ms, 0..10000");
+
+/*
+ * Not for a driver: how the test makes an idle run stale. A packet that
+ * comes once the run is due needs a stalled packet source (the host's),
+ * which a test cannot call up; this one comes as the run begins.
+ */
+static bool rx_in_run;
+module_param(rx_in_run, bool, 0444);
+MODULE_PARM_DESC(rx_in_run,
+		 "for the test: a packet as each first idle run begins");
 
 static unsigned long long seed = 1;
 module_param(seed, ullong, 0444);
@@ -208,6 +219,30 @@ static u64 conn_gap(struct idle_conn *c, u64 prev_ns)
 	return gap;
 }
 
+/* A packet for @c: push its deadline out. Called with @c->lock held. */
+static void conn_rx_locked(struct idle_conn *c)
+{
+	u64 now = ktime_get_ns();
+	u64 prev;
+	int ret;
+
+	lockdep_assert_held(&c->lock);
+	if (c->state != CONN_OPEN) {
+		c->dropped++;
+		return;
+	}
+	prev = c->last_rx_ns;
+	c->last_rx_ns = now;
+	c->packets++;
+	ret = conn_arm(c, now);
+	if (ret == 1)
+		c->moved++;
+	else if (ret == 0)
+		c->requeued++;
+	if (conn_gap(c, prev) >= idle_ns)
+		c->overdue++;
+}
+
 /* The idle timeout: runs on a dwq worker, in process context. */
 static void conn_idle(struct dwq_task *task)
 {
@@ -222,6 +257,9 @@ static void conn_idle(struct dwq_task *task)
 	}
 	now = ktime_get_ns();
 	spin_lock_bh(&c->lock);
+	/* The test's rx_in_run: as if a packet had come while we slept. */
+	if (rx_in_run && !c->fired)
+		conn_rx_locked(c);
 	c->fired++;
 	deadline = c->last_rx_ns + idle_ns;
 	if (c->state != CONN_OPEN) {
@@ -252,29 +290,11 @@ static void conn_idle(struct dwq_task *task)
 	spin_unlock_bh(&c->lock);
 }
 
-/* A packet for @c, in softirq context: push its deadline out. */
+/* A packet for @c, in softirq context. */
 static void conn_rx(struct idle_conn *c)
 {
-	u64 now = ktime_get_ns();
-	u64 prev;
-	int ret;
-
 	spin_lock(&c->lock);
-	if (c->state != CONN_OPEN) {
-		c->dropped++;
-		goto out;
-	}
-	prev = c->last_rx_ns;
-	c->last_rx_ns = now;
-	c->packets++;
-	ret = conn_arm(c, now);
-	if (ret == 1)
-		c->moved++;
-	else if (ret == 0)
-		c->requeued++;
-	if (conn_gap(c, prev) >= idle_ns)
-		c->overdue++;
-out:
+	conn_rx_locked(c);
 	spin_unlock(&c->lock);
 }
 

@@ -17,8 +17,9 @@
 # Loads it again with every timeout made to sleep (hold_ms) and unloads it
 # while one does, so that teardown's dwq_cancel_sync() must wait for a
 # running callback before it frees the connection (a callback that ran on
-# after the free would be a KASAN report); then checks the kernel log and
-# kmemleak.
+# after the free would be a KASAN report). Loads it a third time with a
+# packet coming as each first idle run begins (rx_in_run), so that the
+# callback's stale branch runs. Then checks the kernel log and kmemleak.
 
 . /dwq/tap.sh
 ko=/dwq/dwq_idle_timeout.ko
@@ -32,7 +33,7 @@ settle_s=120
 # Never leave the module loaded: the jobs after this one reload dwq.ko.
 trap 'rm -rf "$tmp"; grep -q "^dwq_idle_timeout " /proc/modules && rmmod dwq_idle_timeout' EXIT
 
-tap_plan 18
+tap_plan 20
 echo "# kernel $(uname -r); conns=$conns idle_ms=$idle_ms run_ms=$run_ms seed=$seed"
 
 # Bad parameters: refused, with a message, and nothing stays loaded.
@@ -182,6 +183,41 @@ dmesg | sed -n '/dwq_idle_timeout test: hold/,$p' | grep 'dwq_idle_timeout: clos
 sed 's/^/# /' "$tmp/rmmod2"
 [ $r = 0 ] && grep -q "closed and freed 16 connections: .*; [1-9][0-9]* waited for a running timeout" "$tmp/rmmod2"
 result $? "rmmod then: dwq_cancel_sync() waited for the running timeout, then freed all 16" "$tmp/rmmod2"
+
+# Again, with a packet as each connection's first idle run begins
+# (rx_in_run), where otherwise only a stalled guest sends one: that run
+# finds the deadline moved, is stale and arms the task again; the next
+# run, idle_ms after that packet, times the connection out.
+echo "dwq_idle_timeout test: stale" >/dev/kmsg
+insmod $ko conns=64 idle_ms=100 run_ms=200 seed=3 rx_in_run=1 >"$tmp/insmod3" 2>&1
+r=$?
+i=0
+while [ $r = 0 ] && [ $i -lt $((settle_s * 2)) ]; do
+	grep -q '^unsettled 0$' $dbg/stats 2>/dev/null && break
+	sleep 0.5
+	i=$((i + 1))
+done
+cat $dbg/stats >>"$tmp/insmod3" 2>&1
+cat $dbg/conns >"$tmp/conns3" 2>&1
+[ $r = 0 ] && grep -q '^unsettled 0$' "$tmp/insmod3"
+result $? "insmod rx_in_run=1: every closer closed and every idle and quiet connection timed out" "$tmp/insmod3"
+rmmod dwq_idle_timeout >"$tmp/rmmod3" 2>&1 || echo "rmmod failed" >>"$tmp/rmmod3"
+dmesg | sed -n '/dwq_idle_timeout test: stale/,$p' | grep 'dwq_idle_timeout: closed and freed' >>"$tmp/rmmod3"
+sed 's/^/# /' "$tmp/rmmod3"
+# Each idle connection: the open and that packet (which found the task
+# running and queued it again, overdue), two runs, the first stale.
+bad_stale='($2 == "idle" || $2 == "quiet") && $9 < 1'
+bad_stale_idle='$2 == "idle" && ($4 != 2 || $6 != 2 || $5 != 0 || $8 != 2 || $9 != 1 || $13 != 1)'
+{
+	bad "$bad_timeout" "$tmp/conns3"
+	bad "$bad_stale" "$tmp/conns3"
+	bad "$bad_stale_idle" "$tmp/conns3"
+	grep -vc '^#' "$tmp/conns3" | grep -vx 64
+	grep -q 'dwq_idle_timeout: closed and freed 64 connections' "$tmp/rmmod3" ||
+		cat "$tmp/rmmod3"
+} >"$tmp/bad"
+[ ! -s "$tmp/bad" ]
+result $? "a packet as the first run began made that run stale; the next timed out, once; rmmod freed all 64" "$tmp/bad"
 
 dmesg >"$tmp/dmesg"
 sed -n '/dwq_idle_timeout test: start/,$p' "$tmp/dmesg" >"$tmp/log"
