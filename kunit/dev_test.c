@@ -802,15 +802,50 @@ static void dwq_dev_test_alarm_drain_wakes_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->wakeups), 0);
 }
 
+/* The alarm tests' short deadline, far enough for a slow guest. */
+#define DT_EARLY_NS (2 * NSEC_PER_SEC)
+
+/*
+ * Skip the test if DT_EARLY_NS have passed since @t0, read before a task
+ * was scheduled DT_EARLY_NS ahead: what the test saw since may be of that
+ * task come due, which only a guest that slow makes so.
+ */
+static void dt_still_early(struct kunit *test, u64 t0)
+{
+	u64 took = ktime_get_ns() - t0;
+
+	if (took >= DT_EARLY_NS)
+		kunit_skip(test, "the guest took %llu ms: the task came due",
+			   took / MS);
+}
+
+/*
+ * Cancel task @id, scheduled DT_EARLY_NS ahead by a call made after @t0,
+ * before it is due; or skip the test if the guest was too slow for that.
+ */
+static void dt_cancel_early(struct kunit *test, struct file *f, void __user *u,
+			    u64 id, u64 t0)
+{
+	struct dwq_ioc_cancel c = { .id = id };
+	long ret;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &c, sizeof(c)), 0UL);
+	ret = ioc(f, DWQ_IOC_CANCEL, u);
+	dt_still_early(test, t0);
+	KUNIT_ASSERT_EQ(test, ret, 0L);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&c, u, sizeof(c)), 0UL);
+	KUNIT_EXPECT_EQ(test, c.result, (u32)DWQ_RESULT_REMOVED);
+}
+
 /*
  * An alarm left early by a cancel fires, finds nothing due, wakes no
  * reader and re-arms itself for the head; moved in, it wakes the readers
  * once that head is due, and read() returns it. Re-armed by itself, it
  * fires again for the head, and wakes the readers then. Left early with
  * nothing queued, it fires once, wakes no one and stays idle. The short
- * deadlines are seconds away: one ioctl alone comes between a short
+ * deadlines are DT_EARLY_NS away: one ioctl alone comes between a short
  * task's schedule and its cancel, and it must not be due yet at the
- * cancel even in a slow guest.
+ * cancel; a guest so slow that it is skips the test.
  */
 static void dwq_dev_test_alarm_early(struct kunit *test)
 {
@@ -820,7 +855,8 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 	unsigned long addr;
 	struct file *f;
 	void __user *u;
-	u64 a, b;
+	u64 a, b, t0;
+	u32 state;
 
 	f = dt_open(test, PAGE_SIZE, &addr);
 	u = (void __user *)addr;
@@ -828,8 +864,9 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 
 	/* Fires at 2 s for nothing, and waits for the hour. */
 	b = dt_schedule(test, f, u, HOUR);
-	a = dt_schedule(test, f, u, 2 * NSEC_PER_SEC);
-	dt_cancel(test, f, u, a);
+	t0 = ktime_get_ns();
+	a = dt_schedule(test, f, u, DT_EARLY_NS);
+	dt_cancel_early(test, f, u, a, t0);
 	dwq_kunit_wait_until(test, dt_alarm_queued_after(f, 1));
 	info = dt_alarm(f);
 	KUNIT_EXPECT_GT(test, info.remaining_ns, HOUR / 2);
@@ -849,9 +886,11 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 	 * readers only then (its fourth run).
 	 */
 	atomic_set(&w->wakeups, 0);
-	b = dt_schedule(test, f, u, 4 * NSEC_PER_SEC);
-	a = dt_schedule(test, f, u, 2 * NSEC_PER_SEC);
-	dt_cancel(test, f, u, a);
+	t0 = ktime_get_ns();
+	b = dt_schedule(test, f, u, 2 * DT_EARLY_NS);
+	a = dt_schedule(test, f, u, DT_EARLY_NS);
+	/* In time for a: then before b's deadline too. */
+	dt_cancel_early(test, f, u, a, t0);
 	dwq_kunit_wait_until(test, atomic_read(&w->wakeups) > 0);
 	KUNIT_EXPECT_EQ(test, dt_alarm(f).runs, 4ULL);
 	KUNIT_EXPECT_EQ(test, dt_read_id(test, f, u), b);
@@ -860,9 +899,12 @@ static void dwq_dev_test_alarm_early(struct kunit *test)
 
 	/* Nothing queued: it fires once, for nothing, and stays idle. */
 	atomic_set(&w->wakeups, 0);
-	a = dt_schedule(test, f, u, 2 * NSEC_PER_SEC);
-	dt_cancel(test, f, u, a);
-	KUNIT_EXPECT_EQ(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
+	t0 = ktime_get_ns();
+	a = dt_schedule(test, f, u, DT_EARLY_NS);
+	dt_cancel_early(test, f, u, a, t0);
+	state = dt_alarm(f).state;
+	dt_still_early(test, t0);
+	KUNIT_EXPECT_EQ(test, state, (u32)DWQ_STATE_QUEUED);
 	dwq_kunit_wait_until(test, dt_alarm(f).runs == 5);
 	dwq_kunit_wait_until(test, dt_alarm(f).state != DWQ_STATE_RUNNING);
 	KUNIT_EXPECT_NE(test, dt_alarm(f).state, (u32)DWQ_STATE_QUEUED);
