@@ -78,6 +78,16 @@ bad_idle='$2 == "idle" && ($4 != 1 || $6 != 1 || $5 != 0)'
 bad_fired='($2 == "busy" || $2 == "closer") && $10 < idle && ($8 != 0 || $3 == "timed_out")'
 bad_moved='($2 == "busy" || $2 == "closer") && $10 < idle && ($6 != 1 || $5 != $4 - 1 || ($2 == "busy" && $4 < 2))'
 bad_fin='$2 == "closer" && $10 < idle && ($3 != "closed" || $12 != "removed")'
+# wait_stats REGEX: wait, up to settle_s, for a line of the loaded
+# sample's stats that matches REGEX.
+wait_stats() {
+	i=0
+	while [ $i -lt $((settle_s * 2)) ]; do
+		grep -q "$1" $dbg/stats 2>/dev/null && return
+		sleep 0.5
+		i=$((i + 1))
+	done
+}
 # bad CONDITION FILE...: the lines of FILE... that break CONDITION.
 bad() {
 	c=$1
@@ -98,12 +108,7 @@ while :; do
 	ins_rc=$?
 	[ $ins_rc = 0 ] || break
 	# Settled: every closer closed, every idle and quiet connection timed out.
-	i=0
-	while [ $i -lt $((settle_s * 2)) ]; do
-		grep -q '^unsettled 0$' $dbg/stats 2>/dev/null && break
-		sleep 0.5
-		i=$((i + 1))
-	done
+	wait_stats '^unsettled 0$'
 	cat $dbg/stats >"$tmp/stats" 2>&1
 	cat $dbg/conns >"$tmp/conns" 2>&1
 	cat "$tmp/stats" >>"$tmp/all-stats"
@@ -167,12 +172,7 @@ result $? "rmmod: all $conns freed after dwq_cancel_sync(), the open ones' timeo
 # (seconds for the rmmod to come while it sleeps, on a slow guest too).
 insmod $ko conns=16 idle_ms=100 run_ms=100 seed=2 hold_ms=5000 >"$tmp/insmod2" 2>&1
 r=$?
-i=0
-while [ $r = 0 ] && [ $i -lt $((settle_s * 2)) ]; do
-	grep -q '^holding [1-9]' $dbg/stats 2>/dev/null && break
-	sleep 0.5
-	i=$((i + 1))
-done
+[ $r = 0 ] && wait_stats '^holding [1-9]'
 cat $dbg/stats >>"$tmp/insmod2" 2>&1
 grep -q '^holding [1-9]' "$tmp/insmod2"
 result $? "insmod hold_ms=5000: a timeout runs, asleep" "$tmp/insmod2"
@@ -191,12 +191,7 @@ result $? "rmmod then: dwq_cancel_sync() waited for the running timeout, then fr
 echo "dwq_idle_timeout test: stale" >/dev/kmsg
 insmod $ko conns=64 idle_ms=100 run_ms=200 seed=3 rx_in_run=1 >"$tmp/insmod3" 2>&1
 r=$?
-i=0
-while [ $r = 0 ] && [ $i -lt $((settle_s * 2)) ]; do
-	grep -q '^unsettled 0$' $dbg/stats 2>/dev/null && break
-	sleep 0.5
-	i=$((i + 1))
-done
+[ $r = 0 ] && wait_stats '^unsettled 0$'
 cat $dbg/stats >>"$tmp/insmod3" 2>&1
 cat $dbg/conns >"$tmp/conns3" 2>&1
 [ $r = 0 ] && grep -q '^unsettled 0$' "$tmp/insmod3"
