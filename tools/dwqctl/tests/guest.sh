@@ -17,8 +17,8 @@
 
 mode=${1:-all}
 case $mode in
-all) PLAN=126 ;;
-timers) PLAN=66 ;;
+all) PLAN=129 ;;
+timers) PLAN=69 ;;
 *) echo "usage: guest.sh [all|timers]"; exit 2 ;;
 esac
 out=${DWQ_OUT:-/tmp}/dwqctl
@@ -180,6 +180,20 @@ left=$(ls -d /sys/kernel/tracing/instances/dwqctl-demo-* \
 	/sys/kernel/debug/tracing/instances/dwqctl-demo-* 2>/dev/null)
 result "$([ $rc = 130 ] && [ -z "$left" ] && echo 0 || echo 1)" \
 	"demo ended by SIGINT: exit 130, its tracefs instance gone (rc $rc${left:+, left: $left})" "$tmp/di"
+# The same, SIGINT sent while a file of the instance is open: tracefs
+# will not remove an instance in use, so the demo must take the signal
+# only once the file is closed. dwq-sigatopen sends it as soon as the
+# open of such a file has returned: the first setting, the last, and the
+# trace itself.
+for f in /buffer_size_kb /events/dwq/dwq_dev_event/enable /trace; do
+	dwq-sigatopen INT "$f" dwqctl demo >"$tmp/dio" 2>&1
+	rc=$?
+	left=$(ls -d /sys/kernel/tracing/instances/dwqctl-demo-* \
+		/sys/kernel/debug/tracing/instances/dwqctl-demo-* 2>/dev/null)
+	for d in $left; do rmdir "$d"; done
+	result "$([ $rc = 130 ] && [ -z "$left" ] && has "$tmp/dio" "^dwq-sigatopen: SIGINT once .*/instances/dwqctl-demo-[0-9]*$f was open" && echo 0 || echo 1)" \
+		"demo, SIGINT while its instance's $f is open: exit 130, the instance gone (rc $rc${left:+, left: $left})" "$tmp/dio"
+done
 
 # --- stats and watch ----------------------------------------------------
 
