@@ -1257,7 +1257,7 @@ static unsigned int ct_pin_here(struct kunit *test)
 	unsigned int here;
 
 	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs two CPUs");
+		dwq_kunit_skip(test, "needs two CPUs");
 	here = cpumask_first(cpu_online_mask);
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)),
 			0);
@@ -1782,8 +1782,8 @@ static void dwq_context_test_quick_release_in_timer(struct kunit *test)
 	dwq_kunit_wait_until(test, atomic_read(&r->released));
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->released), 1);
 	if (late && !r->softirq)
-		kunit_skip(test,
-			   "the guest reached the deadline before the put");
+		dwq_kunit_skip(test,
+			       "the guest reached the deadline before the put");
 	KUNIT_EXPECT_TRUE(test, r->softirq);
 }
 

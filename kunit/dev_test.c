@@ -815,8 +815,9 @@ static void dt_still_early(struct kunit *test, u64 t0)
 	u64 took = ktime_get_ns() - t0;
 
 	if (took >= DT_EARLY_NS)
-		kunit_skip(test, "the guest took %llu ms: the task came due",
-			   took / MS);
+		dwq_kunit_skip(test,
+			       "the guest took %llu ms: the task came due",
+			       took / MS);
 }
 
 /*

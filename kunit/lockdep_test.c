@@ -30,6 +30,7 @@
 #include <kunit/test.h>
 
 #include "dwq_internal.h"
+#include "wait.h"
 
 static unsigned int provoke_lockdep;
 module_param(provoke_lockdep, uint, 0444);
@@ -80,7 +81,7 @@ static void dwq_lockdep_test_cancel_sync_under_lock(struct kunit *test)
 	int ret;
 
 	if (provoke_lockdep != 1)
-		kunit_skip(test, "provoke_lockdep is not 1");
+		dwq_kunit_skip(test, "provoke_lockdep is not 1");
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	q = dwq_lockdep_queue(test, "kunit");
@@ -133,7 +134,7 @@ static void dwq_lockdep_test_destroy_under_release_lock(struct kunit *test)
 	unsigned long left;
 
 	if (provoke_lockdep != 2)
-		kunit_skip(test, "provoke_lockdep is not 2");
+		dwq_kunit_skip(test, "provoke_lockdep is not 2");
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	q = dwq_lockdep_queue(test, "kunit_release");

@@ -2501,7 +2501,7 @@ static void dwq_queue_test_boottime_rate_stale_key(struct kunit *test)
 	raw_spin_unlock_irq(&q->lock);
 	if (!early) {
 		KUNIT_EXPECT_GE(test, dwq_cancel_sync(&p->task), 0);
-		kunit_skip(test, "the guest reached the deadline first");
+		dwq_kunit_skip(test, "the guest reached the deadline first");
 	}
 	dwq_kunit_wait_until(test, atomic_read(&p->runs) >= 1);
 	/* Queued again, or running again by now: either way it stops. */
@@ -3007,7 +3007,7 @@ static void dwq_queue_test_timer_callback_busy(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, z);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs two CPUs");
+		dwq_kunit_skip(test, "needs two CPUs");
 	here = cpumask_first(cpu_online_mask);
 	there = cpumask_next(here, cpu_online_mask);
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)),

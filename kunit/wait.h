@@ -9,6 +9,8 @@
 #define _DWQ_KUNIT_WAIT_H
 
 #include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/stdarg.h>
 #include <linux/timekeeping.h>
 #include <kunit/test.h>
 
@@ -43,12 +45,20 @@
 	} while (0)
 
 /*
- * Skip the rest of a test that the guest's timing left unable to judge,
- * as kunit_skip(), unless it has failed already: kunit_skip() would mark
- * it skipped over that failure. A failed test is stopped as failed.
+ * Skip the rest of a test, as kunit_skip(), unless it has failed already:
+ * kunit_skip() would mark it skipped over that failure. A failed test is
+ * stopped as failed. The only way dwq's KUnit cases skip (the static
+ * check refuses kunit_skip() itself in kunit/).
  */
-static inline void dwq_kunit_skip(struct kunit *test, const char *why)
+static inline __printf(2, 3) void dwq_kunit_skip(struct kunit *test,
+						 const char *fmt, ...)
 {
+	char why[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
 	if (test->status == KUNIT_FAILURE)
 		KUNIT_FAIL_AND_ABORT(test, "failed, then: %s", why);
 	kunit_skip(test, "%s", why);
