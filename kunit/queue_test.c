@@ -47,7 +47,9 @@ struct qt_probe {
 	atomic_t *released; /* counted by the release function */
 	struct dwq_queue *resched_q; /* schedule @resched on it... */
 	struct qt_probe *resched;
-	int resched_err; /* ...and keep the result */
+	int resched_err; /* ...and keep the result, */
+	int batch_err; /* ...that of a batch of it after, */
+	int reserve_err; /* ...and of a reservation of a slot */
 	struct qt_probe *move; /* dwq_reschedule() it to the past... */
 	int move_err; /* ...and keep the result */
 	struct dwq_queue *q; /* record whether our worker's... */
@@ -101,9 +103,13 @@ static void qt_probe_fn(struct dwq_task *task)
 	}
 	if (p->until_stop)
 		qt_hold_until_stop();
-	if (p->resched_q)
-		p->resched_err =
-			dwq_schedule(p->resched_q, &p->resched->task, &s);
+	if (p->resched_q) {
+		struct dwq_task *one = &p->resched->task;
+
+		p->resched_err = dwq_schedule(p->resched_q, one, &s);
+		p->batch_err = dwq_schedule_batch(p->resched_q, &one, &s, 1);
+		p->reserve_err = dwq_queue_reserve(p->resched_q, 1);
+	}
 	if (p->move) {
 		/* A deadline long past: due at once. */
 		s.flags = DWQ_SCHED_ABS;
@@ -898,6 +904,10 @@ static void dwq_queue_test_stop_leader_hands_on(struct kunit *test)
 	leader = qt_wait_leader(q, -1);
 	KUNIT_ASSERT_GE(test, leader, 0);
 
+	/* No such worker: nothing stops. */
+	KUNIT_EXPECT_EQ(test, dwq_queue_stop_worker(q, q->max_workers),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, qt_stats(q).workers, 4U);
 	KUNIT_ASSERT_EQ(test, dwq_queue_stop_worker(q, leader), 0);
 	KUNIT_EXPECT_EQ(test, dwq_queue_stop_worker(q, leader), -ENOENT);
 	next = qt_wait_leader(q, leader);
@@ -3367,8 +3377,11 @@ static void qt_destroy_10k(struct kunit *test, unsigned int policy)
 		KUNIT_EXPECT_NE(test, p[i].task.state, (u8)DWQ_STATE_QUEUED);
 	}
 	kunit_info(test, "%u of %u tasks ran during destroy\n", ran, n);
-	if (policy == DWQ_DESTROY_RUN_DUE)
+	if (policy == DWQ_DESTROY_RUN_DUE) {
 		KUNIT_EXPECT_EQ(test, p[0].resched_err, -ESHUTDOWN);
+		KUNIT_EXPECT_EQ(test, p[0].batch_err, -ESHUTDOWN);
+		KUNIT_EXPECT_EQ(test, p[0].reserve_err, -ESHUTDOWN);
+	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&late->runs), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&released), 0);
 
