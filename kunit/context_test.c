@@ -419,6 +419,32 @@ static void dwq_context_test_reserve_floor(struct kunit *test)
 }
 
 /*
+ * A reservation made while the queue holds tasks beyond its reservations
+ * is room for that many more: a resize queued before it (as a burst of
+ * cancels queues a shrink) and run after it takes none of that room back.
+ */
+static void dwq_context_test_reserve_stale_shrink(struct kunit *test)
+{
+	struct ct_probe *p = ct_probes(test, 110);
+	struct dwq_queue *q = ct_queue(test, 1, 0);
+	struct dwq_sched s = { .time_ns = HOUR };
+	unsigned int i;
+
+	for (i = 0; i < 10; i++)
+		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s), 0);
+	KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, 100), 0);
+	/* The resize work, as if queued before the reservation. */
+	queue_work(system_unbound_wq, &q->resize_work);
+	flush_work(&q->resize_work);
+	KUNIT_EXPECT_GE(test, ct_stats(q).capacity, 110U);
+	for (i = 10; i < 110; i++)
+		KUNIT_EXPECT_EQ_MSG(test, dwq_schedule(q, &p[i].task, &s), 0,
+				    "schedule %u of the 100 reserved", i - 9);
+	for (i = 0; i < 110; i++)
+		dwq_cancel(&p[i].task);
+}
+
+/*
  * The room reserved is room to fill: scheduling as many tasks as were
  * reserved, one by one from an empty queue, resizes nothing, neither a
  * shrink at the first (the heap is then mostly empty) nor a growth at the
@@ -1925,6 +1951,7 @@ static struct kunit_case dwq_context_test_cases[] = {
 	KUNIT_CASE(dwq_context_test_rearm_no_room),
 	KUNIT_CASE(dwq_context_test_reserve_fails),
 	KUNIT_CASE(dwq_context_test_reserve_floor),
+	KUNIT_CASE(dwq_context_test_reserve_stale_shrink),
 	KUNIT_CASE(dwq_context_test_reserve_full_grows),
 	KUNIT_CASE(dwq_context_test_reserve_cancel_running),
 	KUNIT_CASE(dwq_context_test_full_batch_shrinks),

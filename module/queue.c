@@ -739,8 +739,12 @@ static unsigned int __dwq_queue_floor(const struct dwq_queue *q)
  * The capacity @q's heap should have now, or 0 for no change: grown by half
  * (see dwq_heap_want_capacity()) when less than a quarter of it is free
  * and more slots are used than were reserved, or a schedule found it full;
- * shrunk by half when three quarters are unused, never below
- * __dwq_queue_floor(). Slots held back for running tasks count as used.
+ * shrunk by half when three quarters are unused and the half is no less
+ * than __dwq_queue_floor(), the bounds __dwq_queue_set_bounds() sets.
+ * Never shrunk to the floor alone: a resize queued before a reservation
+ * and run after it would take back the room the reservation made for
+ * tasks beyond the floor (KUnit dwq_context_test_reserve_stale_shrink).
+ * Slots held back for running tasks count as used.
  */
 static unsigned int __dwq_queue_want(const struct dwq_queue *q)
 {
@@ -761,9 +765,8 @@ static unsigned int __dwq_queue_want(const struct dwq_queue *q)
 		if (q->starved)
 			return 0;
 	}
-	want = max(dwq_heap_want_capacity(&q->heap, q->reserved),
-		   __dwq_queue_floor(q));
-	return want < cap ? want : 0;
+	want = dwq_heap_want_capacity(&q->heap, q->reserved);
+	return want < cap && want >= __dwq_queue_floor(q) ? want : 0;
 }
 
 /*
