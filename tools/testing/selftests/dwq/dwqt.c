@@ -735,6 +735,39 @@ long dwqt_ioctl_then_readonly(int fd, unsigned long cmd, void *arg, void *page)
 	return l.ret;
 }
 
+static void dwqt_no_op(int sig)
+{
+	(void)sig;
+}
+
+long dwqt_ioctl_interrupted(int fd, unsigned long cmd, void *arg)
+{
+	struct dwqt_late_ioctl l = { .fd = fd, .cmd = cmd, .arg = arg };
+	struct sigaction sa = { .sa_handler = dwqt_no_op }, old;
+	struct dwqt_stuck_read r;
+	pthread_t th;
+
+	if (!dwqt_stuck_read_start(&r, fd))
+		return DWQT_NO_UFFD;
+	/* No SA_RESTART: the interrupted call returns EINTR, not again. */
+	if (sigaction(SIGUSR1, &sa, &old))
+		t_fail("sigaction: %s", t_errname(errno));
+	if (pthread_create(&th, NULL, dwqt_late_ioctl_fn, &l))
+		t_fail("pthread_create");
+	while (!__atomic_load_n(&l.tid, __ATOMIC_SEQ_CST))
+		dwqt_sleep_ms(1);
+	t_wait_blocked(getpid(), l.tid, __NR_ioctl, "the ioctl's thread");
+	if (pthread_kill(th, SIGUSR1))
+		t_fail("pthread_kill");
+	if (pthread_join(th, NULL))
+		t_fail("pthread_join");
+	if (sigaction(SIGUSR1, &old, NULL))
+		t_fail("sigaction: %s", t_errname(errno));
+	if (dwqt_stuck_read_end(&r) != sizeof(struct dwq_event))
+		t_fail("the stuck read() returned %zd", r.ret);
+	return l.ret;
+}
+
 void *dwqt_at_end_of_mapping(size_t len)
 {
 	long page = sysconf(_SC_PAGESIZE);

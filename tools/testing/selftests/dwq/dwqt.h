@@ -199,6 +199,14 @@ ssize_t dwqt_stuck_read_end(struct dwqt_stuck_read *r);
  */
 #define DWQT_NO_UFFD (-4095L - 1)
 long dwqt_ioctl_then_readonly(int fd, unsigned long cmd, void *arg, void *page);
+/*
+ * ioctl(@fd, @cmd, @arg) from another thread while a stuck read() holds
+ * the file, interrupted by a signal (a handler without SA_RESTART) while it
+ * waits for the file. Its return (-EINTR expected), or DWQT_NO_UFFD, having
+ * done nothing, if the kernel has no userfaultfd. @fd must have an event
+ * due, which the read() consumes.
+ */
+long dwqt_ioctl_interrupted(int fd, unsigned long cmd, void *arg);
 /* A page of its own, read and write; unmap with munmap(p, page size). */
 void *dwqt_page(void);
 

@@ -372,7 +372,7 @@ TEST_F(ioctl, readonly_reschedule_ok)
 	T_EQ(q.deadline_ns, deadline);
 }
 
-/* What EFAULT must leave as it was: tasks, charges, the next id. */
+/* What a refused call must leave as it was: tasks, charges, the next id. */
 struct snapshot {
 	struct dwq_ioc_stats st;
 	uint64_t next_id;
@@ -402,14 +402,14 @@ static void expect_unchanged(int fd, const char *what, struct snapshot *s)
 	s->st.cancelled++;
 	now = snap(fd);
 	T_EXPECT(now.next_id == s->next_id + 1,
-		 "%s: EFAULT, but it used ids: next id %llu, expected %llu",
+		 "%s: refused, but it used ids: next id %llu, expected %llu",
 		 what, (unsigned long long)now.next_id,
 		 (unsigned long long)s->next_id + 1);
 	T_EXPECT((now.st.pending == s->st.pending &&
 		  now.st.user_tasks == s->st.user_tasks &&
 		  now.st.user_rate_mhz == s->st.user_rate_mhz &&
 		  now.st.cancelled == s->st.cancelled),
-		 "%s: EFAULT, but pending %llu -> %llu, user_tasks %llu -> %llu, user_rate_mhz %llu -> %llu, cancelled %llu -> %llu",
+		 "%s: refused, but pending %llu -> %llu, user_tasks %llu -> %llu, user_rate_mhz %llu -> %llu, cancelled %llu -> %llu",
 		 what, (unsigned long long)s->st.pending,
 		 (unsigned long long)now.st.pending,
 		 (unsigned long long)s->st.user_tasks,
@@ -543,6 +543,99 @@ TEST_F(ioctl, query_readonly_unknown_id_efault)
 	ev = dwqt_read_one(fd);
 	T_EQ(ev.id, fired);
 	T_EQ(ev.cookie, 3);
+}
+
+/*
+ * Each command interrupted by a signal while it waits for the file (a
+ * read() stuck on its buffer holds it): EINTR, and nothing done. The task
+ * it names stays as it was, no id is used, no count moves.
+ */
+TEST_F(ioctl, interrupted_while_waiting_changes_nothing)
+{
+	struct dwq_ioc_schedule e[2] = {
+		{ .time_ns = DWQT_FAR_NS, .mode = DWQ_MODE_ONESHOT },
+		{ .time_ns = DWQT_FAR_NS,
+		  .mode = DWQ_MODE_FIXED_RATE,
+		  .period_ns = DWQT_FAR_NS },
+	};
+	struct dwq_ioc_schedule_batch sb = {
+		.entries = (uintptr_t)e,
+		.count = 2,
+	};
+	struct dwq_ioc_cancel_batch cb = { .count = 1 };
+	struct dwq_ioc_reschedule r = { .time_ns = 2 * DWQT_FAR_NS };
+	struct dwq_ioc_query q = { 0 }, was;
+	struct dwq_ioc_cancel c = { 0 };
+	struct dwq_ioc_stats st;
+	int fd = self->f.fd;
+	struct snapshot s;
+	unsigned int i;
+	long ret;
+	struct {
+		const char *name;
+		unsigned long cmd;
+		void *arg;
+	} calls[] = {
+		{ "SCHEDULE", DWQ_IOC_SCHEDULE, &e[0] },
+		{ "SCHEDULE_BATCH", DWQ_IOC_SCHEDULE_BATCH, &sb },
+		{ "CANCEL", DWQ_IOC_CANCEL, &c },
+		{ "RESCHEDULE", DWQ_IOC_RESCHEDULE, &r },
+		{ "QUERY", DWQ_IOC_QUERY, &q },
+		{ "STATS", DWQ_IOC_STATS, &st },
+		{ "CANCEL_BATCH", DWQ_IOC_CANCEL_BATCH, &c },
+	};
+
+	was = dwqt_query_ok(fd, dwqt_sched_ok(fd, DWQT_FAR_NS, 0,
+					      DWQ_MODE_ONESHOT, 0, 7));
+	c.id = was.id;
+	r.id = was.id;
+	q.id = was.id;
+	cb.entries = (uintptr_t)&c;
+	calls[6].arg = &cb;
+	for (i = 0; i < ARRAY_SIZE(calls); i++) {
+		/* Due at once: the event the stuck read() takes. */
+		dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 0);
+		s = snap(fd);
+		ret = dwqt_ioctl_interrupted(fd, calls[i].cmd, calls[i].arg);
+		if (ret == DWQT_NO_UFFD)
+			t_skip("no userfaultfd in this kernel");
+		T_EXPECT(ret == -EINTR,
+			 "%s interrupted: got %s, expected EINTR",
+			 calls[i].name, ret ? t_errname(-ret) : "success");
+		/* What the stuck read() took, the one-shot due at once. */
+		s.st.pending--;
+		s.st.user_tasks--;
+		expect_unchanged(fd, calls[i].name, &s);
+		expect_only(fd, was.id, &was, calls[i].name);
+	}
+}
+
+/*
+ * A QUERY whose argument turns read-only while it waits for the file (a
+ * read() stuck on its buffer holds it): its first check of the argument
+ * passed, the answer cannot be written back, -EFAULT; nothing of it is
+ * written and the task is as it was.
+ */
+TEST_F(ioctl, query_readonly_while_waiting_efault)
+{
+	struct dwq_ioc_query *q = dwqt_page(), was;
+	int fd = self->f.fd;
+	long ret;
+
+	was = dwqt_query_ok(fd, dwqt_sched_ok(fd, DWQT_FAR_NS, 0,
+					      DWQ_MODE_ONESHOT, 0, 7));
+	/* Due at once: the event the stuck read() takes. */
+	dwqt_sched_ok(fd, 0, 0, DWQ_MODE_ONESHOT, 0, 0);
+	*q = (struct dwq_ioc_query){ .id = was.id };
+	ret = dwqt_ioctl_then_readonly(fd, DWQ_IOC_QUERY, q, q);
+	if (ret == DWQT_NO_UFFD)
+		t_skip("no userfaultfd in this kernel");
+	T_ERR(ret, EFAULT);
+	T_EQ(q->id, was.id);
+	T_EQ(q->deadline_ns, 0);
+	T_EQ(q->cookie, 0);
+	expect_only(fd, was.id, &was, "QUERY made read-only while waiting");
+	munmap(q, sysconf(_SC_PAGESIZE));
 }
 
 /*
