@@ -43,7 +43,7 @@ dbg=/sys/kernel/debug
 # busybox insmod loads the module twice when it fails.) The writable
 # limits are also tried through sysfs, where the same setters refuse them.
 bad_params="workers=0 workers=1000 max_tasks=-1 min_period_ns=0
-min_period_ns=2000000000+max_delay_ns=1000000000 mode=0999"
+min_period_ns=2000000000+max_delay_ns=1000000000 mode=0999 mode=01000"
 bad_sysfs="max_tasks=0 max_tasks=-1 max_tasks_per_file=-1
 max_tasks_per_file=0x min_period_ns=0 min_period_ns=-1 max_delay_ns=0
 max_delay_ns=1e9 max_tasks_per_user=0 max_tasks_per_user=-1
