@@ -2650,7 +2650,10 @@ static bool dwq_may_wait(void)
  * is neither queued nor running and the queue holds no reference to it
  * and touches it no more: the caller may free it at once, as after
  * cancel_delayed_work_sync() (or drop its reference, which then releases
- * it). The queue must not be destroyed while this waits.
+ * it), provided no other call on @task is in progress: another thread's
+ * dwq_cancel_sync() of it, waiting for the same run, holds a reference of
+ * its own and touches @task until it returns too. The queue must not be
+ * destroyed while this waits.
  *
  * For lockdep, this "takes" the callback's lock class (see
  * dwq_task_init()), so that calling it under a lock that the callback
