@@ -1872,6 +1872,137 @@ static void dwq_dev_test_run_no_ring(struct kunit *test)
 	dt_expect_run(test, f, 0, 0);
 }
 
+/* Schedule a task due at @at (CLOCK_MONOTONIC) in @mode, @period. */
+static u64 dt_schedule_mode_at(struct kunit *test, struct file *f,
+			       void __user *u, u64 at, u32 mode, u64 period)
+{
+	struct dwq_ioc_schedule s = {
+		.time_ns = at,
+		.flags = DWQ_SCHED_ABS,
+		.mode = mode,
+		.period_ns = period,
+	};
+
+	dt_ioc_ok(test, f, DWQ_IOC_SCHEDULE, u, &s, sizeof(s));
+	return s.id;
+}
+
+/* Move task @id to @at in @mode, @period (DWQ_RESCHED_PERIOD). */
+static void dt_remode(struct kunit *test, struct file *f, void __user *u,
+		      u64 id, u64 at, u32 mode, u64 period)
+{
+	struct dwq_ioc_reschedule r = {
+		.id = id,
+		.time_ns = at,
+		.flags = DWQ_SCHED_ABS | DWQ_RESCHED_PERIOD,
+		.mode = mode,
+		.period_ns = period,
+	};
+
+	dt_ioc_ok(test, f, DWQ_IOC_RESCHEDULE, u, &r, sizeof(r));
+}
+
+/*
+ * The run's periodic tasks, counted as the heap's room goes by them, are
+ * those in its ring, and the heap has room for them and its own tasks.
+ * Return the heap's capacity.
+ */
+static unsigned int dt_expect_room(struct kunit *test, struct file *f,
+				   unsigned int periodic, const char *after)
+{
+	unsigned int counted, found, held, cap;
+
+	dwq_dev_kunit_room(f, DWQ_CLOCK_MONOTONIC, &counted, &found, &held,
+			   &cap);
+	KUNIT_EXPECT_EQ_MSG(test, found, periodic, "after %s", after);
+	KUNIT_EXPECT_EQ_MSG(test, counted, found, "after %s", after);
+	KUNIT_EXPECT_LE_MSG(test, held, cap, "after %s", after);
+	return cap;
+}
+
+/*
+ * The heap keeps room for the run's periodic tasks, not its one-shots:
+ * timeouts armed in deadline order take a slot of the ring each and none
+ * of the heap. The count of the run's periodic tasks follows every way in
+ * and out of the run: a schedule, a move to the heap or the run's end
+ * with a change of mode either way, a cancel, and read() firing them and
+ * putting them back, at the run's end or in the heap.
+ */
+static void dwq_dev_test_run_heap_room(struct kunit *test)
+{
+	const u32 rate = DWQ_MODE_FIXED_RATE, one = DWQ_MODE_ONESHOT;
+	u64 per[10], last[10], mono, boot, base, soon;
+	unsigned int i, j, run, heap, ring;
+	unsigned long addr;
+	struct file *f;
+	void __user *u;
+
+	f = dt_open(test, PAGE_SIZE, &addr);
+	u = (void __user *)addr;
+	dwq_dev_kunit_now(&mono, &boot);
+	base = mono + HOUR;
+	for (i = 0; i < 200; i++)
+		dt_schedule_at(test, f, u, base + i);
+	dt_expect_run(test, f, 200, 0);
+	KUNIT_EXPECT_LE(test, dt_expect_room(test, f, 0, "200 one-shots"),
+			(unsigned int)DWQ_CLIENT_SPARES);
+	for (i = 0; i < 10; i++)
+		per[i] = dt_schedule_mode_at(test, f, u, base + 1000 + i, rate,
+					     HOUR);
+	dt_expect_run(test, f, 210, 0);
+	KUNIT_EXPECT_GE(test, dt_expect_room(test, f, 10, "10 periodic"), 10U);
+	/* A periodic task of the run to the heap. */
+	dt_move_to(test, f, u, per[0], base + 500);
+	dt_expect_run(test, f, 209, 1);
+	dt_expect_room(test, f, 9, "a periodic task moved to the heap");
+	/* A one-shot of the run made periodic, at its end; and back. */
+	last[0] = dt_schedule_at(test, f, u, base + 2000);
+	dt_remode(test, f, u, last[0], base + 3000, rate, HOUR);
+	dt_expect_room(test, f, 10, "a one-shot made periodic");
+	dt_remode(test, f, u, last[0], base + 4000, one, 0);
+	dt_expect_room(test, f, 9, "a periodic task made a one-shot");
+	/* A periodic task of the run made a one-shot in the heap. */
+	dt_remode(test, f, u, per[1], base + 600, one, 0);
+	dt_expect_run(test, f, 209, 2);
+	dt_expect_room(test, f, 8, "a periodic one-shot to the heap");
+	/* A one-shot of the heap made periodic at the run's end. */
+	dt_remode(test, f, u, per[1], base + 5000, rate, HOUR);
+	dt_expect_run(test, f, 210, 1);
+	dt_expect_room(test, f, 9, "a one-shot of the heap made periodic");
+	dt_cancel(test, f, u, per[2]);
+	dt_expect_room(test, f, 8, "a periodic task cancelled");
+
+	/*
+	 * Fired by read(): periodic tasks in order, due in a moment, with a
+	 * one-shot after them. Each comes back a period on, after that
+	 * one-shot (at the run's end) on the first file, before it (in the
+	 * heap) on the second.
+	 */
+	for (i = 0; i < 2; i++) {
+		/* Another file of the device. */
+		f = open_node(TEST_PATH);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+		KUNIT_ASSERT_EQ(test,
+				kunit_add_action_or_reset(test, dt_file_close,
+							  f),
+				0);
+		dwq_dev_kunit_now(&mono, &boot);
+		soon = mono + 20 * MS;
+		for (j = 0; j < 10; j++)
+			last[j] = dt_schedule_mode_at(test, f, u, soon + j,
+						      rate, HOUR);
+		dt_schedule_at(test, f, u, mono + (i ? 2 * HOUR : HOUR / 2));
+		dt_expect_run(test, f, 11, 0);
+		dt_expect_room(test, f, 10, "10 periodic tasks, due soon");
+		dwq_kunit_wait_until(test, ktime_get_ns() > soon + 10);
+		dt_read_ids(test, f, u, last, 10);
+		dwq_dev_kunit_run(f, &run, &heap, &ring);
+		KUNIT_EXPECT_EQ(test, run, i ? 1U : 11U);
+		KUNIT_EXPECT_EQ(test, heap, i ? 10U : 0U);
+		dt_expect_room(test, f, i ? 0 : 10, "read() fired them");
+	}
+}
+
 /*
  * A batch of DWQ_CLIENT_SPARES timeouts armed and disarmed over and over
  * allocates nothing: once the first has grown the file's arrays, the
@@ -2060,6 +2191,7 @@ static void dwq_dev_test_run_shrink_fails(struct kunit *test)
 static struct kunit_case dwq_dev_test_cases[] = {
 	KUNIT_CASE(dwq_dev_test_register_unregister),
 	KUNIT_CASE(dwq_dev_test_run_and_heap),
+	KUNIT_CASE(dwq_dev_test_run_heap_room),
 	KUNIT_CASE(dwq_dev_test_run_no_ring),
 	KUNIT_CASE(dwq_dev_test_run_compacts),
 	KUNIT_CASE(dwq_dev_test_run_shrink_fails),

@@ -255,14 +255,33 @@ static bool dwq_utask_queued(const struct dwq_utask *ut)
 	return ut->node.index != -1;
 }
 
+/* Is @node a periodic task's? (Counted in &dwq_client_clock.periodic.) */
+static __always_inline bool dwq_node_periodic(const struct dwq_heap_node *node)
+{
+	return container_of(node, struct dwq_utask, node)->mode !=
+	       DWQ_MODE_ONESHOT;
+}
+
+/*
+ * The heap slots the clock's tasks may take with no allocation: its
+ * heap's tasks and its run's periodic ones (see &dwq_client_clock.heap).
+ */
+static __always_inline unsigned int
+dwq_clk_held(const struct dwq_client_clock *clk)
+{
+	return clk->heap.nr + clk->periodic;
+}
+
 /* Take @node out of the clock's heap or run, wherever it is. */
 static __always_inline void dwq_clk_remove(struct dwq_client_clock *clk,
 					   struct dwq_heap_node *node)
 {
-	if (dwq_run_node_queued(node))
+	if (dwq_run_node_queued(node)) {
 		dwq_run_remove(&clk->run, node);
-	else
+		clk->periodic -= dwq_node_periodic(node);
+	} else {
 		dwq_heap_remove(&clk->heap, node);
+	}
 }
 
 /**
@@ -292,7 +311,7 @@ EXPORT_SYMBOL_IF_KUNIT(dwq_ring_alloc);
  * away if they are half of it or more, else double its ring (the first
  * ring has DWQ_RUN_MIN_CAPACITY slots), so that the ring grows as tasks
  * come in order, and only then. Best effort: without memory, false, and
- * the task goes to the heap, which has room for every task.
+ * the task goes to the heap, where the caller made room for it.
  */
 static noinline bool dwq_clk_run_room(struct dwq_run *run)
 {
@@ -330,7 +349,7 @@ static noinline int dwq_clk_grow(struct dwq_client_clock *clk, unsigned int n,
 	struct dwq_heap_slot *slots;
 	unsigned int want, extra;
 
-	if (check_add_overflow(n, clk->run.nr, &extra))
+	if (check_add_overflow(n, clk->periodic, &extra))
 		return -ENOSPC;
 	want = dwq_heap_want_capacity(heap, extra);
 	if (!want)
@@ -362,9 +381,14 @@ static noinline int dwq_clk_grow(struct dwq_client_clock *clk, unsigned int n,
  * @room: records the heap's size before the call's first growth of it,
  *	for dwq_client_ungrow() should the call fail
  *
- * The heap keeps room for every task of the clock, those in the run too,
- * so that any of them can go to the heap with no allocation. (The run's
- * ring grows as tasks come in order: dwq_utask_insert().)
+ * The heap keeps room for its tasks, for the run's periodic ones, which
+ * read() puts back when it fires them (in the heap if they do not fit at
+ * the run's end, or the ring cannot grow), and for the @n, which may go
+ * there too. Not for the run's one-shots: tasks armed in deadline order,
+ * as timeouts of one length are, take a slot of the run's ring each and
+ * none of the heap. A call that moves one of them to the heap makes room
+ * for it with this first. (The run's ring grows as tasks come in order:
+ * dwq_utask_insert().)
  *
  * Context: process context, @c->mutex held; sleeps.
  * Return: 0; -ENOMEM, or -ENOSPC past the heap's largest size. Nothing
@@ -376,8 +400,8 @@ static int dwq_client_grow(struct dwq_client *c, unsigned int clock,
 	struct dwq_client_clock *clk = &c->clk[clock];
 
 	lockdep_assert_held(&c->mutex);
-	/* The heap's free slots less the run's tasks. */
-	if (n <= clk->heap.cap - clk->heap.nr - clk->run.nr)
+	/* The heap's free slots less the run's periodic tasks. */
+	if (n <= clk->heap.cap - dwq_clk_held(clk))
 		return 0;
 	return dwq_clk_grow(clk, n, room);
 }
@@ -390,9 +414,9 @@ static noinline void dwq_clk_shrink(struct dwq_client_clock *clk)
 	struct dwq_heap busy;
 	unsigned int want;
 
-	/* The heap as if the run's tasks were in it: it has room for them. */
+	/* The heap as if the run's periodic tasks were in it: it has room. */
 	busy = clk->heap;
-	busy.nr += clk->run.nr;
+	busy.nr += clk->periodic;
 	want = max_t(unsigned int, dwq_heap_shrunk_capacity(&busy),
 		     DWQ_CLIENT_SPARES);
 	/* Halved at least: a heap grown to 81 slots for 64 tasks stays. */
@@ -430,7 +454,7 @@ static __always_inline void dwq_client_shrink(struct dwq_client *c,
 					      unsigned int clock)
 {
 	struct dwq_client_clock *clk = &c->clk[clock];
-	unsigned int busy = clk->heap.nr + clk->run.nr;
+	unsigned int busy = dwq_clk_held(clk);
 
 	lockdep_assert_held(&c->mutex);
 	if ((clk->heap.cap > DWQ_CLIENT_SPARES && busy <= clk->heap.cap / 4) ||
@@ -450,8 +474,8 @@ static noinline void dwq_clks_ungrow(struct dwq_client *c,
 	for (i = 0; i < DWQ_NR_CLOCKS; i++) {
 		clk = &c->clk[i];
 		cap = room->heap[i];
-		/* The heap keeps room for the run's tasks too. */
-		if (!(room->grown & BIT(i)) || clk->heap.nr + clk->run.nr > cap)
+		/* The heap keeps room for the run's periodic tasks too. */
+		if (!(room->grown & BIT(i)) || dwq_clk_held(clk) > cap)
 			continue;
 		slots = NULL;
 		if (cap) {
@@ -848,6 +872,7 @@ static void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut,
 		ut->node.deadline = deadline;
 		ut->node.seq = seq;
 		dwq_run_append(&clk->run, &ut->node);
+		clk->periodic += ut->mode != DWQ_MODE_ONESHOT;
 		return;
 	}
 	clk->heap.next_seq = seq;
@@ -1335,16 +1360,20 @@ static noinline struct dwq_heap_node *dwq_client_pop(struct dwq_heap *heap)
 static __always_inline void dwq_clk_take(struct dwq_client_clock *clk,
 					 struct dwq_heap_node *node)
 {
-	if (dwq_run_node_queued(node))
+	if (dwq_run_node_queued(node)) {
 		dwq_run_pop(&clk->run);
-	else
+		clk->periodic -= dwq_node_periodic(node);
+	} else {
 		dwq_client_pop(&clk->heap);
+	}
 }
 
 /*
  * Put back @node, which left the clock: at the front of the run if it
- * comes before the run's first and the run has room (as it has, for one
- * that was taken from it), else in the heap, which has room for it.
+ * comes before the run's first and the run has room, else in the heap.
+ * One taken from the run goes back to it: put back the last taken first,
+ * it comes before what the run has left, and left a slot there. One taken
+ * from the heap left a slot there.
  */
 static void dwq_clk_restore(struct dwq_client_clock *clk,
 			    struct dwq_heap_node *node)
@@ -1355,6 +1384,7 @@ static void dwq_clk_restore(struct dwq_client_clock *clk,
 	    (!first || dwq_run_key_before(node->deadline, node->seq,
 					  first->deadline, first->seq))) {
 		dwq_run_push(&clk->run, node);
+		clk->periodic += dwq_node_periodic(node);
 		return;
 	}
 	WARN_ON_ONCE(dwq_heap_restore(&clk->heap, node));
@@ -2371,6 +2401,19 @@ static void dwq_cancel_apply(struct dwq_client *c,
 }
 
 /*
+ * With %DWQ_RESCHED_PERIOD, @ur's mode and period for @ut, out of its
+ * clock (or in its heap): the run counts its periodic tasks.
+ */
+static void dwq_utask_set_mode(struct dwq_utask *ut,
+			       const struct dwq_ioc_reschedule *ur)
+{
+	if (ur->flags & DWQ_RESCHED_PERIOD) {
+		ut->mode = ur->mode;
+		ut->period = ur->period_ns;
+	}
+}
+
+/*
  * DWQ_IOC_RESCHEDULE, checked, on @ut, its mutex held, @now the call's
  * moment on @ut's clock (@ut is no due one-shot then). The task keeps its
  * clock unless @ur says %DWQ_SCHED_BOOTTIME or %DWQ_RESCHED_MONOTONIC. A
@@ -2422,7 +2465,12 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 				return err;
 		}
 	}
-	if (clock != old_clock) {
+	/*
+	 * Room in the heap it may go to: another clock's, or its own for a
+	 * task of the run, which leaves it (the heap keeps none for a
+	 * one-shot there).
+	 */
+	if (clock != old_clock || dwq_run_node_queued(&ut->node)) {
 		err = dwq_client_grow(c, clock, 1, &room);
 		if (err)
 			goto err_rate;
@@ -2440,13 +2488,11 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 	dwq_uevents_free(&spares);
 	if (rate < old_rate)
 		dwq_limits_rate_release(c->user, old_rate - rate);
-	if (ur->flags & DWQ_RESCHED_PERIOD) {
-		ut->mode = ur->mode;
-		ut->period = ur->period_ns;
-	}
 	clk = &c->clk[clock];
 	if (clock != old_clock) {
+		/* Out in its old mode, which the run's count went by. */
 		dwq_clk_remove(&c->clk[old_clock], &ut->node);
+		dwq_utask_set_mode(ut, ur);
 		ut->clock = clock;
 		dwq_utask_insert(c, ut, ds.time_ns);
 		dwq_client_arm(c, old_clock, 0, false);
@@ -2455,9 +2501,11 @@ static int dwq_reschedule_locked(struct dwq_client *c, struct dwq_utask *ut,
 		   dwq_run_fits(&clk->run, ds.time_ns, c->seq)) {
 		/* To the run's end if it fits there, else to the heap. */
 		dwq_clk_remove(clk, &ut->node);
+		dwq_utask_set_mode(ut, ur);
 		dwq_utask_insert(c, ut, ds.time_ns);
 	} else {
 		/* After the tasks already due then: a fresh seq. */
+		dwq_utask_set_mode(ut, ur);
 		seq = c->seq++;
 		clk->heap.next_seq = seq;
 		dwq_heap_update(&clk->heap, &ut->node, ds.time_ns);
@@ -2820,6 +2868,7 @@ void dwq_client_free(struct dwq_client *c)
 		dwq_heap_init(&clk->heap, NULL, 0);
 		kvfree(clk->run.slots);
 		dwq_run_init(&clk->run);
+		clk->periodic = 0;
 	}
 	kvfree(c->ids);
 	c->ids = NULL;
@@ -3078,6 +3127,35 @@ void dwq_dev_kunit_run(struct file *file, unsigned int *run, unsigned int *heap,
 	mutex_unlock(&c->mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_run);
+
+/*
+ * For KUnit: of @file's @clock, the run's periodic tasks as counted
+ * (&dwq_client_clock.periodic) and as found in its ring, and the heap's
+ * slots held (its tasks and those) and allocated.
+ */
+void dwq_dev_kunit_room(struct file *file, unsigned int clock,
+			unsigned int *counted, unsigned int *periodic,
+			unsigned int *held, unsigned int *cap)
+{
+	struct dwq_client *c = file->private_data;
+	struct dwq_client_clock *clk = &c->clk[clock];
+	struct dwq_heap_node *node;
+	unsigned int i;
+
+	mutex_lock(&c->mutex);
+	dwq_client_settle(c);
+	*counted = clk->periodic;
+	*periodic = 0;
+	for (i = 0; i < clk->run.len; i++) {
+		node = dwq_run_at(&clk->run, i);
+		if (node)
+			*periodic += dwq_node_periodic(node);
+	}
+	*held = dwq_clk_held(clk);
+	*cap = clk->heap.cap;
+	mutex_unlock(&c->mutex);
+}
+EXPORT_SYMBOL_IF_KUNIT(dwq_dev_kunit_room);
 
 static int dwq_kunit_take_id(void *arg, struct dwq_utask **uts, unsigned int n)
 {

@@ -83,8 +83,9 @@ enum dwq_clock {
  * struct dwq_client_clock - a file's tasks on one clock
  * @heap: the tasks that are not in @run, by (deadline, seq); slots
  *	allocated with the file's mutex held (GFP_KERNEL), never under a
- *	spinlock, with room for @run's tasks too, so that any task can move
- *	to the heap without an allocation
+ *	spinlock, with room for @run's @periodic tasks too, which read() puts
+ *	back in their clock when it fires them, where nothing may fail; the
+ *	calls that move a one-shot from @run make room for it first
  * @run: the tasks that came after every task in it, in key order; a task
  *	scheduled after @run's last goes at its end, O(1) each way (see
  *	run.h), any other to @heap. The earlier of the two fronts is the
@@ -133,6 +134,8 @@ enum dwq_clock {
  * @clock: which clock, an &enum dwq_clock
  * @runs: times @alarm's callback has begun, written by it alone (it never
  *	runs concurrently with itself); KUnit reads it
+ * @periodic: with the mutex held, the periodic tasks in @run, for which
+ *	@heap keeps room
  */
 struct dwq_client_clock {
 	struct dwq_heap heap;
@@ -149,6 +152,7 @@ struct dwq_client_clock {
 	bool unarmed;
 	u8 clock;
 	u32 runs;
+	unsigned int periodic;
 };
 
 /* Tasks a file frees at one go: see dwq_utask_put(). */

@@ -50,6 +50,9 @@ void dwq_dev_kunit_ids(struct file *file, unsigned int *nr,
 		       unsigned int *buckets);
 void dwq_dev_kunit_run(struct file *file, unsigned int *run, unsigned int *heap,
 		       unsigned int *ring);
+void dwq_dev_kunit_room(struct file *file, unsigned int clock,
+			unsigned int *counted, unsigned int *periodic,
+			unsigned int *held, unsigned int *cap);
 struct dwq_heap_node **dwq_ring_alloc(unsigned int n);
 int dwq_dev_kunit_schedule_at(struct file *file, u64 deadline, u64 moment,
 			      u64 *id);
