@@ -3201,10 +3201,22 @@ int dwq_client_init(void)
 {
 	/*
 	 * A pending task costs this object, a 16-byte heap slot and its
-	 * share of the id map (4 to 8 bytes with many tasks): 120 in all;
-	 * one that came in deadline order 8 more, its slot in the run.
+	 * share of the id map (4 to 8 bytes with many tasks): 112 in all;
+	 * one that came in deadline order its slot in the run (8 bytes)
+	 * instead of the heap's. Its flags live in its node's aux, which the
+	 * heap and the run never touch: 88 bytes, not 96.
 	 */
-	BUILD_BUG_ON(sizeof(struct dwq_utask) > 96);
+	BUILD_BUG_ON(offsetof(struct dwq_utask, node_deadline) !=
+		     offsetof(struct dwq_utask, node.deadline));
+	BUILD_BUG_ON(offsetof(struct dwq_utask, node_seq) !=
+		     offsetof(struct dwq_utask, node.seq));
+	BUILD_BUG_ON(offsetof(struct dwq_utask, node_index) !=
+		     offsetof(struct dwq_utask, node.index));
+	BUILD_BUG_ON(offsetof(struct dwq_utask, mode) !=
+		     offsetof(struct dwq_utask, node.aux));
+	BUILD_BUG_ON(offsetofend(struct dwq_utask, picked) !=
+		     offsetofend(struct dwq_utask, node.aux));
+	BUILD_BUG_ON(sizeof(struct dwq_utask) > 88);
 	dwq_utask_cache = KMEM_CACHE(dwq_utask, SLAB_ACCOUNT);
 	return dwq_utask_cache ? 0 : -ENOMEM;
 }

@@ -293,7 +293,8 @@ struct dwq_uevent {
  * struct dwq_utask - a task owned by a client
  * @node: its place in its clock's heap or run: deadline and seq, and
  *	the slot (heap.h, run.h). A task is queued for its whole life, due
- *	or not.
+ *	or not. Its @aux holds @mode, @clock, @last and @picked: the heap
+ *	and the run never touch it, and the task takes 88 bytes, not 96
  * @idnext: the next task in its &dwq_client.ids bucket, or NULL
  * @id: its key in &dwq_client.ids
  * @cookie: the user's value, returned in every event
@@ -319,7 +320,19 @@ struct dwq_uevent {
  * All fields are guarded by the owning file's &dwq_client.mutex.
  */
 struct dwq_utask {
-	struct dwq_heap_node node;
+	union {
+		struct dwq_heap_node node;
+		/* @node's layout, its @aux named (see dwq_client_init()). */
+		struct {
+			u64 node_deadline;
+			u64 node_seq;
+			int node_index;
+			u8 mode;
+			u8 clock;
+			bool last;
+			bool picked;
+		};
+	};
 	struct dwq_utask *idnext;
 	u64 id;
 	u64 cookie;
@@ -331,10 +344,6 @@ struct dwq_utask {
 	u64 skipped;
 	u64 folded;
 	struct dwq_uevent *ev;
-	u8 mode;
-	u8 clock;
-	bool last;
-	bool picked;
 };
 
 /**
