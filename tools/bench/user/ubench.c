@@ -1335,6 +1335,42 @@ static void slab_settle(struct slabs *t)
 	}
 }
 
+/*
+ * Shrink every cache (/sys/kernel/slab/NAME/shrink; the aliases, symlinks,
+ * are skipped): SLUB flushes its per-CPU slabs to the node's partial lists
+ * and frees the empty ones, so /proc/slabinfo's active objects are then the
+ * objects in use, where free ones cached on a CPU count as active. Read
+ * after this, two counts differ by the objects allocated in between.
+ */
+static void slab_shrink(void)
+{
+	char path[512];
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	d = opendir("/sys/kernel/slab");
+	if (!d)
+		die("/sys/kernel/slab");
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s", e->d_name);
+		if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 e->d_name);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (write(fd, "1", 1) != 1)
+			die(path);
+		close(fd);
+	}
+	closedir(d);
+}
+
 /* The caches that grew most, with what else shares them (/sys/kernel/slab). */
 #define TOP_CACHES 4
 
@@ -1415,10 +1451,37 @@ struct f5_hold {
 	int kind;
 };
 
-enum { K_DWQ, K_TIMERFD, K_TIMERFD_EPOLL, K_URING, K_POSIX, K_NKINDS };
+/*
+ * K_DWQ_ORDERED: dwq's timers armed in deadline order (the same deadlines,
+ * sorted), as timeouts of one length armed one after the other come: they
+ * go to the file's run, the others mostly to its heap.
+ */
+enum {
+	K_DWQ,
+	K_DWQ_ORDERED,
+	K_TIMERFD,
+	K_TIMERFD_EPOLL,
+	K_URING,
+	K_POSIX,
+	K_NKINDS
+};
 
-static const char *const f5_names[] = { "dwq", "timerfd", "timerfd_epoll",
+static const char *const f5_names[] = { "dwq",	    "dwq_ordered",
+					"timerfd",  "timerfd_epoll",
 					"io_uring", "posix_timer" };
+static const char *const f5_arrays[] = { "dwq_arrays", "dwq_ordered_arrays" };
+
+static bool f5_dwq(int kind)
+{
+	return kind == K_DWQ || kind == K_DWQ_ORDERED;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 /* What each variant needs before the count begins: files, rings. */
 static void f5_prepare(struct f5_hold *h, int kind, unsigned int n)
@@ -1430,6 +1493,7 @@ static void f5_prepare(struct f5_hold *h, int kind, unsigned int n)
 	h->ep = -1;
 	switch (kind) {
 	case K_DWQ:
+	case K_DWQ_ORDERED:
 		h->fd = dwq_open();
 		break;
 	case K_TIMERFD:
@@ -1466,6 +1530,7 @@ static void f5_arm(struct f5_hold *h, const __u64 *d)
 
 	switch (h->kind) {
 	case K_DWQ:
+	case K_DWQ_ORDERED:
 		dwq_schedule_many(h->fd, d, h->n, NULL);
 		break;
 	case K_TIMERFD:
@@ -1505,6 +1570,7 @@ static void f5_release(struct f5_hold *h)
 
 	switch (h->kind) {
 	case K_DWQ:
+	case K_DWQ_ORDERED:
 		close(h->fd);
 		break;
 	case K_TIMERFD:
@@ -1530,7 +1596,7 @@ static void bench_f5(void)
 	struct growth top[K_NKINDS][TOP_CACHES];
 	unsigned int n = P.slab_n, r, k, i, j;
 	unsigned long long pages0 = 0, pages1 = 0;
-	__u64 *d = xcalloc(n, sizeof(*d));
+	__u64 *d = xcalloc(n, sizeof(*d)), *sorted = xcalloc(n, sizeof(*d));
 	struct rlimit rl = { n + 256, n + 256 };
 	char al[256];
 	struct f5_hold h;
@@ -1541,26 +1607,32 @@ static void bench_f5(void)
 	memset(top, 0, sizeof(top));
 	for (r = 0; r < P.reps; r++) {
 		far_deadlines(d, n, now_ns());
+		memcpy(sorted, d, n * sizeof(*d));
+		qsort(sorted, n, sizeof(*sorted), cmp_u64);
 		for (k = 0; k < K_NKINDS; k++) {
 			i = (k + r) % K_NKINDS;
 			f5_prepare(&h, i, n);
 			slab_settle(&a);
-			if (i == K_DWQ)
+			slab_shrink();
+			slab_read(&a);
+			if (f5_dwq(i))
 				pages0 = dwq_array_pages(h.fd);
-			f5_arm(&h, d);
+			f5_arm(&h, i == K_DWQ_ORDERED ? sorted : d);
+			slab_shrink();
 			slab_read(&b);
-			if (i == K_DWQ)
+			if (f5_dwq(i))
 				pages1 = dwq_array_pages(h.fd);
 			slab_delta(&a, &b, n, &total, top[i]);
 			add("F5", f5_names[i], n, "slab", "bytes", total);
-			if (i == K_DWQ)
-				add("F5", "dwq_arrays", n, "arrays", "bytes",
+			if (f5_dwq(i))
+				add("F5", f5_arrays[i], n, "arrays", "bytes",
 				    ((double)pages1 - pages0) / n);
 			f5_release(&h);
 		}
 	}
 	add("F5", "user_heap", n, "user", "bytes",
 	    sizeof(struct unode) + sizeof(struct uslot));
+	free(sorted);
 	free(d);
 	if (!P.json)
 		printf("\nF5  slab bytes per pending timer, %u pending\n", n);
