@@ -18,6 +18,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+from tapcheck import Checks  # noqa: E402
 BASE_NS = 5_000_000_000
 N = 120
 
@@ -127,15 +130,7 @@ def run(text):
 
 
 def main():
-    failed = 0
-
-    def check(ok, what, out=''):
-        nonlocal failed
-        print(f'{"ok" if ok else "not ok"} - {what}')
-        if not ok:
-            failed += 1
-            for ln in out.splitlines()[-20:]:
-                print(f'#   {ln}')
+    check = Checks()
 
     rc, out = run(trace())
     check(rc == 0, f'a trace of three bursts is read: exit {rc}', out)
@@ -162,7 +157,7 @@ def main():
     rc, out = run(trace(bursts=2))
     check(rc != 0 and '2 bursts of dwq_fire, not 3' in out,
           f'two bursts, not three: refused (exit {rc})', out)
-    return 1 if failed else 0
+    return check.status()
 
 
 if __name__ == '__main__':

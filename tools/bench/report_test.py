@@ -18,21 +18,15 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+from tapcheck import Checks  # noqa: E402
 FIGURES = ['F1', 'F2', 'F2b', 'F3', 'F4a', 'F4b', 'F4c', 'F5', 'F6', 'F7',
            'F7b', 'F8', 'F9']
 F2 = {'noop_ioctl_x2': 1000, 'dwq_single': 1200,
       'timerfd_create_settime_close': 5000, 'dwq_batch64': 200}
 
-failed = 0
-
-
-def check(ok, what, detail=''):
-    global failed
-    print(f'{"ok" if ok else "not ok"} - {what}')
-    if not ok:
-        failed += 1
-        for line in detail.splitlines()[-20:]:
-            print(f'#   {line}')
+check = Checks()
 
 
 def main():
@@ -73,7 +67,7 @@ def main():
               'none for F2', summary)
         check(f'3 of 3 targets met; no rows for {", ".join(missing)}' in summary,
               'the count of targets met says which figures it leaves out', summary)
-    return 1 if failed else 0
+    return check.status()
 
 
 if __name__ == '__main__':
