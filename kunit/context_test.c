@@ -434,7 +434,7 @@ static void dwq_context_test_reserve_stale_shrink(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, dwq_schedule(q, &p[i].task, &s), 0);
 	KUNIT_ASSERT_EQ(test, dwq_queue_reserve(q, 100), 0);
 	/* The resize work, as if queued before the reservation. */
-	queue_work(system_unbound_wq, &q->resize_work);
+	queue_work(dwq_unbound_wq, &q->resize_work);
 	flush_work(&q->resize_work);
 	KUNIT_EXPECT_GE(test, ct_stats(q).capacity, 110U);
 	for (i = 10; i < 110; i++)
