@@ -53,9 +53,12 @@
 #define PER_USER 100
 /* Far enough ahead that nothing fires during a case. */
 #define FAR_NS (3600ULL * 1000000000ULL)
-/* The tasks of the memory cgroup case, and the bytes each costs at least. */
+/*
+ * The tasks of the memory cgroup case, and the bytes each costs at least:
+ * its 88-byte object and a slot of its file's run (8 bytes) or heap (16).
+ */
 #define MEMCG_TASKS 50000
-#define MIN_TASK_BYTES 128
+#define MIN_TASK_BYTES 96
 /* The longest an event or a released charge may take to come, ms. */
 #define WAIT_MS 10000
 
