@@ -544,6 +544,79 @@ TEST_F(park, resched_parked_fail_nth)
 }
 
 /*
+ * RESCHEDULE of a one-shot in the file's run, whose heap is full: the
+ * heap keeps no slot for the run's one-shots, so the call grows it by one
+ * before it moves the task (which may go to the heap). On a new file each
+ * time, the 1st, 2nd, ... allocation armed to fail until the call needs
+ * fewer: each failure is ENOMEM with the task where it was and the heap
+ * as it was; the call that succeeds moves the task.
+ */
+static void resched_run_fail_nth(void)
+{
+	const uint64_t far = dwqt_now() + DWQT_FAR_NS;
+	struct dwq_ioc_stats st0, st;
+	struct dwq_ioc_query q0, q;
+	int nth_fd, nth, fd, failed = 0;
+	uint64_t id, heap0, n;
+	long err, left;
+
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (nth_fd < 0)
+		t_fail("/proc/thread-self/fail-nth: %s", t_errname(errno));
+	for (nth = 1;; nth++) {
+		if (nth > 64)
+			t_fail("a reschedule still allocates at its %dth", nth);
+		fd = dwqt_open(O_NONBLOCK);
+		/* The first task goes to the run, the earlier ones to the heap. */
+		id = dwqt_sched_ok(fd, far, 0, DWQ_MODE_ONESHOT, DWQ_SCHED_ABS,
+				   7);
+		for (n = 1; n <= dwqt_fdinfo_u64(fd, "dwq-heap-slots:"); n++)
+			dwqt_sched_ok(fd, far - n, 0, DWQ_MODE_ONESHOT,
+				      DWQ_SCHED_ABS, 0);
+		q0 = dwqt_query_ok(fd, id);
+		st0 = dwqt_stats_ok(fd);
+		heap0 = dwqt_fdinfo_u64(fd, "dwq-heap-slots:");
+		T_EQ(st0.pending, heap0 + 1);
+		dwqt_nth_arm(nth_fd, nth);
+		err = dwqt_resched(fd, id, far + 1, 0, 0, DWQ_SCHED_ABS);
+		left = dwqt_nth_disarm(nth_fd);
+		st = dwqt_stats_ok(fd);
+		q = dwqt_query_ok(fd, id);
+		T_EQ(st.pending, st0.pending);
+		T_EQ(q.state, DWQ_STATE_QUEUED);
+		T_EQ(q.cookie, 7);
+		if (err) {
+			T_ERR(err, ENOMEM);
+			T_EQ(left, 0);
+			failed++;
+			T_EQ(q.deadline_ns, q0.deadline_ns);
+			T_EQ(dwqt_fdinfo_u64(fd, "dwq-heap-slots:"), heap0);
+		} else {
+			T_EQ(q.deadline_ns, far + 1);
+			T_EXPECT(dwqt_fdinfo_u64(fd, "dwq-heap-slots:") > heap0,
+				 "the heap did not grow for the run's one-shot");
+		}
+		close(fd);
+		if (left)
+			break;
+	}
+	close(nth_fd);
+	t_note("%d allocations, %d of them fail the reschedule", nth - 1,
+	       failed);
+	T_EXPECT(failed >= 1, "%d failed", failed);
+}
+
+/*
+ * Every allocation of a RESCHEDULE of a one-shot in the run, its heap
+ * full, failed in turn (dwqt_with_fail_nth()): ENOMEM, and nothing
+ * changed.
+ */
+TEST_F(park, resched_run_fail_nth)
+{
+	dwqt_with_fail_nth(resched_run_fail_nth);
+}
+
+/*
  * RESCHEDULE of a parked task fires it, keeping that event unread, and
  * queues it at the new deadline; due there with its event still unread,
  * it parks, and read() folds that firing into the event: it carries the
