@@ -872,7 +872,7 @@ static void dwq_utask_insert(struct dwq_client *c, struct dwq_utask *ut,
 		ut->node.deadline = deadline;
 		ut->node.seq = seq;
 		dwq_run_append(&clk->run, &ut->node);
-		clk->periodic += ut->mode != DWQ_MODE_ONESHOT;
+		clk->periodic += dwq_node_periodic(&ut->node);
 		return;
 	}
 	clk->heap.next_seq = seq;
